@@ -1,0 +1,42 @@
+# wlansec: `make demo` and `make test` are the two front doors; both set up first.
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+VENV := .venv
+PY := $(VENV)/bin/python
+WLANSEC := target/release/wlansec
+OUT := out
+
+.PHONY: setup build demo test test-rust test-python lint fuzz clean
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	cargo build --release --locked -p wlansec-cli
+
+demo: build
+	@bash scripts/demo.sh
+
+test: build
+	$(MAKE) test-rust test-python
+	@if [ -f hdl/Makefile ]; then $(MAKE) -C hdl test; fi
+
+test-rust:
+	cargo test --workspace --locked
+
+test-python:
+	WLANSEC=$(abspath $(WLANSEC)) $(PY) -m pytest -q tests/python
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# Coverage-guided fuzzing of parse + decrypt (not part of `make test`). FUZZ_SECONDS bounds it.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run unprotect -- -max_total_time=$(FUZZ_SECONDS)
+
+clean:
+	cargo clean
+	rm -rf $(OUT)

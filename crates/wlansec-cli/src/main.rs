@@ -1,0 +1,48 @@
+//! `wlansec`: the command-line face of the wlansec engine.
+//!
+//! Each subcommand lives in its own module with an `Args` struct and a `run` function.
+//! Errors end as one line on stderr and a non-zero exit code, never a panic.
+
+mod frame;
+mod hexarg;
+mod selftest;
+mod suites;
+mod vectors;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "wlansec", version, about = "IEEE 802.11 (WPA2) data security: frames, vectors, self-test")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Protect or unprotect single MPDUs given as hex.
+    #[command(subcommand)]
+    Frame(frame::Command),
+    /// Emit golden test vectors (JSON Lines) over random frames of every header shape.
+    Vectors(vectors::Args),
+    /// Run every published test vector and print a table.
+    Selftest(selftest::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Frame(cmd) => frame::run(cmd),
+        Command::Vectors(args) => vectors::run(args),
+        Command::Selftest(args) => selftest::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("wlansec: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! One typed error for everything the engine can refuse. Each variant's message is a single
+//! line naming the problem, so the CLI can print it verbatim.
+
+use core::fmt;
+
+/// Why a frame, key or request was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The buffer ends before the structure it should hold.
+    Truncated { what: &'static str, needed: usize, got: usize },
+    /// A field holds a value the standard does not allow here.
+    Malformed(&'static str),
+    /// A well-formed frame of a kind this operation does not handle.
+    Unsupported(&'static str),
+    /// An output buffer is too small for the result.
+    BufferTooSmall { needed: usize, got: usize },
+    /// A key of the wrong length for the cipher suite.
+    KeyLength { expected: usize, got: usize },
+    /// The frame is not marked Protected, so there is nothing to decrypt.
+    NotProtected,
+    /// The CCMP/GCMP header does not have its Ext IV bit set.
+    ExtIvNotSet,
+    /// The integrity check (MIC) failed: wrong key, or the frame was altered.
+    MicFailure,
+    /// The packet number is not above the last one accepted for its replay counter.
+    Replay { pn: u64, last: u64 },
+    /// The 48-bit packet number space of this key is used up: rekey.
+    PnExhausted,
+}
+
+pub type Result<T> = core::result::Result<T, Error>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Truncated { what, needed, got } => {
+                write!(f, "truncated {what}: needs {needed} bytes, got {got}")
+            }
+            Error::Malformed(why) => write!(f, "malformed frame: {why}"),
+            Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Error::BufferTooSmall { needed, got } => {
+                write!(f, "output buffer too small: needs {needed} bytes, got {got}")
+            }
+            Error::KeyLength { expected, got } => {
+                write!(f, "wrong key length: expected {expected} bytes, got {got}")
+            }
+            Error::NotProtected => write!(f, "frame is not protected (Protected bit clear)"),
+            Error::ExtIvNotSet => write!(f, "Ext IV bit not set in the CCMP/GCMP header"),
+            Error::MicFailure => write!(f, "MIC verification failed (wrong key or tampered frame)"),
+            Error::Replay { pn, last } => {
+                write!(f, "replayed frame: PN {pn} is not above the last accepted PN {last}")
+            }
+            Error::PnExhausted => write!(f, "packet number space exhausted: the key must be renewed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,15 @@
+//! wlansec-core: the IEEE 802.11 frame model and data-confidentiality suites of wlansec.
+//!
+//! * [`wire`]: zero-copy 802.11 frame views and validated header representations, LLC/SNAP.
+//! * [`suite`]: CCMP-128/256 behind the [`suite::FrameSuite`] trait, with transmit PN and
+//!   receive replay state.
+//! * [`ccm`]: the CCM mode the CCMP suites are built on.
+//! * [`gen`]: deterministic random frames of every header shape.
+
+pub mod ccm;
+pub mod error;
+pub mod gen;
+pub mod suite;
+pub mod wire;
+
+pub use error::{Error, Result};

@@ -1,0 +1,157 @@
+//! Data-confidentiality cipher suites behind one trait, and the per-key packet-number state
+//! around them: a transmit PN that never repeats, and receive replay counters.
+
+pub mod ccmp;
+pub mod mpdu;
+
+pub use ccmp::{Ccmp, Ccmp128, Ccmp256};
+pub use mpdu::{Aad, Pn, PnHeader, ReplayClass};
+
+use crate::error::{Error, Result};
+
+/// What decapsulation learnt about a frame besides its plaintext.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Decapsulated {
+    /// Length of the plaintext MPDU now at the front of the buffer.
+    pub mpdu_len: usize,
+    pub pn: Pn,
+    pub key_id: u8,
+    pub class: ReplayClass,
+}
+
+/// The security header a suite expects on a protected frame, read without decrypting.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Peeked {
+    pub pn: Pn,
+    pub key_id: u8,
+    pub class: ReplayClass,
+}
+
+/// A per-MPDU data-confidentiality suite keyed with one temporal key.
+///
+/// Both directions work in place: `encapsulate` turns the plaintext MPDU in
+/// `buf[..mpdu_len]` into the protected one (which is `overhead()` octets longer, so `buf`
+/// must have that much room) and returns its length; `decapsulate` verifies and decrypts the
+/// protected MPDU that is all of `buf`, leaving the plaintext MPDU at the front of `buf`.
+pub trait FrameSuite {
+    /// Octets the suite adds to an MPDU (security header plus MIC/ICV).
+    fn overhead(&self) -> usize;
+    fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize>;
+    fn peek(&self, buf: &[u8]) -> Result<Peeked>;
+    fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated>;
+}
+
+/// The transmit packet number of one key: starts at 1, strictly increases, never wraps.
+#[derive(Clone, Debug)]
+pub struct PnCounter {
+    next: u64,
+}
+
+impl Default for PnCounter {
+    fn default() -> Self {
+        PnCounter { next: 1 }
+    }
+}
+
+impl PnCounter {
+    /// A counter whose next PN is `next` (e.g. to resume, or to test exhaustion).
+    pub fn starting_at(next: u64) -> Self {
+        PnCounter { next }
+    }
+
+    pub fn next_pn(&mut self) -> Result<Pn> {
+        if self.next > Pn::MAX {
+            return Err(Error::PnExhausted);
+        }
+        let pn = Pn::new(self.next)?;
+        self.next += 1;
+        Ok(pn)
+    }
+}
+
+/// Receive replay counters of one key, one per `ReplayClass`.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayCounters {
+    last: [u64; ReplayClass::COUNT],
+}
+
+impl ReplayCounters {
+    pub fn check(&self, class: ReplayClass, pn: Pn) -> Result<()> {
+        let last = self.last[class.index()];
+        if pn.value() <= last {
+            return Err(Error::Replay { pn: pn.value(), last });
+        }
+        Ok(())
+    }
+
+    /// Record a PN whose MIC has verified.
+    pub fn commit(&mut self, class: ReplayClass, pn: Pn) {
+        let slot = &mut self.last[class.index()];
+        *slot = (*slot).max(pn.value());
+    }
+}
+
+/// The sending side of a key: suite, Key ID and PN counter.
+pub struct Transmitter<S> {
+    suite: S,
+    key_id: u8,
+    pn: PnCounter,
+}
+
+impl<S: FrameSuite> Transmitter<S> {
+    pub fn new(suite: S, key_id: u8) -> Self {
+        Transmitter { suite, key_id, pn: PnCounter::default() }
+    }
+
+    pub fn with_pn_counter(mut self, pn: PnCounter) -> Self {
+        self.pn = pn;
+        self
+    }
+
+    /// Protect the MPDU in `buf[..mpdu_len]` with the next PN; returns the protected length.
+    pub fn protect(&mut self, buf: &mut [u8], mpdu_len: usize) -> Result<usize> {
+        let needed = mpdu_len + self.suite.overhead();
+        if buf.len() < needed {
+            return Err(Error::BufferTooSmall { needed, got: buf.len() });
+        }
+        let pn = self.pn.next_pn()?;
+        self.suite.encapsulate(buf, mpdu_len, pn, self.key_id)
+    }
+}
+
+/// The receiving side of a key: suite and replay counters, updated only after the MIC
+/// verifies.
+pub struct Receiver<S> {
+    suite: S,
+    replay: ReplayCounters,
+}
+
+impl<S: FrameSuite> Receiver<S> {
+    pub fn new(suite: S) -> Self {
+        Receiver { suite, replay: ReplayCounters::default() }
+    }
+
+    /// Verify, replay-check and decrypt the protected MPDU that is all of `buf`.
+    pub fn unprotect(&mut self, buf: &mut [u8]) -> Result<Decapsulated> {
+        let peeked = self.suite.peek(buf)?;
+        self.replay.check(peeked.class, peeked.pn)?;
+        let done = self.suite.decapsulate(buf)?;
+        self.replay.commit(done.class, done.pn);
+        Ok(done)
+    }
+}
+
+impl<S: FrameSuite + ?Sized> FrameSuite for Box<S> {
+    fn overhead(&self) -> usize {
+        (**self).overhead()
+    }
+    fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        (**self).encapsulate(buf, mpdu_len, pn, key_id)
+    }
+    fn peek(&self, buf: &[u8]) -> Result<Peeked> {
+        (**self).peek(buf)
+    }
+    fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
+        (**self).decapsulate(buf)
+    }
+}

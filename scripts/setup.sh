@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Idempotent installer for everything wlansec's tests and demo start by themselves.
+# Debian packages (tshark, aircrack-ng, simulators), the pinned Rust toolchain, and a
+# Python venv under .venv for the test tooling. Re-running it is cheap: each step checks first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] || curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+fi
+export PATH="$HOME/.cargo/bin:$PATH"
+# rust-toolchain.toml pins the version; this makes rustup fetch it now rather than mid-build.
+rustup show active-toolchain >/dev/null 2>&1 || rustup toolchain install "$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+if ! cmp -s requirements-dev.txt .venv/.requirements-installed 2>/dev/null; then
+  echo "setup: installing Python test tooling"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements-dev.txt
+  cp requirements-dev.txt .venv/.requirements-installed
+fi
+echo "setup: ok"
