@@ -4,8 +4,10 @@
 //! * [`suite`]: CCMP-128/256 behind the [`suite::FrameSuite`] trait, with transmit PN and
 //!   receive replay state.
 //! * [`ccm`]: the CCM mode the CCMP suites are built on.
+//! * [`capture`]: pcap and pcapng files, radiotap headers.
 //! * [`gen`]: deterministic random frames of every header shape.
 
+pub mod capture;
 pub mod ccm;
 pub mod error;
 pub mod gen;

@@ -1,0 +1,146 @@
+//! The classic pcap format: a 24-octet file header, then records of a 16-octet header and
+//! the packet bytes. Either byte order, microsecond or nanosecond timestamps.
+
+use std::io::{self, Write};
+
+use super::{take, Endian, LinkType, Packet};
+use crate::error::{Error, Result};
+
+const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
+const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+const FILE_HEADER_LEN: usize = 24;
+const RECORD_HEADER_LEN: usize = 16;
+/// Largest record we accept; bigger lengths mean a corrupt file, not a packet.
+pub const MAX_RECORD_LEN: u32 = 256 * 1024;
+
+pub(crate) fn is_magic(value: u32) -> bool {
+    value == MAGIC_MICROS || value == MAGIC_NANOS
+}
+
+/// A pcap file in memory, read record by record.
+pub struct Reader<'a> {
+    file: &'a [u8],
+    offset: usize,
+    endian: Endian,
+    nanos: bool,
+    link_type: LinkType,
+    failed: bool,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(file: &'a [u8]) -> Result<Self> {
+        if file.len() < FILE_HEADER_LEN {
+            return Err(Error::Truncated { what: "pcap file header", needed: FILE_HEADER_LEN, got: file.len() });
+        }
+        let magic = take::<4>(file, 0, "pcap file header")?;
+        let (endian, value) = if is_magic(u32::from_le_bytes(magic)) {
+            (Endian::Little, u32::from_le_bytes(magic))
+        } else if is_magic(u32::from_be_bytes(magic)) {
+            (Endian::Big, u32::from_be_bytes(magic))
+        } else {
+            return Err(Error::Malformed("not a pcap file (unknown magic number)"));
+        };
+        let major = endian.u16(take(file, 4, "pcap file header")?);
+        if major != 2 {
+            return Err(Error::Unsupported("pcap major version other than 2"));
+        }
+        let link = endian.u32(take(file, 20, "pcap file header")?);
+        Ok(Reader {
+            file,
+            offset: FILE_HEADER_LEN,
+            endian,
+            nanos: value == MAGIC_NANOS,
+            // The upper 16 bits carry FCS-length flags (rarely set); the link type is below.
+            link_type: LinkType::from_u32(link & 0xffff),
+            failed: false,
+        })
+    }
+
+    pub fn link_type(&self) -> LinkType {
+        self.link_type
+    }
+
+    fn record(&mut self) -> Result<Packet<'a>> {
+        let header = self
+            .file
+            .get(self.offset..self.offset + RECORD_HEADER_LEN)
+            .ok_or(Error::Truncated {
+                what: "pcap record header",
+                needed: RECORD_HEADER_LEN,
+                got: self.file.len() - self.offset,
+            })?;
+        let e = self.endian;
+        let sec = e.u32(take(header, 0, "pcap record header")?);
+        let frac = e.u32(take(header, 4, "pcap record header")?);
+        let incl = e.u32(take(header, 8, "pcap record header")?);
+        let orig = e.u32(take(header, 12, "pcap record header")?);
+        if incl > MAX_RECORD_LEN {
+            return Err(Error::Malformed("pcap record longer than 256 KiB (corrupt file)"));
+        }
+        let start = self.offset + RECORD_HEADER_LEN;
+        let data = self.file.get(start..start + incl as usize).ok_or(Error::Truncated {
+            what: "pcap record",
+            needed: incl as usize,
+            got: self.file.len() - start,
+        })?;
+        self.offset = start + incl as usize;
+        let frac_ns = if self.nanos { u64::from(frac) } else { u64::from(frac) * 1000 };
+        Ok(Packet {
+            timestamp_ns: u64::from(sec) * 1_000_000_000 + frac_ns,
+            link_type: self.link_type,
+            data,
+            orig_len: orig.max(incl),
+        })
+    }
+}
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = Result<Packet<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.offset == self.file.len() {
+            return None;
+        }
+        let result = self.record();
+        self.failed = result.is_err();
+        Some(result)
+    }
+}
+
+/// Writes a little-endian, microsecond-resolution pcap file (the variant every reader,
+/// airdecap-ng included, accepts).
+pub struct Writer<W: Write> {
+    out: W,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(mut out: W, link_type: LinkType) -> io::Result<Self> {
+        let mut header = [0u8; FILE_HEADER_LEN];
+        header[0..4].copy_from_slice(&MAGIC_MICROS.to_le_bytes());
+        header[4..6].copy_from_slice(&2u16.to_le_bytes());
+        header[6..8].copy_from_slice(&4u16.to_le_bytes());
+        header[16..20].copy_from_slice(&MAX_RECORD_LEN.to_le_bytes());
+        header[20..24].copy_from_slice(&link_type.to_u32().to_le_bytes());
+        out.write_all(&header)?;
+        Ok(Writer { out })
+    }
+
+    pub fn write(&mut self, timestamp_ns: u64, data: &[u8]) -> io::Result<()> {
+        let len = u32::try_from(data.len())
+            .ok()
+            .filter(|&l| l <= MAX_RECORD_LEN)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 256 KiB"))?;
+        let sec = u32::try_from(timestamp_ns / 1_000_000_000)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "timestamp past 2106"))?;
+        let mut header = [0u8; RECORD_HEADER_LEN];
+        header[0..4].copy_from_slice(&sec.to_le_bytes());
+        header[4..8].copy_from_slice(&((timestamp_ns % 1_000_000_000 / 1000) as u32).to_le_bytes());
+        header[8..12].copy_from_slice(&len.to_le_bytes());
+        header[12..16].copy_from_slice(&len.to_le_bytes());
+        self.out.write_all(&header)?;
+        self.out.write_all(data)
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}

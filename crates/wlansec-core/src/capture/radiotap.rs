@@ -1,0 +1,88 @@
+//! The radiotap header (radiotap.org) in front of an 802.11 frame: version, length, a chain
+//! of present bitmaps, then aligned fields. Only the Flags field matters to decryption: it
+//! says whether the frame ends with a 4-octet FCS, and whether that FCS failed.
+
+use super::take;
+use crate::error::{Error, Result};
+
+const HEADER_LEN: usize = 8;
+const PRESENT_TSFT: u32 = 1 << 0;
+const PRESENT_FLAGS: u32 = 1 << 1;
+const PRESENT_EXT: u32 = 1 << 31;
+const TSFT_LEN: usize = 8;
+pub const FLAG_FCS_AT_END: u8 = 0x10;
+pub const FLAG_DATA_PAD: u8 = 0x20;
+pub const FLAG_BAD_FCS: u8 = 0x40;
+const FCS_LEN: usize = 4;
+
+/// A checked view of a radiotap-framed packet.
+#[derive(Clone, Copy, Debug)]
+pub struct Radiotap<'a> {
+    packet: &'a [u8],
+    header_len: usize,
+    flags: u8,
+}
+
+impl<'a> Radiotap<'a> {
+    pub fn new_checked(packet: &'a [u8]) -> Result<Self> {
+        let fixed: [u8; HEADER_LEN] = take(packet, 0, "radiotap header")?;
+        if fixed[0] != 0 {
+            return Err(Error::Unsupported("radiotap version other than 0"));
+        }
+        let header_len = usize::from(u16::from_le_bytes([fixed[2], fixed[3]]));
+        if header_len > packet.len() {
+            return Err(Error::Truncated { what: "radiotap header", needed: header_len, got: packet.len() });
+        }
+        let header = &packet[..header_len];
+        let first = u32::from_le_bytes(take(header, 4, "radiotap header")?);
+        let mut offset = HEADER_LEN;
+        let mut word = first;
+        while word & PRESENT_EXT != 0 {
+            word = u32::from_le_bytes(take(header, offset, "radiotap present bitmap")?);
+            offset += 4;
+        }
+        let mut flags = 0;
+        if first & PRESENT_FLAGS != 0 {
+            if first & PRESENT_TSFT != 0 {
+                offset = offset.div_ceil(TSFT_LEN) * TSFT_LEN + TSFT_LEN;
+            }
+            flags = take::<1>(header, offset, "radiotap Flags field")?[0];
+        }
+        Ok(Radiotap { packet, header_len, flags })
+    }
+
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
+
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    /// The 802.11 MPDU behind the header, without its FCS.
+    pub fn mpdu(&self) -> Result<&'a [u8]> {
+        if self.flags & FLAG_BAD_FCS != 0 {
+            return Err(Error::Malformed("frame failed its FCS check (radiotap bad-FCS flag)"));
+        }
+        if self.flags & FLAG_DATA_PAD != 0 {
+            return Err(Error::Unsupported("radiotap data padding between header and body"));
+        }
+        let frame = &self.packet[self.header_len..];
+        if self.flags & FLAG_FCS_AT_END == 0 {
+            return Ok(frame);
+        }
+        let len = frame.len().checked_sub(FCS_LEN).ok_or(Error::Truncated {
+            what: "802.11 frame with FCS",
+            needed: FCS_LEN,
+            got: frame.len(),
+        })?;
+        Ok(&frame[..len])
+    }
+}
+
+/// The smallest radiotap header: only the Flags field, announcing an FCS or not.
+pub fn minimal_header(fcs_at_end: bool) -> [u8; 9] {
+    let present = PRESENT_FLAGS.to_le_bytes();
+    let flags = if fcs_at_end { FLAG_FCS_AT_END } else { 0 };
+    [0, 0, 9, 0, present[0], present[1], present[2], present[3], flags]
+}
