@@ -1,0 +1,113 @@
+// CCMP-128 encapsulation (IEEE 802.11-2016 12.5.3): two AES-128 units run concurrently,
+// one in the CBC-MAC chain and one in CTR mode, each 10 cycles per block, fed by
+// ccmp_format. Output, as beats of up to 16 octets: the 8-octet CCMP header, the encrypted
+// body, the 8-octet encrypted MIC (out_last). The MAC header itself is the caller's: only
+// its Protected bit changes.
+`default_nettype none
+module ccmp_core (
+    input  wire         clk,
+    input  wire         reset,
+    input  wire         in_valid,
+    output wire         in_ready,
+    input  wire [127:0] in_tk,
+    input  wire [47:0]  in_pn,
+    input  wire [1:0]   in_keyid,
+    input  wire [255:0] in_header,
+    input  wire         in_ht_control,
+    input  wire [15:0]  in_body_len,
+    input  wire         body_valid,
+    output wire         body_ready,
+    input  wire [127:0] body_data,
+    output wire         out_valid,
+    input  wire         out_ready,
+    output wire [127:0] out_data,
+    output wire [4:0]   out_nbytes,
+    output wire         out_last
+);
+  localparam USER_W = 1 + 1 + 5 + 64;  // s0, last, nbytes, CCMP header
+
+  wire         mac_valid, mac_ready, mac_last;
+  wire [127:0] mac_key, mac_block;
+  wire         fctr_valid, fctr_ready, fctr_s0, fctr_last;
+  wire [127:0] fctr_key, fctr_counter, fctr_data;
+  wire [4:0]   fctr_nbytes;
+  wire [63:0]  fctr_info;
+
+  ccmp_format #(.DECAP(0)) format (
+      .clk(clk), .reset(reset),
+      .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
+      .in_keyid(in_keyid), .in_header(in_header), .in_ht_control(in_ht_control),
+      .in_body_len(in_body_len), .in_mic(64'h0),
+      .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
+      .mac_valid(mac_valid), .mac_ready(mac_ready), .mac_key(mac_key), .mac_block(mac_block),
+      .mac_last(mac_last),
+      .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
+      .ctr_counter(fctr_counter), .ctr_data(fctr_data), .ctr_nbytes(fctr_nbytes),
+      .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)
+  );
+
+  wire         tag_valid, tag_ready;
+  /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
+  wire [127:0] tag;
+  /* verilator lint_on UNUSEDSIGNAL */
+  cbc_mac mac (
+      .clk(clk), .reset(reset),
+      .in_valid(mac_valid), .in_ready(mac_ready), .in_key(mac_key), .in_block(mac_block),
+      .in_last(mac_last),
+      .out_valid(tag_valid), .out_ready(tag_ready), .out_tag(tag)
+  );
+
+  wire              ks_valid, ks_ready;
+  wire [127:0]      ks_data;
+  wire [USER_W-1:0] ks_user;
+  ctr #(.USER_W(USER_W)) ctr_unit (
+      .clk(clk), .reset(reset),
+      .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
+      .in_counter(fctr_counter), .in_data(fctr_data),
+      .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
+      .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
+  );
+  wire        ks_s0     = ks_user[USER_W-1];
+  wire        ks_last   = ks_user[USER_W-2];
+  wire [4:0]  ks_nbytes = ks_user[USER_W-3 -: 5];
+  wire [63:0] ks_info   = ks_user[63:0];
+
+  reg         s0_full;      // S0 = E(K, A0) of the frame in flight, kept for its MIC
+  reg [63:0]  s0;
+  reg         mic_pending;  // all body beats out: the MIC is next
+
+  wire emit_header = ks_valid && ks_s0 && !s0_full;
+  wire emit_body   = ks_valid && !ks_s0 && !mic_pending;
+  wire emit_mic    = mic_pending && tag_valid;
+
+  wire [127:0] keep_mask = ~(128'h0) << (8 * (16 - ks_nbytes));
+
+  assign ks_ready   = out_ready && (ks_s0 ? !s0_full : !mic_pending);
+  assign tag_ready  = out_ready && mic_pending;
+  assign out_valid  = emit_header || emit_body || emit_mic;
+  assign out_data   = emit_mic ? {tag[127:64] ^ s0, 64'h0}
+                    : emit_header ? {ks_info, 64'h0}
+                    : ks_data & keep_mask;
+  assign out_nbytes = (emit_mic || emit_header) ? 5'd8 : ks_nbytes;
+  assign out_last   = emit_mic;
+
+  always @(posedge clk) begin
+    if (reset) begin
+      s0_full     <= 1'b0;
+      s0          <= 64'h0;
+      mic_pending <= 1'b0;
+    end else if (out_ready) begin
+      if (emit_mic) begin
+        s0_full     <= 1'b0;
+        mic_pending <= 1'b0;
+      end else if (emit_header) begin
+        s0_full     <= 1'b1;
+        s0          <= ks_data[127:64];
+        mic_pending <= ks_last;
+      end else if (emit_body) begin
+        mic_pending <= ks_last;
+      end
+    end
+  end
+endmodule
+`default_nettype wire

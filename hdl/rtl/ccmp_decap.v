@@ -1,0 +1,132 @@
+// CCMP-128 decapsulation: CTR decrypts the body while the CBC-MAC authenticates the
+// recovered plaintext; the MIC is recomputed and compared with the received one. The
+// plaintext leaves as it is recovered (out_*); the verdict follows on res_* and the
+// consumer must drop the frame unless res_mic_ok. Input: descriptor with the MAC header,
+// PN (from the CCMP header), received MIC and encrypted-body length; the encrypted body.
+`default_nettype none
+module ccmp_decap (
+    input  wire         clk,
+    input  wire         reset,
+    input  wire         in_valid,
+    output wire         in_ready,
+    input  wire [127:0] in_tk,
+    input  wire [47:0]  in_pn,
+    input  wire [255:0] in_header,
+    input  wire         in_ht_control,
+    input  wire [15:0]  in_body_len,
+    input  wire [63:0]  in_mic,
+    input  wire         body_valid,
+    output wire         body_ready,
+    input  wire [127:0] body_data,
+    output wire         out_valid,
+    input  wire         out_ready,
+    output wire [127:0] out_data,
+    output wire [4:0]   out_nbytes,
+    output wire         out_last,
+    output wire         res_valid,
+    input  wire         res_ready,
+    output wire         res_mic_ok
+);
+  localparam USER_W = 1 + 1 + 5 + 64;  // s0, last, nbytes, received MIC
+
+  wire         fmac_valid, fmac_ready, fmac_last;
+  wire [127:0] fmac_key, fmac_block;
+  wire         fctr_valid, fctr_ready, fctr_s0, fctr_last;
+  wire [127:0] fctr_key, fctr_counter, fctr_data;
+  wire [4:0]   fctr_nbytes;
+  wire [63:0]  fctr_info;
+
+  ccmp_format #(.DECAP(1)) format (
+      .clk(clk), .reset(reset),
+      .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
+      .in_keyid(2'd0), .in_header(in_header), .in_ht_control(in_ht_control),
+      .in_body_len(in_body_len), .in_mic(in_mic),
+      .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
+      .mac_valid(fmac_valid), .mac_ready(fmac_ready), .mac_key(fmac_key),
+      .mac_block(fmac_block), .mac_last(fmac_last),
+      .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
+      .ctr_counter(fctr_counter), .ctr_data(fctr_data), .ctr_nbytes(fctr_nbytes),
+      .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)
+  );
+
+  wire              ks_valid, ks_ready;
+  wire [127:0]      ks_data;
+  wire [USER_W-1:0] ks_user;
+  ctr #(.USER_W(USER_W)) ctr_unit (
+      .clk(clk), .reset(reset),
+      .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
+      .in_counter(fctr_counter), .in_data(fctr_data),
+      .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
+      .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
+  );
+  wire        ks_s0     = ks_user[USER_W-1];
+  wire        ks_last   = ks_user[USER_W-2];
+  wire [4:0]  ks_nbytes = ks_user[USER_W-3 -: 5];
+  wire [63:0] ks_info   = ks_user[63:0];
+
+  reg  [1:0]   header_beats;  // B0/AAD blocks of the current frame taken by the MAC
+  reg          mac_payload;   // the MAC now takes the recovered plaintext
+  reg          s0_full;
+  reg  [63:0]  s0;
+  reg  [63:0]  rx_mic;
+  reg          mic_pending;
+
+  wire [127:0] keep_mask = ~(128'h0) << (8 * (16 - ks_nbytes));
+  wire [127:0] plaintext = ks_data & keep_mask;
+
+  wire         mac_in_valid, mac_in_ready, tag_valid;
+  /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
+  wire [127:0] tag;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire body_beat = ks_valid && !ks_s0 && mac_payload;
+  assign mac_in_valid = mac_payload ? (body_beat && out_ready) : fmac_valid;
+  assign fmac_ready   = !mac_payload && mac_in_ready;
+
+  cbc_mac mac (
+      .clk(clk), .reset(reset),
+      .in_valid(mac_in_valid), .in_ready(mac_in_ready), .in_key(fmac_key),
+      .in_block(mac_payload ? plaintext : fmac_block),
+      .in_last(mac_payload ? ks_last : fmac_last),
+      .out_valid(tag_valid), .out_ready(res_ready && mic_pending), .out_tag(tag)
+  );
+
+  assign ks_ready   = ks_s0 ? !s0_full : (mac_payload && mac_in_ready && out_ready);
+  assign out_valid  = body_beat && mac_in_ready;
+  assign out_data   = plaintext;
+  assign out_nbytes = ks_nbytes;
+  assign out_last   = ks_last;
+  assign res_valid  = mic_pending && tag_valid;
+  assign res_mic_ok = ((tag[127:64] ^ s0) == rx_mic);
+
+  always @(posedge clk) begin
+    if (reset) begin
+      header_beats <= 2'd0;
+      mac_payload  <= 1'b0;
+      s0_full      <= 1'b0;
+      s0           <= 64'h0;
+      rx_mic       <= 64'h0;
+      mic_pending  <= 1'b0;
+    end else begin
+      if (fmac_valid && fmac_ready) begin
+        header_beats <= (header_beats == 2'd2) ? 2'd0 : header_beats + 2'd1;
+        if (header_beats == 2'd2) mac_payload <= !fmac_last;
+      end
+      if (ks_valid && ks_ready) begin
+        if (ks_s0) begin
+          s0_full <= 1'b1;
+          s0      <= ks_data[127:64];
+          rx_mic  <= ks_info;
+        end
+        if (ks_last) begin
+          mic_pending <= 1'b1;
+          if (!ks_s0) mac_payload <= 1'b0;
+        end
+      end
+      if (res_valid && res_ready) begin
+        s0_full     <= 1'b0;
+        mic_pending <= 1'b0;
+      end
+    end
+  end
+endmodule
+`default_nettype wire

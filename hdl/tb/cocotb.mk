@@ -1,0 +1,16 @@
+# One cocotb run: make -f tb/cocotb.mk SIM=icarus|verilator TOPLEVEL=<module> MODULE=<test>
+# [PARAMS="NAME=value ..."] [RUN=<name of the build/results directory>]
+HDL := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+RUN ?= $(TOPLEVEL)
+TOPLEVEL_LANG = verilog
+VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
+SIM_BUILD = $(HDL)/build/$(SIM)/$(RUN)
+COCOTB_RESULTS_FILE = $(HDL)/build/results/$(SIM)-$(RUN).xml
+export PYTHONPATH := $(HDL)/tb:$(PYTHONPATH)
+ifeq ($(SIM),verilator)
+  COMPILE_ARGS += $(HDL)/lint.vlt $(foreach p,$(PARAMS),-G$(p))
+  EXTRA_ARGS += -O2
+else
+  COMPILE_ARGS += $(foreach p,$(PARAMS),-P$(TOPLEVEL).$(p))
+endif
+include $(shell cocotb-config --makefiles)/Makefile.sim

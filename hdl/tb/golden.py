@@ -1,0 +1,50 @@
+"""Expected values from the Rust golden model (`wlansec vectors`) and tests/vectors."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def wlansec():
+    return os.environ.get("WLANSEC", str(REPO / "target/release/wlansec"))
+
+
+def frames(count, seed, suite="ccmp128", min_len=None, max_len=None, data_only=False):
+    cmd = [wlansec(), "vectors", "--suite", suite, "--count", str(count), "--seed", str(seed)]
+    if min_len is not None:
+        cmd += ["--min-len", str(min_len)]
+    if max_len is not None:
+        cmd += ["--max-len", str(max_len)]
+    if data_only:
+        cmd.append("--data-only")
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def known_answers(name):
+    return json.loads((REPO / "tests/vectors" / name).read_text())["vectors"]
+
+
+def int_be(data: bytes) -> int:
+    return int.from_bytes(data, "big")
+
+
+def header_bus(header: bytes) -> int:
+    """The first 32 MAC header octets, zero filled, octet 0 in the top bits."""
+    return int_be(header[:32].ljust(32, b"\0"))
+
+
+def body_beats(body: bytes, rng=None):
+    """16-octet beats; the tail of the last beat is random filler the core must ignore."""
+    beats = []
+    for at in range(0, len(body), 16):
+        chunk = body[at:at + 16]
+        filler = bytes(rng.getrandbits(8) for _ in range(16 - len(chunk))) if rng else b""
+        beats.append({"data": int_be(chunk + filler.ljust(16 - len(chunk), b"\0"))})
+    return beats
+
+
+def stream_bytes(beats):
+    return b"".join(b["data"].to_bytes(16, "big")[:b["nbytes"]] for b in beats)

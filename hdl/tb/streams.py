@@ -1,0 +1,60 @@
+"""Valid/ready stream drivers for cocotb with random stalls on either side.
+
+A beat moves on a rising edge where valid and ready were both high. Inputs are written
+just after an edge and handshakes sampled in the ReadOnly phase of the same cycle, so
+combinational ready (ready that depends on valid) is seen correctly.
+"""
+import random
+
+from cocotb.triggers import ReadOnly, RisingEdge
+
+
+class Source:
+    """Drives `valid` and the given fields from a list of beats (dicts of field -> int)."""
+
+    def __init__(self, clk, valid, ready, fields, stall=0.0, rng=None):
+        self.clk, self.valid, self.ready, self.fields = clk, valid, ready, fields
+        self.stall, self.rng = stall, rng or random.Random(0)
+        self.valid.value = 0
+
+    async def send(self, beats):
+        for beat in beats:
+            while True:
+                await RisingEdge(self.clk)
+                if self.stall and self.rng.random() < self.stall:
+                    self.valid.value = 0
+                    continue
+                for name, value in beat.items():
+                    self.fields[name].value = value
+                self.valid.value = 1
+                await ReadOnly()
+                if self.ready.value:
+                    break
+                # Hold the beat until it is taken (valid must not drop once raised).
+                while True:
+                    await RisingEdge(self.clk)
+                    await ReadOnly()
+                    if self.ready.value:
+                        break
+                break
+        await RisingEdge(self.clk)
+        self.valid.value = 0
+
+
+class Sink:
+    """Drives `ready` (randomly stalled) and records every beat as a dict of field -> int."""
+
+    def __init__(self, clk, valid, ready, fields, stall=0.0, rng=None):
+        self.clk, self.valid, self.ready, self.fields = clk, valid, ready, fields
+        self.stall, self.rng = stall, rng or random.Random(1)
+        self.beats = []
+        self.ready.value = 0
+
+    async def run(self):
+        while True:
+            await RisingEdge(self.clk)
+            ready = not (self.stall and self.rng.random() < self.stall)
+            self.ready.value = int(ready)
+            await ReadOnly()
+            if ready and self.valid.value:
+                self.beats.append({n: int(h.value) for n, h in self.fields.items()})
