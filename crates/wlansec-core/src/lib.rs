@@ -3,6 +3,7 @@
 //! * [`wire`]: zero-copy 802.11 frame views and validated header representations, LLC/SNAP.
 //! * [`suite`]: CCMP-128/256 behind the [`suite::FrameSuite`] trait, with transmit PN and
 //!   receive replay state.
+//! * [`rsn`]: key hierarchy (PSK, PRF, KDF, PTK), EAPOL-Key frames, RSN element and KDEs.
 //! * [`ccm`]: the CCM mode the CCMP suites are built on.
 //! * [`capture`]: pcap and pcapng files, radiotap headers.
 //! * [`gen`]: deterministic random frames of every header shape.
@@ -11,6 +12,7 @@ pub mod capture;
 pub mod ccm;
 pub mod error;
 pub mod gen;
+pub mod rsn;
 pub mod suite;
 pub mod wire;
 

@@ -1,0 +1,556 @@
+//! Suite selectors, the RSN element (IEEE 802.11-2016 9.4.2.25), the WPA (vendor) element
+//! it grew out of, and the Key Data items of EAPOL-Key frames: elements and KDEs (12.7.2).
+//!
+//! Selectors are kept generic: a suite with an OUI other than 00-0F-AC (or a type this code
+//! does not name) stays `Other { oui, suite_type }` and round-trips unchanged.
+
+use crate::error::{Error, Result};
+
+/// The OUI of the IEEE 802.11 suite selectors.
+pub const IEEE_OUI: [u8; 3] = [0x00, 0x0f, 0xac];
+/// The Microsoft OUI that WPA (version 1) selectors and its vendor element use.
+pub const WPA_OUI: [u8; 3] = [0x00, 0x50, 0xf2];
+
+/// Element ID of the RSN element.
+pub const RSN_ELEMENT_ID: u8 = 48;
+/// Element ID of a vendor-specific element (and of KDEs in Key Data).
+pub const VENDOR_ELEMENT_ID: u8 = 0xdd;
+
+/// A cipher suite selector (9.4.2.25.2, Table 9-131).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum CipherSuite {
+    UseGroup,
+    Wep40,
+    Tkip,
+    Ccmp128,
+    Wep104,
+    BipCmac128,
+    GroupAddressedTrafficNotAllowed,
+    Gcmp128,
+    Gcmp256,
+    Ccmp256,
+    BipGmac128,
+    BipGmac256,
+    BipCmac256,
+    /// Any other selector, vendor-specific ones included.
+    Other { oui: [u8; 3], suite_type: u8 },
+}
+
+impl CipherSuite {
+    const NAMED: [(u8, CipherSuite); 13] = [
+        (0, CipherSuite::UseGroup),
+        (1, CipherSuite::Wep40),
+        (2, CipherSuite::Tkip),
+        (4, CipherSuite::Ccmp128),
+        (5, CipherSuite::Wep104),
+        (6, CipherSuite::BipCmac128),
+        (7, CipherSuite::GroupAddressedTrafficNotAllowed),
+        (8, CipherSuite::Gcmp128),
+        (9, CipherSuite::Gcmp256),
+        (10, CipherSuite::Ccmp256),
+        (11, CipherSuite::BipGmac128),
+        (12, CipherSuite::BipGmac256),
+        (13, CipherSuite::BipCmac256),
+    ];
+
+    /// Read a selector. WPA (00-50-F2) selectors map onto the same suites as their RSN twins.
+    pub fn from_selector(selector: [u8; 4]) -> Self {
+        let oui = [selector[0], selector[1], selector[2]];
+        let suite_type = selector[3];
+        if oui == IEEE_OUI || (oui == WPA_OUI && matches!(suite_type, 0..=2 | 4 | 5)) {
+            if let Some((_, suite)) = Self::NAMED.iter().find(|(t, _)| *t == suite_type) {
+                return *suite;
+            }
+        }
+        CipherSuite::Other { oui, suite_type }
+    }
+
+    /// The selector in the 00-0F-AC space (or the stored one for `Other`).
+    pub fn selector(self) -> [u8; 4] {
+        self.selector_with(IEEE_OUI)
+    }
+
+    /// The selector as written in a WPA (vendor) element.
+    pub fn wpa_selector(self) -> [u8; 4] {
+        self.selector_with(WPA_OUI)
+    }
+
+    fn selector_with(self, oui: [u8; 3]) -> [u8; 4] {
+        if let CipherSuite::Other { oui, suite_type } = self {
+            return [oui[0], oui[1], oui[2], suite_type];
+        }
+        let suite_type = Self::NAMED.iter().find(|(_, s)| *s == self).map_or(0, |(t, _)| *t);
+        [oui[0], oui[1], oui[2], suite_type]
+    }
+
+    /// Length of the temporal key this suite uses (12.7.2 Table 12-4), or `None` for
+    /// selectors that carry no data key or that this code does not know.
+    pub fn tk_len(self) -> Option<usize> {
+        match self {
+            CipherSuite::Wep40 => Some(5),
+            CipherSuite::Wep104 => Some(13),
+            CipherSuite::Tkip => Some(32),
+            CipherSuite::Ccmp128 | CipherSuite::Gcmp128 => Some(16),
+            CipherSuite::Ccmp256 | CipherSuite::Gcmp256 => Some(32),
+            CipherSuite::BipCmac128 | CipherSuite::BipGmac128 => Some(16),
+            CipherSuite::BipCmac256 | CipherSuite::BipGmac256 => Some(32),
+            _ => None,
+        }
+    }
+
+    /// Octets of the receive sequence counter (Key RSC) that this suite's group key uses.
+    pub fn rsc_len(self) -> usize {
+        match self {
+            CipherSuite::Wep40 | CipherSuite::Wep104 => 0,
+            _ => 6,
+        }
+    }
+}
+
+/// An authentication and key management suite selector (Table 9-133).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Akm {
+    /// 00-0F-AC:1, 802.1X with SHA-1 key derivation.
+    Ieee8021x,
+    /// 00-0F-AC:2, PSK with SHA-1 key derivation (WPA2-Personal).
+    Psk,
+    /// 00-0F-AC:5, 802.1X with SHA-256 key derivation.
+    Ieee8021xSha256,
+    /// 00-0F-AC:6, PSK with SHA-256 key derivation.
+    PskSha256,
+    /// 00-0F-AC:8, SAE.
+    Sae,
+    Other { oui: [u8; 3], suite_type: u8 },
+}
+
+impl Akm {
+    pub fn from_selector(selector: [u8; 4]) -> Self {
+        let oui = [selector[0], selector[1], selector[2]];
+        match (oui, selector[3]) {
+            (IEEE_OUI | WPA_OUI, 1) => Akm::Ieee8021x,
+            (IEEE_OUI | WPA_OUI, 2) => Akm::Psk,
+            (IEEE_OUI, 5) => Akm::Ieee8021xSha256,
+            (IEEE_OUI, 6) => Akm::PskSha256,
+            (IEEE_OUI, 8) => Akm::Sae,
+            (oui, suite_type) => Akm::Other { oui, suite_type },
+        }
+    }
+
+    pub fn selector(self) -> [u8; 4] {
+        self.selector_with(IEEE_OUI)
+    }
+
+    pub fn wpa_selector(self) -> [u8; 4] {
+        self.selector_with(WPA_OUI)
+    }
+
+    fn selector_with(self, o: [u8; 3]) -> [u8; 4] {
+        let t = match self {
+            Akm::Ieee8021x => 1,
+            Akm::Psk => 2,
+            Akm::Ieee8021xSha256 => 5,
+            Akm::PskSha256 => 6,
+            Akm::Sae => 8,
+            Akm::Other { oui, suite_type } => return [oui[0], oui[1], oui[2], suite_type],
+        };
+        [o[0], o[1], o[2], t]
+    }
+
+    /// Whether this AKM derives its PTK with the SHA-256 KDF rather than PRF-SHA1.
+    pub fn uses_sha256(self) -> bool {
+        matches!(self, Akm::Ieee8021xSha256 | Akm::PskSha256 | Akm::Sae)
+    }
+}
+
+/// The content of an RSN element, or of a WPA vendor element (same fields, no PMKIDs).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct RsnElementRepr {
+    pub group_cipher: CipherSuite,
+    pub pairwise_ciphers: Vec<CipherSuite>,
+    pub akms: Vec<Akm>,
+    /// RSN Capabilities (absent in a WPA element: then 0).
+    pub capabilities: u16,
+    pub pmkids: Vec<[u8; 16]>,
+    pub group_mgmt_cipher: Option<CipherSuite>,
+}
+
+/// Which of the two element formats a repr came from or is written as.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ElementKind {
+    /// Element ID 48.
+    Rsn,
+    /// Vendor element 00-50-F2 type 1 (WPA, the TKIP era).
+    Wpa,
+}
+
+const WPA_ELEMENT_HEADER: [u8; 4] = [0x00, 0x50, 0xf2, 0x01];
+
+impl RsnElementRepr {
+    /// A typical WPA2-Personal element: one pairwise suite, PSK.
+    pub fn personal(group: CipherSuite, pairwise: CipherSuite, akm: Akm) -> Self {
+        RsnElementRepr {
+            group_cipher: group,
+            pairwise_ciphers: vec![pairwise],
+            akms: vec![akm],
+            capabilities: 0,
+            pmkids: Vec::new(),
+            group_mgmt_cipher: None,
+        }
+    }
+
+    /// Parse a whole element (ID, Length, body) of either kind.
+    pub fn parse(element: &[u8]) -> Result<(ElementKind, Self)> {
+        let (id, body) = split_element(element)?;
+        match id {
+            RSN_ELEMENT_ID => Ok((ElementKind::Rsn, Self::parse_body(body, ElementKind::Rsn)?)),
+            VENDOR_ELEMENT_ID if body.starts_with(&WPA_ELEMENT_HEADER) => {
+                Ok((ElementKind::Wpa, Self::parse_body(&body[4..], ElementKind::Wpa)?))
+            }
+            _ => Err(Error::Malformed("not an RSN or WPA element")),
+        }
+    }
+
+    fn parse_body(body: &[u8], kind: ElementKind) -> Result<Self> {
+        let mut r = Reader { bytes: body };
+        if r.u16()? != 1 {
+            return Err(Error::Unsupported("RSN element version other than 1"));
+        }
+        let selector = |s: [u8; 4]| match kind {
+            ElementKind::Rsn => s,
+            // WPA selectors are 00-50-F2; compare them in the IEEE space.
+            ElementKind::Wpa if s[..3] == WPA_OUI => [IEEE_OUI[0], IEEE_OUI[1], IEEE_OUI[2], s[3]],
+            ElementKind::Wpa => s,
+        };
+        // Every field after the version is optional from the end (9.4.2.25.1).
+        let mut repr = RsnElementRepr::personal(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::Psk);
+        repr.pairwise_ciphers.clear();
+        repr.akms.clear();
+        if r.is_empty() {
+            return Ok(repr);
+        }
+        repr.group_cipher = CipherSuite::from_selector(selector(r.selector()?));
+        if r.is_empty() {
+            return Ok(repr);
+        }
+        for _ in 0..r.u16()? {
+            repr.pairwise_ciphers.push(CipherSuite::from_selector(selector(r.selector()?)));
+        }
+        if r.is_empty() {
+            return Ok(repr);
+        }
+        for _ in 0..r.u16()? {
+            repr.akms.push(Akm::from_selector(selector(r.selector()?)));
+        }
+        if r.is_empty() || kind == ElementKind::Wpa {
+            return Ok(repr);
+        }
+        repr.capabilities = r.u16()?;
+        if r.is_empty() {
+            return Ok(repr);
+        }
+        for _ in 0..r.u16()? {
+            repr.pmkids.push(r.array()?);
+        }
+        if r.is_empty() {
+            return Ok(repr);
+        }
+        repr.group_mgmt_cipher = Some(CipherSuite::from_selector(r.selector()?));
+        Ok(repr)
+    }
+
+    /// Octets of the whole element when emitted as `kind`.
+    pub fn buffer_len(&self, kind: ElementKind) -> usize {
+        let mut len = 2 + 2 + 4 + 2 + 4 * self.pairwise_ciphers.len() + 2 + 4 * self.akms.len();
+        match kind {
+            ElementKind::Wpa => len += 4,
+            ElementKind::Rsn => {
+                len += 2;
+                if !self.pmkids.is_empty() || self.group_mgmt_cipher.is_some() {
+                    len += 2 + 16 * self.pmkids.len();
+                }
+                if self.group_mgmt_cipher.is_some() {
+                    len += 4;
+                }
+            }
+        }
+        len
+    }
+
+    /// The whole element, as `kind`.
+    pub fn to_bytes(&self, kind: ElementKind) -> Result<Vec<u8>> {
+        let len = self.buffer_len(kind);
+        if len - 2 > 255 || self.pairwise_ciphers.len() > 0xffff {
+            return Err(Error::Malformed("RSN element longer than 255 octets"));
+        }
+        let sel = |s: [u8; 4], a: [u8; 4]| if kind == ElementKind::Wpa { a } else { s };
+        let mut out = Vec::with_capacity(len);
+        match kind {
+            ElementKind::Rsn => out.extend_from_slice(&[RSN_ELEMENT_ID, (len - 2) as u8]),
+            ElementKind::Wpa => {
+                out.extend_from_slice(&[VENDOR_ELEMENT_ID, (len - 2) as u8]);
+                out.extend_from_slice(&WPA_ELEMENT_HEADER);
+            }
+        }
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&sel(self.group_cipher.selector(), self.group_cipher.wpa_selector()));
+        out.extend_from_slice(&(self.pairwise_ciphers.len() as u16).to_le_bytes());
+        for c in &self.pairwise_ciphers {
+            out.extend_from_slice(&sel(c.selector(), c.wpa_selector()));
+        }
+        out.extend_from_slice(&(self.akms.len() as u16).to_le_bytes());
+        for a in &self.akms {
+            out.extend_from_slice(&sel(a.selector(), a.wpa_selector()));
+        }
+        if kind == ElementKind::Rsn {
+            out.extend_from_slice(&self.capabilities.to_le_bytes());
+            if !self.pmkids.is_empty() || self.group_mgmt_cipher.is_some() {
+                out.extend_from_slice(&(self.pmkids.len() as u16).to_le_bytes());
+                for p in &self.pmkids {
+                    out.extend_from_slice(p);
+                }
+            }
+            if let Some(c) = self.group_mgmt_cipher {
+                out.extend_from_slice(&c.selector());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Split `ID | Length | body` off the front of `bytes`, checking the length.
+fn split_element(bytes: &[u8]) -> Result<(u8, &[u8])> {
+    if bytes.len() < 2 {
+        return Err(Error::Truncated { what: "element header", needed: 2, got: bytes.len() });
+    }
+    let needed = 2 + usize::from(bytes[1]);
+    let body = bytes.get(2..needed).ok_or(Error::Truncated {
+        what: "element",
+        needed,
+        got: bytes.len(),
+    })?;
+    Ok((bytes[0], body))
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() < n {
+            return Err(Error::Truncated { what: "RSN element field", needed: n, got: self.bytes.len() });
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+    fn u16(&mut self) -> Result<u16> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+    fn selector(&mut self) -> Result<[u8; 4]> {
+        self.array()
+    }
+}
+
+/// KDE data types under the 00-0F-AC OUI (Table 12-6).
+pub mod kde_type {
+    pub const GTK: u8 = 1;
+    pub const MAC_ADDRESS: u8 = 3;
+    pub const PMKID: u8 = 4;
+    pub const NONCE: u8 = 6;
+    pub const LIFETIME: u8 = 7;
+    pub const ERROR: u8 = 8;
+    pub const IGTK: u8 = 9;
+}
+
+/// One item of an EAPOL-Key frame's Key Data field.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum KeyDataItem<'a> {
+    /// An ordinary element (e.g. the RSN element), `ID | Length | body`, whole.
+    Element { id: u8, element: &'a [u8] },
+    /// A key data encapsulation: `0xDD | Length | OUI | Data Type | data`.
+    Kde { oui: [u8; 3], data_type: u8, data: &'a [u8] },
+}
+
+/// Iterate the items of decrypted Key Data, stopping at the `0xDD 0x00...` padding.
+/// Malformed lengths end the iteration with an error item.
+pub fn key_data_items(key_data: &[u8]) -> impl Iterator<Item = Result<KeyDataItem<'_>>> {
+    let mut rest = key_data;
+    core::iter::from_fn(move || {
+        if rest.is_empty() || (rest[0] == VENDOR_ELEMENT_ID && rest[1..].iter().all(|&b| b == 0)) {
+            return None;
+        }
+        let item = split_element(rest).and_then(|(id, body)| {
+            let whole = &rest[..2 + body.len()];
+            if id == VENDOR_ELEMENT_ID && body.len() >= 4 {
+                Ok(KeyDataItem::Kde { oui: [body[0], body[1], body[2]], data_type: body[3], data: &body[4..] })
+            } else {
+                Ok(KeyDataItem::Element { id, element: whole })
+            }
+        });
+        match item {
+            Ok(i) => {
+                let consumed = match i {
+                    KeyDataItem::Element { element, .. } => element.len(),
+                    KeyDataItem::Kde { data, .. } => 6 + data.len(),
+                };
+                rest = &rest[consumed..];
+                Some(Ok(i))
+            }
+            Err(e) => {
+                rest = &[];
+                Some(Err(e))
+            }
+        }
+    })
+}
+
+/// The GTK KDE (12.7.2 Figure 12-35): Key ID, Tx flag and the GTK.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GtkKde<'a> {
+    pub key_id: u8,
+    pub tx: bool,
+    pub gtk: &'a [u8],
+}
+
+impl<'a> GtkKde<'a> {
+    pub fn parse(data: &'a [u8]) -> Result<Self> {
+        if data.len() < 2 + 5 {
+            return Err(Error::Truncated { what: "GTK KDE", needed: 7, got: data.len() });
+        }
+        if data.len() - 2 > 32 {
+            return Err(Error::Malformed("GTK KDE holds a key longer than 32 octets"));
+        }
+        Ok(GtkKde { key_id: data[0] & 0x03, tx: data[0] & 0x04 != 0, gtk: &data[2..] })
+    }
+}
+
+/// The IGTK KDE: Key ID, IPN and the IGTK.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct IgtkKde<'a> {
+    pub key_id: u16,
+    pub ipn: u64,
+    pub igtk: &'a [u8],
+}
+
+impl<'a> IgtkKde<'a> {
+    pub fn parse(data: &'a [u8]) -> Result<Self> {
+        if data.len() < 8 + 16 {
+            return Err(Error::Truncated { what: "IGTK KDE", needed: 24, got: data.len() });
+        }
+        let key_id = u16::from_le_bytes([data[0], data[1]]);
+        let mut ipn = [0u8; 8];
+        ipn[..6].copy_from_slice(&data[2..8]);
+        Ok(IgtkKde { key_id, ipn: u64::from_le_bytes(ipn), igtk: &data[8..] })
+    }
+}
+
+/// Builds plaintext Key Data: elements and KDEs in order (padding is added by encryption).
+#[derive(Default)]
+pub struct KeyDataBuilder {
+    bytes: zeroize::Zeroizing<Vec<u8>>,
+}
+
+impl KeyDataBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Append a whole element (e.g. from [`RsnElementRepr::to_bytes`]).
+    pub fn element(mut self, element: &[u8]) -> Self {
+        self.bytes.extend_from_slice(element);
+        self
+    }
+
+    /// Append a KDE under the 00-0F-AC OUI.
+    pub fn kde(mut self, data_type: u8, data: &[u8]) -> Result<Self> {
+        if data.len() + 4 > 255 {
+            return Err(Error::Malformed("KDE longer than 255 octets"));
+        }
+        self.bytes.extend_from_slice(&[VENDOR_ELEMENT_ID, (data.len() + 4) as u8]);
+        self.bytes.extend_from_slice(&IEEE_OUI);
+        self.bytes.push(data_type);
+        self.bytes.extend_from_slice(data);
+        Ok(self)
+    }
+
+    /// Append a GTK KDE.
+    pub fn gtk(self, key_id: u8, tx: bool, gtk: &[u8]) -> Result<Self> {
+        if key_id > 3 {
+            return Err(Error::Malformed("GTK Key ID must be 0..=3"));
+        }
+        let mut data = zeroize::Zeroizing::new(vec![key_id | if tx { 0x04 } else { 0 }, 0]);
+        data.extend_from_slice(gtk);
+        self.kde(kde_type::GTK, &data)
+    }
+
+    pub fn build(self) -> zeroize::Zeroizing<Vec<u8>> {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The RSN element of the illustrative M3 key data in aes_keywrap.json.
+    const RSNE: &str = "30140100000fac040100000fac040100000fac020000";
+
+    #[test]
+    fn rsn_element_round_trips() {
+        let bytes = hex::decode(RSNE).unwrap();
+        let (kind, repr) = RsnElementRepr::parse(&bytes).unwrap();
+        assert_eq!(kind, ElementKind::Rsn);
+        assert_eq!(repr, RsnElementRepr::personal(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::Psk));
+        assert_eq!(repr.to_bytes(ElementKind::Rsn).unwrap(), bytes);
+    }
+
+    #[test]
+    fn vendor_selectors_are_kept() {
+        let vendor = CipherSuite::Other { oui: [0x02, 0x11, 0x22], suite_type: 7 };
+        let mut repr = RsnElementRepr::personal(CipherSuite::Ccmp128, vendor, Akm::Psk);
+        repr.group_mgmt_cipher = Some(CipherSuite::BipCmac128);
+        let bytes = repr.to_bytes(ElementKind::Rsn).unwrap();
+        assert_eq!(RsnElementRepr::parse(&bytes).unwrap(), (ElementKind::Rsn, repr.clone()));
+        let wpa = repr.to_bytes(ElementKind::Wpa).unwrap();
+        let (kind, back) = RsnElementRepr::parse(&wpa).unwrap();
+        assert_eq!(kind, ElementKind::Wpa);
+        assert_eq!(back.pairwise_ciphers, vec![vendor]);
+    }
+
+    #[test]
+    fn truncated_elements_are_refused() {
+        let bytes = hex::decode(RSNE).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(RsnElementRepr::parse(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut short_count = bytes.clone();
+        short_count[1] = 11; // Length ends inside the pairwise list.
+        assert!(RsnElementRepr::parse(&short_count[..13]).is_err());
+    }
+
+    #[test]
+    fn key_data_items_and_gtk_kde() {
+        let gtk: Vec<u8> = (0..16).collect();
+        let rsne = hex::decode(RSNE).unwrap();
+        let data = KeyDataBuilder::new().element(&rsne).gtk(1, true, &gtk).unwrap().build();
+        let mut padded = data.to_vec();
+        padded.extend_from_slice(&[0xdd, 0, 0]);
+        let items: Vec<_> = key_data_items(&padded).collect::<Result<_>>().unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0], KeyDataItem::Element { id: 48, element: &rsne });
+        let KeyDataItem::Kde { oui, data_type, data } = items[1] else { panic!("not a KDE") };
+        assert_eq!((oui, data_type), (IEEE_OUI, kde_type::GTK));
+        assert_eq!(GtkKde::parse(data).unwrap(), GtkKde { key_id: 1, tx: true, gtk: &gtk });
+        assert!(key_data_items(&[0x30, 0x05, 0x01]).any(|i| i.is_err()));
+    }
+}

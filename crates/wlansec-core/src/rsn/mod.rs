@@ -1,0 +1,12 @@
+//! Robust Security Network key management (IEEE 802.11-2016 12.6-12.7): the key hierarchy
+//! ([`kdf`]), AES key wrap ([`keywrap`]), EAPOL-Key frames ([`eapol`]), the RSN element and
+//! Key Data items ([`element`]).
+
+pub mod eapol;
+pub mod element;
+pub mod kdf;
+pub mod keywrap;
+
+pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
+pub use element::{Akm, CipherSuite, RsnElementRepr};
+pub use kdf::{derive_ptk, pmk_from_passphrase, Pmk, Ptk, Secret};
