@@ -13,7 +13,7 @@ use clap::Subcommand;
 use wlansec_core::suite::{PnCounter, Receiver, Transmitter};
 
 use crate::hexarg;
-use crate::suites::{RuleArgs, SuiteName};
+use crate::suites::{RuleArgs, SuiteName, VariantArgs};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -32,6 +32,8 @@ pub enum Command {
         keyid: u8,
         #[command(flatten)]
         rules: RuleArgs,
+        #[command(flatten)]
+        variant: VariantArgs,
         /// MPDUs as hex; `-` reads one per line from stdin.
         #[arg(required = true)]
         frames: Vec<String>,
@@ -45,6 +47,8 @@ pub enum Command {
         tk: String,
         #[command(flatten)]
         rules: RuleArgs,
+        #[command(flatten)]
+        variant: VariantArgs,
         /// Protected MPDUs as hex; `-` reads one per line from stdin.
         #[arg(required = true)]
         frames: Vec<String>,
@@ -53,15 +57,15 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<ExitCode> {
     match cmd {
-        Command::Protect { suite, tk, pn, keyid, rules, frames } => {
+        Command::Protect { suite, tk, pn, keyid, rules, variant, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
-            let cipher = suite.keyed(&tk, rules.rules())?;
+            let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant)?;
             let mut tx = Transmitter::new(cipher, keyid).with_pn_counter(PnCounter::starting_at(pn));
             each_frame(&frames, |buf, len| tx.protect(buf, len))
         }
-        Command::Unprotect { suite, tk, rules, frames } => {
+        Command::Unprotect { suite, tk, rules, variant, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
-            let mut rx = Receiver::new(suite.keyed(&tk, rules.rules())?);
+            let mut rx = Receiver::new(suite.keyed_variant(&tk, rules.rules(), variant.variant)?);
             each_frame(&frames, |buf, len| rx.unprotect(&mut buf[..len]).map(|d| d.mpdu_len))
         }
     }

@@ -1,6 +1,7 @@
 //! The cipher suites the CLI can select, and the edition rules that go with them.
 
 use clap::ValueEnum;
+use wlansec_core::engine::{EnhancedCcmp, Variant, Ways};
 use wlansec_core::suite::{Ccmp128, Ccmp256, FrameSuite};
 use wlansec_core::wire::Rules;
 
@@ -8,6 +9,13 @@ use wlansec_core::wire::Rules;
 pub enum SuiteName {
     Ccmp128,
     Ccmp256,
+    /// Enhanced CCMP-N (docs/enhanced-ccmp.md): CCMP-128 with an N-way split CBC-MAC.
+    #[value(name = "enhanced-2")]
+    Enhanced2,
+    #[value(name = "enhanced-4")]
+    Enhanced4,
+    #[value(name = "enhanced-8")]
+    Enhanced8,
 }
 
 impl SuiteName {
@@ -15,6 +23,17 @@ impl SuiteName {
         match self {
             SuiteName::Ccmp128 => "ccmp128",
             SuiteName::Ccmp256 => "ccmp256",
+            SuiteName::Enhanced2 => "enhanced-2",
+            SuiteName::Enhanced4 => "enhanced-4",
+            SuiteName::Enhanced8 => "enhanced-8",
+        }
+    }
+
+    /// The suite's label, with `-naive` appended for the naive Enhanced variant.
+    pub fn label_with(self, variant: VariantName) -> String {
+        match variant {
+            VariantName::Default => self.label().to_string(),
+            VariantName::Naive => format!("{}-naive", self.label()),
         }
     }
 
@@ -22,15 +41,51 @@ impl SuiteName {
         match self {
             SuiteName::Ccmp128 => 16,
             SuiteName::Ccmp256 => 32,
+            SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8 => 16,
         }
     }
 
-    pub fn keyed(self, tk: &[u8], rules: Rules) -> wlansec_core::Result<Box<dyn FrameSuite>> {
-        Ok(match self {
-            SuiteName::Ccmp128 => Box::new(Ccmp128::new(tk)?.with_rules(rules)),
-            SuiteName::Ccmp256 => Box::new(Ccmp256::new(tk)?.with_rules(rules)),
-        })
+    pub fn keyed_variant(
+        self,
+        tk: &[u8],
+        rules: Rules,
+        variant: VariantName,
+    ) -> wlansec_core::Result<Box<dyn FrameSuite>> {
+        let variant = match variant {
+            VariantName::Default => Variant::DomainSeparated,
+            VariantName::Naive => Variant::Naive,
+        };
+        let enhanced = |ways| -> wlansec_core::Result<Box<dyn FrameSuite>> {
+            Ok(Box::new(EnhancedCcmp::keyed(tk, ways, variant)?.with_rules(rules)))
+        };
+        if variant != Variant::DomainSeparated && matches!(self, SuiteName::Ccmp128 | SuiteName::Ccmp256) {
+            return Err(wlansec_core::Error::Unsupported("--variant applies only to enhanced-N suites"));
+        }
+        match self {
+            SuiteName::Ccmp128 => Ok(Box::new(Ccmp128::new(tk)?.with_rules(rules))),
+            SuiteName::Ccmp256 => Ok(Box::new(Ccmp256::new(tk)?.with_rules(rules))),
+            SuiteName::Enhanced2 => enhanced(Ways::N2),
+            SuiteName::Enhanced4 => enhanced(Ways::N4),
+            SuiteName::Enhanced8 => enhanced(Ways::N8),
+        }
     }
+}
+
+/// The Enhanced CCMP variant (`--variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum VariantName {
+    /// Domain-separated sub-chains (the only variant ever negotiated).
+    #[default]
+    Default,
+    /// Every sub-chain starts from the same B0: forgeable, for measurement only.
+    Naive,
+}
+
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct VariantArgs {
+    /// Enhanced CCMP variant (enhanced-N suites only).
+    #[arg(long, value_enum, default_value = "default")]
+    pub variant: VariantName,
 }
 
 /// Which edition of the standard decides header shape and AAD masking.

@@ -12,12 +12,14 @@ use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN
 use wlansec_core::suite::{ccmp, Aad, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
-use crate::suites::SuiteName;
+use crate::suites::{SuiteName, VariantArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(long, value_enum, default_value = "ccmp128")]
     suite: SuiteName,
+    #[command(flatten)]
+    variant: VariantArgs,
     /// Number of vectors.
     #[arg(long, default_value_t = 1000)]
     count: u64,
@@ -40,7 +42,7 @@ pub struct Args {
 
 #[derive(Serialize)]
 struct Vector {
-    suite: &'static str,
+    suite: String,
     tk: String,
     pn: u64,
     keyid: u8,
@@ -85,13 +87,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let frame = Frame::new_checked(&plain[..], Rules::default())?;
         let aad = Aad::new(&frame, Rules::default());
         let nonce = ccmp::nonce(&frame, pn)?;
-        let suite = args.suite.keyed(&tk, Rules::default())?;
+        let suite = args.suite.keyed_variant(&tk, Rules::default(), args.variant.variant)?;
         buf.clear();
         buf.extend_from_slice(&plain);
         buf.resize(plain.len() + suite.overhead(), 0);
         let len = suite.encapsulate(&mut buf, plain.len(), pn, keyid)?;
         let vector = Vector {
-            suite: args.suite.label(),
+            suite: args.suite.label_with(args.variant.variant),
             tk: hex::encode(&tk),
             pn: pn.value(),
             keyid,

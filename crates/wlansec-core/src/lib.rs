@@ -10,6 +10,7 @@
 
 pub mod capture;
 pub mod ccm;
+pub mod engine;
 pub mod error;
 pub mod gen;
 pub mod rsn;

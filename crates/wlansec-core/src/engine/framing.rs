@@ -1,0 +1,101 @@
+//! The CCMP framing (PN header, masked-header AAD, nonce, 8-octet MIC behind the data) around
+//! any CCM-like sealer with a 13-octet nonce, so the engine's suites (Enhanced CCMP-N, the
+//! fast CCMP-128) are MPDU-compatible with `suite::Ccmp128` without repeating its framing.
+
+use crate::error::{Error, Result};
+use crate::suite::ccmp::nonce;
+use crate::suite::mpdu::{check_protectable, Aad, Pn, PnHeader, ReplayClass, PN_HEADER_LEN};
+use crate::suite::{Decapsulated, FrameSuite, Peeked};
+use crate::wire::{Frame, FrameControl, Rules};
+
+use super::enhanced::{MIC_LEN, NONCE_LEN};
+
+/// An authenticated cipher with CCMP's nonce and MIC lengths, in place, detached MIC.
+pub trait Sealer {
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()>;
+    /// Verify and decrypt; on failure `data` is left as ciphertext and `MicFailure` returned.
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()>;
+}
+
+/// A `Sealer` inside CCMP framing: a `FrameSuite`.
+pub struct Framed<S> {
+    sealer: S,
+    rules: Rules,
+}
+
+impl<S: Sealer> Framed<S> {
+    pub fn new(sealer: S) -> Self {
+        Framed { sealer, rules: Rules::default() }
+    }
+
+    pub fn with_rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    pub fn sealer(&self) -> &S {
+        &self.sealer
+    }
+}
+
+impl<S: Sealer> FrameSuite for Framed<S> {
+    fn overhead(&self) -> usize {
+        PN_HEADER_LEN + MIC_LEN
+    }
+
+    fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
+        if buf.len() < out_len {
+            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+        }
+        let mut pn_header = [0u8; PN_HEADER_LEN];
+        PnHeader { pn, key_id }.emit(&mut pn_header)?;
+        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
+        check_protectable(&frame)?;
+        frame.set_flag(FrameControl::PROTECTED, true)?;
+        let aad = Aad::new(&frame, self.rules);
+        let nonce = nonce(&frame, pn)?;
+        let h = frame.header_len();
+
+        buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
+        buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
+        let (data, tail) = buf[h + PN_HEADER_LEN..out_len].split_at_mut(mpdu_len - h);
+        let mic: &mut [u8; MIC_LEN] = tail.try_into().expect("tail is MIC_LEN octets by construction");
+        self.sealer.seal(&nonce, aad.as_slice(), data, mic)?;
+        Ok(out_len)
+    }
+
+    fn peek(&self, buf: &[u8]) -> Result<Peeked> {
+        let frame = Frame::new_checked(buf, self.rules)?;
+        check_protectable(&frame)?;
+        if !frame.frame_control().protected() {
+            return Err(Error::NotProtected);
+        }
+        let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
+        if buf.len() < needed {
+            return Err(Error::Truncated { what: "CCMP MPDU", needed, got: buf.len() });
+        }
+        let header = PnHeader::parse(frame.body())?;
+        Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+    }
+
+    fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
+        let peeked = self.peek(buf)?;
+        let len = buf.len();
+        let mut frame = Frame::new_checked(&mut *buf, self.rules)?;
+        let aad = Aad::new(&frame, self.rules);
+        let nonce = nonce(&frame, peeked.pn)?;
+        let h = frame.header_len();
+        let (data, mic) = frame.body_mut()[PN_HEADER_LEN..].split_at_mut(len - h - PN_HEADER_LEN - MIC_LEN);
+        let mic: &[u8; MIC_LEN] = (&*mic).try_into().expect("MIC is MIC_LEN octets by construction");
+        self.sealer.open(&nonce, aad.as_slice(), data, mic)?;
+        frame.set_flag(FrameControl::PROTECTED, false)?;
+        buf.copy_within(h + PN_HEADER_LEN..len - MIC_LEN, h);
+        Ok(Decapsulated {
+            mpdu_len: len - PN_HEADER_LEN - MIC_LEN,
+            pn: peeked.pn,
+            key_id: peeked.key_id,
+            class: peeked.class,
+        })
+    }
+}
