@@ -1,0 +1,48 @@
+//! Encapsulation and decapsulation do no heap allocation per frame: a counting global
+//! allocator watches a loop of protect/unprotect over every header shape.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use wlansec_core::gen::{self, ChaCha8Rng, SeedableRng, Shapes};
+use wlansec_core::suite::{Ccmp128, Receiver, Transmitter};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn protect_and_unprotect_allocate_nothing() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let frames: Vec<Vec<u8>> = (0..200)
+        .map(|i| {
+            let mut f = Vec::new();
+            gen::random_mpdu(&mut rng, Shapes::default(), i * 11, &mut f);
+            f
+        })
+        .collect();
+    let mut buf = vec![0u8; 4096];
+    let mut tx = Transmitter::new(Ccmp128::new(&[7u8; 16]).unwrap(), 0);
+    let mut rx = Receiver::new(Ccmp128::new(&[7u8; 16]).unwrap());
+
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for frame in &frames {
+        buf[..frame.len()].copy_from_slice(frame);
+        let len = tx.protect(&mut buf, frame.len()).unwrap();
+        let done = rx.unprotect(&mut buf[..len]).unwrap();
+        assert_eq!(done.mpdu_len, frame.len());
+    }
+    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst) - before, 0);
+}
