@@ -3,10 +3,12 @@
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function.
 //! Errors end as one line on stderr and a non-zero exit code, never a panic.
 
+mod decrypt;
 mod frame;
 mod hexarg;
 mod selftest;
 mod suites;
+mod synth;
 mod vectors;
 
 use std::process::ExitCode;
@@ -29,6 +31,10 @@ enum Command {
     Vectors(vectors::Args),
     /// Run every published test vector and print a table.
     Selftest(selftest::Args),
+    /// Decrypt a capture (airdecap-ng style): passphrase, PMK, TK or WEP key.
+    Decrypt(decrypt::Args),
+    /// Write a realistic protected capture carrying given or generated Ethernet frames.
+    Synth(synth::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +43,8 @@ fn main() -> ExitCode {
         Command::Frame(cmd) => frame::run(cmd),
         Command::Vectors(args) => vectors::run(args),
         Command::Selftest(args) => selftest::run(args),
+        Command::Decrypt(args) => decrypt::run(args),
+        Command::Synth(args) => synth::run(args),
     };
     match result {
         Ok(code) => code,

@@ -6,10 +6,12 @@
 //! * [`rsn`]: key hierarchy (PSK, PRF, KDF, PTK), EAPOL-Key frames, RSN element and KDEs.
 //! * [`ccm`]: the CCM mode the CCMP suites are built on.
 //! * [`capture`]: pcap and pcapng files, radiotap headers.
+//! * [`decrypt`]: capture decryption (handshakes followed per station, every suite).
 //! * [`gen`]: deterministic random frames of every header shape.
 
 pub mod capture;
 pub mod ccm;
+pub mod decrypt;
 pub mod engine;
 pub mod error;
 pub mod gen;

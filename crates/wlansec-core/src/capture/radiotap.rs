@@ -86,3 +86,8 @@ pub fn minimal_header(fcs_at_end: bool) -> [u8; 9] {
     let flags = if fcs_at_end { FLAG_FCS_AT_END } else { 0 };
     [0, 0, 9, 0, present[0], present[1], present[2], present[3], flags]
 }
+
+/// The frame check sequence of an MPDU (CRC-32, little-endian on the air).
+pub fn fcs(mpdu: &[u8]) -> [u8; 4] {
+    crc32fast::hash(mpdu).to_le_bytes()
+}

@@ -1,0 +1,165 @@
+//! `wlansec decrypt`, airdecap-ng style: decrypt a capture's protected data frames with a
+//! passphrase (+ SSID), a PMK, a TK or a WEP key, and write them as Ethernet II frames
+//! (or as 802.11 frames with Protected cleared). Prints airdecap-ng's counts; exits
+//! non-zero when no handshake was found or the passphrase does not match.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use wlansec_core::capture::{LinkType, Reader};
+use wlansec_core::decrypt::{Decryptor, Keys, OutputForm, Stats};
+use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
+use wlansec_core::wire::MacAddr;
+
+use crate::hexarg;
+use crate::synth::{CaptureWriter, FileFormat};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The capture to decrypt (pcap or pcapng; 802.11 or radiotap link type).
+    input: PathBuf,
+    /// Where to write the decrypted frames (default: INPUT with `-dec` before the extension).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// The network's SSID (needed with --passphrase; also limits decryption to it).
+    #[arg(short = 'e', long)]
+    essid: Option<String>,
+    /// WPA/WPA2 passphrase.
+    #[arg(short = 'p', long, conflicts_with_all = ["pmk", "tk", "wep_key"])]
+    passphrase: Option<String>,
+    /// The PMK (32 octets, hex) instead of passphrase and SSID.
+    #[arg(long, conflicts_with_all = ["tk", "wep_key"])]
+    pmk: Option<String>,
+    /// A temporal key (hex) to decrypt every pairwise frame with.
+    #[arg(long, conflicts_with = "wep_key")]
+    tk: Option<String>,
+    /// A static WEP key (5 or 13 octets, hex).
+    #[arg(long)]
+    wep_key: Option<String>,
+    /// Only decrypt the BSS with this BSSID.
+    #[arg(short = 'b', long)]
+    bssid: Option<MacAddr>,
+    /// Keep the 802.11 header (Protected cleared) instead of writing Ethernet II frames.
+    #[arg(short = 'l', long)]
+    keep_80211: bool,
+    #[arg(long, value_enum, default_value = "pcap")]
+    format: FileFormat,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let keys = keys(&args)?;
+    let psk = matches!(keys, Keys::Pmk(_));
+    let form = if args.keep_80211 { OutputForm::Ieee80211 } else { OutputForm::Ethernet };
+    let ssid = args.essid.as_ref().map(|s| s.as_bytes());
+    let mut decryptor = Decryptor::new(keys, ssid, args.bssid, form)?;
+
+    let bytes = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
+    let file = File::create(&output).with_context(|| format!("creating {}", output.display()))?;
+    let mut writer = CaptureWriter::new(BufWriter::with_capacity(1 << 20, file), link, args.format)?;
+
+    let started = Instant::now();
+    let mut unreadable = 0u64;
+    let mut file_error = None;
+    for packet in Reader::new(&bytes).with_context(|| args.input.display().to_string())? {
+        let packet = match packet {
+            Ok(p) => p,
+            Err(err) => {
+                file_error = Some(err);
+                break;
+            }
+        };
+        let Ok(mpdu) = packet.mpdu() else {
+            unreadable += 1;
+            continue;
+        };
+        if let Ok(Some(frame)) = decryptor.process(mpdu) {
+            writer.write(packet.timestamp_ns, frame)?;
+        }
+    }
+    writer.finish()?;
+    let elapsed = started.elapsed();
+    let stats = decryptor.stats();
+    print_summary(&stats, decryptor.stations_seen(), unreadable);
+    eprintln!(
+        "wlansec decrypt: {} MB in {:.3} s ({:.0} MB/s) -> {}",
+        bytes.len() / 1_000_000,
+        elapsed.as_secs_f64(),
+        bytes.len() as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
+        output.display()
+    );
+    if let Some(err) = file_error {
+        bail!("{}: capture ends in a damaged record: {err} (frames before it were decrypted)", args.input.display());
+    }
+    if psk && stats.handshakes == 0 {
+        if stats.mic_mismatches > 0 {
+            bail!(
+                "the passphrase (or PMK) does not match: {} handshake message 2 MIC(s) failed to verify, nothing decrypted",
+                stats.mic_mismatches
+            );
+        }
+        bail!("no 4-way handshake (messages 1 or 3 with 2) found{}, nothing decrypted", match &args.essid {
+            Some(e) => format!(" for SSID {e:?}"),
+            None => String::new(),
+        });
+    }
+    if stats.mic_mismatches > 0 {
+        eprintln!("wlansec: warning: {} handshake(s) did not verify under this passphrase", stats.mic_mismatches);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn keys(args: &Args) -> Result<Keys> {
+    if let Some(pass) = &args.passphrase {
+        let Some(ssid) = &args.essid else { bail!("--passphrase needs the network's SSID (-e)") };
+        return Ok(Keys::Pmk(pmk_from_passphrase(pass, ssid.as_bytes())?));
+    }
+    if let Some(pmk) = &args.pmk {
+        return Ok(Keys::Pmk(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?));
+    }
+    if let Some(tk) = &args.tk {
+        return Ok(Keys::Tk(Secret::from_slice(&hexarg::key("--tk", tk)?)?));
+    }
+    if let Some(wep) = &args.wep_key {
+        return Ok(Keys::Wep(Secret::from_slice(&hexarg::key("--wep-key", wep)?)?));
+    }
+    bail!("give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk or --wep-key")
+}
+
+/// `foo.cap` -> `foo-dec.cap`, as airdecap-ng names its output.
+fn default_output(input: &Path) -> PathBuf {
+    let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match input.extension() {
+        Some(ext) => format!("{stem}-dec.{}", ext.to_string_lossy()),
+        None => format!("{stem}-dec"),
+    };
+    input.with_file_name(name)
+}
+
+fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
+    let rows = [
+        ("Total number of stations seen", stations as u64),
+        ("Total number of packets read", s.packets_read + unreadable),
+        ("Total number of WEP data packets", s.wep_data),
+        ("Total number of WPA data packets", s.wpa_data),
+        ("Number of plaintext data packets", s.plaintext_data),
+        ("Number of decrypted WEP  packets", s.decrypted_wep),
+        ("Number of decrypted WPA  packets", s.decrypted_wpa),
+        ("Number of packets failing integrity", s.bad_integrity),
+        ("Number of packets without a key", s.no_key),
+        ("Number of replayed packets", s.replays),
+        ("Number of malformed packets", s.malformed + unreadable),
+        ("Number of verified handshakes", s.handshakes),
+        ("Number of handshakes failing the MIC", s.mic_mismatches),
+        ("Number of group keys installed", s.group_keys),
+        ("Number of refused handshake messages", s.bad_handshake_messages),
+    ];
+    for (label, value) in rows {
+        println!("{label:<40}{value:>9}");
+    }
+}

@@ -1,0 +1,216 @@
+//! `wlansec synth`: a realistic protected capture (beacon, association, 4-way and group key
+//! handshakes, data both ways, group, WDS and fragmented frames) carrying the Ethernet
+//! frames of a pcap, or generated ones. `--plain` writes the Ethernet frames that went
+//! onto the air, to compare a decryptor's output with.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+use wlansec_core::capture::synth::{generated_traffic, Config, Synth};
+use wlansec_core::capture::{pcap, pcapng, radiotap, LinkType, Reader};
+use wlansec_core::rsn::CipherSuite;
+
+use crate::hexarg;
+
+/// The network's cipher suite (pairwise and group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Cipher {
+    Ccmp128,
+    Ccmp256,
+    Gcmp128,
+    Gcmp256,
+    Tkip,
+    Wep40,
+    Wep104,
+}
+
+impl Cipher {
+    pub fn suite(self) -> CipherSuite {
+        match self {
+            Cipher::Ccmp128 => CipherSuite::Ccmp128,
+            Cipher::Ccmp256 => CipherSuite::Ccmp256,
+            Cipher::Gcmp128 => CipherSuite::Gcmp128,
+            Cipher::Gcmp256 => CipherSuite::Gcmp256,
+            Cipher::Tkip => CipherSuite::Tkip,
+            Cipher::Wep40 => CipherSuite::Wep40,
+            Cipher::Wep104 => CipherSuite::Wep104,
+        }
+    }
+}
+
+/// How the 802.11 frames are framed in the capture file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Link {
+    /// LINKTYPE_IEEE802_11 (105): bare MPDUs.
+    #[value(name = "802.11")]
+    Ieee80211,
+    /// LINKTYPE_IEEE802_11_RADIOTAP (127): a radiotap header with the Flags field.
+    Radiotap,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FileFormat {
+    Pcap,
+    Pcapng,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The protected capture to write.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// A pcap/pcapng of Ethernet frames to carry (default: generated traffic).
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Number of generated Ethernet frames (without --input).
+    #[arg(long, default_value_t = 200)]
+    frames: usize,
+    #[arg(short = 'e', long, default_value = "wlansec")]
+    ssid: String,
+    #[arg(short = 'p', long, default_value = "correct horse battery")]
+    passphrase: String,
+    #[arg(long, value_enum, default_value = "ccmp128")]
+    suite: Cipher,
+    /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
+    #[arg(long)]
+    wep_key: Option<String>,
+    #[arg(long, default_value_t = 3)]
+    stations: usize,
+    /// Replace the GTK halfway (group key handshake) and reassociate the first station.
+    #[arg(long)]
+    rekey: bool,
+    /// Send every n-th long unicast MSDU as fragments (0: never).
+    #[arg(long, default_value_t = 7)]
+    fragment_every: usize,
+    #[arg(long, default_value_t = 500)]
+    fragment_size: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, value_enum, default_value = "802.11")]
+    link: Link,
+    /// With --link radiotap: append the FCS and announce it in the radiotap Flags.
+    #[arg(long)]
+    fcs: bool,
+    #[arg(long, value_enum, default_value = "pcap")]
+    format: FileFormat,
+    /// Also write the Ethernet frames carried, in order (pcap, link type Ethernet).
+    #[arg(long)]
+    plain: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let cipher = args.suite.suite();
+    let wep_key = match (&args.wep_key, cipher) {
+        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => Some(hexarg::key("--wep-key", k)?.to_vec()),
+        (None, CipherSuite::Wep40 | CipherSuite::Wep104) => bail!("--suite {:?} needs --wep-key", args.suite),
+        (Some(_), _) => bail!("--wep-key applies only to --suite wep40/wep104"),
+        (None, _) => None,
+    };
+    if args.fcs && args.link != Link::Radiotap {
+        bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");
+    }
+    let config = Config {
+        ssid: args.ssid.clone().into_bytes(),
+        passphrase: args.passphrase.clone(),
+        cipher,
+        wep_key,
+        stations: args.stations,
+        rekey: args.rekey,
+        fragment_every: args.fragment_every,
+        fragment_size: args.fragment_size.max(64),
+        seed: args.seed,
+    };
+    let synth = Synth::new(config)?;
+    let frames = match &args.input {
+        Some(path) => read_ethernet(path)?,
+        None => generated_traffic(args.frames, &synth.station_macs(), args.seed),
+    };
+    let records = synth.run(&frames)?;
+
+    let link = match args.link {
+        Link::Ieee80211 => LinkType::Ieee80211,
+        Link::Radiotap => LinkType::Radiotap,
+    };
+    let file = File::create(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    let mut writer = CaptureWriter::new(BufWriter::new(file), link, args.format)?;
+    let mut packet = Vec::new();
+    for record in &records {
+        packet.clear();
+        if args.link == Link::Radiotap {
+            packet.extend_from_slice(&radiotap::minimal_header(args.fcs));
+        }
+        packet.extend_from_slice(&record.mpdu);
+        if args.fcs {
+            packet.extend_from_slice(&radiotap::fcs(&record.mpdu));
+        }
+        writer.write(record.timestamp_ns, &packet)?;
+    }
+    writer.finish()?;
+    if let Some(path) = &args.plain {
+        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut w = pcap::Writer::new(BufWriter::new(file), LinkType::Ethernet)?;
+        for (n, frame) in frames.iter().enumerate() {
+            w.write(1_700_000_000_000_000_000 + n as u64 * 1000, frame)?;
+        }
+        w.into_inner().into_inner().map_err(|e| e.into_error())?;
+    }
+    eprintln!(
+        "wlansec synth: {} frames on the air carrying {} Ethernet frames ({:?}, {} stations{}) -> {}",
+        records.len(),
+        frames.len(),
+        args.suite,
+        args.stations,
+        if args.rekey { ", rekey" } else { "" },
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The Ethernet frames of a capture file.
+fn read_ethernet(path: &PathBuf) -> Result<Vec<Vec<u8>>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for packet in Reader::new(&bytes).with_context(|| path.display().to_string())? {
+        let packet = packet.with_context(|| path.display().to_string())?;
+        if packet.link_type != LinkType::Ethernet {
+            bail!("{}: --input must hold Ethernet frames (link type 1)", path.display());
+        }
+        out.push(packet.data.to_vec());
+    }
+    Ok(out)
+}
+
+/// A pcap or pcapng writer.
+pub enum CaptureWriter<W: std::io::Write> {
+    Pcap(pcap::Writer<W>),
+    Pcapng(pcapng::Writer<W>),
+}
+
+impl<W: std::io::Write> CaptureWriter<W> {
+    pub fn new(out: W, link: LinkType, format: FileFormat) -> std::io::Result<Self> {
+        Ok(match format {
+            FileFormat::Pcap => CaptureWriter::Pcap(pcap::Writer::new(out, link)?),
+            FileFormat::Pcapng => CaptureWriter::Pcapng(pcapng::Writer::new(out, link)?),
+        })
+    }
+
+    pub fn write(&mut self, timestamp_ns: u64, data: &[u8]) -> std::io::Result<()> {
+        match self {
+            CaptureWriter::Pcap(w) => w.write(timestamp_ns, data),
+            CaptureWriter::Pcapng(w) => w.write(timestamp_ns, data),
+        }
+    }
+
+    pub fn finish(self) -> std::io::Result<W> {
+        let mut out = match self {
+            CaptureWriter::Pcap(w) => w.into_inner(),
+            CaptureWriter::Pcapng(w) => w.into_inner(),
+        };
+        out.flush()?;
+        Ok(out)
+    }
+}

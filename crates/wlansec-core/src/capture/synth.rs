@@ -1,0 +1,481 @@
+//! Synthetic protected captures: what an access point and its stations would put on the
+//! air to carry a given list of Ethernet frames — a beacon with the RSN element, open
+//! authentication and association, the 4-way handshake per station (real PTKs from the
+//! passphrase), then the frames as QoS and non-QoS data in both directions, group frames
+//! under the GTK, 4-address (WDS) frames and fragments; optionally a rekey halfway (a new
+//! GTK sent with the group key handshake under each PTK, and one station reassociating
+//! with a fresh 4-way handshake).
+//!
+//! The Ethernet frames go onto the air unchanged, so decrypting the capture must give them
+//! back exactly. Deterministic: the same seed gives the same capture.
+
+use std::collections::HashMap;
+
+use crate::decrypt::data_suite;
+use crate::error::{Error, Result};
+use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
+use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
+use crate::rsn::element::{ElementKind, KeyDataBuilder};
+use crate::rsn::{derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
+use crate::suite::{FrameSuite, Transmitter};
+use crate::wire::llc::{self, EthernetRepr};
+use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+
+/// What to synthesize.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub ssid: Vec<u8>,
+    pub passphrase: String,
+    /// Pairwise and group cipher; WEP-40/104 means a static-key WEP network.
+    pub cipher: CipherSuite,
+    /// The WEP key (5 or 13 octets) for a WEP network.
+    pub wep_key: Option<Vec<u8>>,
+    pub stations: usize,
+    /// Replace the GTK halfway (group key handshake) and reassociate station 0.
+    pub rekey: bool,
+    /// Every n-th unicast MSDU longer than the fragment size is sent as fragments (0: never).
+    pub fragment_every: usize,
+    pub fragment_size: usize,
+    pub seed: u64,
+}
+
+/// One frame of the synthetic capture.
+pub struct Record {
+    pub timestamp_ns: u64,
+    pub mpdu: Vec<u8>,
+}
+
+const START_NS: u64 = 1_700_000_000_000_000_000;
+const FRAME_SPACING_NS: u64 = 200_000;
+const BEACON_EVERY: usize = 200;
+const MAX_OVERHEAD: usize = 32;
+
+/// Random Ethernet frames between the stations, hosts behind the AP, and group addresses.
+pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7261_6666_6963);
+    let hosts: Vec<MacAddr> = (0..4).map(|_| random_mac(&mut rng)).collect();
+    let groups = [MacAddr::BROADCAST, MacAddr([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb])];
+    (0..count)
+        .map(|_| {
+            let sta = stations[below(&mut rng, stations.len() as u64) as usize];
+            let host = hosts[below(&mut rng, hosts.len() as u64) as usize];
+            let (dst, src) = match below(&mut rng, 10) {
+                0..=3 => (host, sta),
+                4..=6 => (sta, host),
+                7 => (groups[below(&mut rng, 2) as usize], host),
+                8 => (groups[below(&mut rng, 2) as usize], sta),
+                _ => (hosts[(below(&mut rng, 3) as usize + 1 + hosts.iter().position(|h| *h == host).unwrap_or(0)) % hosts.len()], host),
+            };
+            let len = 28 + below(&mut rng, 1472) as usize;
+            let ethertype = if below(&mut rng, 8) == 0 { 0x86dd } else { 0x0800 };
+            let mut frame = vec![0u8; 14 + len];
+            EthernetRepr { dst, src, ethertype }.emit(&mut frame).expect("frame is longer than its header");
+            rng.fill_bytes(&mut frame[14..]);
+            frame
+        })
+        .collect()
+}
+
+/// The transmit side of one key and its Key ID.
+type Tx = Transmitter<Box<dyn FrameSuite>>;
+
+struct Station {
+    mac: MacAddr,
+    ptk: Option<Ptk>,
+    ap_tx: Option<Tx>,
+    sta_tx: Option<Tx>,
+    replay_counter: u64,
+}
+
+/// The access point and its stations, writing what goes on the air.
+pub struct Synth {
+    config: Config,
+    rng: ChaCha8Rng,
+    pmk: Option<Pmk>,
+    bssid: MacAddr,
+    stations: Vec<Station>,
+    gtk: Option<(u8, Secret)>,
+    group_tx: Option<Tx>,
+    sequence: HashMap<MacAddr, u16>,
+    records: Vec<Record>,
+    frames_sent: usize,
+    unicast_sent: usize,
+}
+
+impl Synth {
+    pub fn new(config: Config) -> Result<Self> {
+        if config.stations == 0 {
+            return Err(Error::Malformed("a synthetic capture needs at least one station"));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        let bssid = random_mac(&mut rng);
+        let stations = (0..config.stations)
+            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0 })
+            .collect();
+        let pmk = if is_wep(config.cipher) { None } else { Some(pmk_from_passphrase(&config.passphrase, &config.ssid)?) };
+        Ok(Synth {
+            config,
+            rng,
+            pmk,
+            bssid,
+            stations,
+            gtk: None,
+            group_tx: None,
+            sequence: HashMap::new(),
+            records: Vec::new(),
+            frames_sent: 0,
+            unicast_sent: 0,
+        })
+    }
+
+    pub fn bssid(&self) -> MacAddr {
+        self.bssid
+    }
+
+    pub fn station_macs(&self) -> Vec<MacAddr> {
+        self.stations.iter().map(|s| s.mac).collect()
+    }
+
+    /// Put the whole exchange on the air, carrying `frames` (Ethernet II); returns the
+    /// capture's frames in order.
+    pub fn run(mut self, frames: &[Vec<u8>]) -> Result<Vec<Record>> {
+        self.beacon()?;
+        if is_wep(self.config.cipher) {
+            let key = self.config.wep_key.clone().ok_or(Error::Malformed("a WEP network needs a WEP key"))?;
+            let suite = data_suite(self.config.cipher, &key)?;
+            self.group_tx = Some(Transmitter::new(suite, 0));
+        } else {
+            self.new_gtk(1)?;
+        }
+        for i in 0..self.stations.len() {
+            self.associate(i)?;
+        }
+        let half = frames.len() / 2;
+        for (n, frame) in frames.iter().enumerate() {
+            if n == half && self.config.rekey && !is_wep(self.config.cipher) {
+                self.rekey()?;
+            }
+            if self.frames_sent % BEACON_EVERY == BEACON_EVERY - 1 {
+                self.beacon()?;
+            }
+            self.carry(frame)?;
+        }
+        Ok(self.records)
+    }
+
+    fn push(&mut self, mpdu: Vec<u8>) {
+        let timestamp_ns = START_NS + self.records.len() as u64 * FRAME_SPACING_NS;
+        self.records.push(Record { timestamp_ns, mpdu });
+    }
+
+    fn next_sequence(&mut self, transmitter: MacAddr) -> u16 {
+        let seq = self.sequence.entry(transmitter).or_insert(0);
+        let out = *seq;
+        *seq = (*seq + 1) & 0x0fff;
+        out
+    }
+
+    fn rsn_element(&self) -> Result<Vec<u8>> {
+        RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk).to_bytes(ElementKind::Rsn)
+    }
+
+    fn management(&mut self, subtype: u8, da: MacAddr, sa: MacAddr, body: &[u8]) -> Result<()> {
+        let header = HeaderRepr {
+            frame_control: FrameControl::new(FrameType::Management, subtype),
+            duration: 0,
+            addr1: da,
+            addr2: sa,
+            addr3: self.bssid,
+            sequence_control: SequenceControl::new(self.next_sequence(sa), 0),
+            addr4: None,
+            qos_control: None,
+            ht_control: None,
+        };
+        let mut mpdu = vec![0u8; header.header_len()];
+        header.emit(&mut mpdu, Rules::default())?;
+        mpdu.extend_from_slice(body);
+        self.push(mpdu);
+        Ok(())
+    }
+
+    fn elements(&self, with_rsn: bool) -> Result<Vec<u8>> {
+        let mut e = vec![0, self.config.ssid.len() as u8];
+        e.extend_from_slice(&self.config.ssid);
+        e.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+        e.extend_from_slice(&[3, 1, 6]);
+        if with_rsn {
+            e.extend_from_slice(&self.rsn_element()?);
+        }
+        Ok(e)
+    }
+
+    fn beacon(&mut self) -> Result<()> {
+        const BEACON: u8 = 8;
+        let mut body = (self.records.len() as u64 * 200).to_le_bytes().to_vec();
+        body.extend_from_slice(&100u16.to_le_bytes());
+        body.extend_from_slice(&0x0011u16.to_le_bytes()); // ESS, Privacy
+        body.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
+        self.management(BEACON, MacAddr::BROADCAST, self.bssid, &body)
+    }
+
+    /// Open authentication, association and (for RSN) the 4-way handshake.
+    fn associate(&mut self, i: usize) -> Result<()> {
+        const ASSOC_REQUEST: u8 = 0;
+        const ASSOC_RESPONSE: u8 = 1;
+        const AUTHENTICATION: u8 = 11;
+        let sta = self.stations[i].mac;
+        let ap = self.bssid;
+        self.management(AUTHENTICATION, ap, sta, &[0, 0, 1, 0, 0, 0])?;
+        self.management(AUTHENTICATION, sta, ap, &[0, 0, 2, 0, 0, 0])?;
+        let mut req = 0x0011u16.to_le_bytes().to_vec();
+        req.extend_from_slice(&10u16.to_le_bytes());
+        req.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
+        self.management(ASSOC_REQUEST, ap, sta, &req)?;
+        let mut resp = 0x0011u16.to_le_bytes().to_vec();
+        resp.extend_from_slice(&0u16.to_le_bytes());
+        resp.extend_from_slice(&(0xc001 + i as u16).to_le_bytes());
+        resp.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+        self.management(ASSOC_RESPONSE, sta, ap, &resp)?;
+        if is_wep(self.config.cipher) {
+            return Ok(());
+        }
+        self.four_way_handshake(i)
+    }
+
+    fn descriptor_version(&self) -> KeyDescriptorVersion {
+        if self.config.cipher == CipherSuite::Tkip {
+            KeyDescriptorVersion::HmacMd5Rc4
+        } else {
+            KeyDescriptorVersion::HmacSha1Aes
+        }
+    }
+
+    fn eapol_repr<'a>(&self, flags: u16, replay: u64, nonce: [u8; 32], key_data: &'a [u8]) -> EapolKeyRepr<'a> {
+        EapolKeyRepr {
+            protocol_version: 2,
+            descriptor_type: DescriptorType::Rsn,
+            key_info: KeyInfo::new(self.descriptor_version(), flags),
+            key_length: self.config.cipher.tk_len().unwrap_or(16) as u16,
+            replay_counter: replay,
+            nonce,
+            key_iv: [0; 16],
+            key_rsc: 0,
+            mic: [0; 16],
+            key_data,
+        }
+    }
+
+    /// Encrypted Key Data with a fresh Key IV (RC4 needs one; AES key wrap ignores it).
+    fn encrypted_key_data(&mut self, ptk: &Ptk, plain: &[u8]) -> Result<([u8; 16], Vec<u8>)> {
+        let mut iv = [0u8; 16];
+        if self.descriptor_version() == KeyDescriptorVersion::HmacMd5Rc4 {
+            self.rng.fill_bytes(&mut iv);
+        }
+        let data = eapol::encrypt_key_data(self.descriptor_version(), ptk.kek.as_bytes(), &iv, plain)?;
+        Ok((iv, data))
+    }
+
+    fn four_way_handshake(&mut self, i: usize) -> Result<()> {
+        let pmk = self.pmk.as_ref().ok_or(Error::Malformed("no PMK"))?;
+        let (aa, spa) = (self.bssid, self.stations[i].mac);
+        let mut anonce = [0u8; 32];
+        let mut snonce = [0u8; 32];
+        self.rng.fill_bytes(&mut anonce);
+        self.rng.fill_bytes(&mut snonce);
+        let ptk = derive_ptk(pmk, Akm::Psk, self.config.cipher, aa, spa, &anonce, &snonce)?;
+        let kck = ptk.kck.as_bytes().to_vec();
+        let r = self.stations[i].replay_counter + 1;
+        self.stations[i].replay_counter = r + 1;
+        let rsn = self.rsn_element()?;
+        let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
+
+        let m1 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::ACK, r, anonce, &[]).to_signed_bytes(&kck)?;
+        let mut m2 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC, r, snonce, &rsn);
+        m2.key_length = 0;
+        let m2 = m2.to_signed_bytes(&kck)?;
+        let plain = KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?.build();
+        let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
+        let flags3 = KeyInfo::PAIRWISE
+            | KeyInfo::INSTALL
+            | KeyInfo::ACK
+            | KeyInfo::MIC
+            | KeyInfo::SECURE
+            | KeyInfo::ENCRYPTED_KEY_DATA;
+        let mut m3 = self.eapol_repr(flags3, r + 1, anonce, &data);
+        m3.key_iv = iv;
+        let m3 = m3.to_signed_bytes(&kck)?;
+        let mut m4 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE, r + 1, [0; 32], &[]);
+        m4.key_length = 0;
+        let m4 = m4.to_signed_bytes(&kck)?;
+
+        self.eapol_plain(i, true, &m1)?;
+        self.eapol_plain(i, false, &m2)?;
+        self.eapol_plain(i, true, &m3)?;
+        self.eapol_plain(i, false, &m4)?;
+        let tk = ptk.tk.as_bytes();
+        let st = &mut self.stations[i];
+        st.ap_tx = Some(Transmitter::new(data_suite(self.config.cipher, tk)?, 0));
+        st.sta_tx = Some(Transmitter::new(data_suite(self.config.cipher, tk)?, 0));
+        st.ptk = Some(ptk);
+        Ok(())
+    }
+
+    /// An EAPOL frame in a non-QoS data frame, sent in the clear (before keys exist).
+    fn eapol_plain(&mut self, i: usize, from_ap: bool, eapol: &[u8]) -> Result<()> {
+        let sta = self.stations[i].mac;
+        let (header, body) = self.eapol_mpdu_parts(sta, from_ap, eapol)?;
+        let mut mpdu = vec![0u8; header.header_len()];
+        header.emit(&mut mpdu, Rules::default())?;
+        mpdu.extend_from_slice(&body);
+        self.push(mpdu);
+        Ok(())
+    }
+
+    fn eapol_mpdu_parts(&mut self, sta: MacAddr, from_ap: bool, eapol: &[u8]) -> Result<(HeaderRepr, Vec<u8>)> {
+        let (da, sa) = if from_ap { (sta, self.bssid) } else { (self.bssid, sta) };
+        let header = self.data_header(da, sa, from_ap, None, false);
+        let mut body = vec![0u8; llc::SNAP_HEADER_LEN];
+        llc::emit_snap(ETHERTYPE_EAPOL, &mut body)?;
+        body.extend_from_slice(eapol);
+        Ok((header, body))
+    }
+
+    /// A data header between the AP and a station (DS bits by direction), or a 4-address one
+/// from station 0.
+    fn data_header(&mut self, da: MacAddr, sa: MacAddr, from_ap: bool, tid: Option<u8>, wds: bool) -> HeaderRepr {
+        let mut fc = FrameControl::new(FrameType::Data, if tid.is_some() { 8 } else { 0 });
+        let (a1, a2, a3, a4) = match (from_ap, wds) {
+            (true, false) => {
+                fc = fc.with_flag(FrameControl::FROM_DS, true);
+                (da, self.bssid, sa, None)
+            }
+            (false, false) => {
+                fc = fc.with_flag(FrameControl::TO_DS, true);
+                (self.bssid, sa, da, None)
+            }
+            // Station 0 bridges a wired segment: it relays that segment's frames to the AP
+            // as 4-address frames under its own pairwise key.
+            (_, true) => {
+                fc = fc.with_flag(FrameControl::FROM_DS, true).with_flag(FrameControl::TO_DS, true);
+                (self.bssid, self.stations[0].mac, da, Some(sa))
+            }
+        };
+        HeaderRepr {
+            frame_control: fc,
+            duration: 44,
+            addr1: a1,
+            addr2: a2,
+            addr3: a3,
+            sequence_control: SequenceControl::new(self.next_sequence(a2), 0),
+            addr4: a4,
+            qos_control: tid.map(|t| QosControl(u16::from(t))),
+            ht_control: None,
+        }
+    }
+
+    fn new_gtk(&mut self, key_id: u8) -> Result<()> {
+        let len = self.config.cipher.tk_len().ok_or(Error::Unsupported("group cipher without a key length"))?;
+        let mut gtk = vec![0u8; len];
+        self.rng.fill_bytes(&mut gtk);
+        let secret = Secret::from_slice(&gtk)?;
+        self.group_tx = Some(Transmitter::new(data_suite(self.config.cipher, &gtk)?, key_id));
+        self.gtk = Some((key_id, secret));
+        Ok(())
+    }
+
+    /// A new GTK, sent to every station with the group key handshake under its PTK; then
+    /// station 0 leaves and associates again (a fresh PTK).
+    fn rekey(&mut self) -> Result<()> {
+        const DEAUTHENTICATION: u8 = 12;
+        let key_id = if self.gtk.as_ref().is_some_and(|(k, _)| *k == 1) { 2 } else { 1 };
+        self.new_gtk(key_id)?;
+        let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
+        for i in 0..self.stations.len() {
+            let ptk = self.stations[i].ptk.take().ok_or(Error::Malformed("station without a PTK"))?;
+            let kck = ptk.kck.as_bytes().to_vec();
+            let r = self.stations[i].replay_counter + 1;
+            self.stations[i].replay_counter = r;
+            let plain = KeyDataBuilder::new().gtk(key_id, true, gtk.as_bytes())?.build();
+            let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
+            let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
+            let mut g1 = self.eapol_repr(flags, r, [0; 32], &data);
+            g1.key_iv = iv;
+            let g1 = g1.to_signed_bytes(&kck)?;
+            let mut g2 = self.eapol_repr(KeyInfo::MIC | KeyInfo::SECURE, r, [0; 32], &[]);
+            g2.key_length = 0;
+            let g2 = g2.to_signed_bytes(&kck)?;
+            self.stations[i].ptk = Some(ptk);
+            let sta = self.stations[i].mac;
+            for (from_ap, eapol) in [(true, g1), (false, g2)] {
+                let (header, body) = self.eapol_mpdu_parts(sta, from_ap, &eapol)?;
+                self.send_protected(Some(i), from_ap, header, &body)?;
+            }
+        }
+        let sta = self.stations[0].mac;
+        self.management(DEAUTHENTICATION, sta, self.bssid, &3u16.to_le_bytes())?;
+        self.associate(0)
+    }
+
+    /// Carry one Ethernet frame over the air.
+    fn carry(&mut self, frame: &[u8]) -> Result<()> {
+        let mut msdu = vec![0u8; frame.len() + llc::SNAP_HEADER_LEN];
+        let (eth, len) = llc::ethernet_to_msdu(frame, &mut msdu)?;
+        msdu.truncate(len);
+        let station_of = |mac: MacAddr| self.stations.iter().position(|s| s.mac == mac);
+        let tid = (below(&mut self.rng, 2) == 0).then(|| below(&mut self.rng, 8) as u8);
+        let (station, from_ap, wds) = if let Some(i) = station_of(eth.src) {
+            (Some(i), false, false)
+        } else if eth.dst.is_group() {
+            (None, true, false)
+        } else if let Some(i) = station_of(eth.dst) {
+            (Some(i), true, false)
+        } else {
+            (Some(0), false, true)
+        };
+        let header = self.data_header(eth.dst, eth.src, from_ap, tid, wds);
+        self.frames_sent += 1;
+        let fragment = station.is_some()
+            && self.config.fragment_every > 0
+            && msdu.len() > self.config.fragment_size
+            && {
+                self.unicast_sent += 1;
+                self.unicast_sent % self.config.fragment_every == 0
+            };
+        if !fragment {
+            return self.send_protected(station, from_ap, header, &msdu);
+        }
+        let chunks: Vec<&[u8]> = msdu.chunks(self.config.fragment_size).collect();
+        for (n, chunk) in chunks.iter().enumerate() {
+            let mut h = header;
+            h.sequence_control = SequenceControl::new(header.sequence_control.sequence_number(), n as u8);
+            h.frame_control = h.frame_control.with_flag(FrameControl::MORE_FRAGMENTS, n + 1 < chunks.len());
+            self.send_protected(station, from_ap, h, chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Protect one MPDU with the station's pairwise key (or the group key) and record it.
+    fn send_protected(&mut self, station: Option<usize>, from_ap: bool, header: HeaderRepr, body: &[u8]) -> Result<()> {
+        let h = header.header_len();
+        let mut mpdu = vec![0u8; h + body.len() + MAX_OVERHEAD];
+        header.emit(&mut mpdu, Rules::default())?;
+        mpdu[h..h + body.len()].copy_from_slice(body);
+        let wep = is_wep(self.config.cipher);
+        let tx = match station {
+            Some(i) if !wep => {
+                let st = &mut self.stations[i];
+                if from_ap { st.ap_tx.as_mut() } else { st.sta_tx.as_mut() }
+            }
+            _ => self.group_tx.as_mut(),
+        };
+        let tx = tx.ok_or(Error::Malformed("no key to protect the frame with"))?;
+        let len = tx.protect(&mut mpdu, h + body.len())?;
+        mpdu.truncate(len);
+        self.push(mpdu);
+        Ok(())
+    }
+}
+
+fn is_wep(cipher: CipherSuite) -> bool {
+    matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104)
+}

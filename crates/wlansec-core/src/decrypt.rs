@@ -1,0 +1,608 @@
+//! Capture decryption, airdecap-ng style: follow every station's 4-way and group key
+//! handshakes in a capture, derive its keys from the PMK (or take a TK or WEP key given
+//! outright), and decrypt the protected data frames of every suite, pairwise and group.
+//!
+//! A [`Decryptor`] is fed one 802.11 MPDU at a time (no radiotap header, no FCS) in
+//! capture order. A pairwise key is installed only after the supplicant's message 2 MIC
+//! verifies under the derived KCK, so a wrong passphrase decrypts nothing and is reported;
+//! each key has its own replay counters per direction, and a retransmitted message 3 (the
+//! same key again) never resets them.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message, ETHERTYPE_EAPOL};
+use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataItem, IEEE_OUI};
+use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
+use crate::suite::{Ccmp128, Ccmp256, FrameSuite, Receiver};
+use crate::wire::llc::{self, SNAP_HEADER_LEN};
+use crate::wire::{Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
+
+/// What the decryptor is given to find keys with.
+pub enum Keys {
+    /// The PMK of a PSK network (from passphrase and SSID, or given): pairwise keys come
+    /// from each station's 4-way handshake, group keys from messages 3 and group message 1.
+    Pmk(Pmk),
+    /// One temporal key used for every pairwise link. The cipher is the network's (from its
+    /// beacon), else CCMP-128 for a 16-octet key and TKIP for a 32-octet one.
+    Tk(Secret),
+    /// A static WEP key (5 or 13 octets) for every frame.
+    Wep(Secret),
+}
+
+/// How decrypted frames are written out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OutputForm {
+    /// Ethernet II: DA, SA and the EtherType from the SNAP header.
+    Ethernet,
+    /// The 802.11 MPDU with Protected cleared (fragments reassembled into one frame).
+    Ieee80211,
+}
+
+/// The counts airdecap-ng prints, plus what the handshakes told.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    pub packets_read: u64,
+    pub plaintext_data: u64,
+    pub wep_data: u64,
+    pub wpa_data: u64,
+    pub decrypted_wep: u64,
+    pub decrypted_wpa: u64,
+    /// Protected frames whose integrity check failed under the key that should fit.
+    pub bad_integrity: u64,
+    /// Protected frames for which no key was known (no handshake seen, or no GTK).
+    pub no_key: u64,
+    /// Protected frames refused as replays.
+    pub replays: u64,
+    /// 4-way handshakes whose message 2 MIC verified (keys installed).
+    pub handshakes: u64,
+    /// Messages 2 whose MIC did not verify under the derived KCK: a wrong passphrase/PMK.
+    pub mic_mismatches: u64,
+    /// Group keys installed (from message 3 or group message 1).
+    pub group_keys: u64,
+    /// Handshake messages refused (forged MIC, bad key data, unknown link).
+    pub bad_handshake_messages: u64,
+    /// Protected frames that failed for another reason (truncated, malformed).
+    pub malformed: u64,
+}
+
+/// The link a pairwise key protects: the two addresses in a fixed order.
+type LinkId = (MacAddr, MacAddr);
+
+fn link_id(a: MacAddr, b: MacAddr) -> LinkId {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// What a beacon, probe response or association request told about a network.
+#[derive(Clone, Debug, Default)]
+struct Network {
+    ssid: Option<Vec<u8>>,
+    pairwise: Option<CipherSuite>,
+    akm: Option<Akm>,
+}
+
+type Rx = Receiver<Box<dyn FrameSuite>>;
+
+/// A pairwise key with one receive state per direction.
+struct PairwiseKey {
+    tk: Secret,
+    from_authenticator: Rx,
+    from_supplicant: Rx,
+}
+
+/// One authenticator-supplicant link and the handshake in progress on it.
+#[derive(Default)]
+struct Link {
+    authenticator: Option<MacAddr>,
+    anonce: Option<[u8; 32]>,
+    /// Message 2 frames waiting for an ANonce (message 1 was not captured).
+    pending_m2: Vec<Vec<u8>>,
+    ptk: Option<Ptk>,
+    cipher: Option<CipherSuite>,
+    descriptor: Option<DescriptorType>,
+    key: Option<PairwiseKey>,
+}
+
+/// Group keys of one BSS, by Key ID.
+#[derive(Default)]
+struct Group {
+    keys: [Option<(Secret, Rx)>; 4],
+}
+
+/// An MSDU being reassembled from its fragments.
+struct Partial {
+    sequence: u16,
+    next_fragment: u8,
+    header: Vec<u8>,
+    body: Vec<u8>,
+}
+
+/// The capture-decryption engine.
+pub struct Decryptor {
+    keys: Keys,
+    ssid: Option<Vec<u8>>,
+    bssid: Option<MacAddr>,
+    form: OutputForm,
+    rules: Rules,
+    networks: HashMap<MacAddr, Network>,
+    links: HashMap<LinkId, Link>,
+    groups: HashMap<MacAddr, Group>,
+    wep: Option<Rx>,
+    fragments: HashMap<MacAddr, Partial>,
+    stats: Stats,
+    work: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// Where a protected frame's key is looked up.
+enum KeySlot {
+    Pairwise(LinkId),
+    Group(MacAddr),
+}
+
+impl Decryptor {
+    /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
+    /// `bssid` to one BSS.
+    pub fn new(keys: Keys, ssid: Option<&[u8]>, bssid: Option<MacAddr>, form: OutputForm) -> Result<Self> {
+        let wep = match &keys {
+            Keys::Wep(key) => Some(Receiver::new(data_suite(wep_cipher(key.len())?, key.as_bytes())?)),
+            _ => None,
+        };
+        Ok(Decryptor {
+            keys,
+            ssid: ssid.map(<[u8]>::to_vec),
+            bssid,
+            form,
+            rules: Rules::default(),
+            networks: HashMap::new(),
+            links: HashMap::new(),
+            groups: HashMap::new(),
+            wep,
+            fragments: HashMap::new(),
+            stats: Stats::default(),
+            work: Vec::with_capacity(4096),
+            out: Vec::with_capacity(4096),
+        })
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Stations (links) on which a handshake or key was seen.
+    pub fn stations_seen(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Feed one captured MPDU; returns the decrypted frame to write, if this MPDU completed
+    /// one. Errors name why a protected frame could not be decrypted; the caller counts
+    /// them and goes on (they are also counted in [`Stats`]).
+    pub fn process(&mut self, mpdu: &[u8]) -> Result<Option<&[u8]>> {
+        self.stats.packets_read += 1;
+        let frame = Frame::new_checked(mpdu, self.rules)?;
+        let fc = frame.frame_control();
+        if fc.is_management() {
+            self.learn_network(&frame);
+            return Ok(None);
+        }
+        // Data subtypes with bit 2 set (Null, QoS Null, CF-*) carry no MSDU.
+        if !fc.is_data() || fc.subtype() & 0x4 != 0 {
+            return Ok(None);
+        }
+        let header = HeaderRepr::parse(&frame)?;
+        let bss = transmitter_bss(&header);
+        if self.bssid.is_some_and(|b| b != bss) || !self.ssid_matches(bss) {
+            return Ok(None);
+        }
+        if !fc.protected() {
+            self.stats.plaintext_data += 1;
+            if let Some(eapol) = eapol_payload(frame.body()) {
+                self.handshake(&header, eapol);
+            }
+            return Ok(None);
+        }
+        let wep = is_wep(frame.body());
+        if wep {
+            self.stats.wep_data += 1;
+        } else {
+            self.stats.wpa_data += 1;
+        }
+        let result = self.decrypt(mpdu, &header, wep);
+        match &result {
+            Ok(_) if wep => self.stats.decrypted_wep += 1,
+            Ok(_) => self.stats.decrypted_wpa += 1,
+            Err(Error::MicFailure) => self.stats.bad_integrity += 1,
+            Err(Error::Replay { .. }) => self.stats.replays += 1,
+            Err(Error::Unsupported(why)) if why.starts_with("no key") => self.stats.no_key += 1,
+            Err(_) => self.stats.malformed += 1,
+        }
+        let plain_len = result?;
+        self.complete_msdu(plain_len)
+    }
+
+    fn ssid_matches(&self, bss: MacAddr) -> bool {
+        match (&self.ssid, self.networks.get(&bss).and_then(|n| n.ssid.as_ref())) {
+            (Some(wanted), Some(seen)) => wanted == seen,
+            _ => true,
+        }
+    }
+
+    /// Beacons and probe responses give SSID and RSN element; association requests the
+    /// station's chosen suites.
+    fn learn_network<T: AsRef<[u8]>>(&mut self, frame: &Frame<T>) {
+        const ASSOC_REQUEST: u8 = 0;
+        const PROBE_RESPONSE: u8 = 5;
+        const BEACON: u8 = 8;
+        let (fixed, bss) = match frame.frame_control().subtype() {
+            BEACON | PROBE_RESPONSE => (12, frame.addr3()),
+            ASSOC_REQUEST => (4, frame.addr3()),
+            _ => return,
+        };
+        let (Some(bss), Some(elements)) = (bss, frame.body().get(fixed..)) else { return };
+        let network = self.networks.entry(bss).or_default();
+        for item in key_data_items(elements) {
+            let Ok(item) = item else { break };
+            let element = match item {
+                KeyDataItem::Element { id: 0, element } => {
+                    network.ssid = Some(element[2..].to_vec());
+                    continue;
+                }
+                KeyDataItem::Element { element, .. } => element.to_vec(),
+                // A vendor element: rebuild it whole, the WPA element is one of these.
+                KeyDataItem::Kde { oui, data_type, data } => {
+                    let mut whole = vec![0xdd, (data.len() + 4) as u8];
+                    whole.extend_from_slice(&oui);
+                    whole.push(data_type);
+                    whole.extend_from_slice(data);
+                    whole
+                }
+            };
+            if let Ok((_, rsn)) = RsnElementRepr::parse(&element) {
+                network.pairwise = rsn.pairwise_ciphers.first().copied();
+                network.akm = rsn.akms.first().copied();
+            }
+        }
+    }
+
+    /// Follow one EAPOL-Key frame of a handshake. Bad messages are counted and ignored:
+    /// they never install a key.
+    fn handshake(&mut self, header: &HeaderRepr, eapol: &[u8]) {
+        if let Err(err) = self.try_handshake(header, eapol) {
+            if err != Error::Unsupported("not an EAPOL-Key frame") {
+                self.stats.bad_handshake_messages += 1;
+            }
+        }
+    }
+
+    fn try_handshake(&mut self, header: &HeaderRepr, eapol: &[u8]) -> Result<()> {
+        let Keys::Pmk(_) = &self.keys else { return Ok(()) };
+        let view = EapolKey::new_checked(eapol).map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
+        let ta = header.addr2;
+        let ra = header.addr1;
+        let id = link_id(ta, ra);
+        let bss = transmitter_bss(header);
+        let frame = view.frame().to_vec();
+        match view.message() {
+            Message::FourWay1 => {
+                let link = self.links.entry(id).or_default();
+                link.authenticator = Some(ta);
+                link.anonce = Some(view.nonce());
+                link.descriptor = Some(view.descriptor_type()?);
+                for m2 in std::mem::take(&mut link.pending_m2) {
+                    self.message2(id, bss, &m2)?;
+                }
+                Ok(())
+            }
+            Message::FourWay2 => {
+                let link = self.links.entry(id).or_default();
+                link.authenticator.get_or_insert(ra);
+                if link.anonce.is_none() {
+                    link.pending_m2.push(frame);
+                    return Ok(());
+                }
+                self.message2(id, bss, &frame)
+            }
+            Message::FourWay3 => {
+                let link = self.links.entry(id).or_default();
+                link.authenticator = Some(ta);
+                if link.anonce != Some(view.nonce()) {
+                    link.anonce = Some(view.nonce());
+                    link.descriptor = Some(view.descriptor_type()?);
+                    for m2 in std::mem::take(&mut link.pending_m2) {
+                        self.message2(id, bss, &m2)?;
+                    }
+                }
+                self.group_key_message(id, bss, &frame)
+            }
+            Message::Group1 => self.group_key_message(id, bss, &frame),
+            Message::FourWay4 | Message::Group2 | Message::Request => Ok(()),
+        }
+    }
+
+    /// Derive the PTK for a message 2 and install it if its MIC verifies.
+    fn message2(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
+        let Keys::Pmk(pmk) = &self.keys else { return Ok(()) };
+        let network = self.networks.get(&bss).cloned().unwrap_or_default();
+        let link = self.links.get_mut(&id).ok_or(Error::Malformed("message 2 on an unknown link"))?;
+        let view = EapolKey::new_checked(frame)?;
+        let version = view.key_info().version()?;
+        let (cipher, akm) = suites_of(view.key_data(), version, &network);
+        let aa = link.authenticator.ok_or(Error::Malformed("message 2 before its authenticator is known"))?;
+        let spa = if aa == id.0 { id.1 } else { id.0 };
+        let anonce = link.anonce.ok_or(Error::Malformed("message 2 without an ANonce"))?;
+        let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
+        if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
+            self.stats.mic_mismatches += 1;
+            return Err(Error::MicFailure);
+        }
+        self.stats.handshakes += 1;
+        let same_key = link.key.as_ref().is_some_and(|k| k.tk == ptk.tk);
+        if !same_key {
+            link.key = Some(PairwiseKey {
+                tk: ptk.tk.clone(),
+                from_authenticator: Receiver::new(data_suite(cipher, ptk.tk.as_bytes())?),
+                from_supplicant: Receiver::new(data_suite(cipher, ptk.tk.as_bytes())?),
+            });
+        }
+        link.cipher = Some(cipher);
+        link.ptk = Some(ptk);
+        Ok(())
+    }
+
+    /// Message 3 or group message 1: verify its MIC under the link's KCK, decrypt the Key
+    /// Data under its KEK and install the GTK it carries.
+    fn group_key_message(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
+        let network = self.networks.get(&bss).cloned().unwrap_or_default();
+        let Some(link) = self.links.get(&id) else { return Ok(()) };
+        let Some(ptk) = &link.ptk else { return Ok(()) };
+        let view = EapolKey::new_checked(frame)?;
+        eapol::verify_mic(ptk.kck.as_bytes(), frame)?;
+        let info = view.key_info();
+        let version = info.version()?;
+        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn {
+            return Ok(());
+        }
+        let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        let group_cipher = group_cipher_of(&plain, version, &network, link.cipher);
+        let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
+            // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
+            if info.has(KeyInfo::PAIRWISE) {
+                return Ok(());
+            }
+            let len = usize::from(view.key_length()).min(plain.len());
+            (info.wpa_key_index(), Secret::from_slice(&plain[..len])?)
+        } else {
+            let kde = key_data_items(&plain)
+                .filter_map(|i| i.ok())
+                .find_map(|i| match i {
+                    KeyDataItem::Kde { oui, data_type, data } if oui == IEEE_OUI && data_type == kde_type::GTK => {
+                        Some(data)
+                    }
+                    _ => None,
+                })
+                .ok_or(Error::Malformed("group key message without a GTK KDE"))?;
+            let kde = GtkKde::parse(kde)?;
+            (kde.key_id, Secret::from_slice(kde.gtk)?)
+        };
+        if gtk.is_all_zero() {
+            return Err(Error::Malformed("all-zero GTK refused"));
+        }
+        let slot = &mut self.groups.entry(bss).or_default().keys[usize::from(key_id & 3)];
+        if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {
+            return Ok(());
+        }
+        let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
+        let rx = Receiver::new(data_suite(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())])?);
+        *slot = Some((gtk, rx));
+        self.stats.group_keys += 1;
+        Ok(())
+    }
+
+    /// Decrypt the protected MPDU into `self.work`; returns the plaintext MPDU's length.
+    fn decrypt(&mut self, mpdu: &[u8], header: &HeaderRepr, wep: bool) -> Result<usize> {
+        let mut work = std::mem::take(&mut self.work);
+        work.clear();
+        work.extend_from_slice(mpdu);
+        let rx = if wep {
+            self.wep.as_mut()
+        } else {
+            match self.key_slot(header) {
+                KeySlot::Pairwise(id) => self.pairwise_rx(id, header.addr2),
+                KeySlot::Group(bss) => {
+                    let key_id = key_id_of(mpdu, self.rules)?;
+                    self.groups
+                        .get_mut(&bss)
+                        .and_then(|g| g.keys[usize::from(key_id)].as_mut())
+                        .map(|(_, rx)| rx)
+                }
+            }
+        };
+        let result = match rx {
+            Some(rx) => rx.unprotect(&mut work),
+            None => Err(Error::Unsupported("no key for this frame (no handshake or group key seen)")),
+        };
+        self.work = work;
+        let done = result?;
+        self.work.truncate(done.mpdu_len);
+        Ok(done.mpdu_len)
+    }
+
+    fn key_slot(&self, header: &HeaderRepr) -> KeySlot {
+        if header.addr1.is_group() {
+            KeySlot::Group(transmitter_bss(header))
+        } else {
+            KeySlot::Pairwise(link_id(header.addr1, header.addr2))
+        }
+    }
+
+    /// The receive state for frames sent by `ta` on a link, creating it for a given TK.
+    fn pairwise_rx(&mut self, id: LinkId, ta: MacAddr) -> Option<&mut Rx> {
+        if let Keys::Tk(tk) = &self.keys {
+            if !self.links.get(&id).is_some_and(|l| l.key.is_some()) {
+                let bss = if id.0 == ta { id.1 } else { id.0 };
+                let cipher = [bss, ta]
+                    .iter()
+                    .find_map(|a| self.networks.get(a).and_then(|n| n.pairwise))
+                    .unwrap_or(if tk.len() == 16 { CipherSuite::Ccmp128 } else { CipherSuite::Tkip });
+                let key = (|| -> Result<PairwiseKey> {
+                    Ok(PairwiseKey {
+                        tk: tk.clone(),
+                        from_authenticator: Receiver::new(data_suite(cipher, tk.as_bytes())?),
+                        from_supplicant: Receiver::new(data_suite(cipher, tk.as_bytes())?),
+                    })
+                })()
+                .ok()?;
+                let link = self.links.entry(id).or_default();
+                link.authenticator = Some(bss);
+                link.key = Some(key);
+            }
+        }
+        let link = self.links.get_mut(&id)?;
+        let from_authenticator = link.authenticator == Some(ta);
+        let key = link.key.as_mut()?;
+        Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+    }
+
+    /// Take the plaintext MPDU in `self.work` through reassembly and into the output form.
+    fn complete_msdu(&mut self, plain_len: usize) -> Result<Option<&[u8]>> {
+        let frame = Frame::new_checked(&self.work[..plain_len], self.rules)?;
+        let header = HeaderRepr::parse(&frame)?;
+        let h = frame.header_len();
+        let more = header.frame_control.more_fragments();
+        let sc = header.sequence_control;
+        if !more && sc.fragment_number() == 0 {
+            self.fragments.remove(&header.addr2);
+            return self.emit(&header, h).map(Some);
+        }
+        let ta = header.addr2;
+        if sc.fragment_number() == 0 {
+            let partial = Partial {
+                sequence: sc.sequence_number(),
+                next_fragment: 1,
+                header: self.work[..h].to_vec(),
+                body: self.work[h..plain_len].to_vec(),
+            };
+            self.fragments.insert(ta, partial);
+            return Ok(None);
+        }
+        let Some(partial) = self.fragments.get_mut(&ta) else { return Ok(None) };
+        if partial.sequence != sc.sequence_number() || partial.next_fragment != sc.fragment_number() {
+            self.fragments.remove(&ta);
+            return Err(Error::Malformed("fragment out of order; MSDU dropped"));
+        }
+        partial.body.extend_from_slice(&self.work[h..plain_len]);
+        partial.next_fragment += 1;
+        if more {
+            return Ok(None);
+        }
+        let partial = self.fragments.remove(&ta).ok_or(Error::Malformed("fragment state lost"))?;
+        self.work.clear();
+        self.work.extend_from_slice(&partial.header);
+        self.work.extend_from_slice(&partial.body);
+        let mut first = Frame::new_checked(&mut self.work[..], self.rules)?;
+        first.set_flag(FrameControl::MORE_FRAGMENTS, false)?;
+        first.set_sequence_control(SequenceControl::new(sc.sequence_number(), 0));
+        let h = first.header_len();
+        let header = HeaderRepr::parse(&first)?;
+        self.emit(&header, h).map(Some)
+    }
+
+    /// The MSDU in `self.work[h..]` in the output form, in `self.out`.
+    fn emit(&mut self, header: &HeaderRepr, h: usize) -> Result<&[u8]> {
+        self.out.clear();
+        match self.form {
+            OutputForm::Ieee80211 => self.out.extend_from_slice(&self.work),
+            OutputForm::Ethernet => {
+                let msdu = &self.work[h..];
+                self.out.resize(msdu.len() + llc::ETHERNET_HEADER_LEN, 0);
+                let len = llc::msdu_to_ethernet(header.da(), header.sa(), msdu, &mut self.out)?;
+                self.out.truncate(len);
+            }
+        }
+        if let Ok(ethertype) = llc::parse_snap(&self.work[h..]) {
+            if ethertype == ETHERTYPE_EAPOL {
+                // A handshake sent under the pairwise key (a rekey): follow it too.
+                let eapol = self.work[h + SNAP_HEADER_LEN..].to_vec();
+                self.handshake(header, &eapol);
+            }
+        }
+        Ok(&self.out)
+    }
+}
+
+/// The BSS a data frame belongs to, named as airdecap-ng does: A3 in an IBSS, the AP's
+/// address otherwise, the transmitter for a 4-address (WDS) frame.
+fn transmitter_bss(header: &HeaderRepr) -> MacAddr {
+    header.bssid().unwrap_or(header.addr2)
+}
+
+/// The EAPOL frame behind an RFC 1042 SNAP header with EtherType 888E.
+fn eapol_payload(msdu: &[u8]) -> Option<&[u8]> {
+    (llc::parse_snap(msdu).ok()? == ETHERTYPE_EAPOL).then(|| &msdu[SNAP_HEADER_LEN..])
+}
+
+/// WEP frames leave the Ext IV bit clear; TKIP, CCMP and GCMP set it.
+fn is_wep(body: &[u8]) -> bool {
+    body.get(3).is_some_and(|b| b & 0x20 == 0)
+}
+
+fn key_id_of(mpdu: &[u8], rules: Rules) -> Result<u8> {
+    let frame = Frame::new_checked(mpdu, rules)?;
+    let octet = frame.body().get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: frame.body().len() })?;
+    Ok(octet >> 6)
+}
+
+/// The pairwise cipher and AKM a message 2 names in its RSN/WPA element, else what the
+/// network announced, else what the key descriptor version implies.
+fn suites_of(key_data: &[u8], version: KeyDescriptorVersion, network: &Network) -> (CipherSuite, Akm) {
+    let element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
+        KeyDataItem::Kde { .. } => None,
+    });
+    let by_version = match version {
+        KeyDescriptorVersion::HmacMd5Rc4 => (CipherSuite::Tkip, Akm::Psk),
+        KeyDescriptorVersion::HmacSha1Aes => (CipherSuite::Ccmp128, Akm::Psk),
+        KeyDescriptorVersion::AesCmac => (CipherSuite::Ccmp128, Akm::PskSha256),
+    };
+    let from_element = element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
+    let (cipher, akm) = from_element.unwrap_or((network.pairwise, network.akm));
+    (cipher.unwrap_or(by_version.0), akm.unwrap_or(by_version.1))
+}
+
+/// The group cipher: from the RSN element in message 3's Key Data, else the pairwise one.
+fn group_cipher_of(
+    key_data: &[u8],
+    version: KeyDescriptorVersion,
+    network: &Network,
+    pairwise: Option<CipherSuite>,
+) -> CipherSuite {
+    let from_element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok().map(|(_, e)| e.group_cipher),
+        KeyDataItem::Kde { .. } => None,
+    });
+    from_element
+        .or(pairwise)
+        .or(network.pairwise)
+        .unwrap_or(if version == KeyDescriptorVersion::HmacMd5Rc4 { CipherSuite::Tkip } else { CipherSuite::Ccmp128 })
+}
+
+fn wep_cipher(key_len: usize) -> Result<CipherSuite> {
+    match key_len {
+        5 => Ok(CipherSuite::Wep40),
+        13 => Ok(CipherSuite::Wep104),
+        got => Err(Error::KeyLength { expected: 13, got }),
+    }
+}
+
+/// A data-confidentiality suite keyed with `tk`.
+pub fn data_suite(cipher: CipherSuite, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+    Ok(match cipher {
+        CipherSuite::Ccmp128 => Box::new(Ccmp128::new(tk)?),
+        CipherSuite::Ccmp256 => Box::new(Ccmp256::new(tk)?),
+        _ => return Err(Error::Unsupported("cipher suite without a data-frame implementation")),
+    })
+}
