@@ -11,6 +11,7 @@
 
 pub mod capture;
 pub mod ccm;
+pub mod engine;
 pub mod decrypt;
 pub mod engine;
 pub mod error;

@@ -30,8 +30,9 @@ pub const CCMP_CTR_FLAGS: u8 = 0x01;
 const ENHANCED_B0_MARK: u8 = 0x80;
 
 /// How many CBC-MAC sub-chains (and parallel CTR lanes) a frame uses.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord, Default)]
 pub enum Ways {
+    #[default]
     N1 = 1,
     N2 = 2,
     N4 = 4,

@@ -38,64 +38,104 @@ impl<S: Sealer> Framed<S> {
     }
 }
 
+/// Where the CCM inputs of one MPDU are, once its framing is done.
+pub(crate) struct Prepared {
+    pub nonce: [u8; NONCE_LEN],
+    pub aad: Aad,
+    /// The data octets (plaintext or ciphertext) inside the buffer.
+    pub data: core::ops::Range<usize>,
+}
+
+/// Turn the plaintext MPDU in `buf[..mpdu_len]` into a protected one awaiting encryption:
+/// Protected bit set, PN header inserted, data moved behind it. Returns the layout and the
+/// protected length.
+pub(crate) fn prepare_encapsulate(
+    buf: &mut [u8],
+    mpdu_len: usize,
+    pn: Pn,
+    key_id: u8,
+    rules: Rules,
+) -> Result<(Prepared, usize)> {
+    let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
+    if buf.len() < out_len {
+        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+    }
+    let mut pn_header = [0u8; PN_HEADER_LEN];
+    PnHeader { pn, key_id }.emit(&mut pn_header)?;
+    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
+    check_protectable(&frame)?;
+    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let aad = Aad::new(&frame, rules);
+    let nonce = nonce(&frame, pn)?;
+    let h = frame.header_len();
+    buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
+    buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
+    let data = h + PN_HEADER_LEN..out_len - MIC_LEN;
+    Ok((Prepared { nonce, aad, data }, out_len))
+}
+
+/// Check and parse the protected MPDU that is all of `buf`.
+pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules) -> Result<(Prepared, Peeked)> {
+    let peeked = peek(buf, rules)?;
+    let frame = Frame::new_checked(buf, rules)?;
+    let aad = Aad::new(&frame, rules);
+    let nonce = nonce(&frame, peeked.pn)?;
+    let h = frame.header_len();
+    let data = h + PN_HEADER_LEN..buf.len() - MIC_LEN;
+    Ok((Prepared { nonce, aad, data }, peeked))
+}
+
+/// After the MIC verified and the data was decrypted in place: clear Protected and close
+/// the gap of the PN header.
+pub(crate) fn finish_decapsulate(buf: &mut [u8], rules: Rules, prepared: &Prepared, peeked: Peeked) -> Result<Decapsulated> {
+    let mut frame = Frame::new_checked(&mut *buf, rules)?;
+    frame.set_flag(FrameControl::PROTECTED, false)?;
+    let h = frame.header_len();
+    buf.copy_within(prepared.data.clone(), h);
+    Ok(Decapsulated {
+        mpdu_len: h + prepared.data.len(),
+        pn: peeked.pn,
+        key_id: peeked.key_id,
+        class: peeked.class,
+    })
+}
+
+fn peek(buf: &[u8], rules: Rules) -> Result<Peeked> {
+    let frame = Frame::new_checked(buf, rules)?;
+    check_protectable(&frame)?;
+    if !frame.frame_control().protected() {
+        return Err(Error::NotProtected);
+    }
+    let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
+    if buf.len() < needed {
+        return Err(Error::Truncated { what: "CCMP MPDU", needed, got: buf.len() });
+    }
+    let header = PnHeader::parse(frame.body())?;
+    Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+}
+
 impl<S: Sealer> FrameSuite for Framed<S> {
     fn overhead(&self) -> usize {
         PN_HEADER_LEN + MIC_LEN
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
-        if buf.len() < out_len {
-            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-        }
-        let mut pn_header = [0u8; PN_HEADER_LEN];
-        PnHeader { pn, key_id }.emit(&mut pn_header)?;
-        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
-        check_protectable(&frame)?;
-        frame.set_flag(FrameControl::PROTECTED, true)?;
-        let aad = Aad::new(&frame, self.rules);
-        let nonce = nonce(&frame, pn)?;
-        let h = frame.header_len();
-
-        buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
-        buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
-        let (data, tail) = buf[h + PN_HEADER_LEN..out_len].split_at_mut(mpdu_len - h);
-        let mic: &mut [u8; MIC_LEN] = tail.try_into().expect("tail is MIC_LEN octets by construction");
-        self.sealer.seal(&nonce, aad.as_slice(), data, mic)?;
+        let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules)?;
+        let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
+        let mic: &mut [u8; MIC_LEN] = mic.try_into().expect("MIC_LEN octets by construction");
+        self.sealer.seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
         Ok(out_len)
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        let frame = Frame::new_checked(buf, self.rules)?;
-        check_protectable(&frame)?;
-        if !frame.frame_control().protected() {
-            return Err(Error::NotProtected);
-        }
-        let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
-        if buf.len() < needed {
-            return Err(Error::Truncated { what: "CCMP MPDU", needed, got: buf.len() });
-        }
-        let header = PnHeader::parse(frame.body())?;
-        Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+        peek(buf, self.rules)
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        let peeked = self.peek(buf)?;
-        let len = buf.len();
-        let mut frame = Frame::new_checked(&mut *buf, self.rules)?;
-        let aad = Aad::new(&frame, self.rules);
-        let nonce = nonce(&frame, peeked.pn)?;
-        let h = frame.header_len();
-        let (data, mic) = frame.body_mut()[PN_HEADER_LEN..].split_at_mut(len - h - PN_HEADER_LEN - MIC_LEN);
-        let mic: &[u8; MIC_LEN] = (&*mic).try_into().expect("MIC is MIC_LEN octets by construction");
-        self.sealer.open(&nonce, aad.as_slice(), data, mic)?;
-        frame.set_flag(FrameControl::PROTECTED, false)?;
-        buf.copy_within(h + PN_HEADER_LEN..len - MIC_LEN, h);
-        Ok(Decapsulated {
-            mpdu_len: len - PN_HEADER_LEN - MIC_LEN,
-            pn: peeked.pn,
-            key_id: peeked.key_id,
-            class: peeked.class,
-        })
+        let (prepared, peeked) = prepare_decapsulate(buf, self.rules)?;
+        let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+        let mic: &[u8; MIC_LEN] = (&*mic).try_into().expect("MIC_LEN octets by construction");
+        self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        finish_decapsulate(buf, self.rules, &prepared, peeked)
     }
 }

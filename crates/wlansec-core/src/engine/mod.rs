@@ -1,18 +1,35 @@
 //! The host-offload engine: fast CCMP-128 and the Enhanced CCMP-N mode.
 //!
+//! * [`batch`]: the [`Engine`] (run-time backend dispatch), single-frame and multi-buffer
+//!   seal/open, MPDU batches, and [`FastCcmp`], the engine as a `FrameSuite`.
 //! * [`enhanced`]: Enhanced CCMP-N (reference model, RSN selectors, negotiation).
 //! * [`framing`]: CCMP framing around any sealer, so each engine suite is a `FrameSuite`.
+//! * [`key`]: engine keys (TK, mode, AES schedules).
+//!
+//! Backends: `portable` (the `aes` crate), `aesni` (AES-NI, also built with AVX-512VL for 32
+//! registers) and `vaes` (four lanes per 512-bit VAESENC), all driving the one lane
+//! scheduler in `lanes`.
 
+#[cfg(target_arch = "x86_64")]
+mod aesni;
+pub mod batch;
 pub mod enhanced;
 pub mod framing;
+pub mod key;
+mod lanes;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod vaes;
 
+pub use batch::{Backend, Engine, FastCcmp, Job, MpduJob};
 pub use enhanced::{EnhancedCcm, Variant, Ways};
 pub use framing::{Framed, Sealer};
+pub use key::{Key, Mode};
 
 use crate::error::Result;
 use enhanced::{MIC_LEN, NONCE_LEN};
 
-/// Enhanced CCMP-N as a frame suite (MPDU layout identical to CCMP-128).
+/// Enhanced CCMP-N as a frame suite (reference model; MPDU layout identical to CCMP-128).
 pub type EnhancedCcmp = Framed<EnhancedCcm>;
 
 impl EnhancedCcmp {

@@ -1,0 +1,137 @@
+//! The AES-NI backend: 128-bit registers, one AESENC per lane block and round, 2L blocks in
+//! flight per round so the AESENC latency is hidden behind its throughput. Built twice: with
+//! AES-NI alone, and with AVX-512VL + VAES so the compiler has 32 vector registers (EVEX
+//! `vaesenc xmm`) and keeps 16 lanes' states without spilling.
+
+use core::arch::x86_64::*;
+
+use super::key::{Key, RoundKeys};
+use super::lanes::{self, Blk, FrameTask, Kernel};
+
+impl Blk for __m128i {
+    #[inline(always)]
+    fn zero() -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        unsafe { _mm_setzero_si128() }
+    }
+    #[inline(always)]
+    fn from_bytes(bytes: &[u8; 16]) -> Self {
+        // SAFETY: 16 readable octets; SSE2 is part of x86_64.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn to_bytes(self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        // SAFETY: 16 writable octets.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), self) };
+        out
+    }
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86_64.
+        unsafe { _mm_xor_si128(self, other) }
+    }
+    #[inline(always)]
+    fn with_counter(base: Self, counter: u16) -> Self {
+        // Octets 14, 15 are 16-bit word 7 (little-endian), so the big-endian counter is swapped.
+        // SAFETY: SSE2 is part of x86_64.
+        unsafe { _mm_insert_epi16::<7>(base, i32::from(counter.swap_bytes())) }
+    }
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        _mm_loadu_si128(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        _mm_storeu_si128(ptr.cast(), self)
+    }
+}
+
+/// AES-128 key expansion with AESKEYGENASSIST.
+///
+/// # Safety
+/// The CPU must have AES-NI.
+#[target_feature(enable = "aes")]
+pub(crate) unsafe fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
+    #[inline(always)]
+    unsafe fn step(key: __m128i, assist: __m128i) -> __m128i {
+        let assist = _mm_shuffle_epi32::<0xff>(assist);
+        let mut key = key;
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        _mm_xor_si128(key, assist)
+    }
+    let mut k = _mm_loadu_si128(tk.as_ptr().cast());
+    let mut keys = [k; 11];
+    macro_rules! round {
+        ($i:expr, $rcon:expr) => {
+            k = step(k, _mm_aeskeygenassist_si128::<$rcon>(k));
+            keys[$i] = k;
+        };
+    }
+    round!(1, 0x01);
+    round!(2, 0x02);
+    round!(3, 0x04);
+    round!(4, 0x08);
+    round!(5, 0x10);
+    round!(6, 0x20);
+    round!(7, 0x40);
+    round!(8, 0x80);
+    round!(9, 0x1b);
+    round!(10, 0x36);
+    for (dst, key) in out.0.iter_mut().zip(keys) {
+        _mm_storeu_si128(dst.as_mut_ptr().cast(), key);
+    }
+}
+
+pub(crate) struct AesNi;
+
+impl Kernel for AesNi {
+    type B = __m128i;
+    type Keys<'k> = [&'k RoundKeys; 16];
+
+    fn new_keys(first: &Key) -> [&RoundKeys; 16] {
+        [&first.round_keys; 16]
+    }
+
+    #[inline(always)]
+    fn set_key<'k>(keys: &mut [&'k RoundKeys; 16], lane: usize, key: &'k Key) {
+        keys[lane] = &key.round_keys;
+    }
+
+    #[inline(always)]
+    unsafe fn encrypt<const L: usize>(keys: &[&RoundKeys; 16], mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
+        let rk = |lane: usize, round: usize| _mm_load_si128(keys[lane].0[round].as_ptr().cast());
+        for i in 0..L {
+            mac[i] = _mm_xor_si128(mac[i], rk(i, 0));
+            ctr[i] = _mm_xor_si128(ctr[i], rk(i, 0));
+        }
+        for round in 1..10 {
+            for i in 0..L {
+                mac[i] = _mm_aesenc_si128(mac[i], rk(i, round));
+                ctr[i] = _mm_aesenc_si128(ctr[i], rk(i, round));
+            }
+        }
+        for i in 0..L {
+            mac[i] = _mm_aesenclast_si128(mac[i], rk(i, 10));
+            ctr[i] = _mm_aesenclast_si128(ctr[i], rk(i, 10));
+        }
+    }
+}
+
+/// # Safety
+/// The CPU must have AES-NI and SSE4.1; see `lanes::run`.
+#[target_feature(enable = "aes,sse4.1")]
+pub(crate) unsafe fn run<const L: usize>(tasks: &mut [FrameTask<'_>]) {
+    lanes::run::<AesNi, L>(tasks)
+}
+
+/// The same kernel with 32 vector registers.
+///
+/// # Safety
+/// The CPU must have AES-NI, AVX-512F/VL and VAES; see `lanes::run`.
+#[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512vl,vaes")]
+pub(crate) unsafe fn run_avx512<const L: usize>(tasks: &mut [FrameTask<'_>]) {
+    lanes::run::<AesNi, L>(tasks)
+}

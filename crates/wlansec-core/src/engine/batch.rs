@@ -1,0 +1,306 @@
+//! The engine's public face: backend selection at run time, single-frame and batch
+//! (multi-buffer) sealing and opening of CCM payloads, and MPDU batches with CCMP framing.
+
+use subtle::ConstantTimeEq;
+
+use crate::error::{Error, Result};
+use crate::suite::mpdu::Pn;
+use crate::wire::Rules;
+
+use super::enhanced::{MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
+use super::framing::{self, Framed, Sealer};
+use super::key::{Key, Mode};
+use super::lanes::FrameTask;
+
+/// Which implementation of the lane kernel runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Backend {
+    /// The `aes` crate (constant-time software AES where the CPU has no AES instructions).
+    Portable,
+    /// AES-NI on 128-bit registers, 8 lanes.
+    AesNi,
+    /// AVX-512 + VAES: 32 vector registers, 16 lanes, four lanes per 512-bit VAESENC.
+    Avx512Vaes,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes];
+
+    /// The fastest backend this CPU runs.
+    pub fn detect() -> Self {
+        [Backend::Avx512Vaes, Backend::AesNi].into_iter().find(|b| b.is_available()).unwrap_or(Backend::Portable)
+    }
+
+    pub fn is_available(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::AesNi => std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("sse4.1"),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vaes => {
+                Backend::AesNi.is_available()
+                    && std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("vaes")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::AesNi => "aes-ni",
+            Backend::Avx512Vaes => "avx512-vaes",
+        }
+    }
+
+    /// Frames (sub-chains) a batch keeps in flight.
+    pub fn lanes(self) -> usize {
+        match self {
+            Backend::Portable | Backend::AesNi => 8,
+            Backend::Avx512Vaes => 16,
+        }
+    }
+}
+
+/// One frame of a batch: seal fills `mic`, open checks it and sets `verified`.
+pub struct Job<'a> {
+    pub key: &'a Key,
+    pub nonce: [u8; NONCE_LEN],
+    /// CCMP AAD, 22..=30 octets (the engine takes 15..=30: two CBC-MAC blocks).
+    pub aad: &'a [u8],
+    pub data: &'a mut [u8],
+    pub mic: [u8; MIC_LEN],
+    /// After `open_batch`: whether the MIC verified (if not, `data` is back to ciphertext).
+    pub verified: bool,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(key: &'a Key, nonce: [u8; NONCE_LEN], aad: &'a [u8], data: &'a mut [u8]) -> Self {
+        Job { key, nonce, aad, data, mic: [0; MIC_LEN], verified: false }
+    }
+}
+
+/// The fast CCMP-128 / Enhanced CCMP-N engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Engine {
+    backend: Backend,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine { backend: Backend::detect() }
+    }
+}
+
+impl Engine {
+    /// The engine on the fastest backend of this CPU.
+    pub fn new() -> Self {
+        Engine::default()
+    }
+
+    pub fn with_backend(backend: Backend) -> Result<Self> {
+        if !backend.is_available() {
+            return Err(Error::Unsupported("this CPU lacks the features of the requested engine backend"));
+        }
+        Ok(Engine { backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Encrypt `data` in place and return its MIC (one frame, its sub-chains in parallel).
+    pub fn seal(&self, key: &Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8]) -> Result<[u8; MIC_LEN]> {
+        let mut task = task(key, nonce, aad, data, false)?;
+        self.run(core::slice::from_mut(&mut task), key.mode.ways.count());
+        Ok(mic_of(&task))
+    }
+
+    /// Verify and decrypt in place; on failure `data` stays ciphertext and `MicFailure` is
+    /// returned. The MIC comparison is constant time.
+    pub fn open(&self, key: &Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()> {
+        let lanes = key.mode.ways.count();
+        let mut task = task(key, nonce, aad, data, true)?;
+        self.run(core::slice::from_mut(&mut task), lanes);
+        if bool::from(mic_of(&task).ct_eq(mic)) {
+            return Ok(());
+        }
+        let mut again = FrameTask { open: false, ..task };
+        self.run(core::slice::from_mut(&mut again), lanes);
+        Err(Error::MicFailure)
+    }
+
+    /// Seal every job, frames interleaved across the backend's lanes. Checks every job
+    /// before touching any.
+    pub fn seal_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
+        let mut tasks = jobs
+            .iter_mut()
+            .map(|job| task(job.key, &job.nonce, job.aad, job.data, false))
+            .collect::<Result<Vec<_>>>()?;
+        self.run(&mut tasks, self.backend.lanes());
+        for (job, task) in jobs.iter_mut().zip(&tasks) {
+            job.mic = mic_of(task);
+        }
+        Ok(())
+    }
+
+    /// Open every job; each job's `verified` tells its outcome (failed ones keep their
+    /// ciphertext). Errors only for malformed jobs, before touching any.
+    pub fn open_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
+        let mut tasks = jobs
+            .iter_mut()
+            .map(|job| task(job.key, &job.nonce, job.aad, job.data, true))
+            .collect::<Result<Vec<_>>>()?;
+        self.run(&mut tasks, self.backend.lanes());
+        let mut failed = Vec::new();
+        for (job, task) in jobs.iter_mut().zip(&tasks) {
+            job.verified = bool::from(mic_of(task).ct_eq(&job.mic));
+            if !job.verified {
+                failed.push(FrameTask { open: false, acc: [0; 16], ..*task });
+            }
+        }
+        self.run(&mut failed, self.backend.lanes());
+        Ok(())
+    }
+
+    /// Protect a batch of MPDUs in place (see `FrameSuite::encapsulate`), interleaved across
+    /// the lanes; each MPDU's `result` is its protected length or why it was refused.
+    pub fn protect_mpdus(&self, mpdus: &mut [MpduJob<'_>], rules: Rules) {
+        let mut prepared = Vec::with_capacity(mpdus.len());
+        for (index, mpdu) in mpdus.iter_mut().enumerate() {
+            mpdu.result = framing::prepare_encapsulate(mpdu.buf, mpdu.len, mpdu.pn, mpdu.key_id, rules)
+                .and_then(|(p, out_len)| {
+                    if p.data.len() > MAX_PAYLOAD {
+                        return Err(Error::Unsupported("payload too long for the CCMP length field"));
+                    }
+                    prepared.push((index, p));
+                    Ok(out_len)
+                });
+        }
+        let mut jobs = Vec::with_capacity(prepared.len());
+        let mut mics = Vec::with_capacity(prepared.len());
+        let mut prepared = prepared.iter().peekable();
+        for (index, mpdu) in mpdus.iter_mut().enumerate() {
+            let Some((_, p)) = prepared.next_if(|(i, _)| *i == index) else { continue };
+            let (data, rest) = mpdu.buf[p.data.start..].split_at_mut(p.data.len());
+            jobs.push(Job::new(mpdu.key, p.nonce, p.aad.as_slice(), data));
+            mics.push(&mut rest[..MIC_LEN]);
+        }
+        self.seal_batch(&mut jobs).expect("every job was checked when its MPDU was prepared");
+        for (job, mic) in jobs.iter().zip(mics) {
+            mic.copy_from_slice(&job.mic);
+        }
+    }
+
+    fn run(&self, tasks: &mut [FrameTask<'_>], lanes: usize) {
+        // SAFETY: the backend was checked to be available when the engine was made, and
+        // every task comes from `task()`, whose data is an exclusive borrow.
+        unsafe {
+            match self.backend {
+                Backend::Portable => run_portable(tasks, lanes),
+                #[cfg(target_arch = "x86_64")]
+                Backend::AesNi => match lanes {
+                    1 => super::aesni::run::<1>(tasks),
+                    2 => super::aesni::run::<2>(tasks),
+                    4 => super::aesni::run::<4>(tasks),
+                    _ => super::aesni::run::<8>(tasks),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512Vaes => match lanes {
+                    1 => super::aesni::run_avx512::<1>(tasks),
+                    2 => super::aesni::run_avx512::<2>(tasks),
+                    4 => super::aesni::run_avx512::<4>(tasks),
+                    8 => super::aesni::run_avx512::<8>(tasks),
+                    _ => super::vaes::run::<16>(tasks),
+                },
+                #[cfg(not(target_arch = "x86_64"))]
+                _ => run_portable(tasks, lanes),
+            }
+        }
+    }
+}
+
+unsafe fn run_portable(tasks: &mut [FrameTask<'_>], lanes: usize) {
+    use super::lanes::run;
+    use super::portable::Portable;
+    match lanes {
+        1 => run::<Portable, 1>(tasks),
+        2 => run::<Portable, 2>(tasks),
+        4 => run::<Portable, 4>(tasks),
+        _ => run::<Portable, 8>(tasks),
+    }
+}
+
+fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], open: bool) -> Result<FrameTask<'k>> {
+    if !(15..=30).contains(&aad.len()) {
+        return Err(Error::Unsupported("engine AAD must be 15..=30 octets (CCMP's is 22..=30)"));
+    }
+    if data.len() > MAX_PAYLOAD {
+        return Err(Error::Unsupported("payload too long for the CCMP length field"));
+    }
+    let mut aad_blocks = [0u8; 32];
+    aad_blocks[..2].copy_from_slice(&(aad.len() as u16).to_be_bytes());
+    aad_blocks[2..2 + aad.len()].copy_from_slice(aad);
+    Ok(FrameTask {
+        key,
+        nonce: *nonce,
+        aad_blocks,
+        data: data.as_mut_ptr(),
+        len: data.len(),
+        open,
+        acc: [0; 16],
+        s0: [0; 16],
+    })
+}
+
+fn mic_of(task: &FrameTask<'_>) -> [u8; MIC_LEN] {
+    core::array::from_fn(|i| task.acc[i] ^ task.s0[i])
+}
+
+/// One MPDU of a batch: the plaintext MPDU in `buf[..len]`, room for the overhead behind it.
+pub struct MpduJob<'a> {
+    pub key: &'a Key,
+    pub buf: &'a mut [u8],
+    pub len: usize,
+    pub pn: Pn,
+    pub key_id: u8,
+    /// After `protect_mpdus`: the protected length, or why this MPDU was refused.
+    pub result: Result<usize>,
+}
+
+impl<'a> MpduJob<'a> {
+    pub fn new(key: &'a Key, buf: &'a mut [u8], len: usize, pn: Pn, key_id: u8) -> Self {
+        MpduJob { key, buf, len, pn, key_id, result: Ok(0) }
+    }
+}
+
+/// An engine key as a `FrameSuite`: CCMP-128 or Enhanced CCMP-N on the fast engine,
+/// MPDU-compatible with `suite::Ccmp128` and `engine::EnhancedCcmp`.
+pub struct Keyed {
+    engine: Engine,
+    key: Key,
+}
+
+/// The fast engine's frame suite.
+pub type FastCcmp = Framed<Keyed>;
+
+impl FastCcmp {
+    pub fn keyed(engine: Engine, tk: &[u8], mode: Mode) -> Result<Self> {
+        Ok(Framed::new(Keyed { engine, key: Key::new(tk, mode)? }))
+    }
+}
+
+impl Sealer for Keyed {
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()> {
+        *mic = self.engine.seal(&self.key, nonce, aad, data)?;
+        Ok(())
+    }
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()> {
+        self.engine.open(&self.key, nonce, aad, data, mic)
+    }
+}
+

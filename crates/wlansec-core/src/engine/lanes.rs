@@ -1,0 +1,274 @@
+//! The lane scheduler shared by every backend.
+//!
+//! A *lane* runs one CBC-MAC sub-chain and its CTR blocks: a CCMP-128 frame is one lane, an
+//! Enhanced CCMP-N frame is N lanes (sub-chain j takes data blocks j, j+N, ...). All lanes
+//! advance in lock step; each step encrypts two blocks per lane, one MAC block and one
+//! counter block, so `L` lanes keep `2L` independent AES computations in flight. A lane's
+//! steps for a share of m data blocks (h = 2 AAD blocks for every CCMP AAD):
+//!
+//! | step      | MAC input                 | counter input                     |
+//! |-----------|---------------------------|-----------------------------------|
+//! | 0         | B0_j                      | A_0 (gives E(A_0) for the MIC)    |
+//! | 1         | X ^ H_1                   | (idle)                            |
+//! | 2         | X ^ H_2                   | counter of data block 0           |
+//! | 3 + k     | X ^ P_k                   | counter of data block k + 1       |
+//!
+//! The keystream of block k comes out of step 2 + k and is used at step 3 + k, where the
+//! block is encrypted (or decrypted) in place and its plaintext fed to the MAC, so one pass
+//! over the data does both. When a lane finishes, it takes the next sub-chain of the queue:
+//! frames of any lengths and keys are packed densely into the lanes (multi-buffer).
+
+use super::enhanced::{ccmp_b0, counter_block, sub_chain_b0, NONCE_LEN};
+use super::key::Key;
+
+const BLOCK: usize = 16;
+
+/// A 128-bit block in the backend's register type.
+pub(crate) trait Blk: Copy {
+    fn zero() -> Self;
+    fn from_bytes(bytes: &[u8; BLOCK]) -> Self;
+    fn to_bytes(self) -> [u8; BLOCK];
+    fn xor(self, other: Self) -> Self;
+    /// Octets 14..16 of `base` (zero there) replaced by `counter`, big-endian.
+    fn with_counter(base: Self, counter: u16) -> Self;
+    /// # Safety
+    /// `ptr` must be valid for reading 16 octets.
+    unsafe fn load(ptr: *const u8) -> Self;
+    /// # Safety
+    /// `ptr` must be valid for writing 16 octets.
+    unsafe fn store(self, ptr: *mut u8);
+}
+
+/// AES-128 encryption of one MAC block and one counter block per lane.
+pub(crate) trait Kernel {
+    type B: Blk;
+    /// Per-lane key schedules, in the layout the kernel wants.
+    type Keys<'k>;
+    fn new_keys(first: &Key) -> Self::Keys<'_>;
+    fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
+    /// # Safety
+    /// The CPU features the kernel was built for must be present.
+    unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::B; L], ctr: &mut [Self::B; L]);
+}
+
+/// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
+/// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
+/// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`.
+pub(crate) struct FrameTask<'k> {
+    pub key: &'k Key,
+    pub nonce: [u8; NONCE_LEN],
+    /// The AAD as CBC-MAC blocks H_1 H_2 (its length prefix, the AAD, zero padding).
+    pub aad_blocks: [u8; 2 * BLOCK],
+    pub data: *mut u8,
+    pub len: usize,
+    pub open: bool,
+    pub acc: [u8; BLOCK],
+    pub s0: [u8; BLOCK],
+}
+
+#[derive(Clone, Copy)]
+struct Lane<B> {
+    active: bool,
+    frame: usize,
+    sub_chain: usize,
+    step: usize,
+    total_steps: usize,
+    blocks: usize,
+    last_len: usize,
+    mac: B,
+    keystream: B,
+    b0: B,
+    h1: B,
+    h2: B,
+    counter_base: B,
+    counter: u16,
+    counter_step: u16,
+    data: *mut u8,
+    stride: usize,
+    open: bool,
+}
+
+impl<B: Blk> Lane<B> {
+    fn idle() -> Self {
+        Lane {
+            active: false,
+            frame: 0,
+            sub_chain: 0,
+            step: 0,
+            total_steps: 0,
+            blocks: 0,
+            last_len: BLOCK,
+            mac: B::zero(),
+            keystream: B::zero(),
+            b0: B::zero(),
+            h1: B::zero(),
+            h2: B::zero(),
+            counter_base: B::zero(),
+            counter: 0,
+            counter_step: 1,
+            data: core::ptr::null_mut(),
+            stride: BLOCK,
+            open: false,
+        }
+    }
+
+    /// Start sub-chain `j` of `task`.
+    fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
+        let mode = task.key.mode;
+        let n = mode.ways.count();
+        let total_blocks = task.len.div_ceil(BLOCK);
+        let blocks = if total_blocks > j { (total_blocks - j).div_ceil(n) } else { 0 };
+        let holds_last = total_blocks > 0 && (total_blocks - 1) % n == j;
+        let last_len = if holds_last && task.len % BLOCK != 0 { task.len % BLOCK } else { BLOCK };
+        let b0 = sub_chain_b0(&ccmp_b0(&task.nonce, task.len), mode.ways, mode.variant, j);
+        let mut h = [[0u8; BLOCK]; 2];
+        h[0].copy_from_slice(&task.aad_blocks[..BLOCK]);
+        h[1].copy_from_slice(&task.aad_blocks[BLOCK..]);
+        Lane {
+            active: true,
+            frame,
+            sub_chain: j,
+            step: 0,
+            total_steps: 3 + blocks,
+            blocks,
+            last_len,
+            mac: B::zero(),
+            keystream: B::zero(),
+            b0: B::from_bytes(&b0),
+            h1: B::from_bytes(&h[0]),
+            h2: B::from_bytes(&h[1]),
+            counter_base: B::from_bytes(&counter_block(&task.nonce, 0)),
+            counter: 1 + j as u16,
+            counter_step: n as u16,
+            // SAFETY: block j starts inside the data (or the lane never touches data).
+            data: if blocks > 0 { unsafe { task.data.add(j * BLOCK) } } else { task.data },
+            stride: n * BLOCK,
+            open: task.open,
+        }
+    }
+
+    /// The two blocks this lane encrypts in its current step; en/decrypts a data block.
+    ///
+    /// # Safety
+    /// The lane's data pointer must be valid for its blocks.
+    #[inline(always)]
+    unsafe fn inputs(&mut self) -> (B, B) {
+        let s = self.step;
+        if s >= 3 {
+            let k = s - 3;
+            let ptr = self.data.add(k * self.stride);
+            let (plain_in, out) = if k + 1 < self.blocks || self.last_len == BLOCK {
+                let d = B::load(ptr);
+                let o = d.xor(self.keystream);
+                o.store(ptr);
+                (d, o)
+            } else {
+                self.partial_block(ptr)
+            };
+            let plaintext = if self.open { out } else { plain_in };
+            let counter = if k + 1 < self.blocks { self.next_counter() } else { self.counter_base };
+            (self.mac.xor(plaintext), counter)
+        } else if s == 0 {
+            (self.b0, self.counter_base)
+        } else if s == 1 {
+            (self.mac.xor(self.h1), self.counter_base)
+        } else {
+            let counter = if self.blocks > 0 { self.next_counter() } else { self.counter_base };
+            (self.mac.xor(self.h2), counter)
+        }
+    }
+
+    #[inline(always)]
+    fn next_counter(&mut self) -> B {
+        let c = B::with_counter(self.counter_base, self.counter);
+        self.counter = self.counter.wrapping_add(self.counter_step);
+        c
+    }
+
+    /// The frame's last, short block: (input zero-padded, output zero-padded).
+    #[cold]
+    unsafe fn partial_block(&self, ptr: *mut u8) -> (B, B) {
+        let r = self.last_len;
+        let mut input = [0u8; BLOCK];
+        core::ptr::copy_nonoverlapping(ptr, input.as_mut_ptr(), r);
+        let keystream = self.keystream.to_bytes();
+        let mut output = [0u8; BLOCK];
+        for i in 0..r {
+            output[i] = input[i] ^ keystream[i];
+        }
+        core::ptr::copy_nonoverlapping(output.as_ptr(), ptr, r);
+        (B::from_bytes(&input), B::from_bytes(&output))
+    }
+}
+
+/// Run every frame of `tasks` through `L` lanes of kernel `K`.
+///
+/// # Safety
+/// The kernel's CPU features must be present, and every task's data pointer valid for `len`
+/// octets and not aliased by another task.
+#[inline(always)]
+pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
+    let Some(first) = tasks.first() else { return };
+    let mut keys = K::new_keys(first.key);
+    let mut lanes = [Lane::<K::B>::idle(); L];
+    let mut next = (0usize, 0usize);
+    for (i, lane) in lanes.iter_mut().enumerate() {
+        assign::<K>(lane, &mut keys, i, &mut next, tasks);
+    }
+    let mut mac = [K::B::zero(); L];
+    let mut ctr = [K::B::zero(); L];
+    loop {
+        let mut any = false;
+        for i in 0..L {
+            let lane = &mut lanes[i];
+            (mac[i], ctr[i]) = if lane.active {
+                any = true;
+                lane.inputs()
+            } else {
+                (K::B::zero(), K::B::zero())
+            };
+        }
+        if !any {
+            break;
+        }
+        K::encrypt::<L>(&keys, &mut mac, &mut ctr);
+        for i in 0..L {
+            let lane = &mut lanes[i];
+            if !lane.active {
+                continue;
+            }
+            lane.mac = mac[i];
+            lane.keystream = ctr[i];
+            if lane.step == 0 && lane.sub_chain == 0 {
+                tasks[lane.frame].s0 = ctr[i].to_bytes();
+            }
+            lane.step += 1;
+            if lane.step == lane.total_steps {
+                let acc = &mut tasks[lane.frame].acc;
+                for (a, x) in acc.iter_mut().zip(lane.mac.to_bytes()) {
+                    *a ^= x;
+                }
+                assign::<K>(lane, &mut keys, i, &mut next, tasks);
+            }
+        }
+    }
+}
+
+/// Give `lane` the next sub-chain in the queue, or idle it.
+#[inline(always)]
+fn assign<'k, K: Kernel>(
+    lane: &mut Lane<K::B>,
+    keys: &mut K::Keys<'k>,
+    index: usize,
+    next: &mut (usize, usize),
+    tasks: &[FrameTask<'k>],
+) {
+    let (frame, j) = *next;
+    let Some(task) = tasks.get(frame) else {
+        lane.active = false;
+        return;
+    };
+    *lane = Lane::start(frame, j, task);
+    K::set_key(keys, index, task.key);
+    *next = if j + 1 < task.key.mode.ways.count() { (frame, j + 1) } else { (frame + 1, 0) };
+}

@@ -1,0 +1,63 @@
+//! The portable backend: the lane scheduler over the `aes` crate, which is constant time on
+//! every target (bitsliced software AES where the CPU has no AES instructions). Used where
+//! no accelerated backend applies, and in tests as the reference the accelerated kernels
+//! must match.
+
+use aes::cipher::{Array, BlockCipherEncrypt};
+
+use super::key::Key;
+use super::lanes::{Blk, Kernel};
+
+/// A block as a `u128` of its octets in memory order.
+#[derive(Clone, Copy)]
+pub(crate) struct Soft(u128);
+
+impl Blk for Soft {
+    fn zero() -> Self {
+        Soft(0)
+    }
+    fn from_bytes(bytes: &[u8; 16]) -> Self {
+        Soft(u128::from_ne_bytes(*bytes))
+    }
+    fn to_bytes(self) -> [u8; 16] {
+        self.0.to_ne_bytes()
+    }
+    fn xor(self, other: Self) -> Self {
+        Soft(self.0 ^ other.0)
+    }
+    fn with_counter(base: Self, counter: u16) -> Self {
+        let mut bytes = base.to_bytes();
+        bytes[14..].copy_from_slice(&counter.to_be_bytes());
+        Soft::from_bytes(&bytes)
+    }
+    unsafe fn load(ptr: *const u8) -> Self {
+        Soft(u128::from_ne_bytes(core::ptr::read_unaligned(ptr.cast::<[u8; 16]>())))
+    }
+    unsafe fn store(self, ptr: *mut u8) {
+        core::ptr::write_unaligned(ptr.cast::<[u8; 16]>(), self.0.to_ne_bytes());
+    }
+}
+
+pub(crate) struct Portable;
+
+impl Kernel for Portable {
+    type B = Soft;
+    type Keys<'k> = [&'k Key; 16];
+
+    fn new_keys(first: &Key) -> [&Key; 16] {
+        [first; 16]
+    }
+
+    fn set_key<'k>(keys: &mut [&'k Key; 16], lane: usize, key: &'k Key) {
+        keys[lane] = key;
+    }
+
+    unsafe fn encrypt<const L: usize>(keys: &[&Key; 16], mac: &mut [Soft; L], ctr: &mut [Soft; L]) {
+        for lane in 0..L {
+            let mut blocks = [Array::from(mac[lane].to_bytes()), Array::from(ctr[lane].to_bytes())];
+            keys[lane].soft.encrypt_blocks(&mut blocks);
+            mac[lane] = Soft::from_bytes(&blocks[0].into());
+            ctr[lane] = Soft::from_bytes(&blocks[1].into());
+        }
+    }
+}
