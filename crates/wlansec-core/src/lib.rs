@@ -11,7 +11,6 @@
 
 pub mod capture;
 pub mod ccm;
-pub mod engine;
 pub mod decrypt;
 pub mod engine;
 pub mod error;
