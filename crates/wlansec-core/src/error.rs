@@ -23,6 +23,8 @@ pub enum Error {
     ExtIvNotSet,
     /// The integrity check (MIC) failed: wrong key, or the frame was altered.
     MicFailure,
+    /// The WEP/TKIP ICV did not match: wrong key or a corrupted frame (not a Michael failure).
+    IcvFailure,
     /// The packet number is not above the last one accepted for its replay counter.
     Replay { pn: u64, last: u64 },
     /// The 48-bit packet number space of this key is used up: rekey.
@@ -48,6 +50,7 @@ impl fmt::Display for Error {
             Error::NotProtected => write!(f, "frame is not protected (Protected bit clear)"),
             Error::ExtIvNotSet => write!(f, "Ext IV bit not set in the CCMP/GCMP header"),
             Error::MicFailure => write!(f, "MIC verification failed (wrong key or tampered frame)"),
+            Error::IcvFailure => write!(f, "ICV check failed (wrong key or corrupted frame)"),
             Error::Replay { pn, last } => {
                 write!(f, "replayed frame: PN {pn} is not above the last accepted PN {last}")
             }

@@ -2,9 +2,17 @@
 //! around them: a transmit PN that never repeats, and receive replay counters.
 
 pub mod ccmp;
+pub mod gcmp;
+pub mod michael;
 pub mod mpdu;
+pub mod tkip;
+pub mod wep;
 
 pub use ccmp::{Ccmp, Ccmp128, Ccmp256};
+pub use gcmp::{Gcmp, Gcmp128, Gcmp256};
+pub use michael::{Countermeasure, MicFailureMonitor};
+pub use tkip::Tkip;
+pub use wep::Wep;
 pub use mpdu::{Aad, Pn, PnHeader, ReplayClass};
 
 use crate::error::{Error, Result};
@@ -39,6 +47,11 @@ pub trait FrameSuite {
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize>;
     fn peek(&self, buf: &[u8]) -> Result<Peeked>;
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated>;
+    /// Whether the suite's packet numbers are replay-checked (false only for WEP, whose IV
+    /// is not a counter).
+    fn replay_protected(&self) -> bool {
+        true
+    }
 }
 
 /// The transmit packet number of one key: starts at 1, strictly increases, never wraps.
@@ -134,9 +147,14 @@ impl<S: FrameSuite> Receiver<S> {
     /// Verify, replay-check and decrypt the protected MPDU that is all of `buf`.
     pub fn unprotect(&mut self, buf: &mut [u8]) -> Result<Decapsulated> {
         let peeked = self.suite.peek(buf)?;
-        self.replay.check(peeked.class, peeked.pn)?;
+        let replay_protected = self.suite.replay_protected();
+        if replay_protected {
+            self.replay.check(peeked.class, peeked.pn)?;
+        }
         let done = self.suite.decapsulate(buf)?;
-        self.replay.commit(done.class, done.pn);
+        if replay_protected {
+            self.replay.commit(done.class, done.pn);
+        }
         Ok(done)
     }
 }
@@ -153,5 +171,8 @@ impl<S: FrameSuite + ?Sized> FrameSuite for Box<S> {
     }
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
         (**self).decapsulate(buf)
+    }
+    fn replay_protected(&self) -> bool {
+        (**self).replay_protected()
     }
 }

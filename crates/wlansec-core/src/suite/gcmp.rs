@@ -1,0 +1,130 @@
+//! GCMP (IEEE 802.11-2016 12.5.5): AES-GCM with a 12-octet nonce `A2 || PN5..PN0`, the
+//! same masked-header AAD and 8-octet PN header as CCMP, and a 16-octet MIC.
+//!
+//! Protected MPDU: `MAC header | PN0 PN1 0 KeyID|ExtIV PN2..PN5 | encrypted data | MIC`.
+
+use aes_gcm::aead::consts::{U12, U16};
+use aes_gcm::aead::{AeadInOut, KeyInit, Nonce, Tag};
+use aes_gcm::{Aes128Gcm, Aes256Gcm};
+
+use crate::error::{Error, Result};
+use crate::suite::mpdu::{check_protectable, Aad, Pn, PnHeader, ReplayClass, PN_HEADER_LEN};
+use crate::suite::{Decapsulated, FrameSuite, Peeked};
+use crate::wire::{Frame, FrameControl, Rules};
+
+/// Octets of the GCMP MIC.
+pub const MIC_LEN: usize = 16;
+
+/// GCMP keyed with one temporal key.
+pub struct Gcmp<A> {
+    aead: A,
+    rules: Rules,
+}
+
+/// GCMP-128: AES-128-GCM, 16-octet TK.
+pub type Gcmp128 = Gcmp<Aes128Gcm>;
+/// GCMP-256: AES-256-GCM, 32-octet TK.
+pub type Gcmp256 = Gcmp<Aes256Gcm>;
+
+impl<A: GcmAead> Gcmp<A> {
+    pub fn new(tk: &[u8]) -> Result<Self> {
+        let aead = A::new_from_slice(tk).map_err(|_| Error::KeyLength { expected: A::key_size(), got: tk.len() })?;
+        Ok(Gcmp { aead, rules: Rules::default() })
+    }
+
+    /// Use another edition's header and AAD rules.
+    pub fn with_rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// AES-GCM over `data` in place with explicit nonce and AAD; returns the MIC. For
+    /// checking published vectors whose AAD does not follow the rule (see
+    /// tests/vectors/README.md §5.3).
+    pub fn seal_raw(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<[u8; MIC_LEN]> {
+        let tag = self
+            .aead
+            .encrypt_inout_detached(&Nonce::<A>::from(*nonce), aad, data.into())
+            .map_err(|_| Error::Unsupported("GCM input longer than the mode allows"))?;
+        let mut out = [0u8; MIC_LEN];
+        out.copy_from_slice(&tag);
+        Ok(out)
+    }
+}
+
+/// An AES-GCM with GCMP's 96-bit nonce and 128-bit tag.
+pub trait GcmAead: AeadInOut<NonceSize = U12, TagSize = U16> + KeyInit {}
+impl<A: AeadInOut<NonceSize = U12, TagSize = U16> + KeyInit> GcmAead for A {}
+
+/// The 12-octet GCM nonce: A2 || PN5..PN0 (no flags octet, hence no priority).
+pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 12]> {
+    let a2 = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
+    let mut n = [0u8; 12];
+    n[..6].copy_from_slice(&a2.0);
+    n[6..].copy_from_slice(&pn.to_be_bytes());
+    Ok(n)
+}
+
+impl<A: GcmAead> FrameSuite for Gcmp<A> {
+    fn overhead(&self) -> usize {
+        PN_HEADER_LEN + MIC_LEN
+    }
+
+    fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
+        if buf.len() < out_len {
+            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+        }
+        let mut pn_header = [0u8; PN_HEADER_LEN];
+        PnHeader { pn, key_id }.emit(&mut pn_header)?;
+        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
+        check_protectable(&frame)?;
+        frame.set_flag(FrameControl::PROTECTED, true)?;
+        let aad = Aad::new(&frame, self.rules);
+        let nonce = nonce(&frame, pn)?;
+        let h = frame.header_len();
+
+        buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
+        buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
+        let (data, tail) = buf[h + PN_HEADER_LEN..out_len].split_at_mut(mpdu_len - h);
+        let mic = self.seal_raw(&nonce, aad.as_slice(), data)?;
+        tail.copy_from_slice(&mic);
+        Ok(out_len)
+    }
+
+    fn peek(&self, buf: &[u8]) -> Result<Peeked> {
+        let frame = Frame::new_checked(buf, self.rules)?;
+        check_protectable(&frame)?;
+        if !frame.frame_control().protected() {
+            return Err(Error::NotProtected);
+        }
+        let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
+        if buf.len() < needed {
+            return Err(Error::Truncated { what: "GCMP MPDU", needed, got: buf.len() });
+        }
+        let header = PnHeader::parse(frame.body())?;
+        Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+    }
+
+    fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
+        let peeked = self.peek(buf)?;
+        let len = buf.len();
+        let mut frame = Frame::new_checked(&mut *buf, self.rules)?;
+        let aad = Aad::new(&frame, self.rules);
+        let nonce = nonce(&frame, peeked.pn)?;
+        let h = frame.header_len();
+        let (data, mic) = frame.body_mut()[PN_HEADER_LEN..].split_at_mut(len - h - PN_HEADER_LEN - MIC_LEN);
+        let tag = Tag::<A>::try_from(&mic[..]).map_err(|_| Error::MicFailure)?;
+        self.aead
+            .decrypt_inout_detached(&Nonce::<A>::from(nonce), aad.as_slice(), data.into(), &tag)
+            .map_err(|_| Error::MicFailure)?;
+        frame.set_flag(FrameControl::PROTECTED, false)?;
+        buf.copy_within(h + PN_HEADER_LEN..len - MIC_LEN, h);
+        Ok(Decapsulated {
+            mpdu_len: len - PN_HEADER_LEN - MIC_LEN,
+            pn: peeked.pn,
+            key_id: peeked.key_id,
+            class: peeked.class,
+        })
+    }
+}
