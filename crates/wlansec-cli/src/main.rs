@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function.
 //! Errors end as one line on stderr and a non-zero exit code, never a panic.
 
+mod bench;
 mod decrypt;
 mod frame;
 mod hexarg;
@@ -35,6 +36,9 @@ enum Command {
     Decrypt(decrypt::Args),
     /// Write a realistic protected capture carrying given or generated Ethernet frames.
     Synth(synth::Args),
+    /// Measured benchmarks (table, JSON).
+    #[command(subcommand)]
+    Bench(bench::Command),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Selftest(args) => selftest::run(args),
         Command::Decrypt(args) => decrypt::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Bench(cmd) => bench::run(cmd),
     };
     match result {
         Ok(code) => code,
