@@ -1,12 +1,14 @@
 //! Robust Security Network key management (IEEE 802.11-2016 12.6-12.7): the key hierarchy
 //! ([`kdf`]), AES key wrap ([`keywrap`]), EAPOL-Key frames ([`eapol`]), the RSN element and
-//! Key Data items ([`element`]).
+//! Key Data items ([`element`]), and the 4-way and group key handshakes ([`handshake`]).
 
 pub mod eapol;
 pub mod element;
+pub mod handshake;
 pub mod kdf;
 pub mod keywrap;
 
 pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 pub use element::{Akm, CipherSuite, RsnElementRepr};
+pub use handshake::{Authenticator, Event, Params, Supplicant};
 pub use kdf::{derive_ptk, pmk_from_passphrase, Pmk, Ptk, Secret};

@@ -1,0 +1,415 @@
+//! The 4-way and group key handshakes (IEEE 802.11-2016 12.7.6, 12.7.7) as sans-IO state
+//! machines: each takes received EAPOL-Key frame bytes and timer ticks, and answers with
+//! [`Event`]s (frames to send, keys to install). Neither touches a clock or a socket.
+//!
+//! Besides the replay-counter rules, the supplicant carries the key-reinstallation
+//! (KRACK) defences: a retransmitted message 3 or group message 1 is answered but never
+//! reinstalls the key it carries (so no PN/TSC/RSC is reset), an all-zero key is refused,
+//! and a GTK that was installed before is never installed again.
+
+use rand_chacha::rand_core::CryptoRng;
+
+use crate::error::{Error, Result};
+use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo};
+use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataBuilder, KeyDataItem, IEEE_OUI, RSN_ELEMENT_ID};
+use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
+use crate::rsn::{Akm, CipherSuite};
+use crate::wire::MacAddr;
+
+/// What a handshake machine asks its owner to do.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Event {
+    /// Transmit this EAPOL frame (802.1X header onwards) to the peer.
+    Send(Vec<u8>),
+    /// Install the pairwise temporal key (Key ID 0) with a fresh PN/TSC counter.
+    InstallPairwise { tk: Secret },
+    /// Install a group temporal key with the receive counter the authenticator gave.
+    InstallGroup { key_id: u8, gtk: Secret, rsc: u64 },
+    /// The 4-way handshake completed.
+    PairwiseComplete,
+    /// A group key handshake completed.
+    GroupComplete,
+    /// The authenticator gave up after its retransmissions: deauthenticate the station.
+    TimedOut,
+}
+
+/// What both sides agreed on before the handshake (from the beacon / association).
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub akm: Akm,
+    pub pairwise: CipherSuite,
+    pub group: CipherSuite,
+    pub aa: MacAddr,
+    pub spa: MacAddr,
+    /// The authenticator's RSN element (beacon / probe response), whole.
+    pub ap_rsne: Vec<u8>,
+    /// The supplicant's RSN element (association request), whole.
+    pub sta_rsne: Vec<u8>,
+}
+
+impl Params {
+    /// The key descriptor version the AKM and pairwise cipher call for (12.7.2).
+    pub fn version(&self) -> Result<KeyDescriptorVersion> {
+        match (self.akm, self.pairwise) {
+            (Akm::Psk | Akm::Ieee8021x, CipherSuite::Tkip) => Ok(KeyDescriptorVersion::HmacMd5Rc4),
+            (Akm::Psk | Akm::Ieee8021x, _) => Ok(KeyDescriptorVersion::HmacSha1Aes),
+            (Akm::PskSha256 | Akm::Ieee8021xSha256, _) => Ok(KeyDescriptorVersion::AesCmac),
+            _ => Err(Error::Unsupported("AKM without a key descriptor version 1-3")),
+        }
+    }
+
+    fn tk_len(&self) -> Result<u16> {
+        self.pairwise.tk_len().map(|l| l as u16).ok_or(Error::Unsupported("pairwise cipher with no known TK length"))
+    }
+}
+
+fn frame(version: KeyDescriptorVersion, flags: u16, key_length: u16, counter: u64, nonce: [u8; 32], rsc: u64, key_data: &[u8]) -> EapolKeyRepr<'_> {
+    EapolKeyRepr {
+        protocol_version: 2,
+        descriptor_type: DescriptorType::Rsn,
+        key_info: KeyInfo::new(version, flags),
+        key_length,
+        replay_counter: counter,
+        nonce,
+        key_iv: [0; 16],
+        key_rsc: rsc,
+        mic: [0; 16],
+        key_data,
+    }
+}
+
+/// Build, encrypt and sign a frame that carries Key Data under the PTK.
+fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
+    let version = repr.key_info.version()?;
+    let encrypted;
+    let mut repr = repr;
+    if repr.key_info.has(KeyInfo::ENCRYPTED_KEY_DATA) {
+        encrypted = eapol::encrypt_key_data(version, ptk.kek.as_bytes(), &repr.key_iv, repr.key_data)?;
+        repr.key_data = &encrypted;
+    }
+    repr.to_signed_bytes(ptk.kck.as_bytes())
+}
+
+fn refuse_zero(key: &Secret) -> Result<()> {
+    if key.is_all_zero() {
+        return Err(Error::Malformed("all-zero key refused"));
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum AuthState {
+    Idle,
+    SentM1,
+    SentM3,
+    Done,
+    SentG1,
+    Failed,
+}
+
+/// The authenticator (access point) side for one station.
+pub struct Authenticator {
+    params: Params,
+    version: KeyDescriptorVersion,
+    pmk: Pmk,
+    state: AuthState,
+    counter: u64,
+    anonce: [u8; 32],
+    ptk: Option<Ptk>,
+    gtk: (u8, Secret),
+    gtk_rsc: u64,
+    /// Retransmissions of the pending message; each gets a fresh replay counter.
+    retries: u32,
+    max_sends: u32,
+}
+
+impl Authenticator {
+    pub fn new(params: Params, pmk: Pmk, gtk_key_id: u8, gtk: Secret) -> Result<Self> {
+        refuse_zero(&gtk)?;
+        if gtk_key_id == 0 || gtk_key_id > 3 {
+            return Err(Error::Malformed("GTK Key ID must be 1..=3"));
+        }
+        Ok(Authenticator {
+            version: params.version()?,
+            params,
+            pmk,
+            state: AuthState::Idle,
+            counter: 0,
+            anonce: [0; 32],
+            ptk: None,
+            gtk: (gtk_key_id, gtk),
+            gtk_rsc: 0,
+            retries: 0,
+            max_sends: 4,
+        })
+    }
+
+    /// How many times a message is sent before giving up (dot11RSNAConfigPairwiseUpdateCount).
+    pub fn with_max_sends(mut self, sends: u32) -> Self {
+        self.max_sends = sends.max(1);
+        self
+    }
+
+    /// The PTK in force, once the 4-way handshake has completed.
+    pub fn ptk(&self) -> Option<&Ptk> {
+        self.ptk.as_ref().filter(|_| matches!(self.state, AuthState::Done | AuthState::SentG1))
+    }
+
+    /// Start (or, from a completed state, restart to rekey) the 4-way handshake.
+    pub fn start(&mut self, rng: &mut impl CryptoRng) -> Result<Vec<Event>> {
+        rng.fill_bytes(&mut self.anonce);
+        self.state = AuthState::SentM1;
+        self.retries = 0;
+        self.send_current()
+    }
+
+    /// Distribute a new GTK with the group key handshake (after the 4-way handshake).
+    pub fn rekey_group(&mut self, key_id: u8, gtk: Secret, rsc: u64) -> Result<Vec<Event>> {
+        if self.state != AuthState::Done {
+            return Err(Error::Unsupported("group rekey before the 4-way handshake completed"));
+        }
+        refuse_zero(&gtk)?;
+        if key_id == 0 || key_id > 3 {
+            return Err(Error::Malformed("GTK Key ID must be 1..=3"));
+        }
+        self.gtk = (key_id, gtk);
+        self.gtk_rsc = rsc;
+        self.state = AuthState::SentG1;
+        self.retries = 0;
+        self.send_current()
+    }
+
+    /// The retransmission timer fired: resend the pending message with a new replay
+    /// counter, or give up.
+    pub fn tick(&mut self) -> Result<Vec<Event>> {
+        if !matches!(self.state, AuthState::SentM1 | AuthState::SentM3 | AuthState::SentG1) {
+            return Ok(Vec::new());
+        }
+        if self.retries + 1 >= self.max_sends {
+            self.state = AuthState::Failed;
+            return Ok(vec![Event::TimedOut]);
+        }
+        self.retries += 1;
+        self.send_current()
+    }
+
+    fn send_current(&mut self) -> Result<Vec<Event>> {
+        self.counter += 1;
+        let v = self.version;
+        let bytes = match self.state {
+            AuthState::SentM1 => {
+                frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[]).to_signed_bytes(&[])?
+            }
+            AuthState::SentM3 => {
+                let data = KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?.build();
+                let flags = KeyInfo::PAIRWISE | KeyInfo::ACK | KeyInfo::MIC | KeyInfo::INSTALL | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
+                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 3 without a PTK"))?;
+                sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
+            }
+            AuthState::SentG1 => {
+                let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?.build();
+                let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
+                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("group message 1 without a PTK"))?;
+                sealed(ptk, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
+            }
+            _ => return Ok(Vec::new()),
+        };
+        Ok(vec![Event::Send(bytes)])
+    }
+
+    /// Handle an EAPOL-Key frame from the supplicant. Frames that fail a check are refused
+    /// with an error and change nothing.
+    pub fn receive(&mut self, bytes: &[u8]) -> Result<Vec<Event>> {
+        let view = EapolKey::new_checked(bytes)?;
+        let info = view.key_info();
+        if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
+            return Err(Error::Malformed("not a supplicant message for this handshake"));
+        }
+        if view.replay_counter() != self.counter {
+            return Err(Error::Replay { pn: view.replay_counter(), last: self.counter });
+        }
+        match (self.state, info.has(KeyInfo::PAIRWISE)) {
+            (AuthState::SentM1, true) => {
+                let snonce = view.nonce();
+                let p = &self.params;
+                let ptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &self.anonce, &snonce)?;
+                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                if !rsne_matches(view.key_data(), &self.params.sta_rsne) {
+                    return Err(Error::Malformed("RSN element in message 2 differs from the association request"));
+                }
+                self.ptk = Some(ptk);
+                self.state = AuthState::SentM3;
+                self.retries = 0;
+                self.send_current()
+            }
+            (AuthState::SentM3, true) => {
+                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 4 without a PTK"))?;
+                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.state = AuthState::Done;
+                Ok(vec![Event::InstallPairwise { tk: ptk.tk.clone() }, Event::PairwiseComplete])
+            }
+            (AuthState::SentG1, false) => {
+                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("group message 2 without a PTK"))?;
+                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.state = AuthState::Done;
+                Ok(vec![Event::GroupComplete])
+            }
+            _ => Err(Error::Malformed("EAPOL-Key message not expected in this state")),
+        }
+    }
+}
+
+/// Whether Key Data holds exactly `rsne` as its RSN element.
+fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
+    key_data_items(key_data).any(|item| matches!(item, Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) if element == rsne))
+}
+
+/// The supplicant (station) side.
+pub struct Supplicant {
+    params: Params,
+    version: KeyDescriptorVersion,
+    pmk: Pmk,
+    /// The highest replay counter of a frame whose MIC verified.
+    last_counter: Option<u64>,
+    anonce: Option<[u8; 32]>,
+    snonce: [u8; 32],
+    tptk: Option<Ptk>,
+    installed_tk: Option<Secret>,
+    ptk: Option<Ptk>,
+    /// Every GTK installed in this association, newest last: none is ever installed again.
+    installed_gtks: Vec<Secret>,
+}
+
+impl Supplicant {
+    pub fn new(params: Params, pmk: Pmk) -> Result<Self> {
+        Ok(Supplicant {
+            version: params.version()?,
+            params,
+            pmk,
+            last_counter: None,
+            anonce: None,
+            snonce: [0; 32],
+            tptk: None,
+            installed_tk: None,
+            ptk: None,
+            installed_gtks: Vec::new(),
+        })
+    }
+
+    /// The PTK in force, once message 3 has been accepted.
+    pub fn ptk(&self) -> Option<&Ptk> {
+        self.ptk.as_ref()
+    }
+
+    fn check_counter(&self, counter: u64) -> Result<()> {
+        match self.last_counter {
+            Some(last) if counter <= last => Err(Error::Replay { pn: counter, last }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Handle an EAPOL-Key frame from the authenticator. `rng` gives the SNonce for a new
+    /// ANonce. Frames that fail a check are refused with an error and change nothing.
+    pub fn receive(&mut self, bytes: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<Event>> {
+        let view = EapolKey::new_checked(bytes)?;
+        let info = view.key_info();
+        if !info.has(KeyInfo::ACK) || info.version()? != self.version {
+            return Err(Error::Malformed("not an authenticator message for this handshake"));
+        }
+        self.check_counter(view.replay_counter())?;
+        let p = &self.params;
+        match (info.has(KeyInfo::PAIRWISE), info.has(KeyInfo::MIC)) {
+            (true, false) => {
+                // Message 1. Its counter is not recorded (it carries no MIC); the same ANonce
+                // keeps the same SNonce so a late M2 still matches.
+                let anonce = view.nonce();
+                if self.anonce != Some(anonce) {
+                    rng.fill_bytes(&mut self.snonce);
+                }
+                let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &anonce, &self.snonce)?;
+                let m2 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC, 0, view.replay_counter(), self.snonce, 0, &p.sta_rsne)
+                    .to_signed_bytes(tptk.kck.as_bytes())?;
+                self.anonce = Some(anonce);
+                self.tptk = Some(tptk);
+                Ok(vec![Event::Send(m2)])
+            }
+            (true, true) => self.message_3(bytes, &view),
+            (false, true) => self.group_message_1(bytes, &view),
+            (false, false) => Err(Error::Malformed("group message without a MIC")),
+        }
+    }
+
+    fn message_3(&mut self, bytes: &[u8], view: &EapolKey<&[u8]>) -> Result<Vec<Event>> {
+        let info = view.key_info();
+        if !info.has(KeyInfo::INSTALL) || !info.has(KeyInfo::ENCRYPTED_KEY_DATA) {
+            return Err(Error::Malformed("message 3 without Install or encrypted Key Data"));
+        }
+        if self.anonce != Some(view.nonce()) {
+            return Err(Error::Malformed("message 3 ANonce differs from message 1"));
+        }
+        let tptk = self.tptk.as_ref().ok_or(Error::Malformed("message 3 before message 1"))?;
+        eapol::verify_mic(tptk.kck.as_bytes(), bytes)?;
+        let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        if !rsne_matches(&key_data, &self.params.ap_rsne) {
+            return Err(Error::Malformed("RSN element in message 3 differs from the beacon (downgrade)"));
+        }
+        let gtk = find_gtk(&key_data)?;
+        refuse_zero(&tptk.tk)?;
+        if let Some((_, g)) = &gtk {
+            refuse_zero(g)?;
+        }
+        // Everything checked: now commit.
+        let tptk = tptk.clone();
+        self.last_counter = Some(view.replay_counter());
+        let m4 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
+            .to_signed_bytes(tptk.kck.as_bytes())?;
+        let mut events = vec![Event::Send(m4)];
+        if self.installed_tk.as_ref() != Some(&tptk.tk) {
+            self.installed_tk = Some(tptk.tk.clone());
+            events.push(Event::InstallPairwise { tk: tptk.tk.clone() });
+            events.push(Event::PairwiseComplete);
+        }
+        self.ptk = Some(tptk);
+        if let Some((key_id, g)) = gtk {
+            events.extend(self.install_gtk(key_id, g, view.key_rsc()));
+        }
+        Ok(events)
+    }
+
+    fn group_message_1(&mut self, bytes: &[u8], view: &EapolKey<&[u8]>) -> Result<Vec<Event>> {
+        let ptk = self.ptk.as_ref().ok_or(Error::Malformed("group message before the 4-way handshake"))?;
+        eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+        if !view.key_info().has(KeyInfo::ENCRYPTED_KEY_DATA) {
+            return Err(Error::Malformed("group message 1 without encrypted Key Data"));
+        }
+        let key_data = eapol::decrypt_key_data(self.version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        let (key_id, gtk) = find_gtk(&key_data)?.ok_or(Error::Malformed("group message 1 without a GTK KDE"))?;
+        refuse_zero(&gtk)?;
+        self.last_counter = Some(view.replay_counter());
+        let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
+            .to_signed_bytes(ptk.kck.as_bytes())?;
+        let mut events = vec![Event::Send(g2)];
+        events.extend(self.install_gtk(key_id, gtk, view.key_rsc()));
+        events.push(Event::GroupComplete);
+        Ok(events)
+    }
+
+    /// Install a GTK unless it was installed before (no reinstallation, no rollback).
+    fn install_gtk(&mut self, key_id: u8, gtk: Secret, rsc: u64) -> Option<Event> {
+        if self.installed_gtks.contains(&gtk) {
+            return None;
+        }
+        self.installed_gtks.push(gtk.clone());
+        Some(Event::InstallGroup { key_id, gtk, rsc })
+    }
+}
+
+fn find_gtk(key_data: &[u8]) -> Result<Option<(u8, Secret)>> {
+    for item in key_data_items(key_data) {
+        if let KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::GTK, data } = item? {
+            let kde = GtkKde::parse(data)?;
+            return Ok(Some((kde.key_id, Secret::from_slice(kde.gtk)?)));
+        }
+    }
+    Ok(None)
+}
