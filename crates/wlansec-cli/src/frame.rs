@@ -5,11 +5,14 @@
 //! Output has one line per input frame, the result's hex or `error: <why>`, so line i always
 //! belongs to frame i; any error also goes to stderr and makes the exit code 1.
 
-use std::io::{self, BufRead, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
+use wlansec_core::capture::{pcap, LinkType};
 use wlansec_core::suite::{PnCounter, Receiver, Transmitter};
 
 use crate::hexarg;
@@ -34,6 +37,9 @@ pub enum Command {
         rules: RuleArgs,
         #[command(flatten)]
         variant: VariantArgs,
+        /// Also write the protected MPDUs to this pcap file (link type 802.11).
+        #[arg(long)]
+        pcap: Option<PathBuf>,
         /// MPDUs as hex; `-` reads one per line from stdin.
         #[arg(required = true)]
         frames: Vec<String>,
@@ -45,6 +51,9 @@ pub enum Command {
         /// Temporal key, hex.
         #[arg(long)]
         tk: String,
+        /// Accept only this Key ID (default: any).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(0..=3))]
+        keyid: Option<u8>,
         #[command(flatten)]
         rules: RuleArgs,
         #[command(flatten)]
@@ -57,15 +66,42 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<ExitCode> {
     match cmd {
-        Command::Protect { suite, tk, pn, keyid, rules, variant, frames } => {
+        Command::Protect { suite, tk, pn, keyid, rules, variant, pcap, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
             let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant)?;
             let mut tx = Transmitter::new(cipher, keyid).with_pn_counter(PnCounter::starting_at(pn));
-            each_frame(&frames, |buf, len| tx.protect(buf, len))
+            let mut capture = match &pcap {
+                Some(path) => {
+                    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+                    Some(pcap::Writer::new(BufWriter::new(file), LinkType::Ieee80211)?)
+                }
+                None => None,
+            };
+            let mut written = 0u64;
+            let mut write_error = None;
+            let code = each_frame(&frames, |buf, len| {
+                let out = tx.protect(buf, len)?;
+                if let (Some(capture), None) = (capture.as_mut(), &write_error) {
+                    // One microsecond apart, so the capture keeps the order of protection.
+                    write_error = capture.write(written * 1000, &buf[..out]).err();
+                    written += 1;
+                }
+                Ok(out)
+            })?;
+            if let Some(err) = write_error {
+                return Err(err).context("writing the pcap");
+            }
+            if let Some(capture) = capture {
+                capture.into_inner().flush().context("writing the pcap")?;
+            }
+            Ok(code)
         }
-        Command::Unprotect { suite, tk, rules, variant, frames } => {
+        Command::Unprotect { suite, tk, keyid, rules, variant, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
             let mut rx = Receiver::new(suite.keyed_variant(&tk, rules.rules(), variant.variant)?);
+            if let Some(keyid) = keyid {
+                rx = rx.with_key_id(keyid);
+            }
             each_frame(&frames, |buf, len| rx.unprotect(&mut buf[..len]).map(|d| d.mpdu_len))
         }
     }

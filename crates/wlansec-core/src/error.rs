@@ -21,6 +21,8 @@ pub enum Error {
     NotProtected,
     /// The CCMP/GCMP header does not have its Ext IV bit set.
     ExtIvNotSet,
+    /// The frame names a Key ID other than the one this key is installed under.
+    KeyId { expected: u8, got: u8 },
     /// The integrity check (MIC) failed: wrong key, or the frame was altered.
     MicFailure,
     /// The WEP/TKIP ICV did not match: wrong key or a corrupted frame (not a Michael failure).
@@ -49,6 +51,9 @@ impl fmt::Display for Error {
             }
             Error::NotProtected => write!(f, "frame is not protected (Protected bit clear)"),
             Error::ExtIvNotSet => write!(f, "Ext IV bit not set in the CCMP/GCMP header"),
+            Error::KeyId { expected, got } => {
+                write!(f, "no key installed for Key ID {got} (this key is Key ID {expected})")
+            }
             Error::MicFailure => write!(f, "MIC verification failed (wrong key or tampered frame)"),
             Error::IcvFailure => write!(f, "ICV check failed (wrong key or corrupted frame)"),
             Error::Replay { pn, last } => {

@@ -132,21 +132,32 @@ impl<S: FrameSuite> Transmitter<S> {
     }
 }
 
-/// The receiving side of a key: suite and replay counters, updated only after the MIC
-/// verifies.
+/// The receiving side of a key: suite, the Key ID it is installed under, and replay
+/// counters updated only after the MIC verifies.
 pub struct Receiver<S> {
     suite: S,
+    key_id: Option<u8>,
     replay: ReplayCounters,
 }
 
 impl<S: FrameSuite> Receiver<S> {
+    /// A receiver that takes frames under any Key ID (e.g. a tool decoding one frame).
     pub fn new(suite: S) -> Self {
-        Receiver { suite, replay: ReplayCounters::default() }
+        Receiver { suite, key_id: None, replay: ReplayCounters::default() }
+    }
+
+    /// Accept only frames that name `key_id`, as a station with this key installed does.
+    pub fn with_key_id(mut self, key_id: u8) -> Self {
+        self.key_id = Some(key_id);
+        self
     }
 
     /// Verify, replay-check and decrypt the protected MPDU that is all of `buf`.
     pub fn unprotect(&mut self, buf: &mut [u8]) -> Result<Decapsulated> {
         let peeked = self.suite.peek(buf)?;
+        if let Some(expected) = self.key_id.filter(|&k| k != peeked.key_id) {
+            return Err(Error::KeyId { expected, got: peeked.key_id });
+        }
         let replay_protected = self.suite.replay_protected();
         if replay_protected {
             self.replay.check(peeked.class, peeked.pn)?;
