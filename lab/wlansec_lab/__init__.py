@@ -1,0 +1,10 @@
+"""wlansec laboratory: reads the JSON the `wlansec bench ...` commands write, plots it in the
+layouts of the studies it revisits, and sets their published figures beside ours.
+
+* `wlansec_lab.ciphers`: `wlansec bench ciphers` (the 2009 cipher power study).
+"""
+
+from pathlib import Path
+
+#: Published figures copied from the research pack, with their sources (see its README).
+PUBLISHED = Path(__file__).resolve().parents[1] / "published"
