@@ -8,7 +8,7 @@ use aes::cipher::{BlockCipherEncrypt, KeyInit};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use wlansec_core::ccm::Ccm;
-use wlansec_core::suite::{ccmp, Aad, Ccmp128, Ccmp256, FrameSuite, Pn};
+use wlansec_core::suite::{ccmp, Aad, Ccmp128, Ccmp256, FrameSuite, Gcmp128, Gcmp256, Pn};
 use wlansec_core::wire::{Frame, FrameControl, Rules};
 
 #[derive(clap::Args)]
@@ -24,6 +24,18 @@ pub const VECTOR_FILES: &[(&str, &str)] = &[
     ("aes_ccm.json", include_str!("../../../tests/vectors/aes_ccm.json")),
     ("ccmp128.json", include_str!("../../../tests/vectors/ccmp128.json")),
     ("ccmp256.json", include_str!("../../../tests/vectors/ccmp256.json")),
+    ("gcmp128.json", include_str!("../../../tests/vectors/gcmp128.json")),
+    ("gcmp256.json", include_str!("../../../tests/vectors/gcmp256.json")),
+    ("tkip.json", include_str!("../../../tests/vectors/tkip.json")),
+    ("wep.json", include_str!("../../../tests/vectors/wep.json")),
+    ("michael.json", include_str!("../../../tests/vectors/michael.json")),
+    ("pbkdf2_psk.json", include_str!("../../../tests/vectors/pbkdf2_psk.json")),
+    ("prf_sha1.json", include_str!("../../../tests/vectors/prf_sha1.json")),
+    ("kdf_sha256.json", include_str!("../../../tests/vectors/kdf_sha256.json")),
+    ("ptk_derivation.json", include_str!("../../../tests/vectors/ptk_derivation.json")),
+    ("eapol_key_mic.json", include_str!("../../../tests/vectors/eapol_key_mic.json")),
+    ("aes_keywrap.json", include_str!("../../../tests/vectors/aes_keywrap.json")),
+    ("aes_cmac.json", include_str!("../../../tests/vectors/aes_cmac.json")),
 ];
 
 pub struct Outcome {
@@ -63,13 +75,33 @@ pub fn run_all() -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     for (file, text) in VECTOR_FILES {
         let doc: Value = serde_json::from_str(text).with_context(|| format!("parsing {file}"))?;
-        let vectors = doc["vectors"].as_array().ok_or_else(|| anyhow!("{file}: no vectors"))?;
+        // tkip.json keeps its key-mixing and MPDU vectors in two lists.
+        let vectors: Vec<&Value> = ["vectors", "key_mixing_vectors", "mpdu_vectors"]
+            .iter()
+            .filter_map(|list| doc[*list].as_array())
+            .flatten()
+            .collect();
+        if vectors.is_empty() {
+            bail!("{file}: no vectors");
+        }
         for v in vectors {
             let result = match *file {
                 "aes_block.json" => check_aes_block(v),
                 "aes_ccm.json" => check_aes_ccm(v),
                 "ccmp128.json" => check_ccmp::<Ccmp128>(v, 8),
                 "ccmp256.json" => check_ccmp::<Ccmp256>(v, 16),
+                "gcmp128.json" => rsn_checks::gcmp(v, Gcmp128::new(&field(v, "tk")?)?),
+                "gcmp256.json" => rsn_checks::gcmp(v, Gcmp256::new(&field(v, "tk")?)?),
+                "tkip.json" => rsn_checks::tkip(v),
+                "wep.json" => rsn_checks::wep(v),
+                "michael.json" => rsn_checks::michael(v),
+                "pbkdf2_psk.json" => rsn_checks::pbkdf2(v),
+                "prf_sha1.json" => rsn_checks::prf(v),
+                "kdf_sha256.json" => rsn_checks::kdf_sha256(v),
+                "ptk_derivation.json" => rsn_checks::ptk(v),
+                "eapol_key_mic.json" => rsn_checks::eapol_mic(v),
+                "aes_keywrap.json" => rsn_checks::keywrap(v),
+                "aes_cmac.json" => rsn_checks::cmac(v),
                 _ => Err(anyhow!("no checker for {file}")),
             };
             outcomes.push(Outcome {
@@ -202,6 +234,204 @@ fn check_ccmp<S: KeyedCcmp>(v: &Value, mic_len: usize) -> Result<()> {
     expect_eq("decrypted MPDU", &received[..done.mpdu_len], &unprotected(&plain))
 }
 
+/// Checkers for the suites and key hierarchy of issue 3 (GCMP, TKIP, WEP, Michael, PSK,
+/// PRF, KDF, PTK, EAPOL-Key MIC, key wrap, CMAC).
+mod rsn_checks {
+    use super::*;
+    use cmac::{Cmac, Mac};
+    use rc4::{Rc4, StreamCipher};
+    use wlansec_core::rsn::eapol::{self, EapolKey, KeyDescriptorVersion};
+    use wlansec_core::rsn::kdf::{self, derive_ptk, pmk_from_passphrase, Pmk};
+    use wlansec_core::rsn::{keywrap, Akm, CipherSuite};
+    use wlansec_core::suite::michael::michael as michael_mic;
+    use wlansec_core::suite::tkip::{phase1, phase2};
+    use wlansec_core::suite::{gcmp, Tkip, Wep};
+    use wlansec_core::wire::MacAddr;
+
+    fn text(v: &Value, name: &str) -> Result<String> {
+        Ok(v[name].as_str().ok_or_else(|| anyhow!("missing field {name}"))?.to_string())
+    }
+    fn number(v: &Value, name: &str) -> Result<u64> {
+        v[name].as_u64().ok_or_else(|| anyhow!("missing field {name}"))
+    }
+    fn hex_number(v: &Value, name: &str) -> Result<u64> {
+        u64::from_str_radix(&text(v, name)?, 16).with_context(|| format!("field {name}"))
+    }
+    fn array<const N: usize>(v: &Value, name: &str) -> Result<[u8; N]> {
+        field(v, name)?.try_into().map_err(|_| anyhow!("field {name} is not {N} octets"))
+    }
+    fn mac(v: &Value, name: &str) -> Result<MacAddr> {
+        Ok(MacAddr(array(v, name)?))
+    }
+    fn protect(suite: &impl FrameSuite, plain: &[u8], pn: u64, key_id: u8) -> Result<Vec<u8>> {
+        let mut buf = plain.to_vec();
+        buf.resize(plain.len() + suite.overhead(), 0);
+        let len = suite.encapsulate(&mut buf, plain.len(), Pn::new(pn)?, key_id)?;
+        buf.truncate(len);
+        Ok(buf)
+    }
+    fn with_protected(mpdu: &[u8]) -> Vec<u8> {
+        let mut out = mpdu.to_vec();
+        out[1] |= 0x40;
+        out
+    }
+
+    /// GCMP: ciphertext and PN header through the suite, the published MIC through AES-GCM
+    /// with the published AAD (vector #1's AAD keeps Protected clear: README §5.3), and
+    /// decapsulation of the published MPDU where it is marked Protected.
+    pub fn gcmp<A: gcmp::GcmAead>(v: &Value, suite: gcmp::Gcmp<A>) -> Result<()> {
+        let plain = field(v, "plaintext_mpdu")?;
+        let want = field(v, "encrypted_mpdu")?;
+        let h = number(v, "header_len")? as usize;
+        let pn = hex_number(v, "pn")?;
+        let frame = Frame::new_checked(&plain[..], Rules::default())?;
+        expect_eq("nonce", &gcmp::nonce(&frame, Pn::new(pn)?)?, &field(v, "nonce")?)?;
+        let got = protect(&suite, &plain, pn, number(v, "key_id")? as u8)?;
+        expect_eq("GCMP header", &got[h..h + 8], &field(v, "gcmp_header")?)?;
+        expect_eq("ciphertext", &got[h + 8..got.len() - 16], &field(v, "ciphertext")?)?;
+        let mut data = plain[h..].to_vec();
+        let mic = suite.seal_raw(&array(v, "nonce")?, &field(v, "aad")?, &mut data)?;
+        expect_eq("MIC", &mic, &field(v, "mic")?)?;
+        if want[1] & 0x40 != 0 {
+            expect_eq("protected MPDU", &got, &want)?;
+            let mut rx = want.clone();
+            let done = suite.decapsulate(&mut rx)?;
+            expect_eq("decrypted MPDU", &rx[..done.mpdu_len], &unprotected(&plain))?;
+        }
+        Ok(())
+    }
+
+    pub fn tkip(v: &Value) -> Result<()> {
+        if v.get("ttak").is_some() && v.get("plaintext_mpdu").is_none() {
+            let tk: [u8; 16] = array(v, "tk")?;
+            let ttak = phase1(&tk, &array(v, "ta")?, hex_number(v, "iv32")? as u32);
+            let want: Vec<u16> = v["ttak"]
+                .as_array()
+                .ok_or_else(|| anyhow!("ttak"))?
+                .iter()
+                .map(|w| u16::from_str_radix(w.as_str().unwrap_or(""), 16))
+                .collect::<std::result::Result<_, _>>()?;
+            if ttak.to_vec() != want {
+                bail!("TTAK: got {ttak:04x?}, want {want:04x?}");
+            }
+            return expect_eq("RC4 key", &phase2(&tk, &ttak, hex_number(v, "iv16")? as u16), &field(v, "rc4key")?);
+        }
+        let suite = Tkip::new(&field(v, "tk_256bit")?)?;
+        let plain = field(v, "plaintext_mpdu")?;
+        let frame = Frame::new_checked(&plain[..], Rules::default())?;
+        expect_eq("Michael MIC", &suite.msdu_mic(&frame, frame.body(), true)?, &field(v, "mic")?)?;
+        let want = with_protected(&field(v, "encrypted_mpdu")?);
+        let got = protect(&suite, &plain, hex_number(v, "tsc")?, number(v, "key_id")? as u8)?;
+        expect_eq("protected MPDU", &got, &want)?;
+        let mut rx = want;
+        let done = suite.decapsulate(&mut rx)?;
+        expect_eq("decrypted MPDU", &rx[..done.mpdu_len], &unprotected(&plain))
+    }
+
+    pub fn wep(v: &Value) -> Result<()> {
+        if v.get("wep_key").is_none() {
+            let mut data = field(v, "plaintext")?;
+            Rc4::new_from_slice(&field(v, "key")?).map_err(|_| anyhow!("RC4 key length"))?.apply_keystream(&mut data);
+            return expect_eq("RC4 output", &data, &field(v, "ciphertext")?);
+        }
+        let suite = Wep::new(&field(v, "wep_key")?)?;
+        let plain = field(v, "plaintext_mpdu")?;
+        let want = with_protected(&field(v, "encrypted_mpdu")?);
+        let got = protect(&suite, &plain, hex_number(v, "iv")?, number(v, "key_id")? as u8)?;
+        expect_eq("protected MPDU", &got, &want)?;
+        let mut rx = want;
+        let done = suite.decapsulate(&mut rx)?;
+        expect_eq("decrypted MPDU", &rx[..done.mpdu_len], &unprotected(&plain))
+    }
+
+    pub fn michael(v: &Value) -> Result<()> {
+        expect_eq("Michael MIC", &michael_mic(&array(v, "key")?, &[&field(v, "message")?]), &field(v, "mic")?)
+    }
+
+    pub fn pbkdf2(v: &Value) -> Result<()> {
+        if v.get("pmk").is_some() {
+            let pmk = pmk_from_passphrase(&text(v, "passphrase")?, &field(v, "ssid")?)?;
+            return expect_eq("PMK", pmk.as_bytes(), &field(v, "pmk")?);
+        }
+        let mut dk = vec![0u8; number(v, "dklen")? as usize];
+        let iterations = u32::try_from(number(v, "iterations")?)?;
+        kdf::pbkdf2_sha1(text(v, "passphrase")?.as_bytes(), text(v, "salt_ascii")?.as_bytes(), iterations, &mut dk);
+        expect_eq("derived key", &dk, &field(v, "dk")?)
+    }
+
+    pub fn prf(v: &Value) -> Result<()> {
+        let mut out = vec![0u8; number(v, "length_bits")? as usize / 8];
+        kdf::prf_sha1(&field(v, "key")?, text(v, "label_ascii")?.as_bytes(), &field(v, "data")?, &mut out);
+        expect_eq("PRF output", &out, &field(v, "output")?)
+    }
+
+    pub fn kdf_sha256(v: &Value) -> Result<()> {
+        let mut out = vec![0u8; number(v, "length_bits")? as usize / 8];
+        kdf::kdf_sha256(&field(v, "key_keyseed_computed")?, text(v, "label_ascii")?.as_bytes(), &field(v, "context")?, &mut out)?;
+        expect_eq("KDF output", &out, &field(v, "output")?)
+    }
+
+    fn ptk_of(v: &Value, pmk: &Pmk, akm: Akm, cipher: CipherSuite) -> Result<kdf::Ptk> {
+        Ok(derive_ptk(pmk, akm, cipher, mac(v, "aa")?, mac(v, "spa")?, &array(v, "anonce")?, &array(v, "snonce")?)?)
+    }
+
+    pub fn ptk(v: &Value) -> Result<()> {
+        let pmk = Pmk::from_bytes(&field(v, "pmk")?)?;
+        if v.get("ptk_384").is_some() {
+            let ptk = ptk_of(v, &pmk, Akm::PskSha256, CipherSuite::Ccmp128)?;
+            let whole = [ptk.kck.as_bytes(), ptk.kek.as_bytes(), ptk.tk.as_bytes()].concat();
+            return expect_eq("PTK (KDF-SHA256)", &whole, &field(v, "ptk_384")?);
+        }
+        let ccmp = ptk_of(v, &pmk, Akm::Psk, CipherSuite::Ccmp128)?;
+        expect_eq("KCK", ccmp.kck.as_bytes(), &field(v, "kck")?)?;
+        expect_eq("KEK", ccmp.kek.as_bytes(), &field(v, "kek")?)?;
+        expect_eq("TK (CCMP)", ccmp.tk.as_bytes(), &field(v, "tk_ccmp")?)?;
+        let tkip = ptk_of(v, &pmk, Akm::Psk, CipherSuite::Tkip)?;
+        expect_eq("TK (TKIP)", tkip.tk.as_bytes(), &field(v, "tk_tkip")?)
+    }
+
+    pub fn eapol_mic(v: &Value) -> Result<()> {
+        let pmk = Pmk::from_bytes(&field(v, "pmk")?)?;
+        if let Some(pass) = v["passphrase"].as_str() {
+            expect_eq("PMK", pmk_from_passphrase(pass, text(v, "ssid_ascii")?.as_bytes())?.as_bytes(), pmk.as_bytes())?;
+        }
+        if v.get("pmkid").is_some() {
+            return expect_eq("PMKID", &kdf::pmkid(&pmk, Akm::Psk, mac(v, "aa")?, mac(v, "spa")?), &field(v, "pmkid")?);
+        }
+        let version = number(v, "key_descriptor_version").unwrap_or(2);
+        let akm = if version == 3 { Akm::PskSha256 } else { Akm::Psk };
+        let kck = ptk_of(v, &pmk, akm, CipherSuite::Ccmp128)?.kck;
+        expect_eq("KCK", kck.as_bytes(), &field(v, "kck")?)?;
+        let frame = field(v, "eapol_frame_mic_zeroed")?;
+        let view = EapolKey::new_checked(&frame[..])?;
+        if v.get("hmac_md5_v1").is_some() {
+            let md5 = eapol::compute_mic(kck.as_bytes(), KeyDescriptorVersion::HmacMd5Rc4, view.frame())?;
+            expect_eq("HMAC-MD5 MIC", &md5, &field(v, "hmac_md5_v1")?)?;
+            let sha = eapol::compute_mic(kck.as_bytes(), KeyDescriptorVersion::HmacSha1Aes, view.frame())?;
+            return expect_eq("HMAC-SHA1-128 MIC", &sha, &field(v, "mic_v2_truncated")?);
+        }
+        let mut signed = frame.clone();
+        signed[81..97].copy_from_slice(&field(v, "mic")?);
+        Ok(eapol::verify_mic(kck.as_bytes(), &signed)?)
+    }
+
+    pub fn keywrap(v: &Value) -> Result<()> {
+        let kek = field(v, "kek")?;
+        if v.get("plaintext").is_some() {
+            expect_eq("wrapped", &keywrap::wrap(&kek, &field(v, "plaintext")?)?, &field(v, "ciphertext")?)?;
+            return expect_eq("unwrapped", &keywrap::unwrap(&kek, &field(v, "ciphertext")?)?, &field(v, "plaintext")?);
+        }
+        let wrapped = eapol::encrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &field(v, "key_data_plain")?)?;
+        expect_eq("wrapped Key Data", &wrapped, &field(v, "key_data_wrapped")?)
+    }
+
+    pub fn cmac(v: &Value) -> Result<()> {
+        let mut mac = <Cmac<aes::Aes128> as cmac::KeyInit>::new_from_slice(&field(v, "key")?).map_err(|_| anyhow!("CMAC key length"))?;
+        mac.update(&field(v, "message")?);
+        expect_eq("CMAC", &mac.finalize().into_bytes(), &field(v, "tag")?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,8 +444,9 @@ mod tests {
                 panic!("{} {}: {e:#}", o.file, o.id);
             }
         }
-        // 3 AES + 7 CCM + 14 CCMP-128 + 1 CCMP-256 vectors in the shipped files.
-        assert_eq!(outcomes.len(), 25);
+        // 3 AES + 7 CCM + 14 CCMP-128 + 1 CCMP-256 + 2 GCMP-128 + 1 GCMP-256 + 10 TKIP +
+        // 3 WEP + 7 Michael + 7 PBKDF2 + 7 PRF + 1 KDF + 2 PTK + 5 EAPOL + 7 key wrap + 4 CMAC.
+        assert_eq!(outcomes.len(), 81);
     }
 
     #[test]

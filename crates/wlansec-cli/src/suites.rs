@@ -2,13 +2,21 @@
 
 use clap::ValueEnum;
 use wlansec_core::engine::{EnhancedCcmp, Variant, Ways};
-use wlansec_core::suite::{Ccmp128, Ccmp256, FrameSuite};
+use wlansec_core::suite::{Ccmp128, Ccmp256, FrameSuite, Gcmp128, Gcmp256, Tkip, Wep};
 use wlansec_core::wire::Rules;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SuiteName {
     Ccmp128,
     Ccmp256,
+    Gcmp128,
+    Gcmp256,
+    /// TKIP with a 32-octet TK (key, then the two Michael keys); the PN is the TSC.
+    Tkip,
+    /// WEP-40; the PN is the 24-bit IV.
+    Wep40,
+    /// WEP-104; the PN is the 24-bit IV.
+    Wep104,
     /// Enhanced CCMP-N (docs/enhanced-ccmp.md): CCMP-128 with an N-way split CBC-MAC.
     #[value(name = "enhanced-2")]
     Enhanced2,
@@ -23,6 +31,11 @@ impl SuiteName {
         match self {
             SuiteName::Ccmp128 => "ccmp128",
             SuiteName::Ccmp256 => "ccmp256",
+            SuiteName::Gcmp128 => "gcmp128",
+            SuiteName::Gcmp256 => "gcmp256",
+            SuiteName::Tkip => "tkip",
+            SuiteName::Wep40 => "wep40",
+            SuiteName::Wep104 => "wep104",
             SuiteName::Enhanced2 => "enhanced-2",
             SuiteName::Enhanced4 => "enhanced-4",
             SuiteName::Enhanced8 => "enhanced-8",
@@ -40,7 +53,10 @@ impl SuiteName {
     pub fn key_len(self) -> usize {
         match self {
             SuiteName::Ccmp128 => 16,
-            SuiteName::Ccmp256 => 32,
+            SuiteName::Ccmp256 | SuiteName::Gcmp256 | SuiteName::Tkip => 32,
+            SuiteName::Gcmp128 => 16,
+            SuiteName::Wep40 => 5,
+            SuiteName::Wep104 => 13,
             SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8 => 16,
         }
     }
@@ -58,12 +74,19 @@ impl SuiteName {
         let enhanced = |ways| -> wlansec_core::Result<Box<dyn FrameSuite>> {
             Ok(Box::new(EnhancedCcmp::keyed(tk, ways, variant)?.with_rules(rules)))
         };
-        if variant != Variant::DomainSeparated && matches!(self, SuiteName::Ccmp128 | SuiteName::Ccmp256) {
+        if variant != Variant::DomainSeparated && !matches!(self, SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8) {
             return Err(wlansec_core::Error::Unsupported("--variant applies only to enhanced-N suites"));
         }
         match self {
             SuiteName::Ccmp128 => Ok(Box::new(Ccmp128::new(tk)?.with_rules(rules))),
             SuiteName::Ccmp256 => Ok(Box::new(Ccmp256::new(tk)?.with_rules(rules))),
+            SuiteName::Gcmp128 => Ok(Box::new(Gcmp128::new(tk)?.with_rules(rules))),
+            SuiteName::Gcmp256 => Ok(Box::new(Gcmp256::new(tk)?.with_rules(rules))),
+            SuiteName::Tkip => Ok(Box::new(Tkip::new(tk)?.with_rules(rules))),
+            SuiteName::Wep40 | SuiteName::Wep104 if tk.len() != self.key_len() => {
+                Err(wlansec_core::Error::KeyLength { expected: self.key_len(), got: tk.len() })
+            }
+            SuiteName::Wep40 | SuiteName::Wep104 => Ok(Box::new(Wep::new(tk)?.with_rules(rules))),
             SuiteName::Enhanced2 => enhanced(Ways::N2),
             SuiteName::Enhanced4 => enhanced(Ways::N4),
             SuiteName::Enhanced8 => enhanced(Ways::N8),
