@@ -476,7 +476,7 @@ fn count_kernel(spec: &str) -> Result<()> {
     ChaCha8Rng::seed_from_u64(1).fill_bytes(&mut plain);
     let engine = variant.engine(&key_for(&variant))?;
     let mut ct = vec![0u8; engine.max_ciphertext_len(largest)];
-    let mut back = vec![0u8; largest];
+    let mut back = vec![0u8; engine.max_ciphertext_len(largest)];
     let ct_len = engine.encrypt(&plain[..bytes], &mut ct)?;
     match direction {
         "encrypt" => {}
@@ -536,6 +536,9 @@ mod tests {
         assert!(v.engine(&[0u8; 15]).is_err());
         assert!(catalog::find("AES-512-CBC").is_err());
         assert!(count_kernel("AES-128-CBC:sideways:16").is_err());
+        for label in ["AES-128-CBC", "CCMP-128-CCMP-frames"] {
+            assert!(count_kernel(&format!("{label}:decrypt:{}", KERNEL_SIZES[1])).is_ok(), "{label}");
+        }
         let cbc = v.engine(&[0u8; 16]).unwrap();
         let mut out = [0u8; 64];
         assert!(cbc.decrypt(&[1u8; 17], &mut out).is_err());
