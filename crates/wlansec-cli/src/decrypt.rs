@@ -111,6 +111,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if stats.mic_mismatches > 0 {
         eprintln!("wlansec: warning: {} handshake(s) did not verify under this passphrase", stats.mic_mismatches);
     }
+    if stats.no_key > 0 {
+        eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
+    }
+    if stats.no_group_key > 0 {
+        eprintln!("wlansec: warning: {} group frames not decrypted: no group key (message 3 or group message 1 not captured or refused)", stats.no_group_key);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,7 +157,7 @@ fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
         ("Number of decrypted WEP  packets", s.decrypted_wep),
         ("Number of decrypted WPA  packets", s.decrypted_wpa),
         ("Number of packets failing integrity", s.bad_integrity),
-        ("Number of packets without a key", s.no_key),
+        ("Number of packets without a key", s.no_key + s.no_group_key),
         ("Number of replayed packets", s.replays),
         ("Number of malformed packets", s.malformed + unreadable),
         ("Number of verified handshakes", s.handshakes),

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message, ETHERTYPE_EAPOL};
 use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataItem, IEEE_OUI};
 use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
-use crate::suite::{Ccmp128, Ccmp256, FrameSuite, Receiver};
+use crate::suite::{Ccmp128, Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep};
 use crate::wire::llc::{self, SNAP_HEADER_LEN};
 use crate::wire::{Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
@@ -50,8 +50,10 @@ pub struct Stats {
     pub decrypted_wpa: u64,
     /// Protected frames whose integrity check failed under the key that should fit.
     pub bad_integrity: u64,
-    /// Protected frames for which no key was known (no handshake seen, or no GTK).
+    /// Protected unicast frames of a station whose handshake was not seen.
     pub no_key: u64,
+    /// Protected group frames whose GTK was not seen (no message 3 or group message 1).
+    pub no_group_key: u64,
     /// Protected frames refused as replays.
     pub replays: u64,
     /// 4-way handshakes whose message 2 MIC verified (keys installed).
@@ -65,6 +67,9 @@ pub struct Stats {
     /// Protected frames that failed for another reason (truncated, malformed).
     pub malformed: u64,
 }
+
+const NO_GROUP_KEY: &str = "no group key for this frame (message 3 or group message 1 not captured)";
+const NO_PAIRWISE_KEY: &str = "no key for this station (its 4-way handshake was not captured)";
 
 /// The link a pairwise key protects: the two addresses in a fixed order.
 type LinkId = (MacAddr, MacAddr);
@@ -85,7 +90,44 @@ struct Network {
     akm: Option<Akm>,
 }
 
-type Rx = Receiver<Box<dyn FrameSuite>>;
+/// The receive state of one key. TKIP stands apart: its fragments are decrypted one by one
+/// and the Michael MIC is checked on the reassembled MSDU.
+enum Rx {
+    Frame(Receiver<Box<dyn FrameSuite>>),
+    Tkip { tkip: Tkip, replay: ReplayCounters },
+}
+
+impl Rx {
+    fn new(cipher: CipherSuite, key: &[u8]) -> Result<Self> {
+        Ok(match cipher {
+            CipherSuite::Tkip => Rx::Tkip { tkip: Tkip::new(key)?, replay: ReplayCounters::default() },
+            _ => Rx::Frame(Receiver::new(data_suite(cipher, key)?)),
+        })
+    }
+
+    /// Verify, replay-check and decrypt one protected MPDU (a TKIP fragment without its
+    /// Michael check, which waits for the whole MSDU).
+    fn unprotect(&mut self, buf: &mut [u8], rules: Rules) -> Result<Decapsulated> {
+        match self {
+            Rx::Frame(rx) => rx.unprotect(buf),
+            Rx::Tkip { tkip, replay } => {
+                let peeked = tkip.peek(buf)?;
+                replay.check(peeked.class, peeked.pn)?;
+                let done = if is_fragment(&Frame::new_checked(&*buf, rules)?) {
+                    tkip.decapsulate_mpdu(buf)?
+                } else {
+                    tkip.decapsulate(buf)?
+                };
+                replay.commit(done.class, done.pn);
+                Ok(done)
+            }
+        }
+    }
+}
+
+fn is_fragment<T: AsRef<[u8]>>(frame: &Frame<T>) -> bool {
+    frame.frame_control().more_fragments() || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0)
+}
 
 /// A pairwise key with one receive state per direction.
 struct PairwiseKey {
@@ -115,6 +157,8 @@ struct Group {
 
 /// An MSDU being reassembled from its fragments.
 struct Partial {
+    /// The key its fragments were decrypted with (TKIP checks Michael on the whole MSDU).
+    slot: KeySlot,
     sequence: u16,
     next_fragment: u8,
     header: Vec<u8>,
@@ -139,9 +183,13 @@ pub struct Decryptor {
 }
 
 /// Where a protected frame's key is looked up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum KeySlot {
-    Pairwise(LinkId),
-    Group(MacAddr),
+    Wep,
+    /// A pairwise key, and whether the frame came from the authenticator.
+    Pairwise(LinkId, bool),
+    /// A group key of a BSS, by Key ID.
+    Group(MacAddr, u8),
 }
 
 impl Decryptor {
@@ -149,7 +197,7 @@ impl Decryptor {
     /// `bssid` to one BSS.
     pub fn new(keys: Keys, ssid: Option<&[u8]>, bssid: Option<MacAddr>, form: OutputForm) -> Result<Self> {
         let wep = match &keys {
-            Keys::Wep(key) => Some(Receiver::new(data_suite(wep_cipher(key.len())?, key.as_bytes())?)),
+            Keys::Wep(key) => Some(Rx::new(wep_cipher(key.len())?, key.as_bytes())?),
             _ => None,
         };
         Ok(Decryptor {
@@ -215,13 +263,14 @@ impl Decryptor {
         match &result {
             Ok(_) if wep => self.stats.decrypted_wep += 1,
             Ok(_) => self.stats.decrypted_wpa += 1,
-            Err(Error::MicFailure) => self.stats.bad_integrity += 1,
+            Err(Error::MicFailure | Error::IcvFailure) => self.stats.bad_integrity += 1,
             Err(Error::Replay { .. }) => self.stats.replays += 1,
-            Err(Error::Unsupported(why)) if why.starts_with("no key") => self.stats.no_key += 1,
+            Err(Error::Unsupported(why)) if why.starts_with(NO_GROUP_KEY) => self.stats.no_group_key += 1,
+            Err(Error::Unsupported(why)) if why.starts_with(NO_PAIRWISE_KEY) => self.stats.no_key += 1,
             Err(_) => self.stats.malformed += 1,
         }
-        let plain_len = result?;
-        self.complete_msdu(plain_len)
+        let (plain_len, slot) = result?;
+        self.complete_msdu(plain_len, slot)
     }
 
     fn ssid_matches(&self, bss: MacAddr) -> bool {
@@ -344,8 +393,8 @@ impl Decryptor {
         if !same_key {
             link.key = Some(PairwiseKey {
                 tk: ptk.tk.clone(),
-                from_authenticator: Receiver::new(data_suite(cipher, ptk.tk.as_bytes())?),
-                from_supplicant: Receiver::new(data_suite(cipher, ptk.tk.as_bytes())?),
+                from_authenticator: Rx::new(cipher, ptk.tk.as_bytes())?,
+                from_supplicant: Rx::new(cipher, ptk.tk.as_bytes())?,
             });
         }
         link.cipher = Some(cipher);
@@ -396,79 +445,83 @@ impl Decryptor {
             return Ok(());
         }
         let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
-        let rx = Receiver::new(data_suite(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())])?);
+        let rx = Rx::new(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())])?;
         *slot = Some((gtk, rx));
         self.stats.group_keys += 1;
         Ok(())
     }
 
-    /// Decrypt the protected MPDU into `self.work`; returns the plaintext MPDU's length.
-    fn decrypt(&mut self, mpdu: &[u8], header: &HeaderRepr, wep: bool) -> Result<usize> {
+    /// Decrypt the protected MPDU into `self.work`; returns the plaintext MPDU's length and
+    /// the key that decrypted it.
+    fn decrypt(&mut self, mpdu: &[u8], header: &HeaderRepr, wep: bool) -> Result<(usize, KeySlot)> {
+        let slot = if wep {
+            KeySlot::Wep
+        } else if header.addr1.is_group() {
+            KeySlot::Group(transmitter_bss(header), key_id_of(mpdu, self.rules)?)
+        } else {
+            let id = link_id(header.addr1, header.addr2);
+            self.install_given_tk(id, header.addr2);
+            let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
+            KeySlot::Pairwise(id, from_authenticator)
+        };
         let mut work = std::mem::take(&mut self.work);
         work.clear();
         work.extend_from_slice(mpdu);
-        let rx = if wep {
-            self.wep.as_mut()
-        } else {
-            match self.key_slot(header) {
-                KeySlot::Pairwise(id) => self.pairwise_rx(id, header.addr2),
-                KeySlot::Group(bss) => {
-                    let key_id = key_id_of(mpdu, self.rules)?;
-                    self.groups
-                        .get_mut(&bss)
-                        .and_then(|g| g.keys[usize::from(key_id)].as_mut())
-                        .map(|(_, rx)| rx)
-                }
-            }
-        };
-        let result = match rx {
-            Some(rx) => rx.unprotect(&mut work),
-            None => Err(Error::Unsupported("no key for this frame (no handshake or group key seen)")),
+        let rules = self.rules;
+        let result = match self.rx(slot) {
+            Some(rx) => rx.unprotect(&mut work, rules),
+            None if matches!(slot, KeySlot::Group(..)) => Err(Error::Unsupported(NO_GROUP_KEY)),
+            None => Err(Error::Unsupported(NO_PAIRWISE_KEY)),
         };
         self.work = work;
         let done = result?;
         self.work.truncate(done.mpdu_len);
-        Ok(done.mpdu_len)
+        Ok((done.mpdu_len, slot))
     }
 
-    fn key_slot(&self, header: &HeaderRepr) -> KeySlot {
-        if header.addr1.is_group() {
-            KeySlot::Group(transmitter_bss(header))
-        } else {
-            KeySlot::Pairwise(link_id(header.addr1, header.addr2))
-        }
-    }
-
-    /// The receive state for frames sent by `ta` on a link, creating it for a given TK.
-    fn pairwise_rx(&mut self, id: LinkId, ta: MacAddr) -> Option<&mut Rx> {
-        if let Keys::Tk(tk) = &self.keys {
-            if !self.links.get(&id).is_some_and(|l| l.key.is_some()) {
-                let bss = if id.0 == ta { id.1 } else { id.0 };
-                let cipher = [bss, ta]
-                    .iter()
-                    .find_map(|a| self.networks.get(a).and_then(|n| n.pairwise))
-                    .unwrap_or(if tk.len() == 16 { CipherSuite::Ccmp128 } else { CipherSuite::Tkip });
-                let key = (|| -> Result<PairwiseKey> {
-                    Ok(PairwiseKey {
-                        tk: tk.clone(),
-                        from_authenticator: Receiver::new(data_suite(cipher, tk.as_bytes())?),
-                        from_supplicant: Receiver::new(data_suite(cipher, tk.as_bytes())?),
-                    })
-                })()
-                .ok()?;
-                let link = self.links.entry(id).or_default();
-                link.authenticator = Some(bss);
-                link.key = Some(key);
+    fn rx(&mut self, slot: KeySlot) -> Option<&mut Rx> {
+        match slot {
+            KeySlot::Wep => self.wep.as_mut(),
+            KeySlot::Pairwise(id, from_authenticator) => {
+                let key = self.links.get_mut(&id)?.key.as_mut()?;
+                Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+            }
+            KeySlot::Group(bss, key_id) => {
+                self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)].as_mut().map(|(_, rx)| rx)
             }
         }
-        let link = self.links.get_mut(&id)?;
-        let from_authenticator = link.authenticator == Some(ta);
-        let key = link.key.as_mut()?;
-        Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+    }
+
+    /// With `--tk`, every link gets the given key the first time one of its frames is seen;
+    /// the AP is the side that announced a network, else the receiver of the first frame.
+    fn install_given_tk(&mut self, id: LinkId, ta: MacAddr) {
+        let Keys::Tk(tk) = &self.keys else { return };
+        if self.links.get(&id).is_some_and(|l| l.key.is_some()) {
+            return;
+        }
+        let ra = if id.0 == ta { id.1 } else { id.0 };
+        let ap = if self.networks.contains_key(&ta) { ta } else { ra };
+        let cipher = self
+            .networks
+            .get(&ap)
+            .and_then(|n| n.pairwise)
+            .unwrap_or(if tk.len() == 16 { CipherSuite::Ccmp128 } else { CipherSuite::Tkip });
+        let key = (|| -> Result<PairwiseKey> {
+            Ok(PairwiseKey {
+                tk: tk.clone(),
+                from_authenticator: Rx::new(cipher, tk.as_bytes())?,
+                from_supplicant: Rx::new(cipher, tk.as_bytes())?,
+            })
+        })();
+        if let Ok(key) = key {
+            let link = self.links.entry(id).or_default();
+            link.authenticator = Some(ap);
+            link.key = Some(key);
+        }
     }
 
     /// Take the plaintext MPDU in `self.work` through reassembly and into the output form.
-    fn complete_msdu(&mut self, plain_len: usize) -> Result<Option<&[u8]>> {
+    fn complete_msdu(&mut self, plain_len: usize, slot: KeySlot) -> Result<Option<&[u8]>> {
         let frame = Frame::new_checked(&self.work[..plain_len], self.rules)?;
         let header = HeaderRepr::parse(&frame)?;
         let h = frame.header_len();
@@ -481,6 +534,7 @@ impl Decryptor {
         let ta = header.addr2;
         if sc.fragment_number() == 0 {
             let partial = Partial {
+                slot,
                 sequence: sc.sequence_number(),
                 next_fragment: 1,
                 header: self.work[..h].to_vec(),
@@ -508,6 +562,18 @@ impl Decryptor {
         first.set_sequence_control(SequenceControl::new(sc.sequence_number(), 0));
         let h = first.header_len();
         let header = HeaderRepr::parse(&first)?;
+        let work = std::mem::take(&mut self.work);
+        let rules = self.rules;
+        let michael = match self.rx(partial.slot) {
+            Some(Rx::Tkip { tkip, .. }) => {
+                Frame::new_checked(&work[..], rules).and_then(|first| tkip.verify_msdu(&first, first.body())).map(Some)
+            }
+            _ => Ok(None),
+        };
+        self.work = work;
+        if let Some(msdu_len) = michael? {
+            self.work.truncate(h + msdu_len);
+        }
         self.emit(&header, h).map(Some)
     }
 
@@ -603,6 +669,10 @@ pub fn data_suite(cipher: CipherSuite, tk: &[u8]) -> Result<Box<dyn FrameSuite>>
     Ok(match cipher {
         CipherSuite::Ccmp128 => Box::new(Ccmp128::new(tk)?),
         CipherSuite::Ccmp256 => Box::new(Ccmp256::new(tk)?),
+        CipherSuite::Gcmp128 => Box::new(Gcmp128::new(tk)?),
+        CipherSuite::Gcmp256 => Box::new(Gcmp256::new(tk)?),
+        CipherSuite::Tkip => Box::new(Tkip::new(tk)?),
+        CipherSuite::Wep40 | CipherSuite::Wep104 => Box::new(Wep::new(tk)?),
         _ => return Err(Error::Unsupported("cipher suite without a data-frame implementation")),
     })
 }

@@ -17,9 +17,9 @@ use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
-use crate::suite::{FrameSuite, Transmitter};
+use crate::suite::{FrameSuite, PnCounter, Tkip, Transmitter};
 use crate::wire::llc::{self, EthernetRepr};
-use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+use crate::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
 /// What to synthesize.
 #[derive(Clone, Debug)]
@@ -76,8 +76,41 @@ pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<V
         .collect()
 }
 
-/// The transmit side of one key and its Key ID.
-type Tx = Transmitter<Box<dyn FrameSuite>>;
+/// The transmit side of one key. TKIP stands apart: the Michael MIC is added to the MSDU
+/// before it is fragmented, and each fragment is then encrypted on its own.
+enum Tx {
+    Frame(Transmitter<Box<dyn FrameSuite>>),
+    Tkip { tkip: Tkip, pn: PnCounter, key_id: u8 },
+}
+
+impl Tx {
+    fn new(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Self> {
+        Ok(match cipher {
+            CipherSuite::Tkip => Tx::Tkip { tkip: Tkip::new(key)?, pn: PnCounter::default(), key_id },
+            _ => Tx::Frame(Transmitter::new(data_suite(cipher, key)?, key_id)),
+        })
+    }
+
+    /// Protect a whole MSDU's MPDU (`fragment` false) or one fragment of an MSDU that
+    /// already carries its Michael MIC.
+    fn protect(&mut self, buf: &mut [u8], mpdu_len: usize, fragment: bool) -> Result<usize> {
+        match self {
+            Tx::Frame(tx) => tx.protect(buf, mpdu_len),
+            Tx::Tkip { tkip, pn, key_id } if fragment => tkip.encapsulate_mpdu(buf, mpdu_len, pn.next_pn()?, *key_id),
+            Tx::Tkip { tkip, pn, key_id } => tkip.encapsulate(buf, mpdu_len, pn.next_pn()?, *key_id),
+        }
+    }
+
+    /// The Michael MIC to append to an MSDU before fragmenting it (TKIP only).
+    fn michael(&self, header: &HeaderRepr, msdu: &[u8]) -> Result<Option<[u8; 8]>> {
+        let Tx::Tkip { tkip, .. } = self else { return Ok(None) };
+        let mut mpdu = vec![0u8; header.header_len()];
+        header.emit(&mut mpdu, Rules::default())?;
+        mpdu.extend_from_slice(msdu);
+        let frame = Frame::new_checked(&mpdu[..], Rules::default())?;
+        tkip.msdu_mic(&frame, msdu, true).map(Some)
+    }
+}
 
 struct Station {
     mac: MacAddr,
@@ -142,8 +175,10 @@ impl Synth {
         self.beacon()?;
         if is_wep(self.config.cipher) {
             let key = self.config.wep_key.clone().ok_or(Error::Malformed("a WEP network needs a WEP key"))?;
-            let suite = data_suite(self.config.cipher, &key)?;
-            self.group_tx = Some(Transmitter::new(suite, 0));
+            // WEP IVs start at a random point, as real stations' do.
+            let first_iv = 1 + below(&mut self.rng, 1 << 23);
+            let tx = Transmitter::new(data_suite(self.config.cipher, &key)?, 0);
+            self.group_tx = Some(Tx::Frame(tx.with_pn_counter(PnCounter::starting_at(first_iv))));
         } else {
             self.new_gtk(1)?;
         }
@@ -314,8 +349,8 @@ impl Synth {
         self.eapol_plain(i, false, &m4)?;
         let tk = ptk.tk.as_bytes();
         let st = &mut self.stations[i];
-        st.ap_tx = Some(Transmitter::new(data_suite(self.config.cipher, tk)?, 0));
-        st.sta_tx = Some(Transmitter::new(data_suite(self.config.cipher, tk)?, 0));
+        st.ap_tx = Some(Tx::new(self.config.cipher, tk, 0)?);
+        st.sta_tx = Some(Tx::new(self.config.cipher, tk, 0)?);
         st.ptk = Some(ptk);
         Ok(())
     }
@@ -378,7 +413,7 @@ impl Synth {
         let mut gtk = vec![0u8; len];
         self.rng.fill_bytes(&mut gtk);
         let secret = Secret::from_slice(&gtk)?;
-        self.group_tx = Some(Transmitter::new(data_suite(self.config.cipher, &gtk)?, key_id));
+        self.group_tx = Some(Tx::new(self.config.cipher, &gtk, key_id)?);
         self.gtk = Some((key_id, secret));
         Ok(())
     }
@@ -408,7 +443,7 @@ impl Synth {
             let sta = self.stations[i].mac;
             for (from_ap, eapol) in [(true, g1), (false, g2)] {
                 let (header, body) = self.eapol_mpdu_parts(sta, from_ap, &eapol)?;
-                self.send_protected(Some(i), from_ap, header, &body)?;
+                self.send_protected(Some(i), from_ap, header, &body, false)?;
             }
         }
         let sta = self.stations[0].mac;
@@ -434,7 +469,10 @@ impl Synth {
         };
         let header = self.data_header(eth.dst, eth.src, from_ap, tid, wds);
         self.frames_sent += 1;
+        // 4-address frames are not fragmented: tshark 4.0 leaves fragmented ones encrypted,
+        // so they could not be cross-checked.
         let fragment = station.is_some()
+            && !wds
             && self.config.fragment_every > 0
             && msdu.len() > self.config.fragment_size
             && {
@@ -442,37 +480,53 @@ impl Synth {
                 self.unicast_sent % self.config.fragment_every == 0
             };
         if !fragment {
-            return self.send_protected(station, from_ap, header, &msdu);
+            return self.send_protected(station, from_ap, header, &msdu, false);
+        }
+        if let Some(mic) = self.tx(station, from_ap)?.michael(&header, &msdu)? {
+            msdu.extend_from_slice(&mic);
         }
         let chunks: Vec<&[u8]> = msdu.chunks(self.config.fragment_size).collect();
         for (n, chunk) in chunks.iter().enumerate() {
             let mut h = header;
             h.sequence_control = SequenceControl::new(header.sequence_control.sequence_number(), n as u8);
             h.frame_control = h.frame_control.with_flag(FrameControl::MORE_FRAGMENTS, n + 1 < chunks.len());
-            self.send_protected(station, from_ap, h, chunk)?;
+            self.send_protected(station, from_ap, h, chunk, true)?;
         }
         Ok(())
     }
 
     /// Protect one MPDU with the station's pairwise key (or the group key) and record it.
-    fn send_protected(&mut self, station: Option<usize>, from_ap: bool, header: HeaderRepr, body: &[u8]) -> Result<()> {
+    fn send_protected(
+        &mut self,
+        station: Option<usize>,
+        from_ap: bool,
+        header: HeaderRepr,
+        body: &[u8],
+        fragment: bool,
+    ) -> Result<()> {
         let h = header.header_len();
         let mut mpdu = vec![0u8; h + body.len() + MAX_OVERHEAD];
         header.emit(&mut mpdu, Rules::default())?;
         mpdu[h..h + body.len()].copy_from_slice(body);
-        let wep = is_wep(self.config.cipher);
+        let len = self.tx(station, from_ap)?.protect(&mut mpdu, h + body.len(), fragment)?;
+        mpdu.truncate(len);
+        self.push(mpdu);
+        Ok(())
+    }
+}
+
+impl Synth {
+    /// The key a frame goes out under: the station's pairwise key in its direction, else the
+    /// group key (and WEP's one static key for everything).
+    fn tx(&mut self, station: Option<usize>, from_ap: bool) -> Result<&mut Tx> {
         let tx = match station {
-            Some(i) if !wep => {
+            Some(i) if !is_wep(self.config.cipher) => {
                 let st = &mut self.stations[i];
                 if from_ap { st.ap_tx.as_mut() } else { st.sta_tx.as_mut() }
             }
             _ => self.group_tx.as_mut(),
         };
-        let tx = tx.ok_or(Error::Malformed("no key to protect the frame with"))?;
-        let len = tx.protect(&mut mpdu, h + body.len())?;
-        mpdu.truncate(len);
-        self.push(mpdu);
-        Ok(())
+        tx.ok_or(Error::Malformed("no key to protect the frame with"))
     }
 }
 
