@@ -1,5 +1,6 @@
 //! `wlansec bench`: measured benchmarks that print a table and can write JSON.
 
+pub mod ccmp;
 pub mod ciphers;
 
 use std::process::ExitCode;
@@ -11,10 +12,14 @@ pub enum Command {
     /// Compare AES, DES, 3DES, RC2, Blowfish, RC6 and today's AEADs: time, throughput,
     /// cycles, instructions and energy per byte on the study's text and video files.
     Ciphers(ciphers::Args),
+    /// CCMP-128 engines side by side (OpenSSL, RustCrypto, wlansec single, multi-buffer,
+    /// Enhanced N=2/4/8): cycles/byte, GB/s, µs/frame, the AES-NI bound, 1 vs 2 threads.
+    Ccmp(ccmp::Args),
 }
 
 pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
         Command::Ciphers(args) => ciphers::run(args),
+        Command::Ccmp(args) => ccmp::run(args),
     }
 }

@@ -5,6 +5,7 @@
 //! * [`enhanced`]: Enhanced CCMP-N (reference model, RSN selectors, negotiation).
 //! * [`framing`]: CCMP framing around any sealer, so each engine suite is a `FrameSuite`.
 //! * [`key`]: engine keys (TK, mode, AES schedules).
+//! * [`sharded`]: the multi-core engine (shards by station and TID, PN order kept).
 //!
 //! Backends: `portable` (the `aes` crate), `aesni` (AES-NI, also built with AVX-512VL for 32
 //! registers) and `vaes` (four lanes per 512-bit VAESENC), all driving the one lane
@@ -18,6 +19,7 @@ pub mod framing;
 pub mod key;
 mod lanes;
 mod portable;
+pub mod sharded;
 #[cfg(target_arch = "x86_64")]
 mod vaes;
 

@@ -1,0 +1,597 @@
+//! `wlansec bench ccmp`: CCMP-128 throughput and latency of OpenSSL, RustCrypto `ccm` and
+//! the wlansec engine (single frame, multi-buffer, Enhanced N = 2/4/8) side by side in one
+//! run, in core cycles per byte (TSC, with the TSC-to-core-clock ratio measured in the run),
+//! GB/s and µs per frame; the AES-NI bound from AESENC latency/throughput measured in the
+//! same run; the published layout's MIC (CBC-MAC) and CTR times for 1-, 2-, 4-, 8-way
+//! settings; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
+//!
+//! Frames are payloads of `frame_bytes` octets with a 22-octet AAD and an 8-octet MIC, as in
+//! the published figures.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use aes::cipher::consts::{U13, U8};
+use aes::cipher::{Array, BlockCipherEncrypt, KeyInit};
+use aes::Aes128;
+use anyhow::{bail, Context, Result};
+use ccm::aead::AeadInOut;
+use openssl::cipher::Cipher;
+use openssl::cipher_ctx::CipherCtx;
+use serde::Serialize;
+use wlansec_core::engine::sharded::ShardedEngine;
+use wlansec_core::engine::{Backend, Engine, Job, Key, Mode, Ways};
+use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
+
+const SIZES: [usize; 6] = [64, 256, 512, 1024, 1500, 2304];
+const AAD_LEN: usize = 22;
+const AES_ROUNDS: f64 = 10.0;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Fewer, shorter repeats: the whole run takes well under a minute.
+    #[arg(long)]
+    quick: bool,
+    /// Also write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Engine backend (default: the fastest this CPU runs).
+    #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes"])]
+    backend: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    machine: Machine,
+    results: Vec<Measured>,
+    bound: Bound,
+    /// The published tables' layout: CBC-MAC and CTR time per frame for 1-, 2-, 4-, 8-way.
+    mic_ctr_split: Vec<MicCtr>,
+    /// The sharded engine on 1 and 2 worker threads.
+    threads: Vec<Scaling>,
+}
+
+#[derive(Serialize)]
+struct Machine {
+    cpu: String,
+    backend: &'static str,
+    tsc_hz: f64,
+    /// TSC ticks per core clock cycle, measured with a chain of dependent ADDs.
+    tsc_per_core_cycle: f64,
+    core_hz: f64,
+    repeats: usize,
+    openssl: String,
+}
+
+#[derive(Serialize, Clone)]
+struct Measured {
+    #[serde(rename = "impl")]
+    implementation: &'static str,
+    mode: &'static str,
+    lanes: usize,
+    frame_bytes: usize,
+    cycles_per_byte: f64,
+    gb_per_s: f64,
+    us_per_frame: f64,
+}
+
+#[derive(Serialize)]
+struct Bound {
+    aesenc_latency_cycles: f64,
+    /// Core cycles per AESENC (128-bit) when enough independent blocks are in flight.
+    aesenc_throughput_cycles: f64,
+    /// Core cycles per 512-bit VAESENC (four blocks), where the CPU has VAES.
+    vaesenc_zmm_throughput_cycles: Option<f64>,
+    /// Per result: the AES-NI bound for that setting and the fraction of it achieved
+    /// (bound cycles/byte divided by measured cycles/byte).
+    per_result: Vec<BoundOf>,
+}
+
+#[derive(Serialize)]
+struct BoundOf {
+    #[serde(rename = "impl")]
+    implementation: &'static str,
+    mode: &'static str,
+    lanes: usize,
+    frame_bytes: usize,
+    bound_cycles_per_byte: f64,
+    fraction_of_bound: f64,
+}
+
+#[derive(Serialize)]
+struct MicCtr {
+    ways: usize,
+    frame_bytes: usize,
+    mic_us_per_frame: f64,
+    ctr_us_per_frame: f64,
+}
+
+#[derive(Serialize)]
+struct Scaling {
+    threads: usize,
+    frame_bytes: usize,
+    frames: usize,
+    gb_per_s: f64,
+    speedup: f64,
+}
+
+struct Clock {
+    tsc_hz: f64,
+    tsc_per_core_cycle: f64,
+    repeats: usize,
+    repeat_ticks: u64,
+}
+
+impl Clock {
+    fn core_cycles(&self, ticks: f64) -> f64 {
+        ticks / self.tsc_per_core_cycle
+    }
+
+    /// Median TSC ticks per call of `op` over the repeats.
+    fn measure(&self, mut op: impl FnMut()) -> f64 {
+        op();
+        let start = tsc();
+        op();
+        let once = (tsc() - start).max(1);
+        let calls = (self.repeat_ticks / once).max(1);
+        let mut samples: Vec<f64> = (0..self.repeats)
+            .map(|_| {
+                let start = tsc();
+                for _ in 0..calls {
+                    op();
+                }
+                (tsc() - start) as f64 / calls as f64
+            })
+            .collect();
+        median(&mut samples)
+    }
+
+    fn result(&self, implementation: &'static str, mode: &'static str, lanes: usize, bytes: usize, ticks_per_frame: f64) -> Measured {
+        let seconds = ticks_per_frame / self.tsc_hz;
+        Measured {
+            implementation,
+            mode,
+            lanes,
+            frame_bytes: bytes,
+            cycles_per_byte: self.core_cycles(ticks_per_frame) / bytes as f64,
+            gb_per_s: bytes as f64 / seconds / 1e9,
+            us_per_frame: seconds * 1e6,
+        }
+    }
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+#[cfg(target_arch = "x86_64")]
+fn tsc() -> u64 {
+    // SAFETY: RDTSC exists on every x86_64; the fences keep the measured work inside.
+    unsafe {
+        core::arch::x86_64::_mm_lfence();
+        let t = core::arch::x86_64::_rdtsc();
+        core::arch::x86_64::_mm_lfence();
+        t
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn tsc() -> u64 {
+    0
+}
+
+/// 16 dependent one-cycle register ADDs per iteration: exactly 16 core cycles (register
+/// operands, because some cores fold chains of immediate ADDs at rename).
+#[cfg(target_arch = "x86_64")]
+fn add_chain(iterations: u64) {
+    // SAFETY: register-only arithmetic.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "add {x}, {x}", "add {x}, {x}", "add {x}, {x}", "add {x}, {x}",
+            "add {x}, {x}", "add {x}, {x}", "add {x}, {x}", "add {x}, {x}",
+            "add {x}, {x}", "add {x}, {x}", "add {x}, {x}", "add {x}, {x}",
+            "add {x}, {x}", "add {x}, {x}", "add {x}, {x}", "add {x}, {x}",
+            "dec {n}",
+            "jnz 2b",
+            x = inout(reg) 0u64 => _,
+            n = inout(reg) iterations => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// 8 dependent AESENCs per iteration.
+#[cfg(target_arch = "x86_64")]
+fn aesenc_latency(iterations: u64) {
+    // SAFETY: only run when the CPU has AES-NI; register-only.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "aesenc xmm0, xmm1", "aesenc xmm0, xmm1", "aesenc xmm0, xmm1", "aesenc xmm0, xmm1",
+            "aesenc xmm0, xmm1", "aesenc xmm0, xmm1", "aesenc xmm0, xmm1", "aesenc xmm0, xmm1",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            out("xmm0") _, out("xmm1") _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// 12 independent AESENCs per iteration.
+#[cfg(target_arch = "x86_64")]
+fn aesenc_throughput(iterations: u64) {
+    // SAFETY: only run when the CPU has AES-NI; register-only.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "aesenc xmm0, xmm15", "aesenc xmm1, xmm15", "aesenc xmm2, xmm15", "aesenc xmm3, xmm15",
+            "aesenc xmm4, xmm15", "aesenc xmm5, xmm15", "aesenc xmm6, xmm15", "aesenc xmm7, xmm15",
+            "aesenc xmm8, xmm15", "aesenc xmm9, xmm15", "aesenc xmm10, xmm15", "aesenc xmm11, xmm15",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _,
+            out("xmm6") _, out("xmm7") _, out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm15") _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// 12 independent 512-bit VAESENCs per iteration.
+#[cfg(target_arch = "x86_64")]
+fn vaesenc_throughput(iterations: u64) {
+    // SAFETY: only run when the CPU has AVX-512F and VAES; register-only.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "vaesenc zmm0, zmm0, zmm15", "vaesenc zmm1, zmm1, zmm15", "vaesenc zmm2, zmm2, zmm15",
+            "vaesenc zmm3, zmm3, zmm15", "vaesenc zmm4, zmm4, zmm15", "vaesenc zmm5, zmm5, zmm15",
+            "vaesenc zmm6, zmm6, zmm15", "vaesenc zmm7, zmm7, zmm15", "vaesenc zmm8, zmm8, zmm15",
+            "vaesenc zmm9, zmm9, zmm15", "vaesenc zmm10, zmm10, zmm15", "vaesenc zmm11, zmm11, zmm15",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _,
+            out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm15") _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+fn calibrate(quick: bool) -> Result<Clock> {
+    if !cfg!(target_arch = "x86_64") || !std::arch::is_x86_feature_detected!("aes") {
+        bail!("wlansec bench ccmp needs an x86_64 CPU with AES-NI (TSC timing, AES-NI bound)");
+    }
+    let start_tsc = tsc();
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(if quick { 100 } else { 300 }));
+    let tsc_hz = (tsc() - start_tsc) as f64 / start.elapsed().as_secs_f64();
+    // Many short samples: on a shared machine a sample that spans a preemption is an
+    // outlier the median ignores.
+    let mut clock = Clock { tsc_hz, tsc_per_core_cycle: 1.0, repeats: if quick { 41 } else { 201 }, repeat_ticks: 0 };
+    clock.repeat_ticks = (tsc_hz * 50e-6) as u64;
+    let iterations = 2_000;
+    let ticks = clock.measure(|| add_chain(iterations));
+    clock.tsc_per_core_cycle = ticks / (16.0 * iterations as f64);
+    Ok(clock)
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The AES-NI bound of a setting in core cycles per byte: the larger of the latency of its
+/// longest CBC-MAC chain and the throughput of all its AES blocks.
+fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize) -> f64 {
+    let m = bytes.div_ceil(16) as f64;
+    let ways = if mode == "enhanced" { lanes as f64 } else { 1.0 };
+    let chain = 3.0 + (m / ways).ceil();
+    let blocks = 3.0 * ways + m + (m + 1.0);
+    let latency = chain * AES_ROUNDS * bound.aesenc_latency_cycles;
+    let throughput = blocks * AES_ROUNDS * bound.aesenc_throughput_cycles;
+    let per_frame = if mode == "multibuffer" { throughput } else { latency.max(throughput) };
+    per_frame / bytes as f64
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let clock = calibrate(args.quick)?;
+    let engine = match args.backend.as_deref() {
+        None => Engine::new(),
+        Some(name) => Engine::with_backend(Backend::ALL.into_iter().find(|b| b.name() == name).context("backend name")?)?,
+    };
+    eprintln!(
+        "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {}, {} repeats",
+        clock.tsc_hz / 1e9,
+        clock.tsc_per_core_cycle,
+        engine.backend().name(),
+        clock.repeats
+    );
+    let mut bound = measure_bound(&clock);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut results = Vec::new();
+    for &bytes in &SIZES {
+        eprintln!("bench ccmp: {bytes}-byte frames");
+        results.extend(measure_size(&clock, engine, bytes, &mut rng)?);
+    }
+    bound.per_result = results
+        .iter()
+        .map(|r| {
+            let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes);
+            BoundOf {
+                implementation: r.implementation,
+                mode: r.mode,
+                lanes: r.lanes,
+                frame_bytes: r.frame_bytes,
+                bound_cycles_per_byte: b,
+                fraction_of_bound: b / r.cycles_per_byte,
+            }
+        })
+        .collect();
+    eprintln!("bench ccmp: MIC/CTR split");
+    let mic_ctr_split = measure_mic_ctr(&clock, &mut rng);
+    eprintln!("bench ccmp: sharded engine, 1 and 2 threads");
+    let threads = measure_threads(&clock, engine, &mut rng)?;
+    let report = Report {
+        machine: Machine {
+            cpu: cpu_name(),
+            backend: engine.backend().name(),
+            tsc_hz: clock.tsc_hz,
+            tsc_per_core_cycle: clock.tsc_per_core_cycle,
+            core_hz: clock.tsc_hz / clock.tsc_per_core_cycle,
+            repeats: clock.repeats,
+            openssl: openssl::version::version().to_string(),
+        },
+        results,
+        bound,
+        mic_ctr_split,
+        threads,
+    };
+    print_report(&report);
+    if let Some(path) = &args.json {
+        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut out = BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        eprintln!("bench ccmp: wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn measure_bound(clock: &Clock) -> Bound {
+    let iterations = 2_000;
+    let latency = clock.core_cycles(clock.measure(|| aesenc_latency(iterations))) / (8.0 * iterations as f64);
+    let throughput = clock.core_cycles(clock.measure(|| aesenc_throughput(iterations))) / (12.0 * iterations as f64);
+    let vaes = (std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes")).then(|| {
+        clock.core_cycles(clock.measure(|| vaesenc_throughput(iterations))) / (12.0 * iterations as f64)
+    });
+    Bound {
+        aesenc_latency_cycles: latency,
+        aesenc_throughput_cycles: throughput,
+        vaesenc_zmm_throughput_cycles: vaes,
+        per_result: Vec::new(),
+    }
+}
+
+fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Measured>> {
+    let tk: [u8; 16] = random_bytes(rng, 16).try_into().expect("16 octets");
+    let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
+    let aad = random_bytes(rng, AAD_LEN);
+    let mut data = random_bytes(rng, bytes);
+    let mut out = Vec::new();
+
+    // OpenSSL EVP aes-128-ccm: key set once, nonce and lengths per frame.
+    let mut ctx = CipherCtx::new()?;
+    ctx.encrypt_init(Some(Cipher::aes_128_ccm()), None, None)?;
+    ctx.set_iv_length(13)?;
+    ctx.set_tag_length(8)?;
+    ctx.encrypt_init(None, Some(&tk), None)?;
+    let mut tag = [0u8; 8];
+    let mut openssl_frame = |data: &mut [u8]| -> Result<()> {
+        ctx.encrypt_init(None, None, Some(&nonce))?;
+        ctx.set_data_len(data.len())?;
+        ctx.cipher_update(&aad, None)?;
+        ctx.cipher_update_inplace(data, data.len())?;
+        ctx.cipher_final(&mut [])?;
+        ctx.tag(&mut tag)?;
+        Ok(())
+    };
+    openssl_frame(&mut data)?;
+    let ticks = clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
+    out.push(clock.result("openssl", "single", 1, bytes, ticks));
+
+    let rustcrypto = ccm::Ccm::<Aes128, U8, U13>::new(&tk.into());
+    let ticks = clock.measure(|| {
+        rustcrypto
+            .encrypt_inout_detached(&nonce.into(), &aad, data.as_mut_slice().into())
+            .expect("RustCrypto CCM on checked parameters");
+    });
+    out.push(clock.result("rustcrypto-ccm", "single", 1, bytes, ticks));
+
+    let key = Key::new(&tk, Mode::CCMP128)?;
+    let ticks = clock.measure(|| {
+        engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
+    });
+    out.push(clock.result("wlansec", "single", 1, bytes, ticks));
+
+    // Multi-buffer: four lane-fulls of frames, every frame with its own key.
+    let lanes = engine.backend().lanes();
+    let frames = 4 * lanes;
+    let keys: Vec<Key> = (0..frames).map(|_| Key::new(&random_bytes(rng, 16), Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
+    let mut buffers: Vec<Vec<u8>> = (0..frames).map(|_| random_bytes(rng, bytes)).collect();
+    let ticks = clock.measure(|| {
+        let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
+        engine.seal_batch(&mut jobs).expect("engine on checked parameters");
+    });
+    out.push(clock.result("wlansec", "multibuffer", lanes, bytes, ticks / frames as f64));
+
+    for ways in [Ways::N2, Ways::N4, Ways::N8] {
+        let key = Key::new(&tk, Mode::enhanced(ways))?;
+        let ticks = clock.measure(|| {
+            engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
+        });
+        out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, ticks));
+    }
+    Ok(out)
+}
+
+/// The published layout: an N-way CBC-MAC (N chains advanced together) and an N-way CTR
+/// (N counter blocks per step), each alone, with the `aes` crate's pipelined AES.
+fn measure_mic_ctr(clock: &Clock, rng: &mut ChaCha8Rng) -> Vec<MicCtr> {
+    let cipher = Aes128::new(&random_bytes(rng, 16)[..].try_into().expect("16 octets"));
+    let mut rows = Vec::new();
+    for ways in [1usize, 2, 4, 8] {
+        for &bytes in &SIZES {
+            let data = random_bytes(rng, bytes);
+            let blocks: Vec<[u8; 16]> = data
+                .chunks(16)
+                .map(|c| {
+                    let mut b = [0u8; 16];
+                    b[..c.len()].copy_from_slice(c);
+                    b
+                })
+                .collect();
+            let mut states = vec![Array::<u8, _>::default(); ways];
+            let mic = clock.measure(|| {
+                // B0 and the two AAD blocks per chain, then the data round robin.
+                for _ in 0..3 {
+                    cipher.encrypt_blocks(&mut states);
+                }
+                for group in blocks.chunks(ways) {
+                    for (state, block) in states.iter_mut().zip(group) {
+                        for (s, b) in state.iter_mut().zip(block) {
+                            *s ^= b;
+                        }
+                    }
+                    cipher.encrypt_blocks(&mut states[..group.len()]);
+                }
+                std::hint::black_box(&states);
+            });
+            let mut counters = vec![Array::<u8, _>::default(); ways];
+            let mut output = data.clone();
+            let ctr = clock.measure(|| {
+                for (step, chunk) in output.chunks_mut(16 * ways).enumerate() {
+                    for (lane, counter) in counters.iter_mut().enumerate() {
+                        counter[14..].copy_from_slice(&((step * ways + lane + 1) as u16).to_be_bytes());
+                    }
+                    let mut keystream = counters.clone();
+                    cipher.encrypt_blocks(&mut keystream);
+                    for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
+                        *byte ^= k;
+                    }
+                }
+                std::hint::black_box(&output);
+            });
+            rows.push(MicCtr {
+                ways,
+                frame_bytes: bytes,
+                mic_us_per_frame: mic / clock.tsc_hz * 1e6,
+                ctr_us_per_frame: ctr / clock.tsc_hz * 1e6,
+            });
+        }
+    }
+    rows
+}
+
+fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Result<Vec<Scaling>> {
+    let bytes = 1500;
+    let frames = 4096;
+    let stations = 32;
+    let keys: Vec<[u8; 16]> = (0..stations).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
+    let shapes = Shapes { management: false };
+    let frames_in: Vec<(u32, Vec<u8>)> = (0..frames)
+        .map(|i| {
+            let mut mpdu = Vec::new();
+            gen::random_mpdu(rng, shapes, bytes, &mut mpdu);
+            ((i % stations) as u32, mpdu)
+        })
+        .collect();
+    let mut rows: Vec<Scaling> = Vec::new();
+    for threads in [1usize, 2] {
+        let mut engine = ShardedEngine::new(threads, engine);
+        for (station, tk) in keys.iter().enumerate() {
+            engine.add_station(station as u32, tk, Mode::CCMP128)?;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..5 {
+            let input = frames_in.clone();
+            let start = tsc();
+            let outputs = engine.protect_all(input)?;
+            samples.push((tsc() - start) as f64);
+            std::hint::black_box(outputs);
+        }
+        let ticks = median(&mut samples);
+        let gb_per_s = (frames * bytes) as f64 / (ticks / clock.tsc_hz) / 1e9;
+        let speedup = rows.first().map_or(1.0, |one| gb_per_s / one.gb_per_s);
+        rows.push(Scaling { threads, frame_bytes: bytes, frames, gb_per_s, speedup });
+    }
+    Ok(rows)
+}
+
+fn print_report(report: &Report) {
+    let m = &report.machine;
+    println!("CPU: {} ({} backend); TSC {:.3} GHz; core clock {:.3} GHz (TSC/core {:.3}); {}", m.cpu, m.backend, m.tsc_hz / 1e9, m.core_hz / 1e9, m.tsc_per_core_cycle, m.openssl);
+    let b = &report.bound;
+    println!(
+        "AESENC: latency {:.2} cycles, throughput {:.2} cycles/instr{}",
+        b.aesenc_latency_cycles,
+        b.aesenc_throughput_cycles,
+        b.vaesenc_zmm_throughput_cycles.map_or(String::new(), |v| format!("; VAESENC zmm {v:.2} cycles/instr (4 blocks)"))
+    );
+    println!();
+    println!("{:<16} {:<12} {:>5} {:>6} {:>8} {:>8} {:>10} {:>9} {:>8}", "impl", "mode", "lanes", "bytes", "cyc/B", "GB/s", "us/frame", "bound", "of bound");
+    for (r, bound) in report.results.iter().zip(&b.per_result) {
+        println!(
+            "{:<16} {:<12} {:>5} {:>6} {:>8.3} {:>8.3} {:>10.3} {:>9.3} {:>7.0}%",
+            r.implementation,
+            r.mode,
+            r.lanes,
+            r.frame_bytes,
+            r.cycles_per_byte,
+            r.gb_per_s,
+            r.us_per_frame,
+            bound.bound_cycles_per_byte,
+            100.0 * bound.fraction_of_bound
+        );
+    }
+    println!();
+    println!("Published layout: MIC (CBC-MAC) and CTR time, us per frame");
+    print!("{:>6}", "bytes");
+    for ways in [1, 2, 4, 8] {
+        print!(" {:>10} {:>10}", format!("MIC {ways}-way"), format!("CTR {ways}-way"));
+    }
+    println!();
+    for &bytes in &SIZES {
+        print!("{bytes:>6}");
+        for ways in [1, 2, 4, 8] {
+            if let Some(row) = report.mic_ctr_split.iter().find(|r| r.ways == ways && r.frame_bytes == bytes) {
+                print!(" {:>10.3} {:>10.3}", row.mic_us_per_frame, row.ctr_us_per_frame);
+            }
+        }
+        println!();
+    }
+    println!();
+    for t in &report.threads {
+        println!(
+            "sharded engine: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2})",
+            t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
+        );
+    }
+}
