@@ -1,6 +1,8 @@
 # wlansec: `make demo` and `make test` are the two front doors; both set up first.
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
+# Scripts and tests find the binaries here, whatever the caller's environment says.
+export CARGO_TARGET_DIR := $(CURDIR)/target
 VENV := .venv
 PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec

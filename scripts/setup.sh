@@ -24,8 +24,15 @@ if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] || curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
 fi
 export PATH="$HOME/.cargo/bin:$PATH"
-# rust-toolchain.toml pins the version; this makes rustup fetch it now rather than mid-build.
-rustup show active-toolchain >/dev/null 2>&1 || rustup toolchain install "$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
+# rust-toolchain.toml pins the version. Fetch it now rather than mid-build; where the
+# download is not possible but the installed stable toolchain is that very version, use it.
+PINNED=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup run "$PINNED" rustc --version >/dev/null 2>&1; then
+  if ! rustup toolchain install "$PINNED" --profile minimal -c rustfmt -c clippy; then
+    stable_dir=$(rustup run stable rustc --print sysroot)
+    rustup run stable rustc --version | grep -q "^rustc $PINNED " && rustup toolchain link "$PINNED" "$stable_dir"
+  fi
+fi
 
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
