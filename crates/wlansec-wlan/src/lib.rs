@@ -1,2 +1,7 @@
-//! wlansec-wlan: the emulated WLAN — 802.11 airtime model, the virtual-time medium, and the
 //! access point and stations that carry real traffic between network namespaces.
+//!
+//! * [`security`]: the security modes (open, WEP, TKIP, CCMP, Enhanced) and their keys.
+//! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
+
+pub mod bss;
+pub mod security;

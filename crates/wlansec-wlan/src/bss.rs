@@ -1,0 +1,831 @@
+//! The access point and the station as sans-IO machines: MPDUs from the air and Ethernet
+//! frames from the host go in, MPDUs for the air and Ethernet frames for the host come out.
+//! The emulated medium and the UDP transport drive the same code.
+//!
+//! A station authenticates (open system), associates (with the mode's RSN element), runs
+//! the 4-way handshake (which also delivers the GTK) and then carries Ethernet as QoS data
+//! (To DS). The access point decrypts each frame under the sender's keys and forwards it to
+//! its own host, or re-encrypts it under the receiver's keys (From DS), or under the GTK
+//! for group addresses. Until a station's keys are installed its 802.1X port is closed:
+//! only EAPOL passes.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
+use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
+use wlansec_core::rsn::{pmk_from_passphrase, Authenticator, Event, Pmk, Secret, Supplicant};
+use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
+use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
+use wlansec_core::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+use wlansec_core::{Error, Result};
+
+use crate::security::{wep_key, LinkKeys, SecurityMode};
+
+/// Room left behind an MPDU for the largest security overhead.
+const ROOM: usize = 32;
+/// Ticks (of [`TICK_MS`]) a station waits for an answer before it starts again.
+const STATION_PATIENCE_TICKS: u32 = 4;
+/// How often the owner calls `tick`.
+pub const TICK_MS: u64 = 250;
+
+const SUBTYPE_ASSOC_REQUEST: u8 = 0;
+const SUBTYPE_ASSOC_RESPONSE: u8 = 1;
+const SUBTYPE_BEACON: u8 = 8;
+const SUBTYPE_AUTH: u8 = 11;
+const SUBTYPE_DEAUTH: u8 = 12;
+const SUBTYPE_QOS_DATA: u8 = 8;
+const ELEMENT_SSID: u8 = 0;
+const ELEMENT_RATES: [u8; 10] = [1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24];
+
+/// What the machines ask their owner to do.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Output {
+    /// Put this MPDU on the air.
+    Air(Vec<u8>),
+    /// Hand this Ethernet frame to the host.
+    Ethernet(Vec<u8>),
+}
+
+/// Per-node counters, reported by `status`.
+#[derive(Clone, Copy, Default, Debug, Serialize)]
+pub struct Counters {
+    pub tx_msdus: u64,
+    pub rx_msdus: u64,
+    pub forwarded_msdus: u64,
+    /// Data from or to a station whose 802.1X port is closed (no keys yet, or failed).
+    pub dropped_port_closed: u64,
+    pub dropped_replay: u64,
+    /// MIC, ICV or Michael failure: wrong key or a tampered frame.
+    pub dropped_integrity: u64,
+    /// Unprotected data where protection is required, unknown receivers, malformed frames.
+    pub dropped_other: u64,
+    pub handshake_errors: u64,
+}
+
+impl Counters {
+    fn count_unprotect_error(&mut self, err: &Error) {
+        match err {
+            Error::Replay { .. } => self.dropped_replay += 1,
+            Error::MicFailure | Error::IcvFailure => self.dropped_integrity += 1,
+            _ => self.dropped_other += 1,
+        }
+    }
+}
+
+/// What a network is: its name, access point address, mode and secret.
+#[derive(Clone, Debug)]
+pub struct NetworkConfig {
+    pub ssid: String,
+    pub bssid: MacAddr,
+    pub mode: SecurityMode,
+    pub passphrase: String,
+}
+
+/// The secret a network mode needs, derived once (PBKDF2 is slow on purpose).
+#[derive(Clone)]
+enum Credential {
+    None,
+    Wep(Vec<u8>),
+    Psk(Pmk),
+}
+
+impl Credential {
+    fn of(config: &NetworkConfig) -> Result<Self> {
+        Ok(match config.mode {
+            SecurityMode::Open => Credential::None,
+            SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
+            _ => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
+        })
+    }
+}
+
+fn fresh_rng() -> ChaCha8Rng {
+    let mut seed = [0u8; 32];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed)).is_err() {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        seed[..16].copy_from_slice(&t.to_le_bytes());
+    }
+    ChaCha8Rng::from_seed(seed)
+}
+
+/// Sequence numbers of one transmitter.
+#[derive(Default)]
+struct Sequence(u16);
+
+impl Sequence {
+    fn next(&mut self) -> SequenceControl {
+        let sc = SequenceControl::new(self.0, 0);
+        self.0 = (self.0 + 1) & 0x0fff;
+        sc
+    }
+}
+
+fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, sc: SequenceControl, body: &[u8]) -> Result<Vec<u8>> {
+    let header = HeaderRepr {
+        frame_control: FrameControl::new(FrameType::Management, subtype),
+        duration: 0,
+        addr1: da,
+        addr2: sa,
+        addr3: bssid,
+        sequence_control: sc,
+        addr4: None,
+        qos_control: None,
+        ht_control: None,
+    };
+    let mut mpdu = vec![0u8; header.header_len()];
+    header.emit(&mut mpdu, Rules::default())?;
+    mpdu.extend_from_slice(body);
+    Ok(mpdu)
+}
+
+/// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
+fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl, ethertype: u16, payload: &[u8]) -> Result<(Vec<u8>, usize)> {
+    let header = HeaderRepr {
+        frame_control: FrameControl(FrameControl::new(FrameType::Data, SUBTYPE_QOS_DATA).0 | ds),
+        duration: 0,
+        addr1: a1,
+        addr2: a2,
+        addr3: a3,
+        sequence_control: sc,
+        addr4: None,
+        qos_control: Some(QosControl(0)),
+        ht_control: None,
+    };
+    let hl = header.header_len();
+    let len = hl + SNAP_HEADER_LEN + payload.len();
+    let mut mpdu = vec![0u8; len + ROOM];
+    header.emit(&mut mpdu, Rules::default())?;
+    llc::emit_snap(ethertype, &mut mpdu[hl..])?;
+    mpdu[hl + SNAP_HEADER_LEN..len].copy_from_slice(payload);
+    Ok((mpdu, len))
+}
+
+/// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
+fn seal(tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
+    let len = match tx {
+        Some(tx) => tx.protect(&mut mpdu, len)?,
+        None => len,
+    };
+    mpdu.truncate(len);
+    Ok(mpdu)
+}
+
+/// A received data MPDU after unprotection: its header and MSDU.
+struct Received {
+    header: HeaderRepr,
+    /// Whether the frame arrived protected (decapsulation clears the bit).
+    protected: bool,
+    msdu: Vec<u8>,
+}
+
+/// Decrypt (if protected) and split a data MPDU. `rx` is the receiver to use for a
+/// protected frame; `None` means none is installed.
+fn open_data(mut mpdu: Vec<u8>, rx: Option<&mut Receiver<Box<dyn FrameSuite>>>) -> Result<Received> {
+    let protected = Frame::new_checked(&mpdu[..], Rules::default())?.frame_control().protected();
+    let len = match (protected, rx) {
+        (true, Some(rx)) => rx.unprotect(&mut mpdu)?.mpdu_len,
+        (true, None) => return Err(Error::Unsupported("protected frame without an installed key")),
+        (false, _) => mpdu.len(),
+    };
+    let frame = Frame::new_checked(&mpdu[..len], Rules::default())?;
+    let header = HeaderRepr::parse(&frame)?;
+    let msdu = frame.body().to_vec();
+    Ok(Received { header, protected, msdu })
+}
+
+fn eapol_of(msdu: &[u8]) -> Option<&[u8]> {
+    (llc::parse_snap(msdu).ok()? == ETHERTYPE_EAPOL).then(|| &msdu[SNAP_HEADER_LEN..])
+}
+
+fn to_ethernet(received: &Received) -> Result<Vec<u8>> {
+    let mut out = vec![0u8; ETHERNET_HEADER_LEN + received.msdu.len()];
+    let n = llc::msdu_to_ethernet(received.header.da(), received.header.sa(), &received.msdu, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+fn elements(ssid: &str, rsne: Option<&[u8]>) -> Vec<u8> {
+    let mut e = vec![ELEMENT_SSID, ssid.len() as u8];
+    e.extend_from_slice(ssid.as_bytes());
+    e.extend_from_slice(&ELEMENT_RATES);
+    if let Some(rsne) = rsne {
+        e.extend_from_slice(rsne);
+    }
+    e
+}
+
+/// Where a station is in joining its network.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "reason")]
+pub enum StationState {
+    Authenticating,
+    Associating,
+    Handshaking,
+    Connected,
+    Failed(String),
+}
+
+/// A station (supplicant side).
+pub struct Station {
+    config: NetworkConfig,
+    mac: MacAddr,
+    credential: Credential,
+    state: StationState,
+    waited: u32,
+    supplicant: Option<Supplicant>,
+    keys: Option<LinkKeys>,
+    group_rx: Option<Receiver<Box<dyn FrameSuite>>>,
+    sequence: Sequence,
+    rng: ChaCha8Rng,
+    pub counters: Counters,
+}
+
+impl Station {
+    pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
+        let credential = Credential::of(&config)?;
+        Ok(Station {
+            config,
+            mac,
+            credential,
+            state: StationState::Authenticating,
+            waited: 0,
+            supplicant: None,
+            keys: None,
+            group_rx: None,
+            sequence: Sequence::default(),
+            rng: fresh_rng(),
+            counters: Counters::default(),
+        })
+    }
+
+    pub fn mac(&self) -> MacAddr {
+        self.mac
+    }
+
+    pub fn state(&self) -> &StationState {
+        &self.state
+    }
+
+    /// Begin joining: send the open-system Authentication request.
+    pub fn start(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        self.state = StationState::Authenticating;
+        self.waited = 0;
+        self.supplicant = None;
+        self.keys = None;
+        self.group_rx = None;
+        let bssid = self.config.bssid;
+        let body = [0, 0, 1, 0, 0, 0];
+        out.push(Output::Air(management(SUBTYPE_AUTH, bssid, self.mac, bssid, self.sequence.next(), &body)?));
+        Ok(())
+    }
+
+    /// The retransmission timer: start again when the access point stopped answering.
+    pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        if matches!(self.state, StationState::Authenticating | StationState::Associating) {
+            self.waited += 1;
+            if self.waited >= STATION_PATIENCE_TICKS {
+                self.start(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An Ethernet frame from the host.
+    pub fn from_host(&mut self, ethernet: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        if self.state != StationState::Connected {
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        let eth = llc::EthernetRepr::parse(ethernet)?;
+        let bssid = self.config.bssid;
+        let (mpdu, len) = qos_data(FrameControl::TO_DS, bssid, self.mac, eth.dst, self.sequence.next(), eth.ethertype, &ethernet[ETHERNET_HEADER_LEN..])?;
+        out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+        self.counters.tx_msdus += 1;
+        Ok(())
+    }
+
+    /// An MPDU heard on the air.
+    pub fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let frame = Frame::new_checked(mpdu, Rules::default())?;
+        let fc = frame.frame_control();
+        let for_us = frame.addr1() == self.mac || frame.addr1().is_group();
+        if !for_us || frame.addr2() != Some(self.config.bssid) {
+            return Ok(());
+        }
+        if fc.is_management() {
+            return self.management(fc.subtype(), frame.body(), out);
+        }
+        if !fc.is_data() || !fc.from_ds() {
+            return Ok(());
+        }
+        let rx = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
+        let received = match open_data(mpdu.to_vec(), rx) {
+            Ok(r) => r,
+            Err(e) => {
+                self.counters.count_unprotect_error(&e);
+                return Err(e);
+            }
+        };
+        if received.header.sa() == self.mac {
+            return Ok(()); // our own group frame, relayed back by the access point
+        }
+        if !received.protected && self.config.mode != SecurityMode::Open {
+            if let Some(eapol) = eapol_of(&received.msdu) {
+                return self.eapol(eapol, out);
+            }
+            self.counters.dropped_other += 1;
+            return Err(Error::NotProtected);
+        }
+        out.push(Output::Ethernet(to_ethernet(&received)?));
+        self.counters.rx_msdus += 1;
+        Ok(())
+    }
+
+    fn management(&mut self, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        match (subtype, &self.state) {
+            (SUBTYPE_AUTH, StationState::Authenticating) if body.len() >= 6 && body[2] == 2 && body[4..6] == [0, 0] => {
+                let rsne = self.config.mode.rsn_element()?;
+                let mut req = vec![0x01, 0x00, 0x0a, 0x00];
+                req.extend_from_slice(&elements(&self.config.ssid, rsne.as_deref()));
+                self.state = StationState::Associating;
+                self.waited = 0;
+                out.push(Output::Air(management(SUBTYPE_ASSOC_REQUEST, bssid, self.mac, bssid, self.sequence.next(), &req)?));
+            }
+            (SUBTYPE_ASSOC_RESPONSE, StationState::Associating) if body.len() >= 6 => {
+                if body[2..4] != [0, 0] {
+                    self.state = StationState::Failed(format!("association refused (status {})", u16::from_le_bytes([body[2], body[3]])));
+                    return Ok(());
+                }
+                self.associated()?;
+            }
+            (SUBTYPE_DEAUTH, _) => {
+                let reason = body.get(..2).map_or(0, |r| u16::from_le_bytes([r[0], r[1]]));
+                self.state = StationState::Failed(format!("deauthenticated by the access point (reason {reason})"));
+                self.keys = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn associated(&mut self) -> Result<()> {
+        match &self.credential {
+            Credential::None => self.state = StationState::Connected,
+            Credential::Wep(key) => {
+                self.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
+                self.group_rx = Some(Receiver::new(SecurityMode::Wep.suite(key)?));
+                self.state = StationState::Connected;
+            }
+            Credential::Psk(pmk) => {
+                let params = self.config.mode.handshake_params(self.config.bssid, self.mac)?;
+                self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
+                self.state = StationState::Handshaking;
+            }
+        }
+        Ok(())
+    }
+
+    fn eapol(&mut self, eapol: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let Some(supplicant) = self.supplicant.as_mut() else { return Ok(()) };
+        let events = match supplicant.receive(eapol, &mut self.rng) {
+            Ok(events) => events,
+            Err(e) => {
+                self.counters.handshake_errors += 1;
+                return Err(e);
+            }
+        };
+        for event in events {
+            match event {
+                Event::Send(bytes) => {
+                    let bssid = self.config.bssid;
+                    let (mpdu, len) = qos_data(FrameControl::TO_DS, bssid, self.mac, bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
+                    // EAPOL goes out under the pairwise key once one is installed (none here:
+                    // message 4 is sent before the key it confirms is installed).
+                    out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+                }
+                Event::InstallPairwise { tk } => self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?),
+                Event::InstallGroup { key_id, gtk, .. } => {
+                    self.group_rx = Some(Receiver::new(self.config.mode.group_suite(gtk.as_bytes())?).with_key_id(key_id));
+                }
+                Event::PairwiseComplete => self.state = StationState::Connected,
+                Event::GroupComplete | Event::TimedOut => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One station as the access point knows it.
+struct Association {
+    aid: u16,
+    authenticator: Option<Authenticator>,
+    keys: Option<LinkKeys>,
+    last_error: Option<String>,
+    failed: Option<String>,
+}
+
+/// What the access point reports about one station.
+#[derive(Clone, Debug, Serialize)]
+pub struct AssociationStatus {
+    pub mac: String,
+    pub aid: u16,
+    pub port_open: bool,
+    pub failure: Option<String>,
+}
+
+/// The access point (authenticator side), bridging its stations and its own host.
+pub struct AccessPoint {
+    config: NetworkConfig,
+    credential: Credential,
+    gtk: Option<Secret>,
+    group_tx: Option<Transmitter<Box<dyn FrameSuite>>>,
+    stations: BTreeMap<MacAddr, Association>,
+    sequence: Sequence,
+    rng: ChaCha8Rng,
+    pub counters: Counters,
+}
+
+impl AccessPoint {
+    pub fn new(config: NetworkConfig) -> Result<Self> {
+        let credential = Credential::of(&config)?;
+        let mut rng = fresh_rng();
+        let (gtk, group_tx) = match &credential {
+            Credential::None => (None, None),
+            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
+            Credential::Psk(_) => {
+                let mut g = [0u8; 32];
+                rng.fill_bytes(&mut g);
+                let len = if config.mode == SecurityMode::Tkip { 32 } else { 16 };
+                let gtk = Secret::from_slice(&g[..len])?;
+                let tx = Transmitter::new(config.mode.group_suite(gtk.as_bytes())?, 1);
+                (Some(gtk), Some(tx))
+            }
+        };
+        Ok(AccessPoint { config, credential, gtk, group_tx, stations: BTreeMap::new(), sequence: Sequence::default(), rng, counters: Counters::default() })
+    }
+
+    pub fn bssid(&self) -> MacAddr {
+        self.config.bssid
+    }
+
+    /// The beacon that announces the network (SSID, rates, RSN element).
+    pub fn beacon(&mut self) -> Result<Vec<u8>> {
+        let mut body = vec![0u8; 8];
+        body.extend_from_slice(&100u16.to_le_bytes());
+        let privacy = if self.config.mode == SecurityMode::Open { 0 } else { 0x10 };
+        body.extend_from_slice(&[0x01 | privacy, 0x00]);
+        body.extend_from_slice(&elements(&self.config.ssid, self.config.mode.rsn_element()?.as_deref()));
+        management(SUBTYPE_BEACON, MacAddr::BROADCAST, self.config.bssid, self.config.bssid, self.sequence.next(), &body)
+    }
+
+    pub fn associations(&self) -> Vec<AssociationStatus> {
+        self.stations
+            .iter()
+            .map(|(mac, a)| AssociationStatus { mac: mac.to_string(), aid: a.aid, port_open: a.keys.is_some() || matches!(self.credential, Credential::None), failure: a.failed.clone() })
+            .collect()
+    }
+
+    /// The retransmission timer of every pending handshake.
+    pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        let macs: Vec<MacAddr> = self.stations.keys().copied().collect();
+        for mac in macs {
+            let Some(auth) = self.stations.get_mut(&mac).and_then(|a| a.authenticator.as_mut()) else { continue };
+            let events = auth.tick()?;
+            self.handle_events(mac, events, out)?;
+        }
+        Ok(())
+    }
+
+    /// An Ethernet frame from the access point's own host.
+    pub fn from_host(&mut self, ethernet: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let eth = llc::EthernetRepr::parse(ethernet)?;
+        self.forward(eth.dst, eth.src, eth.ethertype, &ethernet[ETHERNET_HEADER_LEN..], out)
+    }
+
+    /// Send an MSDU from `sa` to `da` into the BSS (From DS): under the station's keys, or
+    /// the group key for group addresses.
+    fn forward(&mut self, da: MacAddr, sa: MacAddr, ethertype: u16, payload: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        let open = matches!(self.credential, Credential::None);
+        let tx = if da.is_group() {
+            self.group_tx.as_mut()
+        } else {
+            match self.stations.get_mut(&da) {
+                Some(a) if a.keys.is_some() || open => a.keys.as_mut().map(|k| &mut k.tx),
+                Some(_) => {
+                    self.counters.dropped_port_closed += 1;
+                    return Ok(());
+                }
+                None => {
+                    self.counters.dropped_other += 1;
+                    return Ok(());
+                }
+            }
+        };
+        if tx.is_none() && !open {
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        let (mpdu, len) = qos_data(FrameControl::FROM_DS, da, bssid, sa, self.sequence.next(), ethertype, payload)?;
+        out.push(Output::Air(seal(tx, mpdu, len)?));
+        self.counters.tx_msdus += 1;
+        Ok(())
+    }
+
+    /// An MPDU heard on the air.
+    pub fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let frame = Frame::new_checked(mpdu, Rules::default())?;
+        let fc = frame.frame_control();
+        let bssid = self.config.bssid;
+        if frame.addr1() != bssid {
+            return Ok(());
+        }
+        let Some(sta) = frame.addr2() else { return Ok(()) };
+        if fc.is_management() {
+            return self.management(sta, fc.subtype(), frame.body(), out);
+        }
+        if !fc.is_data() || !fc.to_ds() || fc.from_ds() {
+            return Ok(());
+        }
+        let open = matches!(self.credential, Credential::None);
+        let Some(assoc) = self.stations.get_mut(&sta) else {
+            self.counters.dropped_other += 1;
+            return Ok(());
+        };
+        let received = match open_data(mpdu.to_vec(), assoc.keys.as_mut().map(|k| &mut k.rx)) {
+            Ok(r) => r,
+            Err(e) => {
+                self.counters.count_unprotect_error(&e);
+                return Err(e);
+            }
+        };
+        if !received.protected && !open {
+            if let Some(eapol) = eapol_of(&received.msdu) {
+                return self.eapol(sta, eapol.to_vec(), out);
+            }
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        self.counters.rx_msdus += 1;
+        let (da, sa) = (received.header.da(), received.header.sa());
+        if da == bssid || da.is_group() {
+            out.push(Output::Ethernet(to_ethernet(&received)?));
+        }
+        if da != bssid {
+            let ethertype = llc::parse_snap(&received.msdu)?;
+            self.forward(da, sa, ethertype, &received.msdu[SNAP_HEADER_LEN..], out)?;
+            self.counters.forwarded_msdus += 1;
+        }
+        Ok(())
+    }
+
+    fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        match subtype {
+            SUBTYPE_AUTH if body.len() >= 6 && body[2] == 1 => {
+                // A (re)starting station forgets its old association and keys.
+                self.stations.remove(&sta);
+                let reply = [0, 0, 2, 0, 0, 0];
+                out.push(Output::Air(management(SUBTYPE_AUTH, sta, bssid, bssid, self.sequence.next(), &reply)?));
+            }
+            SUBTYPE_ASSOC_REQUEST => {
+                let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
+                let mut assoc = Association { aid, authenticator: None, keys: None, last_error: None, failed: None };
+                if let Credential::Wep(key) = &self.credential {
+                    assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
+                }
+                let mut resp = vec![0x01, 0x00, 0x00, 0x00];
+                resp.extend_from_slice(&(aid | 0xc000).to_le_bytes());
+                resp.extend_from_slice(&ELEMENT_RATES);
+                out.push(Output::Air(management(SUBTYPE_ASSOC_RESPONSE, sta, bssid, bssid, self.sequence.next(), &resp)?));
+                let events = match (&self.credential, &self.gtk) {
+                    (Credential::Psk(pmk), Some(gtk)) => {
+                        let params = self.config.mode.handshake_params(bssid, sta)?;
+                        let mut auth = Authenticator::new(params, pmk.clone(), 1, gtk.clone())?;
+                        let events = auth.start(&mut self.rng)?;
+                        assoc.authenticator = Some(auth);
+                        events
+                    }
+                    _ => Vec::new(),
+                };
+                self.stations.insert(sta, assoc);
+                self.handle_events(sta, events, out)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn eapol(&mut self, sta: MacAddr, eapol: Vec<u8>, out: &mut Vec<Output>) -> Result<()> {
+        let Some(assoc) = self.stations.get_mut(&sta) else { return Ok(()) };
+        let Some(auth) = assoc.authenticator.as_mut() else { return Ok(()) };
+        match auth.receive(&eapol) {
+            Ok(events) => self.handle_events(sta, events, out),
+            Err(e) => {
+                // A late answer to a retransmitted message is stale, not the cause.
+                if !matches!(e, Error::Replay { .. }) {
+                    assoc.last_error = Some(e.to_string());
+                }
+                self.counters.handshake_errors += 1;
+                Err(e)
+            }
+        }
+    }
+
+    fn handle_events(&mut self, sta: MacAddr, events: Vec<Event>, out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        for event in events {
+            match event {
+                Event::Send(bytes) => {
+                    let (mpdu, len) = qos_data(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
+                    out.push(Output::Air(seal(None, mpdu, len)?));
+                }
+                Event::InstallPairwise { tk } => {
+                    let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;
+                    if let Some(a) = self.stations.get_mut(&sta) {
+                        a.keys = Some(keys);
+                    }
+                }
+                Event::TimedOut => {
+                    let Some(a) = self.stations.get_mut(&sta) else { continue };
+                    let why = a.last_error.clone().unwrap_or_else(|| "no answer from the station".into());
+                    let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
+                    a.failed = Some(format!("4-way handshake failed: {why}{hint}"));
+                    a.authenticator = None;
+                    out.push(Output::Air(management(SUBTYPE_DEAUTH, sta, bssid, bssid, self.sequence.next(), &15u16.to_le_bytes())?));
+                }
+                Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
+
+    fn config(mode: &str, passphrase: &str) -> NetworkConfig {
+        NetworkConfig { ssid: "wlansec".into(), bssid: AP, mode: mode.parse().unwrap(), passphrase: passphrase.into() }
+    }
+
+    fn sta_mac(i: u8) -> MacAddr {
+        MacAddr([0x02, 0x77, 0, 0, 0, i])
+    }
+
+    /// Deliver every air frame to every machine until nothing more is sent; returns the
+    /// Ethernet frames each host received.
+    fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Vec<Vec<u8>>) -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
+        let mut ap_host = Vec::new();
+        let mut sta_host = vec![Vec::new(); stas.len()];
+        for _ in 0..64 {
+            if air.is_empty() {
+                break;
+            }
+            let mut next = Vec::new();
+            for mpdu in air.drain(..) {
+                let mut out = Vec::new();
+                let _ = ap.from_air(&mpdu, &mut out);
+                for o in out.drain(..) {
+                    match o {
+                        Output::Air(m) => next.push(m),
+                        Output::Ethernet(e) => ap_host.push(e),
+                    }
+                }
+                for (i, s) in stas.iter_mut().enumerate() {
+                    let _ = s.from_air(&mpdu, &mut out);
+                    for o in out.drain(..) {
+                        match o {
+                            Output::Air(m) => next.push(m),
+                            Output::Ethernet(e) => sta_host[i].push(e),
+                        }
+                    }
+                }
+            }
+            air = next;
+        }
+        (ap_host, sta_host)
+    }
+
+    fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
+        let mut ap = AccessPoint::new(config(mode, "correct horse")).unwrap();
+        let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, sta_passphrase), sta_mac(i)).unwrap()).collect();
+        let mut air = Vec::new();
+        let mut out = Vec::new();
+        for s in stas.iter_mut() {
+            s.start(&mut out).unwrap();
+        }
+        air.extend(out.into_iter().map(|o| match o {
+            Output::Air(m) => m,
+            Output::Ethernet(_) => unreachable!(),
+        }));
+        run(&mut ap, &mut stas, air);
+        (ap, stas)
+    }
+
+    fn ethernet(dst: MacAddr, src: MacAddr, payload: &[u8]) -> Vec<u8> {
+        let mut f = vec![0u8; 14];
+        llc::EthernetRepr { dst, src, ethertype: 0x0800 }.emit(&mut f).unwrap();
+        f.extend_from_slice(payload);
+        f
+    }
+
+    fn send(ap: &mut AccessPoint, stas: &mut [Station], from: usize, frame: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>, Vec<Vec<u8>>) {
+        let mut out = Vec::new();
+        stas[from].from_host(frame, &mut out).unwrap();
+        let air: Vec<Vec<u8>> = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+        let (a, s) = run(ap, stas, air.clone());
+        (a, s, air)
+    }
+
+    #[test]
+    fn every_mode_carries_unicast_and_group_frames_between_stations() {
+        for mode in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4"] {
+            let pass = if mode == "wep" { "abcdefghijklm" } else { "correct horse" };
+            let mut ap = AccessPoint::new(config(mode, pass)).unwrap();
+            let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, pass), sta_mac(i)).unwrap()).collect();
+            let mut out = Vec::new();
+            for s in stas.iter_mut() {
+                s.start(&mut out).unwrap();
+            }
+            let air = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+            run(&mut ap, &mut stas, air);
+            assert!(stas.iter().all(|s| *s.state() == StationState::Connected), "{mode}: {:?}", stas.iter().map(|s| s.state().clone()).collect::<Vec<_>>());
+
+            let unicast = ethernet(sta_mac(2), sta_mac(1), b"hello station two, through the AP");
+            let (ap_host, sta_host, air) = send(&mut ap, &mut stas, 0, &unicast);
+            assert_eq!(sta_host[1], vec![unicast.clone()], "{mode}");
+            assert!(ap_host.is_empty() && sta_host[0].is_empty(), "{mode}");
+            if mode != "open" {
+                assert!(!air[0].windows(8).any(|w| w == b"hello st"), "{mode}: plaintext on the air");
+            }
+
+            let group = ethernet(MacAddr::BROADCAST, sta_mac(1), b"who has 10.77.0.2?");
+            let (ap_host, sta_host, _) = send(&mut ap, &mut stas, 0, &group);
+            assert_eq!(ap_host, vec![group.clone()], "{mode}");
+            assert_eq!(sta_host[1], vec![group.clone()], "{mode}");
+            assert!(sta_host[0].is_empty(), "{mode}: own group frame came back");
+        }
+    }
+
+    #[test]
+    fn wrong_passphrase_fails_the_handshake_and_passes_no_data() {
+        let (mut ap, mut stas) = join("ccmp", "battery staple");
+        assert!(stas.iter().all(|s| *s.state() == StationState::Handshaking));
+        let mut out = Vec::new();
+        for _ in 0..4 {
+            ap.tick(&mut out).unwrap();
+        }
+        let air = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+        run(&mut ap, &mut stas, air);
+        for a in ap.associations() {
+            let failure = a.failure.expect("failure recorded");
+            assert!(failure.contains("MIC") && failure.contains("wrong passphrase"), "{failure}");
+            assert!(!a.port_open);
+        }
+        assert!(stas.iter().all(|s| matches!(s.state(), StationState::Failed(_))));
+        let frame = ethernet(sta_mac(2), sta_mac(1), b"data");
+        let (ap_host, sta_host, air) = send(&mut ap, &mut stas, 0, &frame);
+        assert!(air.is_empty() && ap_host.is_empty() && sta_host.iter().all(|h| h.is_empty()));
+        assert_eq!(stas[0].counters.dropped_port_closed, 1);
+    }
+
+    #[test]
+    fn replayed_and_tampered_frames_are_dropped_and_counted() {
+        for mode in ["ccmp", "tkip", "enhanced:2"] {
+            let (mut ap, mut stas) = join(mode, "correct horse");
+            let frame = ethernet(AP, sta_mac(1), b"to the access point's host");
+            let (ap_host, _, air) = send(&mut ap, &mut stas, 0, &frame);
+            assert_eq!(ap_host.len(), 1);
+            let mut out = Vec::new();
+            assert!(matches!(ap.from_air(&air[0], &mut out), Err(Error::Replay { .. })), "{mode}");
+            assert_eq!(ap.counters.dropped_replay, 1, "{mode}");
+            let mut sent = Vec::new();
+            stas[0].from_host(&frame, &mut sent).unwrap();
+            let Some(Output::Air(mut tampered)) = sent.pop() else { panic!("nothing sent") };
+            let n = tampered.len();
+            tampered[n - 12] ^= 0x01;
+            assert!(ap.from_air(&tampered, &mut out).is_err(), "{mode}");
+            assert_eq!(ap.counters.dropped_integrity, 1, "{mode}");
+            assert!(out.is_empty());
+            assert_eq!(ap.counters.rx_msdus, 1, "{mode}");
+        }
+    }
+
+    #[test]
+    fn unprotected_data_is_refused_on_a_protected_network() {
+        let (mut ap, mut stas) = join("ccmp", "correct horse");
+        let (mpdu, len) = qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+        let mut out = Vec::new();
+        ap.from_air(&mpdu[..len], &mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(ap.counters.dropped_port_closed, 1);
+        let (mpdu, len) = qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+        assert!(stas[0].from_air(&mpdu[..len], &mut out).is_err());
+        assert!(out.is_empty());
+    }
+}

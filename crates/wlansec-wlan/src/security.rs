@@ -1,0 +1,193 @@
+//! The security modes of the emulated WLAN and the keys they install: which RSN element the
+//! access point advertises, which suite protects a link, and how the 4-way handshake's
+//! parameters follow from the mode.
+
+use std::fmt;
+use std::str::FromStr;
+
+use wlansec_core::decrypt::data_suite;
+use wlansec_core::engine::enhanced::enhanced_selector;
+use wlansec_core::engine::{Engine, FastCcmp, Mode, Ways};
+use wlansec_core::rsn::element::ElementKind;
+use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
+use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
+use wlansec_core::wire::MacAddr;
+use wlansec_core::{Error, Result};
+
+/// How data frames are protected.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SecurityMode {
+    Open,
+    /// Static WEP-40/104 key (the passphrase's 5 or 13 characters).
+    Wep,
+    /// WPA (TKIP pairwise and group).
+    Tkip,
+    /// WPA2 (CCMP-128), protected by the card.
+    Ccmp,
+    /// CCMP-128 (`Ways::N1`) or Enhanced CCMP-N, protected by the host engine before the card.
+    Enhanced(Ways),
+}
+
+impl SecurityMode {
+    /// Whether keys come from a 4-way handshake (as opposed to none, or a static WEP key).
+    pub fn uses_handshake(self) -> bool {
+        matches!(self, SecurityMode::Tkip | SecurityMode::Ccmp | SecurityMode::Enhanced(_))
+    }
+
+    /// Whether the host engine (not the card) protects frames.
+    pub fn host_protected(self) -> bool {
+        matches!(self, SecurityMode::Enhanced(_))
+    }
+
+    /// The cipher suite whose key hierarchy the mode uses (Enhanced derives a CCMP-128 PTK).
+    pub fn cipher(self, wep_key_len: usize) -> Option<CipherSuite> {
+        match self {
+            SecurityMode::Open => None,
+            SecurityMode::Wep if wep_key_len == 5 => Some(CipherSuite::Wep40),
+            SecurityMode::Wep => Some(CipherSuite::Wep104),
+            SecurityMode::Tkip => Some(CipherSuite::Tkip),
+            SecurityMode::Ccmp | SecurityMode::Enhanced(_) => Some(CipherSuite::Ccmp128),
+        }
+    }
+
+    /// Octets the mode adds to each MPDU (security header plus MIC/ICV).
+    pub fn overhead(self) -> usize {
+        match self {
+            SecurityMode::Open => 0,
+            SecurityMode::Wep => 8,
+            SecurityMode::Tkip => 20,
+            SecurityMode::Ccmp | SecurityMode::Enhanced(_) => 16,
+        }
+    }
+
+    /// The pairwise suite as advertised in the RSN element.
+    fn pairwise_selector(self) -> Option<CipherSuite> {
+        match self {
+            SecurityMode::Enhanced(ways) => Some(match enhanced_selector(ways) {
+                Some(s) => CipherSuite::Other { oui: [s[0], s[1], s[2]], suite_type: s[3] },
+                None => CipherSuite::Ccmp128,
+            }),
+            SecurityMode::Tkip => Some(CipherSuite::Tkip),
+            SecurityMode::Ccmp => Some(CipherSuite::Ccmp128),
+            _ => None,
+        }
+    }
+
+    /// The RSN element both the access point (beacon) and the station (association request)
+    /// send: one pairwise suite, group cipher CCMP (TKIP under WPA), PSK.
+    pub fn rsn_element(self) -> Result<Option<Vec<u8>>> {
+        let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
+        let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
+        RsnElementRepr::personal(group, pairwise, Akm::Psk).to_bytes(ElementKind::Rsn).map(Some)
+    }
+
+    /// Handshake parameters between authenticator `aa` and supplicant `spa`.
+    pub fn handshake_params(self, aa: MacAddr, spa: MacAddr) -> Result<Params> {
+        let rsne = self.rsn_element()?.ok_or(Error::Unsupported("security mode without a 4-way handshake"))?;
+        let cipher = self.cipher(0).ok_or(Error::Unsupported("security mode without a cipher"))?;
+        Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne: rsne.clone(), sta_rsne: rsne })
+    }
+
+    /// The frame suite for a temporal key: the host engine for Enhanced, the core's suite
+    /// (what a card implements) otherwise.
+    pub fn suite(self, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+        match self {
+            SecurityMode::Enhanced(ways) => Ok(Box::new(FastCcmp::keyed(Engine::new(), tk, Mode::enhanced(ways))?)),
+            SecurityMode::Open => Err(Error::Unsupported("open network has no frame suite")),
+            _ => data_suite(self.cipher(tk.len()).ok_or(Error::Unsupported("no cipher"))?, tk),
+        }
+    }
+
+    /// The group-frame suite: the GTK is always used with the standard suite (Enhanced
+    /// CCMP-N is pairwise only).
+    pub fn group_suite(self, gtk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+        match self {
+            SecurityMode::Enhanced(_) => Ok(Box::new(FastCcmp::keyed(Engine::new(), gtk, Mode::CCMP128)?)),
+            _ => self.suite(gtk),
+        }
+    }
+}
+
+impl FromStr for SecurityMode {
+    type Err = String;
+    fn from_str(s: &str) -> core::result::Result<Self, String> {
+        Ok(match s {
+            "open" => SecurityMode::Open,
+            "wep" => SecurityMode::Wep,
+            "tkip" => SecurityMode::Tkip,
+            "ccmp" => SecurityMode::Ccmp,
+            "enhanced" => SecurityMode::Enhanced(Ways::N1),
+            other => {
+                let n = other
+                    .strip_prefix("enhanced:")
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| format!("unknown security mode `{s}` (open, wep, tkip, ccmp, enhanced[:N])"))?;
+                SecurityMode::Enhanced(Ways::new(n).map_err(|_| format!("enhanced:{n}: N must be 1, 2, 4 or 8"))?)
+            }
+        })
+    }
+}
+
+impl fmt::Display for SecurityMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecurityMode::Open => f.write_str("open"),
+            SecurityMode::Wep => f.write_str("wep"),
+            SecurityMode::Tkip => f.write_str("tkip"),
+            SecurityMode::Ccmp => f.write_str("ccmp"),
+            SecurityMode::Enhanced(w) => write!(f, "enhanced:{}", w.count()),
+        }
+    }
+}
+
+/// The keys of one direction pair of a link: what we send with and what we accept.
+pub struct LinkKeys {
+    pub tx: Transmitter<Box<dyn FrameSuite>>,
+    pub rx: Receiver<Box<dyn FrameSuite>>,
+}
+
+impl LinkKeys {
+    /// Pairwise keys (Key ID 0) of `mode` for `tk`.
+    pub fn pairwise(mode: SecurityMode, tk: &[u8]) -> Result<Self> {
+        Ok(LinkKeys { tx: Transmitter::new(mode.suite(tk)?, 0), rx: Receiver::new(mode.suite(tk)?).with_key_id(0) })
+    }
+}
+
+/// The WEP key a passphrase stands for: its 5 or 13 characters, as WEP-40/104 ASCII keys are.
+pub fn wep_key(passphrase: &str) -> Result<Vec<u8>> {
+    match passphrase.len() {
+        5 | 13 => Ok(passphrase.as_bytes().to_vec()),
+        got => Err(Error::KeyLength { expected: 13, got }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_print() {
+        for s in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4", "enhanced:8"] {
+            assert_eq!(s.parse::<SecurityMode>().unwrap().to_string(), s);
+        }
+        assert_eq!("enhanced".parse::<SecurityMode>().unwrap(), SecurityMode::Enhanced(Ways::N1));
+        assert!("enhanced:3".parse::<SecurityMode>().is_err());
+        assert!("wpa3".parse::<SecurityMode>().is_err());
+    }
+
+    #[test]
+    fn overhead_matches_the_suites() {
+        for (mode, tk) in [(SecurityMode::Wep, &b"abcdefghijklm"[..]), (SecurityMode::Tkip, &[7u8; 32][..]), (SecurityMode::Ccmp, &[7u8; 16][..]), (SecurityMode::Enhanced(Ways::N4), &[7u8; 16][..])] {
+            assert_eq!(mode.suite(tk).unwrap().overhead(), mode.overhead(), "{mode}");
+        }
+    }
+
+    #[test]
+    fn enhanced_n_advertises_its_vendor_selector() {
+        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element().unwrap().unwrap();
+        let (_, repr) = RsnElementRepr::parse(&rsne).unwrap();
+        assert_eq!(repr.pairwise_ciphers[0].selector(), enhanced_selector(Ways::N4).unwrap());
+        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element().unwrap().unwrap();
+        assert_eq!(plain, SecurityMode::Ccmp.rsn_element().unwrap().unwrap());
+    }
+}
