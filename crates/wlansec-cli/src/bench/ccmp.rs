@@ -126,41 +126,54 @@ struct Clock {
 }
 
 impl Clock {
-    fn core_cycles(&self, ticks: f64) -> f64 {
-        ticks / self.tsc_per_core_cycle
-    }
-
-    /// Median TSC ticks per call of `op` over the repeats.
-    fn measure(&self, mut op: impl FnMut()) -> f64 {
+    /// Median TSC ticks and median core cycles per call of `op` over the repeats. Each
+    /// sample is preceded by a short chain of dependent ADDs that gives the TSC-to-core
+    /// ratio at that moment, so frequency changes during the run (turbo, AVX-512 licences,
+    /// neighbours) do not skew the cycle counts.
+    fn measure(&self, mut op: impl FnMut()) -> Sample {
         op();
         let start = tsc();
         op();
         let once = (tsc() - start).max(1);
         let calls = (self.repeat_ticks / once).max(1);
-        let mut samples: Vec<f64> = (0..self.repeats)
-            .map(|_| {
-                let start = tsc();
-                for _ in 0..calls {
-                    op();
-                }
-                (tsc() - start) as f64 / calls as f64
-            })
-            .collect();
-        median(&mut samples)
+        let mut ticks = Vec::with_capacity(self.repeats);
+        let mut cycles = Vec::with_capacity(self.repeats);
+        for _ in 0..self.repeats {
+            let start = tsc();
+            add_chain(RATIO_ITERATIONS);
+            let ratio = (tsc() - start) as f64 / (16.0 * RATIO_ITERATIONS as f64);
+            let start = tsc();
+            for _ in 0..calls {
+                op();
+            }
+            let t = (tsc() - start) as f64 / calls as f64;
+            ticks.push(t);
+            cycles.push(t / ratio);
+        }
+        Sample { ticks: median(&mut ticks), cycles: median(&mut cycles) }
     }
 
-    fn result(&self, implementation: &'static str, mode: &'static str, lanes: usize, bytes: usize, ticks_per_frame: f64) -> Measured {
-        let seconds = ticks_per_frame / self.tsc_hz;
+    fn result(&self, implementation: &'static str, mode: &'static str, lanes: usize, bytes: usize, sample: Sample, frames: usize) -> Measured {
+        let seconds = sample.ticks / frames as f64 / self.tsc_hz;
         Measured {
             implementation,
             mode,
             lanes,
             frame_bytes: bytes,
-            cycles_per_byte: self.core_cycles(ticks_per_frame) / bytes as f64,
+            cycles_per_byte: sample.cycles / frames as f64 / bytes as f64,
             gb_per_s: bytes as f64 / seconds / 1e9,
             us_per_frame: seconds * 1e6,
         }
     }
+}
+
+/// Iterations of the ADD chain before each sample (16 core cycles each).
+const RATIO_ITERATIONS: u64 = 256;
+
+#[derive(Clone, Copy)]
+struct Sample {
+    ticks: f64,
+    cycles: f64,
 }
 
 fn median(samples: &mut [f64]) -> f64 {
@@ -279,8 +292,7 @@ fn calibrate(quick: bool) -> Result<Clock> {
     let mut clock = Clock { tsc_hz, tsc_per_core_cycle: 1.0, repeats: if quick { 41 } else { 201 }, repeat_ticks: 0 };
     clock.repeat_ticks = (tsc_hz * 50e-6) as u64;
     let iterations = 2_000;
-    let ticks = clock.measure(|| add_chain(iterations));
-    clock.tsc_per_core_cycle = ticks / (16.0 * iterations as f64);
+    clock.tsc_per_core_cycle = clock.measure(|| add_chain(iterations)).ticks / (16.0 * iterations as f64);
     Ok(clock)
 }
 
@@ -371,10 +383,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn measure_bound(clock: &Clock) -> Bound {
     let iterations = 2_000;
-    let latency = clock.core_cycles(clock.measure(|| aesenc_latency(iterations))) / (8.0 * iterations as f64);
-    let throughput = clock.core_cycles(clock.measure(|| aesenc_throughput(iterations))) / (12.0 * iterations as f64);
+    let latency = clock.measure(|| aesenc_latency(iterations)).cycles / (8.0 * iterations as f64);
+    let throughput = clock.measure(|| aesenc_throughput(iterations)).cycles / (12.0 * iterations as f64);
     let vaes = (std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes")).then(|| {
-        clock.core_cycles(clock.measure(|| vaesenc_throughput(iterations))) / (12.0 * iterations as f64)
+        clock.measure(|| vaesenc_throughput(iterations)).cycles / (12.0 * iterations as f64)
     });
     Bound {
         aesenc_latency_cycles: latency,
@@ -414,40 +426,40 @@ fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rn
         Ok(())
     };
     openssl_frame(&mut data)?;
-    let ticks = clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
-    out.push(clock.result("openssl", "single", 1, bytes, ticks));
+    let sample = clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
+    out.push(clock.result("openssl", "single", 1, bytes, sample, 1));
 
     let rustcrypto = ccm::Ccm::<Aes128, U8, U13>::new(&tk.into());
-    let ticks = clock.measure(|| {
+    let sample = clock.measure(|| {
         rustcrypto
             .encrypt_inout_detached(&nonce.into(), &aad, data.as_mut_slice().into())
             .expect("RustCrypto CCM on checked parameters");
     });
-    out.push(clock.result("rustcrypto-ccm", "single", 1, bytes, ticks));
+    out.push(clock.result("rustcrypto-ccm", "single", 1, bytes, sample, 1));
 
     let key = Key::new(&tk, Mode::CCMP128)?;
-    let ticks = clock.measure(|| {
+    let sample = clock.measure(|| {
         engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
     });
-    out.push(clock.result("wlansec", "single", 1, bytes, ticks));
+    out.push(clock.result("wlansec", "single", 1, bytes, sample, 1));
 
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
     let lanes = engine.backend().lanes();
     let frames = 4 * lanes;
     let keys: Vec<Key> = (0..frames).map(|_| Key::new(&random_bytes(rng, 16), Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
     let mut buffers: Vec<Vec<u8>> = (0..frames).map(|_| random_bytes(rng, bytes)).collect();
-    let ticks = clock.measure(|| {
+    let sample = clock.measure(|| {
         let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
         engine.seal_batch(&mut jobs).expect("engine on checked parameters");
     });
-    out.push(clock.result("wlansec", "multibuffer", lanes, bytes, ticks / frames as f64));
+    out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames));
 
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
         let key = Key::new(&tk, Mode::enhanced(ways))?;
-        let ticks = clock.measure(|| {
+        let sample = clock.measure(|| {
             engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
         });
-        out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, ticks));
+        out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1));
     }
     Ok(out)
 }
@@ -502,8 +514,8 @@ fn measure_mic_ctr(clock: &Clock, rng: &mut ChaCha8Rng) -> Vec<MicCtr> {
             rows.push(MicCtr {
                 ways,
                 frame_bytes: bytes,
-                mic_us_per_frame: mic / clock.tsc_hz * 1e6,
-                ctr_us_per_frame: ctr / clock.tsc_hz * 1e6,
+                mic_us_per_frame: mic.ticks / clock.tsc_hz * 1e6,
+                ctr_us_per_frame: ctr.ticks / clock.tsc_hz * 1e6,
             });
         }
     }

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::suite::mpdu::Pn;
 use crate::wire::Rules;
 
-use super::enhanced::{MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
+use super::enhanced::{ccmp_b0, counter_block, MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
 use super::framing::{self, Framed, Sealer};
 use super::key::{Key, Mode};
 use super::lanes::FrameTask;
@@ -213,8 +213,8 @@ impl Engine {
                 Backend::Avx512Vaes => match lanes {
                     1 => super::aesni::run_avx512::<1>(tasks),
                     2 => super::aesni::run_avx512::<2>(tasks),
-                    4 => super::aesni::run_avx512::<4>(tasks),
-                    8 => super::aesni::run_avx512::<8>(tasks),
+                    4 => super::vaes::run::<4>(tasks),
+                    8 => super::vaes::run::<8>(tasks),
                     _ => super::vaes::run::<16>(tasks),
                 },
                 #[cfg(not(target_arch = "x86_64"))]
@@ -242,12 +242,15 @@ fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], 
     if data.len() > MAX_PAYLOAD {
         return Err(Error::Unsupported("payload too long for the CCMP length field"));
     }
-    let mut aad_blocks = [0u8; 32];
-    aad_blocks[..2].copy_from_slice(&(aad.len() as u16).to_be_bytes());
-    aad_blocks[2..2 + aad.len()].copy_from_slice(aad);
+    let mut aad_blocks = [[0u8; 16]; 2];
+    let (first, second) = aad_blocks.split_at_mut(1);
+    first[0][..2].copy_from_slice(&(aad.len() as u16).to_be_bytes());
+    first[0][2..].copy_from_slice(&aad[..14]);
+    second[0][..aad.len() - 14].copy_from_slice(&aad[14..]);
     Ok(FrameTask {
         key,
-        nonce: *nonce,
+        b0: ccmp_b0(nonce, data.len()),
+        a0: counter_block(nonce, 0),
         aad_blocks,
         data: data.as_mut_ptr(),
         len: data.len(),

@@ -18,7 +18,7 @@
 //! over the data does both. When a lane finishes, it takes the next sub-chain of the queue:
 //! frames of any lengths and keys are packed densely into the lanes (multi-buffer).
 
-use super::enhanced::{ccmp_b0, counter_block, sub_chain_b0, NONCE_LEN};
+use super::enhanced::{sub_chain_b0, Ways};
 use super::key::Key;
 
 const BLOCK: usize = 16;
@@ -56,9 +56,12 @@ pub(crate) trait Kernel {
 /// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`.
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
-    pub nonce: [u8; NONCE_LEN],
+    /// The standard B0 (sub-chain B0 blocks are derived from it).
+    pub b0: [u8; BLOCK],
+    /// Counter block A_0.
+    pub a0: [u8; BLOCK],
     /// The AAD as CBC-MAC blocks H_1 H_2 (its length prefix, the AAD, zero padding).
-    pub aad_blocks: [u8; 2 * BLOCK],
+    pub aad_blocks: [[u8; BLOCK]; 2],
     pub data: *mut u8,
     pub len: usize,
     pub open: bool,
@@ -115,15 +118,12 @@ impl<B: Blk> Lane<B> {
     /// Start sub-chain `j` of `task`.
     fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
         let mode = task.key.mode;
-        let n = mode.ways.count();
+        let (n, shift) = (mode.ways.count(), mode.ways.log2());
         let total_blocks = task.len.div_ceil(BLOCK);
-        let blocks = if total_blocks > j { (total_blocks - j).div_ceil(n) } else { 0 };
-        let holds_last = total_blocks > 0 && (total_blocks - 1) % n == j;
+        let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
+        let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
         let last_len = if holds_last && task.len % BLOCK != 0 { task.len % BLOCK } else { BLOCK };
-        let b0 = sub_chain_b0(&ccmp_b0(&task.nonce, task.len), mode.ways, mode.variant, j);
-        let mut h = [[0u8; BLOCK]; 2];
-        h[0].copy_from_slice(&task.aad_blocks[..BLOCK]);
-        h[1].copy_from_slice(&task.aad_blocks[BLOCK..]);
+        let b0 = if mode.ways == Ways::N1 { task.b0 } else { sub_chain_b0(&task.b0, mode.ways, mode.variant, j) };
         Lane {
             active: true,
             frame,
@@ -135,9 +135,9 @@ impl<B: Blk> Lane<B> {
             mac: B::zero(),
             keystream: B::zero(),
             b0: B::from_bytes(&b0),
-            h1: B::from_bytes(&h[0]),
-            h2: B::from_bytes(&h[1]),
-            counter_base: B::from_bytes(&counter_block(&task.nonce, 0)),
+            h1: B::from_bytes(&task.aad_blocks[0]),
+            h2: B::from_bytes(&task.aad_blocks[1]),
+            counter_base: B::from_bytes(&task.a0),
             counter: 1 + j as u16,
             counter_step: n as u16,
             // SAFETY: block j starts inside the data (or the lane never touches data).
@@ -218,6 +218,10 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
     let mut mac = [K::B::zero(); L];
     let mut ctr = [K::B::zero(); L];
     loop {
+        let steps = bulk_steps(&lanes);
+        if steps > 0 {
+            bulk::<K, L>(&keys, &mut lanes, steps);
+        }
         let mut any = false;
         for i in 0..L {
             let lane = &mut lanes[i];
@@ -250,6 +254,68 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
                 }
                 assign::<K>(lane, &mut keys, i, &mut next, tasks);
             }
+        }
+    }
+}
+
+/// How many steps every active lane can take in its bulk phase: a full data block in, and
+/// the counter of a next data block out.
+#[inline(always)]
+fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
+    let mut steps = usize::MAX;
+    for lane in lanes.iter().filter(|l| l.active) {
+        if lane.step < 3 {
+            return 0;
+        }
+        steps = steps.min(lane.blocks - 1 - (lane.step - 3));
+    }
+    if steps == usize::MAX {
+        0
+    } else {
+        steps
+    }
+}
+
+/// `steps` bulk steps of every lane, with the lane state in registers and no phase tests.
+///
+/// # Safety
+/// As `run`; every active lane has `steps` more full blocks and counters.
+#[inline(always)]
+unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
+    let active: [bool; L] = core::array::from_fn(|i| lanes[i].active);
+    let open: [bool; L] = core::array::from_fn(|i| lanes[i].open);
+    let stride: [usize; L] = core::array::from_fn(|i| lanes[i].stride);
+    let step_by: [u16; L] = core::array::from_fn(|i| lanes[i].counter_step);
+    let base: [K::B; L] = core::array::from_fn(|i| lanes[i].counter_base);
+    let mut ptr: [*mut u8; L] =
+        core::array::from_fn(|i| if active[i] { lanes[i].data.add((lanes[i].step - 3) * stride[i]) } else { core::ptr::null_mut() });
+    let mut counter: [u16; L] = core::array::from_fn(|i| lanes[i].counter);
+    let mut mac: [K::B; L] = core::array::from_fn(|i| lanes[i].mac);
+    let mut keystream: [K::B; L] = core::array::from_fn(|i| lanes[i].keystream);
+    for _ in 0..steps {
+        let mut ctr = [K::B::zero(); L];
+        for i in 0..L {
+            if !active[i] {
+                continue;
+            }
+            let d = K::B::load(ptr[i]);
+            let o = d.xor(keystream[i]);
+            o.store(ptr[i]);
+            mac[i] = mac[i].xor(if open[i] { o } else { d });
+            ctr[i] = K::B::with_counter(base[i], counter[i]);
+            counter[i] = counter[i].wrapping_add(step_by[i]);
+            ptr[i] = ptr[i].add(stride[i]);
+        }
+        K::encrypt::<L>(keys, &mut mac, &mut ctr);
+        keystream = ctr;
+    }
+    for i in 0..L {
+        if active[i] {
+            let lane = &mut lanes[i];
+            lane.mac = mac[i];
+            lane.keystream = keystream[i];
+            lane.counter = counter[i];
+            lane.step += steps;
         }
     }
 }
