@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean
+.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt
 
 setup:
 	@bash scripts/setup.sh
@@ -32,6 +32,11 @@ test-python:
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# `wlansec decrypt` against airdecap-ng on one ~250 MB synthetic capture, one core each
+# (not part of `make test`): table on stdout, JSON in out/bench_decrypt.json.
+bench-decrypt: build
+	WLANSEC=$(abspath $(WLANSEC)) python3 scripts/bench_decrypt.py --json $(OUT)/bench_decrypt.json
 
 # Coverage-guided fuzzing of parse + decrypt (not part of `make test`). FUZZ_SECONDS bounds it.
 FUZZ_SECONDS ?= 60

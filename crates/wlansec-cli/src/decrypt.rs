@@ -57,7 +57,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
     let mut decryptor = Decryptor::new(keys, ssid, args.bssid, form)?;
 
-    let bytes = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let bytes = CaptureBytes::open(&args.input)?;
+    let bytes: &[u8] = &bytes;
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let file = File::create(&output).with_context(|| format!("creating {}", output.display()))?;
@@ -118,6 +119,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
         eprintln!("wlansec: warning: {} group frames not decrypted: no group key (message 3 or group message 1 not captured or refused)", stats.no_group_key);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The capture file's bytes: memory-mapped (no copy, no page-by-page allocation), or read
+/// whole when it cannot be mapped (a pipe, an empty file).
+enum CaptureBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl CaptureBytes {
+    fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        // SAFETY: the map is read-only and only read; as with any mapped reader, another
+        // process truncating the file meanwhile would fault this one.
+        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+            Ok(map) if !map.is_empty() => Ok(CaptureBytes::Mapped(map)),
+            _ => Ok(CaptureBytes::Read(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)),
+        }
+    }
+}
+
+impl std::ops::Deref for CaptureBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            CaptureBytes::Mapped(map) => map,
+            CaptureBytes::Read(bytes) => bytes,
+        }
+    }
 }
 
 fn keys(args: &Args) -> Result<Keys> {

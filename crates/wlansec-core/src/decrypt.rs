@@ -14,9 +14,10 @@ use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message, ETHERTYPE_EAPOL};
 use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataItem, IEEE_OUI};
 use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
-use crate::suite::{Ccmp128, Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep};
+use crate::engine::{Engine, FastCcmp, Mode};
+use crate::suite::{Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep};
 use crate::wire::llc::{self, SNAP_HEADER_LEN};
-use crate::wire::{Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
+use crate::wire::{EthernetRepr, Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
 /// What the decryptor is given to find keys with.
 pub enum Keys {
@@ -179,7 +180,6 @@ pub struct Decryptor {
     fragments: HashMap<MacAddr, Partial>,
     stats: Stats,
     work: Vec<u8>,
-    out: Vec<u8>,
 }
 
 /// Where a protected frame's key is looked up.
@@ -213,7 +213,6 @@ impl Decryptor {
             fragments: HashMap::new(),
             stats: Stats::default(),
             work: Vec::with_capacity(4096),
-            out: Vec::with_capacity(4096),
         })
     }
 
@@ -579,24 +578,23 @@ impl Decryptor {
 
     /// The MSDU in `self.work[h..]` in the output form, in `self.out`.
     fn emit(&mut self, header: &HeaderRepr, h: usize) -> Result<&[u8]> {
-        self.out.clear();
+        let ethertype = llc::parse_snap(&self.work[h..]);
+        if ethertype == Ok(ETHERTYPE_EAPOL) {
+            // A handshake sent under the pairwise key (a rekey): follow it too.
+            let eapol = self.work[h + SNAP_HEADER_LEN..].to_vec();
+            self.handshake(header, &eapol);
+        }
         match self.form {
-            OutputForm::Ieee80211 => self.out.extend_from_slice(&self.work),
+            OutputForm::Ieee80211 => Ok(&self.work),
             OutputForm::Ethernet => {
-                let msdu = &self.work[h..];
-                self.out.resize(msdu.len() + llc::ETHERNET_HEADER_LEN, 0);
-                let len = llc::msdu_to_ethernet(header.da(), header.sa(), msdu, &mut self.out)?;
-                self.out.truncate(len);
+                // The Ethernet header replaces the end of the MAC header and the SNAP
+                // header in place (a MAC header is at least 24 octets), so the payload
+                // is never copied.
+                let start = h + SNAP_HEADER_LEN - llc::ETHERNET_HEADER_LEN;
+                EthernetRepr { dst: header.da(), src: header.sa(), ethertype: ethertype? }.emit(&mut self.work[start..])?;
+                Ok(&self.work[start..])
             }
         }
-        if let Ok(ethertype) = llc::parse_snap(&self.work[h..]) {
-            if ethertype == ETHERTYPE_EAPOL {
-                // A handshake sent under the pairwise key (a rekey): follow it too.
-                let eapol = self.work[h + SNAP_HEADER_LEN..].to_vec();
-                self.handshake(header, &eapol);
-            }
-        }
-        Ok(&self.out)
     }
 }
 
@@ -667,7 +665,8 @@ fn wep_cipher(key_len: usize) -> Result<CipherSuite> {
 /// A data-confidentiality suite keyed with `tk`.
 pub fn data_suite(cipher: CipherSuite, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
     Ok(match cipher {
-        CipherSuite::Ccmp128 => Box::new(Ccmp128::new(tk)?),
+        // The fast engine (AES-NI/VAES), MPDU-compatible with `suite::Ccmp128`.
+        CipherSuite::Ccmp128 => Box::new(FastCcmp::keyed(Engine::new(), tk, Mode::CCMP128)?),
         CipherSuite::Ccmp256 => Box::new(Ccmp256::new(tk)?),
         CipherSuite::Gcmp128 => Box::new(Gcmp128::new(tk)?),
         CipherSuite::Gcmp256 => Box::new(Gcmp256::new(tk)?),

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""`wlansec decrypt` against `airdecap-ng` on the same large synthetic capture.
+
+One core each (`taskset -c 0`), runs alternating, side by side in one invocation. The
+capture (CCMP-128, several stations, a rekey, no fragments: airdecap-ng crashes on short
+last fragments) lives on tmpfs when there is one, so both tools read and write memory.
+Throughput is capture megabytes per second of CPU time (user + system, from the kernel's
+accounting of each child), the figure that stays fair on a shared machine; wall time is
+shown beside it. Prints a table, writes JSON.
+
+    python3 scripts/bench_decrypt.py [--frames 300000] [--runs 3] [--json out/bench_decrypt.json]
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SSID, PASSPHRASE = "wlansec-bench", "correct horse battery"
+
+
+def timed(cmd):
+    """Run `cmd` pinned to core 0; returns (wall s, cpu s, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    run = subprocess.run(["taskset", "-c", "0", *cmd], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        sys.exit(f"bench_decrypt: {cmd[0]} failed:\n{run.stdout}{run.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, run.stdout
+
+
+def count(summary, label):
+    m = re.search(re.escape(label) + r"\s+(\d+)", summary)
+    return int(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--frames", type=int, default=300_000, help="Ethernet frames carried (300000 = ~250 MB)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", default=str(ROOT / "out" / "bench_decrypt.json"))
+    ap.add_argument("--wlansec", default=os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec")))
+    args = ap.parse_args()
+    for tool in (args.wlansec, "airdecap-ng", "taskset"):
+        if not shutil.which(tool) and not Path(tool).exists():
+            sys.exit(f"bench_decrypt: {tool} not found (make build / make setup)")
+
+    base = "/dev/shm" if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="wlansec-bench-", dir=base) as tmp:
+        cap = Path(tmp) / "capture.pcap"
+        print(f"bench_decrypt: synthesizing {args.frames} frames into {cap} ...", flush=True)
+        subprocess.run(
+            [args.wlansec, "synth", "-o", str(cap), "--frames", str(args.frames), "--stations", "8",
+             "--rekey", "--fragment-every", "0", "-e", SSID, "-p", PASSPHRASE, "--seed", "7"],
+            check=True,
+        )
+        size_mb = cap.stat().st_size / 1e6
+        tools = {
+            "wlansec decrypt": [args.wlansec, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap), "-o", str(Path(tmp) / "ours.pcap")],
+            "airdecap-ng": ["airdecap-ng", "-e", SSID, "-p", PASSPHRASE, "-o", str(Path(tmp) / "theirs.pcap"), str(cap)],
+        }
+        results = {name: {"wall_s": [], "cpu_s": []} for name in tools}
+        summaries = {}
+        for run in range(args.runs):
+            for name, cmd in tools.items():
+                wall, cpu, out = timed(cmd)
+                results[name]["wall_s"].append(wall)
+                results[name]["cpu_s"].append(cpu)
+                summaries[name] = out
+                print(f"  run {run + 1}/{args.runs}  {name:<16} wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
+
+    rows = {}
+    for name, r in results.items():
+        cpu, wall = statistics.median(r["cpu_s"]), statistics.median(r["wall_s"])
+        rows[name] = {
+            "median_cpu_s": cpu,
+            "median_wall_s": wall,
+            "mb_per_cpu_s": size_mb / cpu,
+            "mb_per_wall_s": size_mb / wall,
+            "runs": r,
+            "packets_read": count(summaries[name], "Total number of packets read"),
+            "wpa_data_packets": count(summaries[name], "Total number of WPA data packets"),
+            "decrypted_wpa": count(summaries[name], "Number of decrypted WPA  packets"),
+        }
+    ours, theirs = rows["wlansec decrypt"], rows["airdecap-ng"]
+    ratio_cpu = ours["mb_per_cpu_s"] / theirs["mb_per_cpu_s"]
+    ratio_wall = ours["mb_per_wall_s"] / theirs["mb_per_wall_s"]
+
+    print()
+    print(f"capture: {size_mb:.0f} MB, CCMP-128, 8 stations, rekey; one core each (taskset -c 0); medians of {args.runs}")
+    print(f"{'tool':<18}{'cpu s':>8}{'MB/cpu-s':>10}{'wall s':>8}{'MB/wall-s':>11}{'decrypted':>11}")
+    for name, r in rows.items():
+        print(f"{name:<18}{r['median_cpu_s']:>8.2f}{r['mb_per_cpu_s']:>10.0f}{r['median_wall_s']:>8.2f}{r['mb_per_wall_s']:>11.0f}{r['decrypted_wpa'] or 0:>11}")
+    print(f"{'ratio (ours/theirs)':<18}{'':>8}{ratio_cpu:>9.1f}x{'':>8}{ratio_wall:>10.1f}x")
+    print("(airdecap-ng decrypts no group-addressed frames, so it writes fewer frames.)")
+
+    report = {
+        "benchmark": "decrypt",
+        "capture_mb": size_mb,
+        "frames": args.frames,
+        "runs": args.runs,
+        "pinning": "taskset -c 0",
+        "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "load_avg": os.getloadavg()},
+        "tools": rows,
+        "ratio_cpu_throughput": ratio_cpu,
+        "ratio_wall_throughput": ratio_wall,
+        "goal_ratio": 5.0,
+    }
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
