@@ -1,0 +1,84 @@
+"""`wlansec-lab`: run the laboratory's experiments on the emulated WLAN and write the report.
+
+    wlansec-lab run --quick                 # every experiment, smoke size, then the report
+    wlansec-lab run -e tcp --repeats 40     # one experiment, the studies' 40 runs per point
+    wlansec-lab report --out out/lab        # (re)write the report from kept raw JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from wlansec_lab import report, runner
+from wlansec_lab.testbed import TestbedError, VethTestbed, WlanTestbed, is_root
+
+DEFAULT_WLANSEC = os.environ.get("WLANSEC") or str(runner.ROOT / "target" / "release" / "wlansec")
+
+
+def _run(args) -> int:
+    names = list(runner.EXPERIMENTS) if args.experiments == "all" else args.experiments.split(",")
+    unknown = [n for n in names if n not in runner.EXPERIMENTS]
+    if unknown:
+        print(f"wlansec-lab: unknown experiment(s) {', '.join(unknown)}; known: {', '.join(runner.EXPERIMENTS)}", file=sys.stderr)
+        return 2
+    if not Path(args.wlansec).exists():
+        print(f"wlansec-lab: no wlansec binary at {args.wlansec} (make build, or set WLANSEC)", file=sys.stderr)
+        return 2
+    needs_net = any(runner.EXPERIMENTS[n].measure for n in names)
+    if needs_net and not is_root():
+        print("wlansec-lab: the network experiments need root (network namespaces); run the bench imports with "
+              "-e ccmp-bench,ciphers,hardware", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    selftest = subprocess.run([args.wlansec, "selftest", "--quiet"], capture_output=True, text=True, timeout=300)
+    previous = (args.out / "selftest.txt").read_text() if (args.out / "selftest.txt").exists() and args.keep_selftest else ""
+    (args.out / "selftest.txt").write_text(previous + f"$ wlansec selftest --quiet  (exit {selftest.returncode})\n{selftest.stdout}{selftest.stderr}")
+    testbed = None
+    if needs_net:
+        testbed = VethTestbed() if args.testbed == "veth" else WlanTestbed(args.wlansec, stations=args.stations)
+    ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
+    repeats = args.repeats if args.repeats is not None else (1 if args.quick else 40)
+    try:
+        runner.run(names, ctx, repeats, seed=args.seed)
+    except TestbedError as e:
+        print(f"wlansec-lab: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if testbed:
+            testbed.down()
+    where = report.write(args.out)
+    print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="wlansec-lab", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run experiments (then write the report)")
+    r.add_argument("-e", "--experiments", default="all", help=f"comma-separated: {', '.join(runner.EXPERIMENTS)} (default all)")
+    r.add_argument("--quick", action="store_true", help="smoke version: fewer points, 1 repeat, short runs")
+    r.add_argument("--repeats", type=int, help="runs per point after the warm-up (default 40, --quick 1)")
+    r.add_argument("--seconds", type=float, help="traffic seconds per video run (default 10, --quick 3; TCP runs half)")
+    r.add_argument("--testbed", choices=["wlan", "veth"], default="wlan", help="the emulated WLAN, or the veth stand-in")
+    r.add_argument("--stations", type=int, default=2)
+    r.add_argument("--seed", type=int, default=1, help="seed of the configuration order")
+    r.add_argument("--out", type=Path, default=Path("out/lab"))
+    r.add_argument("--wlansec", default=DEFAULT_WLANSEC)
+    r.add_argument("--keep-selftest", action="store_true", help="append to an existing selftest.txt (the demo's log)")
+    w = sub.add_parser("report", help="write OUT/report/index.html and report.md from OUT/raw")
+    w.add_argument("--out", type=Path, default=Path("out/lab"))
+    w.add_argument("--report-dir", type=Path)
+    args = p.parse_args(argv)
+    if args.cmd == "run":
+        return _run(args)
+    where = report.write(args.out, args.report_dir)
+    print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""The network the experiments run on, behind one small interface.
+
+* `WlanTestbed`: the emulated WLAN, `wlansec wlan up/down/status --json` (issue 7). Names and
+  addresses are read from `status --json`, never guessed.
+* `VethTestbed`: a stand-in of two network namespaces joined by a veth pair (no air, no
+  security): it checks the laboratory's plumbing where the emulated WLAN is not available.
+
+Both use only addresses inside namespaces they create and remove them in `down`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+
+
+class TestbedError(RuntimeError):
+    pass
+
+
+@dataclass
+class Node:
+    role: str
+    namespace: str
+    interface: str
+    ipv4: str
+    ipv6: str
+
+    def addr(self, version: int) -> str:
+        return (self.ipv4 if version == 4 else self.ipv6).split("/")[0]
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _run(argv: list[str], timeout: float = 60) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise TestbedError(f"{' '.join(argv)}: {(done.stderr or done.stdout).strip().splitlines()[-1:] or '?'}")
+    return done.stdout
+
+
+class Testbed:
+    kind = "abstract"
+
+    def __init__(self) -> None:
+        self.config: dict | None = None
+        self.nodes: list[Node] = []
+
+    # The pair every experiment uses: sender and receiver, both wireless hosts.
+    @property
+    def client(self) -> Node:
+        return self.nodes[-2]
+
+    @property
+    def server(self) -> Node:
+        return self.nodes[-1]
+
+    def argv(self, node: Node, argv: list[str]) -> list[str]:
+        return ["ip", "netns", "exec", node.namespace, *argv]
+
+    def popen(self, node: Node, argv: list[str], **kw) -> subprocess.Popen:
+        return subprocess.Popen(self.argv(node, argv), **kw)
+
+    def run(self, node: Node, argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+        return subprocess.run(self.argv(node, argv), capture_output=True, text=True, timeout=timeout)
+
+    def supports(self, config: dict) -> str | None:
+        """None, or why this testbed cannot realise `config`."""
+        return None
+
+    def ensure(self, config: dict) -> None:
+        """Bring the network up in `config`, reconfiguring only when it differs."""
+        if self.config == config:
+            return
+        if self.config is not None:
+            self.down()
+        self.up(config)
+        self.config = dict(config)
+
+    def up(self, config: dict) -> None:
+        raise NotImplementedError
+
+    def down(self) -> None:
+        raise NotImplementedError
+
+    def status(self) -> dict | None:
+        return None
+
+    def release_error(self) -> dict | None:
+        return None
+
+    def describe(self) -> dict:
+        return {"kind": self.kind}
+
+
+class VethTestbed(Testbed):
+    """Two namespaces NAME-a, NAME-b and a veth pair, 10.78.0.1–2/24 and fd78::1–2/64."""
+
+    kind = "veth stand-in"
+
+    def __init__(self, name: str = "wlsl") -> None:
+        super().__init__()
+        self.name = name
+
+    def up(self, config: dict) -> None:
+        if not is_root():
+            raise TestbedError("the veth stand-in needs root (network namespaces)")
+        self.down()
+        a, b = f"{self.name}-a", f"{self.name}-b"
+        for ns in (a, b):
+            _run(["ip", "netns", "add", ns])
+            _run(["ip", "-n", ns, "link", "set", "lo", "up"])
+        _run(["ip", "link", "add", f"{self.name}a", "netns", a, "type", "veth", "peer", "name", f"{self.name}b", "netns", b])
+        self.nodes = []
+        for i, (ns, dev) in enumerate(((a, f"{self.name}a"), (b, f"{self.name}b")), start=1):
+            _run(["ip", "-n", ns, "addr", "add", f"10.78.0.{i}/24", "dev", dev])
+            _run(["ip", "-n", ns, "addr", "add", f"fd78::{i}/64", "dev", dev, "nodad"])
+            _run(["ip", "-n", ns, "link", "set", dev, "up"])
+            self.nodes.append(Node(f"host{i}", ns, dev, f"10.78.0.{i}/24", f"fd78::{i}/64"))
+
+    def down(self) -> None:
+        for ns in (f"{self.name}-a", f"{self.name}-b"):
+            if os.path.exists(f"/run/netns/{ns}"):
+                _run(["ip", "netns", "delete", ns])
+        self.config = None
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "link": "veth pair (no air, no security: plumbing check only)",
+                "nodes": [n.__dict__ for n in self.nodes]}
+
+
+class WlanTestbed(Testbed):
+    """`wlansec wlan` with an access point and `stations` stations; traffic flows between the
+    last two stations through the access point (as in both studies)."""
+
+    kind = "emulated WLAN"
+
+    def __init__(self, wlansec: str, name: str = "lab", stations: int = 2, seed: int = 1) -> None:
+        super().__init__()
+        self.wlansec, self.name, self.stations, self.seed = wlansec, name, stations, seed
+        self._help: str | None = None
+        self.last_status: dict | None = None
+
+    def _up_help(self) -> str:
+        if self._help is None:
+            self._help = _run([self.wlansec, "wlan", "up", "--help"])
+        return self._help
+
+    def supports(self, config: dict) -> str | None:
+        if config.get("topology", "bss") != "bss" and "--topology" not in self._up_help():
+            return "`wlansec wlan up` has no --topology option yet: only infrastructure (bss) is emulated"
+        return None
+
+    def up(self, config: dict) -> None:
+        if not is_root():
+            raise TestbedError("the emulated WLAN needs root (network namespaces, TAP)")
+        if (why := self.supports(config)) is not None:
+            raise TestbedError(why)
+        argv = [self.wlansec, "wlan", "up", "--name", self.name, "--security", config["security"],
+                "--phy", config.get("phy", "g54"), "--stations", str(self.stations),
+                "--passphrase", config.get("passphrase", "wlansec-lab" if config["security"] != "wep" else "wlsec"),
+                "--ssid", "wlansec-lab", "--seed", str(self.seed)]
+        if config.get("topology", "bss") != "bss":
+            argv += ["--topology", config["topology"]]
+        if config.get("signal") == "poor":
+            argv.append("--poor-signal")
+        for option in ("card", "ap_crypto"):
+            if config.get(option):
+                argv += [f"--{option.replace('_', '-')}", config[option]]
+        subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
+        _run(argv, timeout=90)
+        status = self.status()
+        stations = [n for n in status["nodes"] if n["role"] != "ap"]
+        self.nodes = [Node(n["role"], n["namespace"], n["interface"], n["ipv4"], n["ipv6"]) for n in stations]
+        if len(self.nodes) < 2:
+            raise TestbedError(f"wlan status lists {len(self.nodes)} station(s); the experiments need two")
+
+    def down(self) -> None:
+        subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
+        self.config = None
+
+    def status(self) -> dict:
+        self.last_status = json.loads(_run([self.wlansec, "wlan", "status", "--name", self.name, "--json"], timeout=10))
+        return self.last_status
+
+    def release_error(self) -> dict | None:
+        try:
+            return self.status().get("release_error")
+        except (TestbedError, json.JSONDecodeError, subprocess.TimeoutExpired):
+            return None
+
+    def describe(self) -> dict:
+        s = self.last_status or {}
+        return {"kind": self.kind, "name": self.name, "stations": self.stations,
+                "security": s.get("security"), "phy": s.get("phy"), "link": s.get("link"),
+                "frame_error_rate": s.get("frame_error_rate"), "topology": s.get("topology"),
+                "crypto": {n["role"]: n.get("crypto") for n in s.get("nodes", [])},
+                "medium": s.get("medium")}
