@@ -13,6 +13,7 @@ module aes128_core #(
     input  wire         reset,
     input  wire         in_valid,
     output wire         in_ready,
+    output wire         idle,       // no block inside: in_ready without looking at out_ready
     input  wire         in_decrypt,
     input  wire [127:0] in_key,
     input  wire [127:0] in_block,
@@ -28,7 +29,8 @@ module aes128_core #(
 
   wire last_step = (round == 4'd10);
   assign out_valid = last_step;
-  assign in_ready  = (round == 4'd0) || (last_step && out_ready);
+  assign idle      = (round == 4'd0);
+  assign in_ready  = idle || (last_step && out_ready);
 
   wire [3:0] rcon_index = decrypting ? 4'd11 - round : round;
   wire [7:0] rcon;

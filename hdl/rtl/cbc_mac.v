@@ -1,42 +1,66 @@
-// CBC-MAC over a stream of 128-bit blocks (the CCM authentication chain, SP 800-38C):
-// X1 = E(K, B0), Xi+1 = E(K, Xi ^ Bi); out_tag = E(K, Xn ^ Bn) after the in_last block.
-// The chaining XOR feeds aes128_core's combinational result straight back, so the chain
-// runs at the core's 10 cycles per block with no bubble while blocks keep arriving.
+// CBC-MAC over N independent sub-chains (N = 1: the CCM authentication chain of
+// SP 800-38C; N > 1: Enhanced CCMP-N, docs/enhanced-ccmp.md). Each beat carries one block
+// per sub-chain; in_mask marks the sub-chains that take a block (a prefix: sub-chain 0
+// always does). Sub-chain j: Y = E(K, first block), Y = E(K, Y ^ block) per following block;
+// out_tag = Y_0 ^ ... ^ Y_{N-1} once the in_last beat has gone through.
+// The chaining XOR feeds aes128_core's combinational result straight back, so each chain
+// runs at 10 cycles per block with no bubble while beats keep arriving. All sub-chains
+// move in lock step, so sub-chain 0's handshake speaks for all of them.
 `default_nettype none
-module cbc_mac (
-    input  wire         clk,
-    input  wire         reset,
-    input  wire         in_valid,
-    output wire         in_ready,
-    input  wire [127:0] in_key,
-    input  wire [127:0] in_block,
-    input  wire         in_last,
-    output wire         out_valid,
-    input  wire         out_ready,
-    output wire [127:0] out_tag
+module cbc_mac #(
+    parameter N = 1
+) (
+    input  wire           clk,
+    input  wire           reset,
+    input  wire           in_valid,
+    output wire           in_ready,
+    input  wire [127:0]   in_key,
+    input  wire [128*N-1:0] in_blocks,  // sub-chain 0 in the top 128 bits
+    input  wire [N-1:0]   in_mask,      // bit N-1-j: sub-chain j takes a block
+    input  wire           in_last,
+    output wire           out_valid,
+    input  wire           out_ready,
+    output wire [127:0]   out_tag
 );
-  reg chaining;  // the block inside the AES is not the last one: its result chains on
+  reg  [N-1:0] chaining;  // sub-chain j's value inside its AES chains on to a next block
+  wire [N-1:0] aes_idle, aes_out_valid;
+  wire [127:0] aes_out [0:N-1];
 
-  wire         aes_in_valid, aes_in_ready, aes_out_valid, aes_out_ready;
-  wire [127:0] aes_out;
+  // Sub-chain 0 takes a block when its chaining value is ready, or to start a chain when
+  // its AES is empty or handing over the previous tag in this cycle.
+  wire lane0_ready = chaining[N-1] ? aes_out_valid[N-1]
+                                   : (aes_idle[N-1] || (out_valid && out_ready));
+  wire take        = in_valid && lane0_ready;
+  assign in_ready  = lane0_ready;  // not a function of in_valid
+  assign out_valid = aes_out_valid[N-1] && !chaining[N-1];
 
-  assign aes_in_valid  = in_valid && (!chaining || aes_out_valid);
-  assign in_ready      = chaining ? aes_out_valid : aes_in_ready;  // not a function of in_valid
-  assign aes_out_ready = chaining ? in_valid : out_ready;
-  assign out_valid     = aes_out_valid && !chaining;
-  assign out_tag       = aes_out;
-
-  aes128_core #(.ENABLE_DECRYPT(0)) aes (
-      .clk(clk), .reset(reset),
-      .in_valid(aes_in_valid), .in_ready(aes_in_ready), .in_decrypt(1'b0), .in_key(in_key),
-      .in_block(chaining ? (aes_out ^ in_block) : in_block),
-      .out_valid(aes_out_valid), .out_ready(aes_out_ready), .out_block(aes_out),
-      .out_round_key()
-  );
-
-  always @(posedge clk) begin
-    if (reset) chaining <= 1'b0;
-    else if (in_valid && in_ready) chaining <= !in_last;
+  reg [127:0] tag;
+  integer k;
+  always @* begin
+    tag = 128'h0;
+    for (k = 0; k < N; k = k + 1) tag = tag ^ aes_out[k];
   end
+  assign out_tag = tag;
+
+  genvar j;
+  generate
+    for (j = 0; j < N; j = j + 1) begin : g_chain
+      localparam BIT = N - 1 - j;
+      wire [127:0] block = in_blocks[128 * (N - j) - 1 -: 128];
+      aes128_core #(.ENABLE_DECRYPT(0)) aes (
+          .clk(clk), .reset(reset),
+          .in_valid(take && in_mask[BIT]), .in_ready(), .idle(aes_idle[BIT]),
+          .in_decrypt(1'b0),
+          .in_key(in_key), .in_block(chaining[BIT] ? (aes_out[j] ^ block) : block),
+          .out_valid(aes_out_valid[BIT]),
+          .out_ready(chaining[BIT] ? (take && in_mask[BIT]) : (out_ready && out_valid)),
+          .out_block(aes_out[j]), .out_round_key()
+      );
+      always @(posedge clk) begin
+        if (reset) chaining[BIT] <= 1'b0;
+        else if (take && (in_mask[BIT] || in_last)) chaining[BIT] <= in_mask[BIT] && !in_last;
+      end
+    end
+  endgenerate
 endmodule
 `default_nettype wire

@@ -4,7 +4,10 @@
 // body, the 8-octet encrypted MIC (out_last). The MAC header itself is the caller's: only
 // its Protected bit changes.
 `default_nettype none
-module ccmp_core (
+module ccmp_core #(
+    parameter N    = 1,                    // 1: CCMP-128; 2, 4, 8: Enhanced CCMP-N
+    parameter NB_W = $clog2(16 * N + 1)
+) (
     input  wire         clk,
     input  wire         reset,
     input  wire         in_valid,
@@ -17,32 +20,36 @@ module ccmp_core (
     input  wire [15:0]  in_body_len,
     input  wire         body_valid,
     output wire         body_ready,
-    input  wire [127:0] body_data,
+    input  wire [128*N-1:0] body_data,
     output wire         out_valid,
     input  wire         out_ready,
-    output wire [127:0] out_data,
-    output wire [4:0]   out_nbytes,
+    output wire [128*N-1:0] out_data,
+    output wire [NB_W-1:0] out_nbytes,
     output wire         out_last
 );
-  localparam USER_W = 1 + 1 + 5 + 64;  // s0, last, nbytes, CCMP header
+  localparam USER_W = 1 + 1 + NB_W + 64;  // s0, last, nbytes, CCMP header
 
   wire         mac_valid, mac_ready, mac_last;
-  wire [127:0] mac_key, mac_block;
+  wire [127:0] mac_key;
+  wire [128*N-1:0] mac_blocks;
+  wire [N-1:0] mac_mask;
   wire         fctr_valid, fctr_ready, fctr_s0, fctr_last;
-  wire [127:0] fctr_key, fctr_counter, fctr_data;
-  wire [4:0]   fctr_nbytes;
+  wire [127:0] fctr_key;
+  wire [128*N-1:0] fctr_counters, fctr_data;
+  wire [N-1:0] fctr_mask;
+  wire [NB_W-1:0] fctr_nbytes;
   wire [63:0]  fctr_info;
 
-  ccmp_format #(.DECAP(0)) format (
+  ccmp_format #(.N(N), .DECAP(0), .NB_W(NB_W)) format (
       .clk(clk), .reset(reset),
       .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
       .in_keyid(in_keyid), .in_header(in_header), .in_ht_control(in_ht_control),
       .in_body_len(in_body_len), .in_mic(64'h0),
       .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
-      .mac_valid(mac_valid), .mac_ready(mac_ready), .mac_key(mac_key), .mac_block(mac_block),
+      .mac_valid(mac_valid), .mac_ready(mac_ready), .mac_key(mac_key), .mac_blocks(mac_blocks), .mac_mask(mac_mask),
       .mac_last(mac_last),
       .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
-      .ctr_counter(fctr_counter), .ctr_data(fctr_data), .ctr_nbytes(fctr_nbytes),
+      .ctr_counters(fctr_counters), .ctr_data(fctr_data), .ctr_mask(fctr_mask), .ctr_nbytes(fctr_nbytes),
       .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)
   );
 
@@ -50,26 +57,26 @@ module ccmp_core (
   /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
   wire [127:0] tag;
   /* verilator lint_on UNUSEDSIGNAL */
-  cbc_mac mac (
+  cbc_mac #(.N(N)) mac (
       .clk(clk), .reset(reset),
-      .in_valid(mac_valid), .in_ready(mac_ready), .in_key(mac_key), .in_block(mac_block),
+      .in_valid(mac_valid), .in_ready(mac_ready), .in_key(mac_key), .in_blocks(mac_blocks), .in_mask(mac_mask),
       .in_last(mac_last),
       .out_valid(tag_valid), .out_ready(tag_ready), .out_tag(tag)
   );
 
   wire              ks_valid, ks_ready;
-  wire [127:0]      ks_data;
+  wire [128*N-1:0]  ks_data;
   wire [USER_W-1:0] ks_user;
-  ctr #(.USER_W(USER_W)) ctr_unit (
+  ctr #(.N(N), .USER_W(USER_W)) ctr_unit (
       .clk(clk), .reset(reset),
       .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
-      .in_counter(fctr_counter), .in_data(fctr_data),
+      .in_counters(fctr_counters), .in_data(fctr_data), .in_mask(fctr_mask),
       .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
       .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
   );
   wire        ks_s0     = ks_user[USER_W-1];
   wire        ks_last   = ks_user[USER_W-2];
-  wire [4:0]  ks_nbytes = ks_user[USER_W-3 -: 5];
+  wire [NB_W-1:0] ks_nbytes = ks_user[USER_W-3 -: NB_W];
   wire [63:0] ks_info   = ks_user[63:0];
 
   reg         s0_full;      // S0 = E(K, A0) of the frame in flight, kept for its MIC
@@ -80,15 +87,17 @@ module ccmp_core (
   wire emit_body   = ks_valid && !ks_s0 && !mic_pending;
   wire emit_mic    = mic_pending && tag_valid;
 
-  wire [127:0] keep_mask = ~(128'h0) << (8 * (16 - ks_nbytes));
+  wire [128*N-1:0] valid_octets;
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(ks_nbytes), .mask(valid_octets));
 
   assign ks_ready   = out_ready && (ks_s0 ? !s0_full : !mic_pending);
   assign tag_ready  = out_ready && mic_pending;
   assign out_valid  = emit_header || emit_body || emit_mic;
-  assign out_data   = emit_mic ? {tag[127:64] ^ s0, 64'h0}
-                    : emit_header ? {ks_info, 64'h0}
-                    : ks_data & keep_mask;
-  assign out_nbytes = (emit_mic || emit_header) ? 5'd8 : ks_nbytes;
+  localparam [NB_W-1:0] EIGHT = 8;
+  assign out_data   = emit_mic ? {tag[127:64] ^ s0, {128*N-64{1'b0}}}
+                    : emit_header ? {ks_info, {128*N-64{1'b0}}}
+                    : ks_data & valid_octets;
+  assign out_nbytes = (emit_mic || emit_header) ? EIGHT : ks_nbytes;
   assign out_last   = emit_mic;
 
   always @(posedge clk) begin
@@ -102,7 +111,7 @@ module ccmp_core (
         mic_pending <= 1'b0;
       end else if (emit_header) begin
         s0_full     <= 1'b1;
-        s0          <= ks_data[127:64];
+        s0          <= ks_data[128*N-1 -: 64];
         mic_pending <= ks_last;
       end else if (emit_body) begin
         mic_pending <= ks_last;

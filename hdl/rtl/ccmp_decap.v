@@ -4,7 +4,10 @@
 // consumer must drop the frame unless res_mic_ok. Input: descriptor with the MAC header,
 // PN (from the CCMP header), received MIC and encrypted-body length; the encrypted body.
 `default_nettype none
-module ccmp_decap (
+module ccmp_decap #(
+    parameter N    = 1,                    // 1: CCMP-128; 2, 4, 8: Enhanced CCMP-N
+    parameter NB_W = $clog2(16 * N + 1)
+) (
     input  wire         clk,
     input  wire         reset,
     input  wire         in_valid,
@@ -17,51 +20,55 @@ module ccmp_decap (
     input  wire [63:0]  in_mic,
     input  wire         body_valid,
     output wire         body_ready,
-    input  wire [127:0] body_data,
+    input  wire [128*N-1:0] body_data,
     output wire         out_valid,
     input  wire         out_ready,
-    output wire [127:0] out_data,
-    output wire [4:0]   out_nbytes,
+    output wire [128*N-1:0] out_data,
+    output wire [NB_W-1:0] out_nbytes,
     output wire         out_last,
     output wire         res_valid,
     input  wire         res_ready,
     output wire         res_mic_ok
 );
-  localparam USER_W = 1 + 1 + 5 + 64;  // s0, last, nbytes, received MIC
+  localparam USER_W = 1 + 1 + NB_W + 64;  // s0, last, nbytes, received MIC
 
   wire         fmac_valid, fmac_ready, fmac_last;
-  wire [127:0] fmac_key, fmac_block;
+  wire [127:0] fmac_key;
+  wire [128*N-1:0] fmac_blocks;
+  wire [N-1:0] fmac_mask;
   wire         fctr_valid, fctr_ready, fctr_s0, fctr_last;
-  wire [127:0] fctr_key, fctr_counter, fctr_data;
-  wire [4:0]   fctr_nbytes;
+  wire [127:0] fctr_key;
+  wire [128*N-1:0] fctr_counters, fctr_data;
+  wire [N-1:0] fctr_mask;
+  wire [NB_W-1:0] fctr_nbytes;
   wire [63:0]  fctr_info;
 
-  ccmp_format #(.DECAP(1)) format (
+  ccmp_format #(.N(N), .DECAP(1), .NB_W(NB_W)) format (
       .clk(clk), .reset(reset),
       .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
       .in_keyid(2'd0), .in_header(in_header), .in_ht_control(in_ht_control),
       .in_body_len(in_body_len), .in_mic(in_mic),
       .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
       .mac_valid(fmac_valid), .mac_ready(fmac_ready), .mac_key(fmac_key),
-      .mac_block(fmac_block), .mac_last(fmac_last),
+      .mac_blocks(fmac_blocks), .mac_mask(fmac_mask), .mac_last(fmac_last),
       .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
-      .ctr_counter(fctr_counter), .ctr_data(fctr_data), .ctr_nbytes(fctr_nbytes),
+      .ctr_counters(fctr_counters), .ctr_data(fctr_data), .ctr_mask(fctr_mask), .ctr_nbytes(fctr_nbytes),
       .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)
   );
 
   wire              ks_valid, ks_ready;
-  wire [127:0]      ks_data;
+  wire [128*N-1:0]  ks_data;
   wire [USER_W-1:0] ks_user;
-  ctr #(.USER_W(USER_W)) ctr_unit (
+  ctr #(.N(N), .USER_W(USER_W)) ctr_unit (
       .clk(clk), .reset(reset),
       .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
-      .in_counter(fctr_counter), .in_data(fctr_data),
+      .in_counters(fctr_counters), .in_data(fctr_data), .in_mask(fctr_mask),
       .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
       .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
   );
   wire        ks_s0     = ks_user[USER_W-1];
   wire        ks_last   = ks_user[USER_W-2];
-  wire [4:0]  ks_nbytes = ks_user[USER_W-3 -: 5];
+  wire [NB_W-1:0] ks_nbytes = ks_user[USER_W-3 -: NB_W];
   wire [63:0] ks_info   = ks_user[63:0];
 
   reg  [1:0]   header_beats;  // B0/AAD blocks of the current frame taken by the MAC
@@ -70,9 +77,19 @@ module ccmp_decap (
   reg  [63:0]  s0;
   reg  [63:0]  rx_mic;
   reg          mic_pending;
+  reg  [127:0] payload_key;   // the frame's TK: format may already hold the next frame's
 
-  wire [127:0] keep_mask = ~(128'h0) << (8 * (16 - ks_nbytes));
-  wire [127:0] plaintext = ks_data & keep_mask;
+  wire [128*N-1:0] valid_octets;
+  wire [N-1:0]     plaintext_mask;  // lanes holding data: lane l when nbytes > 16 l
+  genvar l;
+  generate
+    for (l = 0; l < N; l = l + 1) begin : g_lane
+      localparam integer LANE_OCTET = 16 * l;
+      assign plaintext_mask[N-1-l] = (ks_nbytes > LANE_OCTET[NB_W-1:0]);
+    end
+  endgenerate
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(ks_nbytes), .mask(valid_octets));
+  wire [128*N-1:0] plaintext = ks_data & valid_octets;
 
   wire         mac_in_valid, mac_in_ready, tag_valid;
   /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
@@ -82,10 +99,12 @@ module ccmp_decap (
   assign mac_in_valid = mac_payload ? (body_beat && out_ready) : fmac_valid;
   assign fmac_ready   = !mac_payload && mac_in_ready;
 
-  cbc_mac mac (
+  cbc_mac #(.N(N)) mac (
       .clk(clk), .reset(reset),
-      .in_valid(mac_in_valid), .in_ready(mac_in_ready), .in_key(fmac_key),
-      .in_block(mac_payload ? plaintext : fmac_block),
+      .in_valid(mac_in_valid), .in_ready(mac_in_ready),
+      .in_key(mac_payload ? payload_key : fmac_key),
+      .in_blocks(mac_payload ? plaintext : fmac_blocks),
+      .in_mask(mac_payload ? plaintext_mask : fmac_mask),
       .in_last(mac_payload ? ks_last : fmac_last),
       .out_valid(tag_valid), .out_ready(res_ready && mic_pending), .out_tag(tag)
   );
@@ -106,15 +125,17 @@ module ccmp_decap (
       s0           <= 64'h0;
       rx_mic       <= 64'h0;
       mic_pending  <= 1'b0;
+      payload_key  <= 128'h0;
     end else begin
       if (fmac_valid && fmac_ready) begin
+        payload_key  <= fmac_key;
         header_beats <= (header_beats == 2'd2) ? 2'd0 : header_beats + 2'd1;
         if (header_beats == 2'd2) mac_payload <= !fmac_last;
       end
       if (ks_valid && ks_ready) begin
         if (ks_s0) begin
           s0_full <= 1'b1;
-          s0      <= ks_data[127:64];
+          s0      <= ks_data[128*N-1 -: 64];
           rx_mic  <= ks_info;
         end
         if (ks_last) begin

@@ -3,6 +3,9 @@
 //   mac_*: B0 = 0x59 || nonce || l(m), the two AAD blocks (l(a) || AAD, zero padded) and,
 //          when encapsulating, the body blocks zero padded;
 //   ctr_*: A0 (ctr_s0, data 0), then Ai = 0x01 || nonce || i with body block i.
+// N > 1 (Enhanced CCMP-N, docs/enhanced-ccmp.md): every beat is N blocks wide, block i of
+// the body in lane i mod N; the MAC lanes are its sub-chains, whose first blocks B0_j carry
+// flags 0x80 | log2(N) << 3 | j, and the CTR lanes take counters i+1 .. i+N.
 // AAD and nonce come from the header: FC with subtype (data), Retry, PwrMgt and MoreData
 // masked and Protected set, Order masked for QoS frames when in_ht_control (802.11n rules),
 // A1-A3, SC with the sequence number masked, A4 (ToDS and FromDS data), QC with only the
@@ -12,7 +15,9 @@
 // decrypted plaintext).
 `default_nettype none
 module ccmp_format #(
-    parameter DECAP = 0
+    parameter N     = 1,
+    parameter DECAP = 0,
+    parameter NB_W  = $clog2(16 * N + 1)  // width of an octet count of one beat
 ) (
     input  wire         clk,
     input  wire         reset,
@@ -26,23 +31,25 @@ module ccmp_format #(
     input  wire         in_ht_control,   // Rules.ht_control: 802.11n and later
     input  wire [15:0]  in_body_len,     // octets of body (plaintext or ciphertext)
     input  wire [63:0]  in_mic,          // received MIC (DECAP=1 only)
-    // Frame body, 16 octets per beat (fewer valid in the last beat), octet 0 in [127:120]
-    input  wire         body_valid,
-    output wire         body_ready,
-    input  wire [127:0] body_data,
+    // Frame body, 16*N octets per beat (fewer valid in the last beat), octet 0 on top
+    input  wire           body_valid,
+    output wire           body_ready,
+    input  wire [128*N-1:0] body_data,
     // CBC-MAC blocks
     output wire         mac_valid,
     input  wire         mac_ready,
     output wire [127:0] mac_key,
-    output wire [127:0] mac_block,
+    output wire [128*N-1:0] mac_blocks,
+    output wire [N-1:0] mac_mask,
     output wire         mac_last,
     // CTR blocks
     output wire         ctr_valid,
     input  wire         ctr_ready,
     output wire [127:0] ctr_key,
-    output wire [127:0] ctr_counter,
-    output wire [127:0] ctr_data,
-    output wire [4:0]   ctr_nbytes,
+    output wire [128*N-1:0] ctr_counters,
+    output wire [128*N-1:0] ctr_data,
+    output wire [N-1:0] ctr_mask,
+    output wire [NB_W-1:0] ctr_nbytes,
     output wire         ctr_s0,
     output wire         ctr_last,
     output wire [63:0]  ctr_frame_info
@@ -93,30 +100,52 @@ module ccmp_format #(
   // ---- body beats ----
   wire         headers_done = (header_beats == 2'd3);
   wire         in_body = busy && !a0_pending && (remaining != 16'd0) && (DECAP != 0 || headers_done);
-  wire [4:0]   nbytes = (remaining >= 16'd16) ? 5'd16 : remaining[4:0];
-  wire         body_last = (remaining <= 16'd16);
-  wire [127:0] keep_mask = ~(128'h0) << (8 * (16 - nbytes));
-  wire [127:0] body_block = body_data & keep_mask;
+  localparam integer BEAT_OCTETS = 16 * N;
+  localparam [15:0] BEAT = BEAT_OCTETS[15:0];
+  wire [NB_W-1:0]  nbytes = (remaining >= BEAT) ? BEAT[NB_W-1:0] : remaining[NB_W-1:0];
+  wire             body_last = (remaining <= BEAT);
+  wire [128*N-1:0] valid_octets;
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(nbytes), .mask(valid_octets));
+  wire [128*N-1:0] body_blocks = body_data & valid_octets;
+  wire [N-1:0]     body_mask;
+  wire [128*N-1:0] b0_lanes, aad1_lanes, aad2_lanes, counters;
+  localparam integer FLAGS = (N == 1) ? 'h59 : ('h80 | ($clog2(N) << 3));
+  localparam [7:0] SUB_CHAIN_FLAGS = FLAGS[7:0];
+  genvar l;
+  generate
+    for (l = 0; l < N; l = l + 1) begin : g_lane
+      localparam [15:0] LANE = l;
+      localparam integer LANE_OCTET = 16 * l;
+      localparam [15:0] LANE_START = LANE_OCTET[15:0];
+      assign body_mask[N-1-l] = ({{16-NB_W{1'b0}}, nbytes} > LANE_START);
+      assign b0_lanes[128 * (N - l) - 1 -: 128]   = {SUB_CHAIN_FLAGS | LANE[7:0], nonce, body_len};
+      assign aad1_lanes[128 * (N - l) - 1 -: 128] = aad_blocks[255:128];
+      assign aad2_lanes[128 * (N - l) - 1 -: 128] = aad_blocks[127:0];
+      assign counters[128 * (N - l) - 1 -: 128]   =
+          {8'h01, nonce, a0_pending ? 16'd0 : block_index + LANE};
+    end
+  endgenerate
 
   wire mac_hdr_valid = busy && !headers_done;
-  wire join_mac  = (DECAP == 0);  // encapsulation: body block to CBC-MAC and CTR at once
-  wire body_take = in_body && body_valid && ctr_ready && (!join_mac || mac_ready);
+  localparam JOIN_MAC = (DECAP == 0);  // encapsulation: body block to CBC-MAC and CTR at once
+  wire body_take = in_body && body_valid && ctr_ready && (!JOIN_MAC || mac_ready);
 
-  assign body_ready = in_body && ctr_ready && (!join_mac || mac_ready);
+  assign body_ready = in_body && ctr_ready && (!JOIN_MAC || mac_ready);
 
   assign mac_key   = tk;
-  assign mac_valid = mac_hdr_valid || (join_mac && in_body && body_valid && ctr_ready);
-  assign mac_block = mac_hdr_valid ? (header_beats == 2'd0 ? {8'h59, nonce, body_len}
-                                      : header_beats == 2'd1 ? aad_blocks[255:128]
-                                                             : aad_blocks[127:0])
-                                   : body_block;
+  assign mac_valid = mac_hdr_valid || (JOIN_MAC && in_body && body_valid && ctr_ready);
+  assign mac_blocks = mac_hdr_valid ? (header_beats == 2'd0 ? b0_lanes
+                                       : header_beats == 2'd1 ? aad1_lanes : aad2_lanes)
+                                    : body_blocks;
+  assign mac_mask  = mac_hdr_valid ? {N{1'b1}} : body_mask;
   assign mac_last  = mac_hdr_valid ? (header_beats == 2'd2 && body_len == 16'd0) : body_last;
 
   assign ctr_key        = tk;
-  assign ctr_valid      = (busy && a0_pending) || (in_body && body_valid && (!join_mac || mac_ready));
-  assign ctr_counter    = {8'h01, nonce, a0_pending ? 16'd0 : block_index};
-  assign ctr_data       = a0_pending ? 128'h0 : body_block;
-  assign ctr_nbytes     = a0_pending ? 5'd0 : nbytes;
+  assign ctr_valid      = (busy && a0_pending) || (in_body && body_valid && (!JOIN_MAC || mac_ready));
+  assign ctr_counters   = counters;
+  assign ctr_data       = a0_pending ? {128*N{1'b0}} : body_blocks;
+  assign ctr_mask       = a0_pending ? {1'b1, {N-1{1'b0}}} : body_mask;
+  assign ctr_nbytes     = a0_pending ? {NB_W{1'b0}} : nbytes;
   assign ctr_s0         = a0_pending;
   assign ctr_last       = a0_pending ? (body_len == 16'd0) : body_last;
   assign ctr_frame_info = (DECAP != 0) ? mic : ccmp_header;
@@ -157,8 +186,8 @@ module ccmp_format #(
       if (mac_hdr_valid && mac_ready) header_beats <= header_beats + 2'd1;
       if (a0_pending && ctr_ready) a0_pending <= 1'b0;
       if (body_take) begin
-        remaining   <= remaining - {11'h0, nbytes};
-        block_index <= block_index + 16'd1;
+        remaining   <= remaining - {{16-NB_W{1'b0}}, nbytes};
+        block_index <= block_index + N[15:0];
       end
       if (frame_done) busy <= 1'b0;
     end

@@ -1,7 +1,10 @@
-// CTR-mode keystream: out_data = in_data ^ E(K, in_counter). in_user rides along with
-// its block (byte count, flags) so the caller needs no side queue.
+// CTR-mode keystream over N lanes: out_data = in_data ^ E(K, in_counters), one block per
+// lane, in_mask (a prefix: lane 0 always) saying which lanes carry a block. The lanes run
+// in lock step, so lane 0's handshake speaks for all of them. in_user rides along with the
+// beat (byte count, flags) so the caller needs no side queue.
 `default_nettype none
 module ctr #(
+    parameter N      = 1,
     parameter USER_W = 1
 ) (
     input  wire              clk,
@@ -9,31 +12,42 @@ module ctr #(
     input  wire              in_valid,
     output wire              in_ready,
     input  wire [127:0]      in_key,
-    input  wire [127:0]      in_counter,
-    input  wire [127:0]      in_data,
+    input  wire [128*N-1:0]  in_counters,  // lane 0 in the top 128 bits
+    input  wire [128*N-1:0]  in_data,
+    input  wire [N-1:0]      in_mask,
     input  wire [USER_W-1:0] in_user,
     output wire              out_valid,
     input  wire              out_ready,
-    output wire [127:0]      out_data,
+    output wire [128*N-1:0]  out_data,
     output wire [USER_W-1:0] out_user
 );
-  reg [127:0]      data;
-  reg [USER_W-1:0] user;
-  wire [127:0]     keystream;
+  reg  [128*N-1:0]  data;
+  reg  [USER_W-1:0] user;
+  wire [N-1:0]      lane_in_ready, lane_out_valid;
+  wire [128*N-1:0]  keystream;
 
-  aes128_core #(.ENABLE_DECRYPT(0)) aes (
-      .clk(clk), .reset(reset),
-      .in_valid(in_valid), .in_ready(in_ready), .in_decrypt(1'b0), .in_key(in_key),
-      .in_block(in_counter),
-      .out_valid(out_valid), .out_ready(out_ready), .out_block(keystream), .out_round_key()
-  );
+  assign in_ready  = lane_in_ready[N-1];
+  assign out_valid = lane_out_valid[N-1];
+  assign out_data  = data ^ keystream;
+  assign out_user  = user;
 
-  assign out_data = data ^ keystream;
-  assign out_user = user;
+  genvar l;
+  generate
+    for (l = 0; l < N; l = l + 1) begin : g_lane
+      aes128_core #(.ENABLE_DECRYPT(0)) aes (
+          .clk(clk), .reset(reset),
+          .in_valid(in_valid && in_ready && in_mask[N-1-l]), .in_ready(lane_in_ready[N-1-l]),
+          .idle(),
+          .in_decrypt(1'b0), .in_key(in_key), .in_block(in_counters[128 * (N - l) - 1 -: 128]),
+          .out_valid(lane_out_valid[N-1-l]), .out_ready(out_ready),
+          .out_block(keystream[128 * (N - l) - 1 -: 128]), .out_round_key()
+      );
+    end
+  endgenerate
 
   always @(posedge clk) begin
     if (reset) begin
-      data <= 128'h0;
+      data <= {128*N{1'b0}};
       user <= {USER_W{1'b0}};
     end else if (in_valid && in_ready) begin
       data <= in_data;

@@ -1,5 +1,6 @@
 """Shared harness for the CCMP cores: reset, descriptor/body/output streams, and the
 conversion between `wlansec vectors` records and the cores' ports."""
+import os
 import random
 
 import cocotb
@@ -10,6 +11,10 @@ from golden import body_beats, header_bus, int_be, stream_bytes
 from streams import Sink, Source
 
 CLOCK_NS = 10
+# Sub-chains / lanes of the design under test (its N parameter): 1 is CCMP-128.
+N = int(os.environ.get("CCMP_N", "1"))
+WIDTH = 16 * N
+SUITE = "ccmp128" if N == 1 else f"enhanced-{N}"
 
 
 class Bench:
@@ -35,15 +40,17 @@ class Bench:
     async def feed(self, frames):
         """Descriptors and bodies of all frames, back to back."""
         cocotb.start_soon(self.descriptors.send([f["descriptor"] for f in frames]))
-        beats = [b for f in frames for b in body_beats(f["body"], self.rng)]
+        beats = [b for f in frames for b in body_beats(f["body"], WIDTH, self.rng)]
         await self.body.send(beats)
 
     async def wait_for(self, sink, count, what, timeout_cycles):
+        """Until `sink` has seen `count` frames (beats with `last`, or any beat if it has none)."""
+        done = (lambda: sink.frames) if "last" in sink.fields else (lambda: len(sink.beats))
         for _ in range(timeout_cycles):
-            if len(sink.beats) >= count:
+            if done() >= count:
                 return
             await RisingEdge(self.dut.clk)
-        raise AssertionError(f"timed out waiting for {what}: {len(sink.beats)}/{count}")
+        raise AssertionError(f"timed out waiting for {what}: {done()}/{count}")
 
 
 def split_frames(beats):
@@ -52,7 +59,7 @@ def split_frames(beats):
     for b in beats:
         current.append(b)
         if b["last"]:
-            frames.append(stream_bytes(current))
+            frames.append(stream_bytes(current, WIDTH))
             current = []
     return frames, current
 

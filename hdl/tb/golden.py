@@ -36,15 +36,16 @@ def header_bus(header: bytes) -> int:
     return int_be(header[:32].ljust(32, b"\0"))
 
 
-def body_beats(body: bytes, rng=None):
-    """16-octet beats; the tail of the last beat is random filler the core must ignore."""
+def body_beats(body: bytes, width=16, rng=None):
+    """`width`-octet beats; the tail of the last beat is random filler the core must ignore."""
     beats = []
-    for at in range(0, len(body), 16):
-        chunk = body[at:at + 16]
-        filler = bytes(rng.getrandbits(8) for _ in range(16 - len(chunk))) if rng else b""
-        beats.append({"data": int_be(chunk + filler.ljust(16 - len(chunk), b"\0"))})
+    for at in range(0, len(body), width):
+        chunk = body[at:at + width]
+        pad = width - len(chunk)
+        filler = bytes(rng.getrandbits(8) for _ in range(pad)) if rng else bytes(pad)
+        beats.append({"data": int_be(chunk + filler)})
     return beats
 
 
-def stream_bytes(beats):
-    return b"".join(b["data"].to_bytes(16, "big")[:b["nbytes"]] for b in beats)
+def stream_bytes(beats, width=16):
+    return b"".join(b["data"].to_bytes(width, "big")[:b["nbytes"]] for b in beats)

@@ -48,6 +48,7 @@ class Sink:
         self.clk, self.valid, self.ready, self.fields = clk, valid, ready, fields
         self.stall, self.rng = stall, rng or random.Random(1)
         self.beats = []
+        self.frames = 0  # beats with a true `last` field
         self.ready.value = 0
 
     async def run(self):
@@ -57,4 +58,6 @@ class Sink:
             self.ready.value = int(ready)
             await ReadOnly()
             if ready and self.valid.value:
-                self.beats.append({n: int(h.value) for n, h in self.fields.items()})
+                beat = {n: int(h.value) for n, h in self.fields.items()}
+                self.beats.append(beat)
+                self.frames += beat.get("last", 0)

@@ -1,0 +1,103 @@
+// AES-128 encryption with R rounds per cycle (R divides 10), in one of two shapes:
+//   PIPELINED=0: low latency, one block at a time, 10/R cycles per block (R=10: one cycle);
+//   PIPELINED=1: a register stage every R rounds, a new block every cycle, 10/R cycles of
+//                latency; in_user rides along (which frame or lane a block belongs to).
+// out_round_key is round key 10 (the decryption key, as aes128_core). The pipeline moves
+// exactly on the cycles with out_ready high (even when its output stage is empty), so a
+// caller can know which cycle a block comes out: ccmp_multi schedules on that.
+`default_nettype none
+module aes128_unrolled #(
+    parameter R         = 2,
+    parameter PIPELINED = 0,
+    parameter USER_W    = 1
+) (
+    input  wire              clk,
+    input  wire              reset,
+    input  wire              in_valid,
+    output wire              in_ready,
+    input  wire [127:0]      in_key,
+    input  wire [127:0]      in_block,
+    input  wire [USER_W-1:0] in_user,
+    output wire              out_valid,
+    input  wire              out_ready,
+    output wire [127:0]      out_block,
+    output wire [127:0]      out_round_key,
+    output wire [USER_W-1:0] out_user
+);
+  localparam S = 10 / R;  // steps per block
+
+  generate
+    if (PIPELINED == 0) begin : g_iterative
+      reg [127:0]      state, round_key;
+      reg [USER_W-1:0] user;
+      reg [3:0]        step;  // R-round steps applied; S = done, 0 = idle
+      wire             done = (step == S[3:0]);
+      wire             load = in_valid && in_ready;
+      wire [127:0]     next_state, next_key;
+      assign in_ready = (step == 4'd0) || (done && out_ready);
+      // The first R rounds happen in the cycle that takes the block.
+      aes_enc_rounds #(.R(R)) rounds (
+          .first_round(load ? 4'd1 : step * R[3:0] + 4'd1),
+          .state_in(load ? in_block ^ in_key : state), .key_in(load ? in_key : round_key),
+          .state_out(next_state), .key_out(next_key)
+      );
+      always @(posedge clk) begin
+        if (reset) begin
+          step      <= 4'd0;
+          state     <= 128'h0;
+          round_key <= 128'h0;
+          user      <= {USER_W{1'b0}};
+        end else if (load) begin
+          state     <= next_state;
+          round_key <= next_key;
+          user      <= in_user;
+          step      <= 4'd1;
+        end else if (done) begin
+          if (out_ready) step <= 4'd0;
+        end else if (step != 4'd0) begin
+          state     <= next_state;
+          round_key <= next_key;
+          step      <= step + 4'd1;
+        end
+      end
+      assign out_valid     = done;
+      assign out_block     = state;
+      assign out_round_key = round_key;
+      assign out_user      = user;
+    end else begin : g_pipelined
+      reg [127:0]      state [0:S-1];
+      reg [127:0]      key   [0:S-1];
+      reg [USER_W-1:0] user  [0:S-1];
+      reg [S-1:0]      valid;
+      wire             advance = out_ready;  // strict lock step: callers count on it
+      assign in_ready = advance;
+      genvar s;
+      for (s = 0; s < S; s = s + 1) begin : g_stage
+        localparam integer FIRST_I = s * R + 1;
+        localparam [3:0] FIRST = FIRST_I[3:0];
+        wire [127:0] next_state, next_key;
+        aes_enc_rounds #(.R(R)) rounds (
+            .first_round(FIRST),
+            .state_in(s == 0 ? in_block ^ in_key : state[s == 0 ? 0 : s - 1]),
+            .key_in(s == 0 ? in_key : key[s == 0 ? 0 : s - 1]),
+            .state_out(next_state), .key_out(next_key)
+        );
+        always @(posedge clk) begin
+          if (reset) begin
+            valid[s] <= 1'b0;
+          end else if (advance) begin
+            valid[s] <= (s == 0) ? in_valid : valid[s == 0 ? 0 : s - 1];
+            state[s] <= next_state;
+            key[s]   <= next_key;
+            user[s]  <= (s == 0) ? in_user : user[s == 0 ? 0 : s - 1];
+          end
+        end
+      end
+      assign out_valid     = valid[S-1];
+      assign out_block     = state[S-1];
+      assign out_round_key = key[S-1];
+      assign out_user      = user[S-1];
+    end
+  endgenerate
+endmodule
+`default_nettype wire
