@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt
+.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab-demo lab
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +18,14 @@ build: setup
 
 demo: build
 	@bash scripts/demo.sh
+
+# The laboratory (lab/): a quick run of every experiment on the emulated WLAN and its report
+# (out/lab/report/index.html); `make lab` is the full run, 40 repeats per point.
+lab-demo: build
+	@bash scripts/lab_demo.sh
+
+lab: build
+	@LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
 
 test: build
 	$(MAKE) test-rust test-python
@@ -43,6 +51,14 @@ FUZZ_SECONDS ?= 60
 fuzz: setup
 	@command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
 	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run unprotect -- -max_total_time=$(FUZZ_SECONDS)
+
+# ns-3 reference figures for the airtime model (tests/vectors/ns3, read by the Rust tests).
+# Offline only: installs the large PyPI ns3 wheel into .venv; `make test` never needs it.
+NS3_VERSION := 3.44.post0
+.PHONY: ns3-vectors
+ns3-vectors: setup
+	$(PY) -m pip install -q ns3==$(NS3_VERSION)
+	$(PY) tools/ns3/gen_vectors.py
 
 clean:
 	cargo clean

@@ -65,8 +65,8 @@ class Testbed:
     def popen(self, node: Node, argv: list[str], **kw) -> subprocess.Popen:
         return subprocess.Popen(self.argv(node, argv), **kw)
 
-    def run(self, node: Node, argv: list[str], timeout: float) -> subprocess.CompletedProcess:
-        return subprocess.run(self.argv(node, argv), capture_output=True, text=True, timeout=timeout)
+    def run(self, node: Node, argv: list[str], timeout: float, **kw) -> subprocess.CompletedProcess:
+        return subprocess.run(self.argv(node, argv), capture_output=True, text=True, timeout=timeout, **kw)
 
     def supports(self, config: dict) -> str | None:
         """None, or why this testbed cannot realise `config`."""

@@ -89,7 +89,7 @@ def _python_pair(tb: Testbed, module: str, recv_args: list[str], send_args: list
                 _stop(sink)
                 raise TrafficError(f"{module} receiver did not start: {sink.stderr.read().strip()[-200:]}")
             time.sleep(0.02)
-        src = tb.run(tb.client, [*py, "send", *send_args], timeout=timeout)
+        src = tb.run(tb.client, [*py, "send", *send_args], timeout=timeout, env=env)
         try:
             out, err = sink.communicate(timeout=15)
         except subprocess.TimeoutExpired:

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `make lab-demo`: the foundation demo (selftest; tshark decrypts what wlansec protected) as the
+# report's engine self-check, then a quick version of every laboratory experiment on the
+# emulated WLAN (`wlansec wlan up` ... `down`, done by wlansec-lab per configuration), and the
+# report: out/lab/report/index.html. LAB_ARGS="--repeats 40" (without --quick) is `make lab`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WLANSEC=${WLANSEC:-target/release/wlansec}
+OUT=${OUT:-out/lab}
+PY=${PY:-.venv/bin/python}
+LAB_ARGS=${LAB_ARGS:---quick}
+mkdir -p "$OUT"
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "lab-demo: the emulated WLAN needs root (network namespaces, TAP); run as root or with sudo" >&2
+  exit 1
+fi
+printf '\n== engine self-check (scripts/demo.sh)\n'
+OUT="$OUT/demo" bash scripts/demo.sh 2>&1 | tee "$OUT/selftest.txt"
+printf '\n== laboratory: wlansec-lab run %s\n' "$LAB_ARGS"
+# wlansec-lab brings the WLAN up for each configuration and always tears it down at the end.
+# shellcheck disable=SC2086
+PYTHONPATH=lab WLANSEC="$WLANSEC" "$PY" -m wlansec_lab run $LAB_ARGS --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
+echo "report: $OUT/report/index.html"

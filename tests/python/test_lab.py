@@ -1,0 +1,118 @@
+"""The laboratory (lab/wlansec_lab): statistics against known values, the UDP delay/jitter
+analysis against a synthetic trace with known delays, and the runner end to end on a tiny
+matrix (one repeat per point) on the veth stand-in, producing a report with every section."""
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "lab"))
+WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
+
+from wlansec_lab import report, runner, stats, udpvideo  # noqa: E402
+from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
+from wlansec_lab.traffic import parse_qperf  # noqa: E402
+
+
+def test_student_t_quantiles_match_tables():
+    # Two-sided 95% critical values from standard t tables.
+    for df, t in [(1, 12.706), (2, 4.303), (9, 2.262), (39, 2.023), (120, 1.980)]:
+        assert stats.t_quantile(0.975, df) == pytest.approx(t, abs=1e-3)
+    assert stats.t_cdf(0.0, 7) == pytest.approx(0.5)
+
+
+def test_summary_of_a_known_sample():
+    s = stats.summarize([2, 4, 4, 4, 5, 5, 7, 9])
+    assert (s["n"], s["mean"], s["median"], s["min"], s["max"]) == (8, 5.0, 4.5, 2.0, 9.0)
+    assert s["std"] == pytest.approx(math.sqrt(32 / 7))
+    half = 2.364624 * math.sqrt(32 / 7) / math.sqrt(8)  # t(0.975, 7) = 2.3646
+    assert s["ci95"] == pytest.approx([5 - half, 5 + half], abs=1e-5)
+    assert stats.summarize([3.0])["ci95"] is None
+    assert stats.summarize([])["mean"] is None
+    with pytest.raises(ValueError):
+        stats.summarize([1.0, float("nan")])
+
+
+def test_udp_analysis_of_a_synthetic_trace():
+    # 10 packets sent every 10 ms; delays alternate 1 ms and 3 ms; packet 4 is lost.
+    sent = [i * 10_000_000 for i in range(10)]
+    delays_ms = [1.0 if i % 2 == 0 else 3.0 for i in range(10)]
+    packets = [(i, sent[i], sent[i] + int(delays_ms[i] * 1e6), 1000) for i in range(10) if i != 4]
+    a = udpvideo.analyze(packets, planned=10)
+    assert (a["received"], a["lost"], a["loss_percent"]) == (9, 1, 10.0)
+    kept = [d for i, d in enumerate(delays_ms) if i != 4]
+    assert a["delay_ms_mean"] == pytest.approx(sum(kept) / 9)
+    assert a["delay_ms_max"] == 3.0
+    # RFC 3550: J += (|D| - J)/16 over consecutive arrivals; |D| = 2,2,2,0,2,2,2,2 ms
+    # (packets 3 and 5 both took 3 ms), worked by hand: 0.125, 0.2422, 0.3521, 0.3300, ... 0.7100 (computed in the comment's order).
+    assert a["jitter_ms"] == pytest.approx(0.7100015277974308, rel=1e-9)
+    # Duplicates are counted, not double-counted.
+    dup = udpvideo.analyze(packets + [packets[0]], planned=10)
+    assert dup["duplicates"] == 1 and dup["received"] == 9
+
+
+def test_constant_delay_has_zero_jitter_and_the_profiles_hit_their_rates():
+    packets = [(i, i * 1000, i * 1000 + 500_000, 1316) for i in range(100)]
+    assert udpvideo.analyze(packets, 100)["jitter_ms"] == 0.0
+    for profile, mbps in [("cbr-high", 4.0), ("vbr-very-high", 8.0)]:
+        plan = udpvideo.schedule(profile, 10.0)
+        assert sum(n for _, n in plan) * 8 / 10.0 / 1e6 == pytest.approx(mbps, rel=0.02)
+    with pytest.raises(ValueError):
+        udpvideo.schedule("vbr-ultra", 1.0)
+
+
+def test_qperf_output_parsing():
+    out = "tcp_bw:\n    bw  =  1.38 MB/sec\ntcp_lat:\n    latency  =  740 us\n"
+    assert parse_qperf(out) == {"tcp_bw_mbps": pytest.approx(11.04), "tcp_lat_ms": pytest.approx(0.74)}
+
+
+def test_report_without_results_names_every_missing_section(tmp_path):
+    where = report.write(tmp_path)
+    md = (where / "report.md").read_text()
+    for title in report.SECTIONS:
+        assert f"## {title}" in md
+    assert "Not run" in md
+
+
+@pytest.mark.skipif(not is_root(), reason="the veth stand-in needs root (network namespaces); CI runs as root")
+@pytest.mark.skipif(not Path(WLANSEC).exists(), reason=f"no wlansec binary at {WLANSEC}")
+def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
+    tiny = {
+        "video": {"security": ["open", "ccmp"], "profile": ["cbr-high"]},
+        "tcp": {"security": ["open", "ccmp"], "ip": [4, 6], "size": [1408]},
+        "files": {"security": ["open"], "topology": ["bss"], "signal": ["excellent"]},
+    }
+    for name, axes in tiny.items():
+        monkeypatch.setattr(runner.EXPERIMENTS[name], "quick_axes", {**runner.EXPERIMENTS[name].quick_axes, **axes})
+    (tmp_path / "selftest.txt").write_text("selftest: 81 passed, 0 failed\n")
+    tb = VethTestbed(name="wlslt")
+    ctx = runner.Context(tb, WLANSEC, tmp_path, quick=True, seconds=1.0)
+    try:
+        runner.run(["ccmp-bench", "hardware", "video", "tcp", "files"], ctx, repeats=1)
+    finally:
+        tb.down()
+    assert not os.path.exists("/run/netns/wlslt-a")
+    for name in ("video", "tcp", "files"):
+        raw = json.loads((tmp_path / "raw" / f"{name}.json").read_text())
+        assert len(raw["runs"]) == 2 * len(raw["summary"]), "one warm-up and one kept run per point"
+        for entry in raw["summary"]:
+            assert entry["n"] == 1 and not entry["errors"], entry
+        for r in raw["runs"]:
+            assert len(r["loadavg"]) == 3
+    video = json.loads((tmp_path / "raw" / "video.json").read_text())["summary"]
+    for e in video:
+        assert e["metrics"]["loss_percent"]["mean"] < 5
+        assert 0 < e["metrics"]["delay_ms_mean"]["mean"] < 50  # veth: well under a millisecond normally
+        assert e["metrics"]["throughput_mbps"]["mean"] == pytest.approx(4.0, rel=0.25)
+    md = (report.write(tmp_path) / "report.md").read_text()
+    for title in report.SECTIONS:
+        assert f"## {title}" in md
+    for figure in ("video.png", "tcp.png", "files.png", "ccmp.png"):
+        assert (tmp_path / "figures" / figure).stat().st_size > 10_000
+    assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md
+    assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
