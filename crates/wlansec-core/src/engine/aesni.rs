@@ -1,7 +1,7 @@
 //! The AES-NI backend: 128-bit registers, one AESENC per lane block and round, 2L blocks in
 //! flight per round so the AESENC latency is hidden behind its throughput. Built twice: with
 //! AES-NI alone, and with AVX-512VL + VAES so the compiler has 32 vector registers (EVEX
-//! `vaesenc xmm`) and keeps 16 lanes' states without spilling.
+//! `vaesenc xmm`) on the one- and two-lane paths of the AVX-512 backend.
 
 use core::arch::x86_64::*;
 
@@ -89,19 +89,19 @@ pub(crate) struct AesNi;
 
 impl Kernel for AesNi {
     type B = __m128i;
-    type Keys<'k> = [&'k RoundKeys; 16];
+    type Keys<'k> = [&'k RoundKeys; 8];
 
-    fn new_keys(first: &Key) -> [&RoundKeys; 16] {
-        [&first.round_keys; 16]
+    fn new_keys(first: &Key) -> [&RoundKeys; 8] {
+        [&first.round_keys; 8]
     }
 
     #[inline(always)]
-    fn set_key<'k>(keys: &mut [&'k RoundKeys; 16], lane: usize, key: &'k Key) {
+    fn set_key<'k>(keys: &mut [&'k RoundKeys; 8], lane: usize, key: &'k Key) {
         keys[lane] = &key.round_keys;
     }
 
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(keys: &[&RoundKeys; 16], mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
+    unsafe fn encrypt<const L: usize>(keys: &[&RoundKeys; 8], mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
         let rk = |lane: usize, round: usize| _mm_load_si128(keys[lane].0[round].as_ptr().cast());
         for i in 0..L {
             mac[i] = _mm_xor_si128(mac[i], rk(i, 0));

@@ -42,17 +42,17 @@ pub(crate) struct Portable;
 
 impl Kernel for Portable {
     type B = Soft;
-    type Keys<'k> = [&'k Key; 16];
+    type Keys<'k> = [&'k Key; 8];
 
-    fn new_keys(first: &Key) -> [&Key; 16] {
-        [first; 16]
+    fn new_keys(first: &Key) -> [&Key; 8] {
+        [first; 8]
     }
 
-    fn set_key<'k>(keys: &mut [&'k Key; 16], lane: usize, key: &'k Key) {
+    fn set_key<'k>(keys: &mut [&'k Key; 8], lane: usize, key: &'k Key) {
         keys[lane] = key;
     }
 
-    unsafe fn encrypt<const L: usize>(keys: &[&Key; 16], mac: &mut [Soft; L], ctr: &mut [Soft; L]) {
+    unsafe fn encrypt<const L: usize>(keys: &[&Key; 8], mac: &mut [Soft; L], ctr: &mut [Soft; L]) {
         for lane in 0..L {
             let mut blocks = [Array::from(mac[lane].to_bytes()), Array::from(ctr[lane].to_bytes())];
             keys[lane].soft.encrypt_blocks(&mut blocks);

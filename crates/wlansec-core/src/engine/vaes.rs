@@ -1,17 +1,20 @@
-//! The VAES kernel for 4, 8 and 16 lanes (Enhanced N = 4, 8 and batches): four lanes share one 512-bit register and one
-//! VAESENC, each lane with its own round keys (packed four to a register when a lane takes a
-//! new frame), so 32 blocks are in flight with 8 VAESENC per round.
+//! The VAES kernel for 4 and 8 lanes (Enhanced N = 4, 8 and batches): four lanes share one
+//! 512-bit register and one VAESENC, each lane with its own round keys (packed four to a
+//! register when a lane takes a frame with another key), so 8 lanes keep 16 blocks in flight
+//! with 4 VAESENC per round.
 
 use core::arch::x86_64::*;
 
 use super::key::Key;
 use super::lanes::{self, FrameTask, Kernel};
 
-/// Round keys of 16 lanes, `[group][round][lane in group]`, and which key each lane holds.
+const MAX_LANES: usize = 8;
+
+/// Round keys of 8 lanes, `[group][round][lane in group]`, and which key each lane holds.
 #[repr(C, align(64))]
 pub(crate) struct PackedKeys {
-    rounds: [[[[u8; 16]; 4]; 11]; 4],
-    holds: [*const Key; 16],
+    rounds: [[[[u8; 16]; 4]; 11]; MAX_LANES / 4],
+    holds: [*const Key; MAX_LANES],
 }
 
 pub(crate) struct Vaes;
@@ -23,7 +26,7 @@ impl Kernel for Vaes {
     /// Idle lanes' keys do not matter (their blocks are discarded); each lane's key is set
     /// when it takes a frame.
     fn new_keys(_first: &Key) -> PackedKeys {
-        PackedKeys { rounds: [[[[0; 16]; 4]; 11]; 4], holds: [core::ptr::null(); 16] }
+        PackedKeys { rounds: [[[[0; 16]; 4]; 11]; MAX_LANES / 4], holds: [core::ptr::null(); MAX_LANES] }
     }
 
     #[inline(always)]
@@ -40,7 +43,7 @@ impl Kernel for Vaes {
 
     #[inline(always)]
     unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
-        const { assert!(L % 4 == 0 && L <= 16) };
+        const { assert!(L % 4 == 0 && L <= MAX_LANES) };
         let rk = |group: usize, round: usize| _mm512_load_si512(keys.rounds[group][round].as_ptr().cast());
         let pack = |b: &[__m128i; L], g: usize| {
             let v = _mm512_castsi128_si512(b[4 * g]);
@@ -49,8 +52,10 @@ impl Kernel for Vaes {
             _mm512_inserti32x4::<3>(v, b[4 * g + 3])
         };
         let groups = L / 4;
-        let mut m: [__m512i; 4] = core::array::from_fn(|g| if g < groups { pack(mac, g) } else { _mm512_setzero_si512() });
-        let mut c: [__m512i; 4] = core::array::from_fn(|g| if g < groups { pack(ctr, g) } else { _mm512_setzero_si512() });
+        let mut m: [__m512i; MAX_LANES / 4] =
+            core::array::from_fn(|g| if g < groups { pack(mac, g) } else { _mm512_setzero_si512() });
+        let mut c: [__m512i; MAX_LANES / 4] =
+            core::array::from_fn(|g| if g < groups { pack(ctr, g) } else { _mm512_setzero_si512() });
         for g in 0..groups {
             m[g] = _mm512_xor_si512(m[g], rk(g, 0));
             c[g] = _mm512_xor_si512(c[g], rk(g, 0));
