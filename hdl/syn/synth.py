@@ -1,7 +1,8 @@
 """Open-tool synthesis figures for the hdl/ designs (Yosys + nextpnr from the yowasp
 packages): per design LUTs, FFs, block RAMs (Yosys, the bare design) and Fmax (nextpnr,
 the design inside a serial I/O harness, since its ports outnumber any package's pins).
-Usage: python syn/synth.py [design ...] (run from hdl/); results in build/syn/<design>.json.
+Usage: python syn/synth.py [design[:target] ...] (run from hdl/); results in
+build/syn/<design>-<target>.json.
 """
 import json
 import math
@@ -26,6 +27,7 @@ DESIGNS = {
     "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"]),
     "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"]),
     "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"]),
+    "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"]),
 }
 
 
@@ -136,8 +138,9 @@ def synth(name, target):
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     wanted = sys.argv[1:] or list(DESIGNS)
-    for name in wanted:
-        for target in DESIGNS[name][2]:
+    for item in wanted:
+        name, _, only = item.partition(":")
+        for target in [only] if only else DESIGNS[name][2]:
             t = time.time()
             print(f"[synth] {name} on {target} ...", flush=True)
             r = synth(name, target)

@@ -9,6 +9,10 @@ COCOTB_RESULTS_FILE = $(HDL)/build/results/$(SIM)-$(RUN).xml
 export PYTHONPATH := $(HDL)/tb:$(PYTHONPATH)
 ifeq ($(SIM),verilator)
   COMPILE_ARGS += $(HDL)/lint.vlt $(foreach p,$(PARAMS),-G$(p))
+  ifeq ($(TOGGLES),1)
+    # Toggle counts of every signal bit, written to coverage.dat (switching-activity proxy).
+    EXTRA_ARGS += --coverage-toggle --coverage-max-width 8192
+  endif
   EXTRA_ARGS += -O2
 else
   COMPILE_ARGS += $(foreach p,$(PARAMS),-P$(TOPLEVEL).$(p))

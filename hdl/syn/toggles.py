@@ -1,0 +1,43 @@
+"""Switching activity per 1500-octet frame from Verilator toggle coverage: a RELATIVE
+dynamic-energy proxy between designs (open tools give no FPGA power figure). It counts
+bit toggles of RTL signals (every hierarchy level that names a net counts it, equally for
+all designs), not of mapped LUTs/routing, and ignores clock-tree and static power.
+Runs each design's `cycles_per_1500_octet_frame` bench (1500-octet data frames, back to
+back, no stalls) with toggle coverage; writes build/toggles/<design>.json."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HDL = Path(__file__).resolve().parents[1]
+# design: (top, parameters, environment, frames the bench pushes through)
+DESIGNS = {
+    "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4),
+    "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4),
+    "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 20),
+}
+
+
+def main():
+    out = HDL / "build" / "toggles"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in sys.argv[1:] or list(DESIGNS):
+        top, params, env, frames = DESIGNS[name]
+        print(f"[toggles] {name} ...", flush=True)
+        cov = HDL / "coverage.dat"
+        cov.unlink(missing_ok=True)
+        subprocess.run(["make", "-s", "-f", "tb/cocotb.mk", "SIM=verilator", f"TOPLEVEL={top}",
+                        f"MODULE=test_{top}", f"RUN=toggles-{name}", f"PARAMS={params}",
+                        "TOGGLES=1", "TESTCASE=cycles_per_1500_octet_frame"],
+                       cwd=HDL, env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL)
+        total = sum(int(n) for n in re.findall(r"' (\d+)$", cov.read_text(), re.M))
+        result = {"design": name, "frames": frames, "toggles_total": total,
+                  "toggles_per_frame": round(total / frames)}
+        (out / f"{name}.json").write_text(json.dumps(result, indent=1))
+        print(f"[toggles] {result}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
