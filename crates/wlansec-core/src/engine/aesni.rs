@@ -101,7 +101,11 @@ impl Kernel for AesNi {
     }
 
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(keys: &[&RoundKeys; 8], mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
+    unsafe fn encrypt<const L: usize>(
+        keys: &[&RoundKeys; 8],
+        mac: &mut [__m128i; L],
+        ctr: &mut [__m128i; L],
+    ) {
         let rk = |lane: usize, round: usize| _mm_load_si128(keys[lane].0[round].as_ptr().cast());
         for i in 0..L {
             mac[i] = _mm_xor_si128(mac[i], rk(i, 0));

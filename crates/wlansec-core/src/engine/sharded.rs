@@ -38,21 +38,39 @@ pub struct ShardedEngine {
 impl ShardedEngine {
     /// An engine on `threads` worker threads (at least one).
     pub fn new(threads: usize, engine: Engine) -> Self {
-        ShardedEngine { threads: threads.max(1), engine, rules: Rules::default(), stations: HashMap::new() }
+        ShardedEngine {
+            threads: threads.max(1),
+            engine,
+            rules: Rules::default(),
+            stations: HashMap::new(),
+        }
     }
 
     /// Install (or replace) a station's pairwise key; its PN restarts at 1.
     pub fn add_station(&mut self, station: StationId, tk: &[u8], mode: Mode) -> Result<()> {
-        self.stations.insert(station, Station { key: Key::new(tk, mode)?, key_id: 0, pn: PnCounter::default() });
+        self.stations.insert(
+            station,
+            Station {
+                key: Key::new(tk, mode)?,
+                key_id: 0,
+                pn: PnCounter::default(),
+            },
+        );
         Ok(())
     }
 
     /// Protect plaintext MPDUs, each for a station; results come back in submission order.
-    pub fn protect_all(&mut self, frames: Vec<(StationId, Vec<u8>)>) -> Result<Vec<Result<Vec<u8>>>> {
+    pub fn protect_all(
+        &mut self,
+        frames: Vec<(StationId, Vec<u8>)>,
+    ) -> Result<Vec<Result<Vec<u8>>>> {
         let mut shards: Vec<Vec<Pending>> = (0..self.threads).map(|_| Vec::new()).collect();
         let mut results: Vec<Result<Vec<u8>>> = Vec::with_capacity(frames.len());
         for (index, (station_id, mpdu)) in frames.into_iter().enumerate() {
-            let station = self.stations.get_mut(&station_id).ok_or(Error::Unsupported("frame for a station without a key"))?;
+            let station = self
+                .stations
+                .get_mut(&station_id)
+                .ok_or(Error::Unsupported("frame for a station without a key"))?;
             let class = match Frame::new_checked(&mpdu[..], self.rules) {
                 Ok(frame) => ReplayClass::of(&frame),
                 Err(e) => {
@@ -78,7 +96,10 @@ impl ShardedEngine {
                 .into_iter()
                 .map(|shard| scope.spawn(move || protect_shard(engine, rules, stations, shard)))
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("worker threads do not panic")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("worker threads do not panic"))
+                .collect()
         });
         for (index, result) in done.into_iter().flatten() {
             results[index] = result;
@@ -95,7 +116,12 @@ fn shard_of(station: StationId, class: ReplayClass, threads: usize) -> usize {
 
 type Pending = (usize, StationId, Pn, Vec<u8>);
 
-fn protect_shard(engine: Engine, rules: Rules, stations: &HashMap<StationId, Station>, shard: Vec<Pending>) -> Vec<(usize, Result<Vec<u8>>)> {
+fn protect_shard(
+    engine: Engine,
+    rules: Rules,
+    stations: &HashMap<StationId, Station>,
+    shard: Vec<Pending>,
+) -> Vec<(usize, Result<Vec<u8>>)> {
     let mut out = Vec::with_capacity(shard.len());
     let mut shard = shard.into_iter().peekable();
     while shard.peek().is_some() {

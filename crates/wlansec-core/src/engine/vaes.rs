@@ -26,7 +26,10 @@ impl Kernel for Vaes {
     /// Idle lanes' keys do not matter (their blocks are discarded); each lane's key is set
     /// when it takes a frame.
     fn new_keys(_first: &Key) -> PackedKeys {
-        PackedKeys { rounds: [[[[0; 16]; 4]; 11]; MAX_LANES / 4], holds: [core::ptr::null(); MAX_LANES] }
+        PackedKeys {
+            rounds: [[[[0; 16]; 4]; 11]; MAX_LANES / 4],
+            holds: [core::ptr::null(); MAX_LANES],
+        }
     }
 
     #[inline(always)]
@@ -42,9 +45,15 @@ impl Kernel for Vaes {
     }
 
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
-        const { assert!(L % 4 == 0 && L <= MAX_LANES) };
-        let rk = |group: usize, round: usize| _mm512_load_si512(keys.rounds[group][round].as_ptr().cast());
+    unsafe fn encrypt<const L: usize>(
+        keys: &PackedKeys,
+        mac: &mut [__m128i; L],
+        ctr: &mut [__m128i; L],
+    ) {
+        const { assert!(L.is_multiple_of(4) && L <= MAX_LANES) };
+        let rk = |group: usize, round: usize| {
+            _mm512_load_si512(keys.rounds[group][round].as_ptr().cast())
+        };
         let pack = |b: &[__m128i; L], g: usize| {
             let v = _mm512_castsi128_si512(b[4 * g]);
             let v = _mm512_inserti32x4::<1>(v, b[4 * g + 1]);
@@ -52,10 +61,20 @@ impl Kernel for Vaes {
             _mm512_inserti32x4::<3>(v, b[4 * g + 3])
         };
         let groups = L / 4;
-        let mut m: [__m512i; MAX_LANES / 4] =
-            core::array::from_fn(|g| if g < groups { pack(mac, g) } else { _mm512_setzero_si512() });
-        let mut c: [__m512i; MAX_LANES / 4] =
-            core::array::from_fn(|g| if g < groups { pack(ctr, g) } else { _mm512_setzero_si512() });
+        let mut m: [__m512i; MAX_LANES / 4] = core::array::from_fn(|g| {
+            if g < groups {
+                pack(mac, g)
+            } else {
+                _mm512_setzero_si512()
+            }
+        });
+        let mut c: [__m512i; MAX_LANES / 4] = core::array::from_fn(|g| {
+            if g < groups {
+                pack(ctr, g)
+            } else {
+                _mm512_setzero_si512()
+            }
+        });
         for g in 0..groups {
             m[g] = _mm512_xor_si512(m[g], rk(g, 0));
             c[g] = _mm512_xor_si512(c[g], rk(g, 0));
