@@ -10,12 +10,17 @@
 
 use std::collections::HashMap;
 
+use crate::engine::enhanced::MIC_LEN;
+use crate::engine::{framing, Engine, FastCcmp, Job, Key, Mode};
 use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message, ETHERTYPE_EAPOL};
-use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataItem, IEEE_OUI};
-use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
-use crate::engine::{Engine, FastCcmp, Mode};
-use crate::suite::{Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep};
+use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
+use crate::rsn::{
+    derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
+};
+use crate::suite::{
+    Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep,
+};
 use crate::wire::llc::{self, SNAP_HEADER_LEN};
 use crate::wire::{EthernetRepr, Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
@@ -69,7 +74,8 @@ pub struct Stats {
     pub malformed: u64,
 }
 
-const NO_GROUP_KEY: &str = "no group key for this frame (message 3 or group message 1 not captured)";
+const NO_GROUP_KEY: &str =
+    "no group key for this frame (message 3 or group message 1 not captured)";
 const NO_PAIRWISE_KEY: &str = "no key for this station (its 4-way handshake was not captured)";
 
 /// The link a pairwise key protects: the two addresses in a fixed order.
@@ -94,14 +100,29 @@ struct Network {
 /// The receive state of one key. TKIP stands apart: its fragments are decrypted one by one
 /// and the Michael MIC is checked on the reassembled MSDU.
 enum Rx {
+    /// CCMP-128 on the fast engine, which can also open many frames at once.
+    Fast {
+        key: Box<Key>,
+        replay: ReplayCounters,
+    },
     Frame(Receiver<Box<dyn FrameSuite>>),
-    Tkip { tkip: Tkip, replay: ReplayCounters },
+    Tkip {
+        tkip: Tkip,
+        replay: ReplayCounters,
+    },
 }
 
 impl Rx {
     fn new(cipher: CipherSuite, key: &[u8]) -> Result<Self> {
         Ok(match cipher {
-            CipherSuite::Tkip => Rx::Tkip { tkip: Tkip::new(key)?, replay: ReplayCounters::default() },
+            CipherSuite::Tkip => Rx::Tkip {
+                tkip: Tkip::new(key)?,
+                replay: ReplayCounters::default(),
+            },
+            CipherSuite::Ccmp128 => Rx::Fast {
+                key: Box::new(Key::new(key, Mode::CCMP128)?),
+                replay: ReplayCounters::default(),
+            },
             _ => Rx::Frame(Receiver::new(data_suite(cipher, key)?)),
         })
     }
@@ -110,6 +131,18 @@ impl Rx {
     /// Michael check, which waits for the whole MSDU).
     fn unprotect(&mut self, buf: &mut [u8], rules: Rules) -> Result<Decapsulated> {
         match self {
+            Rx::Fast { key, replay } => {
+                let (prepared, peeked) = framing::prepare_decapsulate(buf, rules)?;
+                replay.check(peeked.class, peeked.pn)?;
+                let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+                let mic: &[u8; MIC_LEN] = (&*mic)
+                    .try_into()
+                    .map_err(|_| Error::Malformed("CCMP MIC"))?;
+                Engine::new().open(key, &prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+                let done = framing::finish_decapsulate(buf, rules, &prepared, peeked)?;
+                replay.commit(done.class, done.pn);
+                Ok(done)
+            }
             Rx::Frame(rx) => rx.unprotect(buf),
             Rx::Tkip { tkip, replay } => {
                 let peeked = tkip.peek(buf)?;
@@ -127,7 +160,10 @@ impl Rx {
 }
 
 fn is_fragment<T: AsRef<[u8]>>(frame: &Frame<T>) -> bool {
-    frame.frame_control().more_fragments() || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0)
+    frame.frame_control().more_fragments()
+        || frame
+            .sequence_control()
+            .is_some_and(|sc| sc.fragment_number() != 0)
 }
 
 /// A pairwise key with one receive state per direction.
@@ -180,6 +216,9 @@ pub struct Decryptor {
     fragments: HashMap<MacAddr, Partial>,
     stats: Stats,
     work: Vec<u8>,
+    /// Frames waiting for one engine batch: (index, key, length), and their buffers.
+    pending: Vec<(usize, KeySlot, usize)>,
+    batch_bufs: Vec<Vec<u8>>,
 }
 
 /// Where a protected frame's key is looked up.
@@ -195,7 +234,12 @@ enum KeySlot {
 impl Decryptor {
     /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
     /// `bssid` to one BSS.
-    pub fn new(keys: Keys, ssid: Option<&[u8]>, bssid: Option<MacAddr>, form: OutputForm) -> Result<Self> {
+    pub fn new(
+        keys: Keys,
+        ssid: Option<&[u8]>,
+        bssid: Option<MacAddr>,
+        form: OutputForm,
+    ) -> Result<Self> {
         let wep = match &keys {
             Keys::Wep(key) => Some(Rx::new(wep_cipher(key.len())?, key.as_bytes())?),
             _ => None,
@@ -213,6 +257,8 @@ impl Decryptor {
             fragments: HashMap::new(),
             stats: Stats::default(),
             work: Vec::with_capacity(4096),
+            pending: Vec::new(),
+            batch_bufs: Vec::new(),
         })
     }
 
@@ -246,9 +292,10 @@ impl Decryptor {
             return Ok(None);
         }
         if !fc.protected() {
-            self.stats.plaintext_data += 1;
-            if let Some(eapol) = eapol_payload(frame.body()) {
-                self.handshake(&header, eapol);
+            // Counted as airdecap-ng does: EAPOL frames are not "plaintext data".
+            match eapol_payload(frame.body()) {
+                Some(eapol) => self.handshake(&header, eapol),
+                None => self.stats.plaintext_data += 1,
             }
             return Ok(None);
         }
@@ -264,16 +311,191 @@ impl Decryptor {
             Ok(_) => self.stats.decrypted_wpa += 1,
             Err(Error::MicFailure | Error::IcvFailure) => self.stats.bad_integrity += 1,
             Err(Error::Replay { .. }) => self.stats.replays += 1,
-            Err(Error::Unsupported(why)) if why.starts_with(NO_GROUP_KEY) => self.stats.no_group_key += 1,
-            Err(Error::Unsupported(why)) if why.starts_with(NO_PAIRWISE_KEY) => self.stats.no_key += 1,
+            Err(Error::Unsupported(why)) if why.starts_with(NO_GROUP_KEY) => {
+                self.stats.no_group_key += 1
+            }
+            Err(Error::Unsupported(why)) if why.starts_with(NO_PAIRWISE_KEY) => {
+                self.stats.no_key += 1
+            }
             Err(_) => self.stats.malformed += 1,
         }
         let (plain_len, slot) = result?;
         self.complete_msdu(plain_len, slot)
     }
 
+    /// Feed MPDUs in capture order, like [`Decryptor::process`] one by one; `emit(i, frame)`
+    /// receives each decrypted frame with the index of the MPDU that completed it. Runs of
+    /// whole CCMP-128 frames with known keys are opened together across the engine's lanes;
+    /// their replay checks and output keep capture order. Per-frame errors are counted in
+    /// [`Stats`]; an error from `emit` stops the batch.
+    pub fn process_batch<E>(
+        &mut self,
+        mpdus: &[&[u8]],
+        mut emit: impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        let mut pending = std::mem::take(&mut self.pending);
+        for (i, mpdu) in mpdus.iter().enumerate() {
+            if let Some(slot) = self.fast_slot(mpdu) {
+                self.stats.packets_read += 1;
+                self.stats.wpa_data += 1;
+                pending.push((i, slot, mpdu.len()));
+                let buf = self.batch_bufs.get_mut(pending.len() - 1);
+                match buf {
+                    Some(buf) => {
+                        buf.clear();
+                        buf.extend_from_slice(mpdu);
+                    }
+                    None => self.batch_bufs.push(mpdu.to_vec()),
+                }
+                continue;
+            }
+            self.open_pending(&mut pending, &mut emit)?;
+            if let Ok(Some(frame)) = self.process(mpdu) {
+                emit(i, frame)?;
+            }
+        }
+        let result = self.open_pending(&mut pending, &mut emit);
+        self.pending = pending;
+        result
+    }
+
+    /// The key of a protected, unfragmented data frame that the fast engine can open now.
+    fn fast_slot(&mut self, mpdu: &[u8]) -> Option<KeySlot> {
+        let frame = Frame::new_checked(mpdu, self.rules).ok()?;
+        let fc = frame.frame_control();
+        if !fc.is_data()
+            || !fc.protected()
+            || fc.subtype() & 0x4 != 0
+            || is_fragment(&frame)
+            || is_wep(frame.body())
+        {
+            return None;
+        }
+        let header = HeaderRepr::parse(&frame).ok()?;
+        let bss = transmitter_bss(&header);
+        if self.bssid.is_some_and(|b| b != bss) || !self.ssid_matches(bss) {
+            return None;
+        }
+        let slot = self.slot_of(mpdu, &header, false).ok()?;
+        matches!(self.rx(slot), Some(Rx::Fast { .. })).then_some(slot)
+    }
+
+    /// Open the pending frames in one engine batch, then replay-check, count and emit
+    /// them in order.
+    fn open_pending<E>(
+        &mut self,
+        pending: &mut Vec<(usize, KeySlot, usize)>,
+        emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let rules = self.rules;
+        let mut bufs = std::mem::take(&mut self.batch_bufs);
+        let mut layout = Vec::with_capacity(pending.len());
+        let mut failed_mic = Vec::with_capacity(pending.len());
+        {
+            let mut jobs = Vec::with_capacity(pending.len());
+            for (&(_, slot, len), buf) in pending.iter().zip(bufs.iter_mut()) {
+                let buf = &mut buf[..len];
+                let key = match self.rx_ref(slot) {
+                    Some(Rx::Fast { key, .. }) => key,
+                    _ => {
+                        layout.push(None);
+                        continue;
+                    }
+                };
+                let Ok((prepared, peeked)) = framing::prepare_decapsulate(buf, rules) else {
+                    layout.push(None);
+                    continue;
+                };
+                let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+                let mut job = Job::new(key, prepared.nonce, &[], data);
+                job.mic.copy_from_slice(&mic[..MIC_LEN]);
+                layout.push(Some((prepared, peeked)));
+                jobs.push(job);
+            }
+            let auds: Vec<_> = layout.iter().flatten().map(|(p, _)| p.aad).collect();
+            for (job, aad) in jobs.iter_mut().zip(&auds) {
+                job.aad = aad.as_slice();
+            }
+            let verified: Vec<bool> = if Engine::new().open_batch(&mut jobs).is_ok() {
+                jobs.iter().map(|j| j.verified).collect()
+            } else {
+                vec![false; jobs.len()]
+            };
+            drop(jobs);
+            let mut verified = verified.into_iter();
+            for entry in layout.iter_mut() {
+                let failed = entry.is_some() && !verified.next().unwrap_or(false);
+                if failed {
+                    *entry = None;
+                }
+                failed_mic.push(failed);
+            }
+        }
+        let mut result = Ok(());
+        let keys_at_start = (self.stats.handshakes, self.stats.group_keys);
+        for (((&(i, slot, len), buf), entry), failed) in pending
+            .iter()
+            .zip(bufs.iter_mut())
+            .zip(layout)
+            .zip(failed_mic)
+        {
+            let Some((prepared, peeked)) = entry else {
+                if failed && keys_at_start != (self.stats.handshakes, self.stats.group_keys) {
+                    // A handshake earlier in this batch changed keys: this frame may be
+                    // under the new key, so it goes through the ordinary path (which
+                    // counts it itself).
+                    self.stats.packets_read -= 1;
+                    self.stats.wpa_data -= 1;
+                    if let Ok(Some(frame)) = self.process(&buf[..len]) {
+                        result = emit(i, frame);
+                    }
+                } else if failed {
+                    self.stats.bad_integrity += 1;
+                } else {
+                    self.stats.malformed += 1;
+                }
+                if result.is_err() {
+                    break;
+                }
+                continue;
+            };
+            let Some(Rx::Fast { replay, .. }) = self.rx(slot) else {
+                continue;
+            };
+            if replay.check(peeked.class, peeked.pn).is_err() {
+                self.stats.replays += 1;
+                continue;
+            }
+            let Ok(done) = framing::finish_decapsulate(&mut buf[..len], rules, &prepared, peeked)
+            else {
+                self.stats.malformed += 1;
+                continue;
+            };
+            replay.commit(done.class, done.pn);
+            self.stats.decrypted_wpa += 1;
+            std::mem::swap(&mut self.work, buf);
+            self.work.truncate(done.mpdu_len);
+            if let Ok(Some(frame)) = self.complete_msdu(done.mpdu_len, slot) {
+                result = emit(i, frame);
+            }
+            std::mem::swap(&mut self.work, buf);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.batch_bufs = bufs;
+        pending.clear();
+        result
+    }
+
     fn ssid_matches(&self, bss: MacAddr) -> bool {
-        match (&self.ssid, self.networks.get(&bss).and_then(|n| n.ssid.as_ref())) {
+        match (
+            &self.ssid,
+            self.networks.get(&bss).and_then(|n| n.ssid.as_ref()),
+        ) {
             (Some(wanted), Some(seen)) => wanted == seen,
             _ => true,
         }
@@ -290,7 +512,9 @@ impl Decryptor {
             ASSOC_REQUEST => (4, frame.addr3()),
             _ => return,
         };
-        let (Some(bss), Some(elements)) = (bss, frame.body().get(fixed..)) else { return };
+        let (Some(bss), Some(elements)) = (bss, frame.body().get(fixed..)) else {
+            return;
+        };
         let network = self.networks.entry(bss).or_default();
         for item in key_data_items(elements) {
             let Ok(item) = item else { break };
@@ -301,7 +525,11 @@ impl Decryptor {
                 }
                 KeyDataItem::Element { element, .. } => element.to_vec(),
                 // A vendor element: rebuild it whole, the WPA element is one of these.
-                KeyDataItem::Kde { oui, data_type, data } => {
+                KeyDataItem::Kde {
+                    oui,
+                    data_type,
+                    data,
+                } => {
                     let mut whole = vec![0xdd, (data.len() + 4) as u8];
                     whole.extend_from_slice(&oui);
                     whole.push(data_type);
@@ -327,8 +555,11 @@ impl Decryptor {
     }
 
     fn try_handshake(&mut self, header: &HeaderRepr, eapol: &[u8]) -> Result<()> {
-        let Keys::Pmk(_) = &self.keys else { return Ok(()) };
-        let view = EapolKey::new_checked(eapol).map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
+        let Keys::Pmk(_) = &self.keys else {
+            return Ok(());
+        };
+        let view = EapolKey::new_checked(eapol)
+            .map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
         let ta = header.addr2;
         let ra = header.addr1;
         let id = link_id(ta, ra);
@@ -373,15 +604,24 @@ impl Decryptor {
 
     /// Derive the PTK for a message 2 and install it if its MIC verifies.
     fn message2(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
-        let Keys::Pmk(pmk) = &self.keys else { return Ok(()) };
+        let Keys::Pmk(pmk) = &self.keys else {
+            return Ok(());
+        };
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
-        let link = self.links.get_mut(&id).ok_or(Error::Malformed("message 2 on an unknown link"))?;
+        let link = self
+            .links
+            .get_mut(&id)
+            .ok_or(Error::Malformed("message 2 on an unknown link"))?;
         let view = EapolKey::new_checked(frame)?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
-        let aa = link.authenticator.ok_or(Error::Malformed("message 2 before its authenticator is known"))?;
+        let aa = link.authenticator.ok_or(Error::Malformed(
+            "message 2 before its authenticator is known",
+        ))?;
         let spa = if aa == id.0 { id.1 } else { id.0 };
-        let anonce = link.anonce.ok_or(Error::Malformed("message 2 without an ANonce"))?;
+        let anonce = link
+            .anonce
+            .ok_or(Error::Malformed("message 2 without an ANonce"))?;
         let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
         if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
             self.stats.mic_mismatches += 1;
@@ -405,16 +645,20 @@ impl Decryptor {
     /// Data under its KEK and install the GTK it carries.
     fn group_key_message(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
-        let Some(link) = self.links.get(&id) else { return Ok(()) };
+        let Some(link) = self.links.get(&id) else {
+            return Ok(());
+        };
         let Some(ptk) = &link.ptk else { return Ok(()) };
         let view = EapolKey::new_checked(frame)?;
         eapol::verify_mic(ptk.kck.as_bytes(), frame)?;
         let info = view.key_info();
         let version = info.version()?;
-        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn {
+        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn
+        {
             return Ok(());
         }
-        let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        let plain =
+            eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         let group_cipher = group_cipher_of(&plain, version, &network, link.cipher);
         let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
             // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
@@ -427,9 +671,11 @@ impl Decryptor {
             let kde = key_data_items(&plain)
                 .filter_map(|i| i.ok())
                 .find_map(|i| match i {
-                    KeyDataItem::Kde { oui, data_type, data } if oui == IEEE_OUI && data_type == kde_type::GTK => {
-                        Some(data)
-                    }
+                    KeyDataItem::Kde {
+                        oui,
+                        data_type,
+                        data,
+                    } if oui == IEEE_OUI && data_type == kde_type::GTK => Some(data),
                     _ => None,
                 })
                 .ok_or(Error::Malformed("group key message without a GTK KDE"))?;
@@ -453,16 +699,7 @@ impl Decryptor {
     /// Decrypt the protected MPDU into `self.work`; returns the plaintext MPDU's length and
     /// the key that decrypted it.
     fn decrypt(&mut self, mpdu: &[u8], header: &HeaderRepr, wep: bool) -> Result<(usize, KeySlot)> {
-        let slot = if wep {
-            KeySlot::Wep
-        } else if header.addr1.is_group() {
-            KeySlot::Group(transmitter_bss(header), key_id_of(mpdu, self.rules)?)
-        } else {
-            let id = link_id(header.addr1, header.addr2);
-            self.install_given_tk(id, header.addr2);
-            let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
-            KeySlot::Pairwise(id, from_authenticator)
-        };
+        let slot = self.slot_of(mpdu, header, wep)?;
         let mut work = std::mem::take(&mut self.work);
         work.clear();
         work.extend_from_slice(mpdu);
@@ -478,16 +715,54 @@ impl Decryptor {
         Ok((done.mpdu_len, slot))
     }
 
+    /// Where the key of a protected frame is (installing a given TK on first sight).
+    fn slot_of(&mut self, mpdu: &[u8], header: &HeaderRepr, wep: bool) -> Result<KeySlot> {
+        Ok(if wep {
+            KeySlot::Wep
+        } else if header.addr1.is_group() {
+            KeySlot::Group(transmitter_bss(header), key_id_of(mpdu, self.rules)?)
+        } else {
+            let id = link_id(header.addr1, header.addr2);
+            self.install_given_tk(id, header.addr2);
+            let from_authenticator = self
+                .links
+                .get(&id)
+                .is_some_and(|l| l.authenticator == Some(header.addr2));
+            KeySlot::Pairwise(id, from_authenticator)
+        })
+    }
+
+    fn rx_ref(&self, slot: KeySlot) -> Option<&Rx> {
+        match slot {
+            KeySlot::Wep => self.wep.as_ref(),
+            KeySlot::Pairwise(id, from_authenticator) => {
+                let key = self.links.get(&id)?.key.as_ref()?;
+                Some(if from_authenticator {
+                    &key.from_authenticator
+                } else {
+                    &key.from_supplicant
+                })
+            }
+            KeySlot::Group(bss, key_id) => self.groups.get(&bss)?.keys[usize::from(key_id & 3)]
+                .as_ref()
+                .map(|(_, rx)| rx),
+        }
+    }
+
     fn rx(&mut self, slot: KeySlot) -> Option<&mut Rx> {
         match slot {
             KeySlot::Wep => self.wep.as_mut(),
             KeySlot::Pairwise(id, from_authenticator) => {
                 let key = self.links.get_mut(&id)?.key.as_mut()?;
-                Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+                Some(if from_authenticator {
+                    &mut key.from_authenticator
+                } else {
+                    &mut key.from_supplicant
+                })
             }
-            KeySlot::Group(bss, key_id) => {
-                self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)].as_mut().map(|(_, rx)| rx)
-            }
+            KeySlot::Group(bss, key_id) => self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)]
+                .as_mut()
+                .map(|(_, rx)| rx),
         }
     }
 
@@ -499,12 +774,20 @@ impl Decryptor {
             return;
         }
         let ra = if id.0 == ta { id.1 } else { id.0 };
-        let ap = if self.networks.contains_key(&ta) { ta } else { ra };
+        let ap = if self.networks.contains_key(&ta) {
+            ta
+        } else {
+            ra
+        };
         let cipher = self
             .networks
             .get(&ap)
             .and_then(|n| n.pairwise)
-            .unwrap_or(if tk.len() == 16 { CipherSuite::Ccmp128 } else { CipherSuite::Tkip });
+            .unwrap_or(if tk.len() == 16 {
+                CipherSuite::Ccmp128
+            } else {
+                CipherSuite::Tkip
+            });
         let key = (|| -> Result<PairwiseKey> {
             Ok(PairwiseKey {
                 tk: tk.clone(),
@@ -542,8 +825,11 @@ impl Decryptor {
             self.fragments.insert(ta, partial);
             return Ok(None);
         }
-        let Some(partial) = self.fragments.get_mut(&ta) else { return Ok(None) };
-        if partial.sequence != sc.sequence_number() || partial.next_fragment != sc.fragment_number() {
+        let Some(partial) = self.fragments.get_mut(&ta) else {
+            return Ok(None);
+        };
+        if partial.sequence != sc.sequence_number() || partial.next_fragment != sc.fragment_number()
+        {
             self.fragments.remove(&ta);
             return Err(Error::Malformed("fragment out of order; MSDU dropped"));
         }
@@ -552,7 +838,10 @@ impl Decryptor {
         if more {
             return Ok(None);
         }
-        let partial = self.fragments.remove(&ta).ok_or(Error::Malformed("fragment state lost"))?;
+        let partial = self
+            .fragments
+            .remove(&ta)
+            .ok_or(Error::Malformed("fragment state lost"))?;
         self.work.clear();
         self.work.extend_from_slice(&partial.header);
         self.work.extend_from_slice(&partial.body);
@@ -564,9 +853,9 @@ impl Decryptor {
         let work = std::mem::take(&mut self.work);
         let rules = self.rules;
         let michael = match self.rx(partial.slot) {
-            Some(Rx::Tkip { tkip, .. }) => {
-                Frame::new_checked(&work[..], rules).and_then(|first| tkip.verify_msdu(&first, first.body())).map(Some)
-            }
+            Some(Rx::Tkip { tkip, .. }) => Frame::new_checked(&work[..], rules)
+                .and_then(|first| tkip.verify_msdu(&first, first.body()))
+                .map(Some),
             _ => Ok(None),
         };
         self.work = work;
@@ -591,7 +880,12 @@ impl Decryptor {
                 // header in place (a MAC header is at least 24 octets), so the payload
                 // is never copied.
                 let start = h + SNAP_HEADER_LEN - llc::ETHERNET_HEADER_LEN;
-                EthernetRepr { dst: header.da(), src: header.sa(), ethertype: ethertype? }.emit(&mut self.work[start..])?;
+                EthernetRepr {
+                    dst: header.da(),
+                    src: header.sa(),
+                    ethertype: ethertype?,
+                }
+                .emit(&mut self.work[start..])?;
                 Ok(&self.work[start..])
             }
         }
@@ -616,23 +910,34 @@ fn is_wep(body: &[u8]) -> bool {
 
 fn key_id_of(mpdu: &[u8], rules: Rules) -> Result<u8> {
     let frame = Frame::new_checked(mpdu, rules)?;
-    let octet = frame.body().get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: frame.body().len() })?;
+    let octet = frame.body().get(3).ok_or(Error::Truncated {
+        what: "security header",
+        needed: 4,
+        got: frame.body().len(),
+    })?;
     Ok(octet >> 6)
 }
 
 /// The pairwise cipher and AKM a message 2 names in its RSN/WPA element, else what the
 /// network announced, else what the key descriptor version implies.
-fn suites_of(key_data: &[u8], version: KeyDescriptorVersion, network: &Network) -> (CipherSuite, Akm) {
-    let element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
-        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
-        KeyDataItem::Kde { .. } => None,
-    });
+fn suites_of(
+    key_data: &[u8],
+    version: KeyDescriptorVersion,
+    network: &Network,
+) -> (CipherSuite, Akm) {
+    let element = key_data_items(key_data)
+        .filter_map(|i| i.ok())
+        .find_map(|i| match i {
+            KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
+            KeyDataItem::Kde { .. } => None,
+        });
     let by_version = match version {
         KeyDescriptorVersion::HmacMd5Rc4 => (CipherSuite::Tkip, Akm::Psk),
         KeyDescriptorVersion::HmacSha1Aes => (CipherSuite::Ccmp128, Akm::Psk),
         KeyDescriptorVersion::AesCmac => (CipherSuite::Ccmp128, Akm::PskSha256),
     };
-    let from_element = element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
+    let from_element =
+        element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
     let (cipher, akm) = from_element.unwrap_or((network.pairwise, network.akm));
     (cipher.unwrap_or(by_version.0), akm.unwrap_or(by_version.1))
 }
@@ -644,14 +949,21 @@ fn group_cipher_of(
     network: &Network,
     pairwise: Option<CipherSuite>,
 ) -> CipherSuite {
-    let from_element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
-        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok().map(|(_, e)| e.group_cipher),
-        KeyDataItem::Kde { .. } => None,
-    });
-    from_element
-        .or(pairwise)
-        .or(network.pairwise)
-        .unwrap_or(if version == KeyDescriptorVersion::HmacMd5Rc4 { CipherSuite::Tkip } else { CipherSuite::Ccmp128 })
+    let from_element = key_data_items(key_data)
+        .filter_map(|i| i.ok())
+        .find_map(|i| match i {
+            KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element)
+                .ok()
+                .map(|(_, e)| e.group_cipher),
+            KeyDataItem::Kde { .. } => None,
+        });
+    from_element.or(pairwise).or(network.pairwise).unwrap_or(
+        if version == KeyDescriptorVersion::HmacMd5Rc4 {
+            CipherSuite::Tkip
+        } else {
+            CipherSuite::Ccmp128
+        },
+    )
 }
 
 fn wep_cipher(key_len: usize) -> Result<CipherSuite> {
@@ -672,6 +984,10 @@ pub fn data_suite(cipher: CipherSuite, tk: &[u8]) -> Result<Box<dyn FrameSuite>>
         CipherSuite::Gcmp256 => Box::new(Gcmp256::new(tk)?),
         CipherSuite::Tkip => Box::new(Tkip::new(tk)?),
         CipherSuite::Wep40 | CipherSuite::Wep104 => Box::new(Wep::new(tk)?),
-        _ => return Err(Error::Unsupported("cipher suite without a data-frame implementation")),
+        _ => {
+            return Err(Error::Unsupported(
+                "cipher suite without a data-frame implementation",
+            ))
+        }
     })
 }
