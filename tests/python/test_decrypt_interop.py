@@ -241,6 +241,22 @@ def test_tkip_message3_key_data_decrypts_independently(tmp_path):
     assert kde[2:6] == b"\x00\x0f\xac\x01" and kde[1] == 4 + 2 + 32
 
 
+def test_tk_from_tshark_decrypts_the_pairwise_frames(tmp_path):
+    """The TK tshark derives (its key analysis) given to `wlansec decrypt --tk`: every
+    pairwise frame of that station comes back; group frames need the GTK and are reported."""
+    import re
+
+    cap, plain = synth(tmp_path, "tk", "--stations", "1", "--frames", "80", "--fragment-every", "0")
+    run = subprocess.run(
+        ["tshark", "-r", str(cap), "-o", "wlan.enable_decryption:TRUE", "-o", f'uat:80211_keys:"{TSHARK_WPA[0]}","{TSHARK_WPA[1]}"', "-V"],
+        capture_output=True, text=True, check=True,
+    )
+    tk = re.search(r"\[TK: ([0-9a-f]{32})\]", run.stdout).group(1)
+    run, frames = ours(cap, "--tk", tk)
+    assert without_eapol(frames) == pairwise_only(plain, stations_of(cap))
+    assert "no group key" in run.stderr
+
+
 # --- failures: clear errors, nothing decrypted wrongly ----------------------------------
 
 def test_wrong_passphrase_is_reported_and_decrypts_nothing(tmp_path):
