@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use wlansec_wlan::airtime::{saturation, AccessCategory, Exchange, Phy};
+use wlansec_wlan::airtime::{saturation, simulated_saturation, AccessCategory, Exchange, Phy};
 use wlansec_wlan::security::SecurityMode;
 
 const PHYS: [(&str, usize); 10] = [
@@ -24,6 +24,9 @@ const PHYS: [(&str, usize); 10] = [
 ];
 const MODES: [&str; 5] = ["open", "wep", "tkip", "ccmp", "enhanced"];
 const STATIONS: [usize; 4] = [1, 2, 5, 10];
+/// Contended cases also simulated slot by slot (successful exchanges per run, seed 1).
+const SIMULATED: [usize; 2] = [2, 10];
+const SIMULATED_SUCCESSES: u64 = 100_000;
 
 fn main() {
     let mut out = PathBuf::from("out/airtime/saturation.json");
@@ -55,7 +58,7 @@ fn main() {
 
     println!("Saturation throughput (IP Mbit/s, all stations together), {ip_bytes}-byte IP packets, {access:?}, no RTS/CTS");
     println!(
-        "{:<15} {:>6} {:<9} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "{:<15} {:>6} {:<9} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "phy",
         "A-MPDU",
         "mode",
@@ -64,10 +67,13 @@ fn main() {
         "cycle µs",
         "1 STA",
         "2 STA",
+        "2 sim",
         "5 STA",
         "10 STA",
+        "10 sim",
         "vs open"
     );
+    println!("(N STA: Bianchi's model; N sim: slot-by-slot backoff simulation, {SIMULATED_SUCCESSES} exchanges; vs open: 1 STA)");
     let mut rows = Vec::new();
     for (name, mpdus) in PHYS {
         let phy: Phy = name.parse().unwrap_or_else(|e| fail(&format!("{e}")));
@@ -85,10 +91,16 @@ fn main() {
                 .iter()
                 .map(|&n| saturation(&exchange, n).throughput_bps / 1e6)
                 .collect();
+            let simulated: Vec<f64> = SIMULATED
+                .iter()
+                .map(|&n| {
+                    simulated_saturation(&exchange, n, SIMULATED_SUCCESSES, 1).throughput_bps / 1e6
+                })
+                .collect();
             let open = *open_single.get_or_insert(throughput[0]);
             let cost = 100.0 * (throughput[0] / open - 1.0);
             println!(
-                "{:<15} {:>6} {:<9} {:>5} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}%",
+                "{:<15} {:>6} {:<9} {:>5} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}%",
                 name,
                 mpdus,
                 mode_name,
@@ -97,8 +109,10 @@ fn main() {
                 exchange.cycle_time().as_secs_f64() * 1e6,
                 throughput[0],
                 throughput[1],
+                simulated[0],
                 throughput[2],
                 throughput[3],
+                simulated[1],
                 cost
             );
             rows.push(json!({
@@ -113,12 +127,18 @@ fn main() {
                 "cycle_us": exchange.cycle_time().as_secs_f64() * 1e6,
                 "throughput_mbps": STATIONS.iter().zip(&throughput)
                     .map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
+                "simulated_throughput_mbps": SIMULATED
+                    .iter()
+                    .zip(&simulated)
+                    .map(|(n, s)| (n.to_string(), json!(s)))
+                    .collect::<serde_json::Map<_, _>>(),
                 "single_station_vs_open_percent": cost,
             }));
         }
     }
     let doc = json!({
-        "model": "wlansec_wlan::airtime (Bianchi 2000 saturation; IEEE 802.11-2020 TXTIME); docs/airtime.md",
+        "model": "wlansec_wlan::airtime (IEEE 802.11-2020 TXTIME; Bianchi 2000 saturation; slot-by-slot backoff simulation); docs/airtime.md",
+        "simulated_successes": SIMULATED_SUCCESSES,
         "command": "cargo run --release -p wlansec-wlan --example saturation",
         "ip_bytes": ip_bytes,
         "rows": rows,

@@ -17,7 +17,7 @@ pub use exchange::{
 };
 pub use phy::{AccessCategory, Band, ParsePhyError, Phy, Width};
 pub use profile::{LinkProfile, POOR_SIGNAL_FRAME_ERROR_RATE};
-pub use saturation::{saturation, single_station_throughput_bps, Saturation};
+pub use saturation::{saturation, simulated_saturation, single_station_throughput_bps, Saturation};
 pub use txtime::{data_symbols, ppdu_duration, preamble, txtime};
 
 #[cfg(test)]

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use wlansec_wlan::airtime::{ppdu_duration, saturation, txtime, AccessCategory, Exchange, Phy};
+use wlansec_wlan::airtime::{
+    ppdu_duration, saturation, simulated_saturation, txtime, AccessCategory, Exchange, Phy,
+};
 
 const VHT_SIG_B: Duration = Duration::from_micros(4);
 
@@ -105,15 +107,19 @@ fn saturation_throughput_within_5_percent_of_ns3() {
         let ip_bytes = row["ip_bytes"].as_u64().unwrap() as usize;
         let exchange = Exchange::aggregated(phy, access, 0, ip_bytes, mpdus).unwrap();
         let ours = saturation(&exchange, stations).throughput_bps;
+        let simulated = simulated_saturation(&exchange, stations, 200_000, 1).throughput_bps;
         let ns3 = row["ip_throughput_bps"].as_f64().unwrap();
         let error = ours / ns3 - 1.0;
+        let simulated_error = simulated / ns3 - 1.0;
         println!(
-            "{:<10} {:<11} A-MPDU {mpdus:>2} {stations} STA: ours {:7.2} ns-3 {:7.2} Mbit/s ({:+.2} %)",
+            "{:<10} {:<11} A-MPDU {mpdus:>2} {stations} STA: ns-3 {:7.2}  Bianchi {:7.2} ({:+.2} %)  simulated {:7.2} ({:+.2} %) Mbit/s",
             phy.to_string(),
             format!("{access:?}"),
-            ours / 1e6,
             ns3 / 1e6,
-            100.0 * error
+            ours / 1e6,
+            100.0 * error,
+            simulated / 1e6,
+            100.0 * simulated_error
         );
         assert!(
             error.abs() < 0.05,
