@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config)
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

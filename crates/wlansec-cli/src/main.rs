@@ -11,6 +11,7 @@ mod selftest;
 mod suites;
 mod synth;
 mod vectors;
+mod wlan;
 
 use std::process::ExitCode;
 
@@ -39,6 +40,9 @@ enum Command {
     /// Measured benchmarks (table, JSON).
     #[command(subcommand)]
     Bench(bench::Command),
+    /// The emulated WLAN in network namespaces: up, down, status, inject (root).
+    #[command(subcommand)]
+    Wlan(wlan::Command),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         Command::Decrypt(args) => decrypt::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Wlan(cmd) => wlan::run(cmd),
     };
     match result {
         Ok(code) => code,

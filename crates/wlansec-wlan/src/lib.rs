@@ -1,9 +1,18 @@
+//! wlansec-wlan: the emulated WLAN — 802.11 airtime model, the virtual-time medium, and the
 //! access point and stations that carry real traffic between network namespaces.
 //!
 //! * [`airtime`]: the analytical airtime model (TXTIME, exchanges, backoff, saturation).
 //! * [`security`]: the security modes (open, WEP, TKIP, CCMP, Enhanced) and their keys.
+//! * [`medium`]: the shared virtual-time channel (contention, collisions, retries).
+//! * [`card`]: where the crypto runs (host engine, card models hw/mcu/fixed, AP sw/rtl).
+//! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
+//! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
 
 pub mod airtime;
 pub mod bss;
+pub mod card;
+pub mod emulator;
+pub mod medium;
+pub mod netns;
 pub mod security;

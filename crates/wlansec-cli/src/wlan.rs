@@ -1,0 +1,459 @@
+//! `wlansec wlan up|down|status|inject`: the emulated WLAN in network namespaces (root).
+//!
+//! `up` writes the configuration to /run/wlansec/NAME, starts a supervisor (detached, or in
+//! the foreground with `--foreground`) that creates the namespaces, runs the emulator as its
+//! child and removes the namespaces whenever that child ends — `down`, Ctrl-C, a crash or a
+//! kill — and waits until every station has joined (or failed, which it reports).
+
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command as Process, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args as ClapArgs, Subcommand};
+use wlansec_wlan::card::CryptoModel;
+use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
+use wlansec_wlan::netns;
+use wlansec_wlan::security::{wep_key, SecurityMode};
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Create the namespaces, TAPs and emulated air, and join every station.
+    Up(UpArgs),
+    /// Stop the emulator and remove everything `up` created.
+    Down(NameArg),
+    /// Nodes, addresses, counters, release-time error (`--json` for scripts).
+    Status(StatusArgs),
+    /// Put a replayed or tampered copy of the last protected data frame on the air.
+    Inject(InjectArgs),
+    /// Protect FRAMES frames of SIZE bytes with a suite (what the MCU model's instruction
+    /// counts measure under callgrind: scripts/wlan-count-instructions.sh).
+    #[command(hide = true)]
+    ProtectLoop(ProtectLoopArgs),
+    /// The analytical saturation throughput (airtime model) for a mode, PHY and packet size.
+    Model(ModelArgs),
+    #[command(hide = true)]
+    Supervise(NameArg),
+    #[command(hide = true)]
+    Run(NameArg),
+}
+
+#[derive(ClapArgs)]
+pub struct NameArg {
+    /// Topology name: prefix of the namespaces (NAME-ap, NAME-sta1, ...).
+    #[arg(long, default_value = "wls")]
+    name: String,
+}
+
+#[derive(ClapArgs)]
+pub struct UpArgs {
+    #[command(flatten)]
+    name: NameArg,
+    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine).
+    #[arg(long, default_value = "ccmp")]
+    security: String,
+    /// PHY mode: g54, a6..a54, n-mcs7-40[-sgi], ac-...
+    #[arg(long, default_value = "g54")]
+    phy: String,
+    /// Poor signal: a robust MCS and a 10 % frame error rate, with MAC retries.
+    #[arg(long)]
+    poor_signal: bool,
+    #[arg(long, default_value_t = 2)]
+    stations: usize,
+    /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
+    #[arg(long, default_value = "wlansec-demo")]
+    passphrase: String,
+    /// Give the stations a different passphrase (to see a handshake fail).
+    #[arg(long)]
+    station_passphrase: Option<String>,
+    #[arg(long, default_value = "wlansec")]
+    ssid: String,
+    /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
+    #[arg(long, default_value = "hw")]
+    card: String,
+    /// Access point crypto: sw (host engine) or rtl (Verilog core: cycles ÷ Fmax).
+    #[arg(long, default_value = "sw")]
+    ap_crypto: String,
+    /// Record the air (radiotap + 802.11) to this pcap file.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Write every frame's intended and actual release time (CSV).
+    #[arg(long)]
+    release_log: Option<PathBuf>,
+    /// Frames each sender may queue before new ones are dropped.
+    #[arg(long, default_value_t = 128)]
+    queue: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run the supervisor in this terminal (Ctrl-C tears everything down).
+    #[arg(long)]
+    foreground: bool,
+    /// Leave the WLAN up even when a station failed to join.
+    #[arg(long)]
+    keep_on_failure: bool,
+}
+
+#[derive(ClapArgs)]
+pub struct ProtectLoopArgs {
+    /// wep, tkip or ccmp.
+    #[arg(long)]
+    suite: String,
+    /// MPDU bytes before protection (QoS data header included).
+    #[arg(long)]
+    size: usize,
+    #[arg(long)]
+    frames: u64,
+}
+
+#[derive(ClapArgs)]
+pub struct ModelArgs {
+    #[arg(long, default_value = "ccmp")]
+    security: String,
+    #[arg(long, default_value = "g54")]
+    phy: String,
+    /// IP packet bytes per frame.
+    #[arg(long, default_value_t = 1500)]
+    ip_bytes: usize,
+    /// Saturated senders.
+    #[arg(long, default_value_t = 1)]
+    stations: usize,
+}
+
+#[derive(ClapArgs)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    name: NameArg,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs)]
+pub struct InjectArgs {
+    #[command(flatten)]
+    name: NameArg,
+    /// replay (the same frame again) or tamper (one data bit flipped, PN moved ahead).
+    #[arg(value_parser = ["replay", "tamper"])]
+    what: String,
+}
+
+pub fn run(cmd: Command) -> Result<ExitCode> {
+    match cmd {
+        Command::Up(args) => up(args),
+        Command::Down(args) => down(&args.name).map(|_| ExitCode::SUCCESS),
+        Command::Status(args) => status(args),
+        Command::Inject(args) => {
+            println!("{}", control(&args.name.name, &format!("inject {}", args.what))?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ProtectLoop(args) => protect_loop(args),
+        Command::Model(args) => model(args),
+        Command::Supervise(args) => supervise(&args.name),
+        Command::Run(args) => run_emulator(&args.name),
+    }
+}
+
+fn config_path(name: &str) -> PathBuf {
+    state_dir(name).join("config.json")
+}
+
+fn log_path(name: &str) -> PathBuf {
+    PathBuf::from("/run/wlansec").join(format!("{name}.log"))
+}
+
+fn read_config(name: &str) -> Result<Config> {
+    let path = config_path(name);
+    let text = fs::read_to_string(&path).with_context(|| format!("no WLAN `{name}` is up ({})", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}", path.display()))
+}
+
+fn validate(args: &UpArgs) -> Result<()> {
+    let mode: SecurityMode = args.security.parse().map_err(anyhow::Error::msg)?;
+    args.phy.parse::<wlansec_wlan::airtime::Phy>().map_err(|e| anyhow::anyhow!("--phy: {e}"))?;
+    args.card.parse::<CryptoModel>().map_err(anyhow::Error::msg)?;
+    args.ap_crypto.parse::<CryptoModel>().map_err(anyhow::Error::msg)?;
+    if !(1..=200).contains(&args.stations) {
+        bail!("--stations must be 1..=200");
+    }
+    if args.ssid.is_empty() || args.ssid.len() > 32 {
+        bail!("--ssid must be 1..=32 bytes");
+    }
+    if args.name.name.is_empty() || args.name.name.len() > 8 || !args.name.name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        bail!("--name must be 1..=8 letters or digits");
+    }
+    for pass in std::iter::once(&args.passphrase).chain(args.station_passphrase.as_ref()) {
+        match mode {
+            SecurityMode::Open => {}
+            SecurityMode::Wep => {
+                wep_key(pass).context("WEP needs a passphrase of 5 or 13 characters (the WEP key)")?;
+            }
+            _ if !(8..=63).contains(&pass.len()) => bail!("a WPA passphrase has 8..63 characters"),
+            _ => {}
+        }
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("wlan up needs root (network namespaces and TAP interfaces)");
+    }
+    Ok(())
+}
+
+fn up(args: UpArgs) -> Result<ExitCode> {
+    validate(&args)?;
+    let name = args.name.name.clone();
+    if state_dir(&name).join("control.sock").exists() && control(&name, "status").is_ok() {
+        bail!("WLAN `{name}` is already up (wlansec wlan down --name {name})");
+    }
+    cleanup(&name)?;
+    let config = Config {
+        name: name.clone(),
+        ssid: args.ssid,
+        passphrase: args.passphrase,
+        station_passphrase: args.station_passphrase,
+        security: args.security,
+        phy: args.phy,
+        poor_signal: args.poor_signal,
+        stations: args.stations,
+        card: args.card,
+        ap_crypto: args.ap_crypto,
+        pcap: args.pcap.map(|p| std::path::absolute(&p)).transpose()?,
+        release_log: args.release_log.map(|p| std::path::absolute(&p)).transpose()?,
+        queue_limit: args.queue.max(1),
+        seed: args.seed,
+    };
+    fs::create_dir_all(state_dir(&name))?;
+    fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;
+    let exe = std::env::current_exe()?;
+    if args.foreground {
+        eprintln!("wlan: supervising `{name}` in the foreground; Ctrl-C tears it down");
+        let mut child = Process::new(&exe).args(["wlan", "supervise", "--name", &name]).spawn()?;
+        let joined = wait_joined(&name, &config);
+        if let Err(e) = &joined {
+            eprintln!("wlansec: error: {e:#}");
+        } else {
+            print_summary(&name)?;
+        }
+        let status = child.wait()?;
+        return Ok(if status.success() && joined.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    let log = fs::File::create(log_path(&name))?;
+    let mut cmd = Process::new(&exe);
+    cmd.args(["wlan", "supervise", "--name", &name]).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
+    // SAFETY: setsid in the child before exec: detach from this terminal's session.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    cmd.spawn()?;
+    match wait_joined(&name, &config) {
+        Ok(()) => {
+            print_summary(&name)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if args.keep_on_failure => {
+            eprintln!("wlansec: error: {e:#} (left up: --keep-on-failure)");
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => {
+            let _ = down(&name);
+            Err(e)
+        }
+    }
+}
+
+/// Wait until every station is connected; fail with the first station's reason.
+fn wait_joined(name: &str, config: &Config) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(20 + config.stations as u64);
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let Ok(answer) = control(name, "status") else {
+            if Instant::now() > deadline || !state_dir(name).exists() {
+                let log = fs::read_to_string(log_path(name)).unwrap_or_default();
+                bail!("the emulator did not start: {}", log.lines().rev().find(|l| !l.is_empty()).unwrap_or("no log"));
+            }
+            continue;
+        };
+        let status: serde_json::Value = serde_json::from_str(&answer)?;
+        let failures: Vec<String> = status["associations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["failure"].as_str().map(|f| format!("station {}: {f}", a["mac"].as_str().unwrap_or("?"))))
+            .collect();
+        if !failures.is_empty() {
+            bail!("{}", failures.join("; "));
+        }
+        let nodes = status["nodes"].as_array().cloned().unwrap_or_default();
+        if nodes.iter().all(|n| n["state"]["state"] == "connected") {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let stuck: Vec<String> = nodes.iter().filter(|n| n["state"]["state"] != "connected").map(|n| format!("{} {}", n["role"].as_str().unwrap_or("?"), n["state"])).collect();
+            bail!("stations did not join within the time limit: {}", stuck.join(", "));
+        }
+    }
+}
+
+fn print_summary(name: &str) -> Result<()> {
+    let status: serde_json::Value = serde_json::from_str(&control(name, "status")?)?;
+    println!("WLAN `{name}` up: ssid {} security {} phy {} (link {})", status["ssid"], status["security"], status["phy"], status["link"]);
+    println!("{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} crypto", "role", "namespace", "iface", "mac", "ipv4", "ipv6");
+    for n in status["nodes"].as_array().into_iter().flatten() {
+        let s = |k: &str| n[k].as_str().unwrap_or("").to_string();
+        println!("{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} {}", s("role"), s("namespace"), s("interface"), s("mac"), s("ipv4"), s("ipv6"), n["crypto"]);
+    }
+    Ok(())
+}
+
+fn status(args: StatusArgs) -> Result<ExitCode> {
+    let answer = control(&args.name.name, "status")?;
+    if args.json {
+        println!("{answer}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let s: serde_json::Value = serde_json::from_str(&answer)?;
+    println!("{} security {} phy {} link {} (FER {}), up {:.1} s", s["name"], s["security"], s["phy"], s["link"], s["frame_error_rate"], s["uptime_s"].as_f64().unwrap_or(0.0));
+    for n in s["nodes"].as_array().into_iter().flatten() {
+        println!("  {:<5} {:<12} {} {} {}  state {}  {}", n["role"].as_str().unwrap_or(""), n["namespace"].as_str().unwrap_or(""), n["mac"].as_str().unwrap_or(""), n["ipv4"].as_str().unwrap_or(""), n["ipv6"].as_str().unwrap_or(""), n["state"]["state"], n["counters"]);
+    }
+    println!("  medium {}", s["medium"]);
+    println!("  release error (µs) {}", s["release_error"]);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Stop the emulator if it runs, wait for the supervisor, and remove whatever is left.
+fn down(name: &str) -> Result<()> {
+    let dir = state_dir(name);
+    let _ = control(name, "down");
+    let pid_of = |file: &str| fs::read_to_string(dir.join(file)).ok().and_then(|p| p.trim().parse::<i32>().ok());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    // SAFETY: kill with signal 0 only probes whether the process exists.
+    let alive = |pid: i32| unsafe { libc::kill(pid, 0) } == 0;
+    while let Some(pid) = pid_of("supervisor.pid").filter(|&p| alive(p)) {
+        if Instant::now() > deadline {
+            if let Some(child) = pid_of("emulator.pid").filter(|&p| alive(p)) {
+                // SAFETY: ending the emulator child we started (its pid from our state file).
+                unsafe { libc::kill(child, libc::SIGKILL) };
+            }
+            if Instant::now() > deadline + Duration::from_secs(3) {
+                // SAFETY: ending our own supervisor, by its recorded pid.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    cleanup(name)
+}
+
+/// Remove the namespaces and state of topology `name` (whatever of it exists).
+fn cleanup(name: &str) -> Result<()> {
+    let stations = read_config(name).map(|c| c.stations).unwrap_or(0);
+    for node in netns::nodes(name, stations) {
+        netns::delete_namespace(&node.namespace)?;
+    }
+    // Namespaces of an earlier run whose configuration is gone: same prefix.
+    if let Ok(entries) = fs::read_dir("/run/netns") {
+        for e in entries.flatten() {
+            let ns = e.file_name().to_string_lossy().to_string();
+            let ours = ns == format!("{name}-ap") || ns.strip_prefix(&format!("{name}-sta")).is_some_and(|n| n.parse::<u32>().is_ok());
+            if ours {
+                netns::delete_namespace(&ns)?;
+            }
+        }
+    }
+    let dir = state_dir(name);
+    match fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e).with_context(|| format!("{}", dir.display())),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The backstop: create the namespaces, run the emulator, and clean up however it ends.
+fn supervise(name: &str) -> Result<ExitCode> {
+    // SAFETY: ignoring terminal signals in this process only; the child resets them on exec.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+    }
+    let config = read_config(name)?;
+    fs::write(state_dir(name).join("supervisor.pid"), std::process::id().to_string())?;
+    let result = (|| -> Result<bool> {
+        for node in config.nodes() {
+            netns::create_namespace(&node.namespace)?;
+        }
+        let mut child = Process::new(std::env::current_exe()?);
+        child.args(["wlan", "run", "--name", name]);
+        // SAFETY: restore default dispositions in the child before exec (ignored ones are inherited).
+        unsafe {
+            child.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                libc::signal(libc::SIGHUP, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = child.spawn()?;
+        fs::write(state_dir(name).join("emulator.pid"), child.id().to_string())?;
+        Ok(child.wait()?.success())
+    })();
+    cleanup(name)?;
+    eprintln!("wlan: `{name}` torn down");
+    match result {
+        Ok(true) => Ok(ExitCode::SUCCESS),
+        Ok(false) => Ok(ExitCode::FAILURE),
+        Err(e) => Err(e),
+    }
+}
+
+fn run_emulator(name: &str) -> Result<ExitCode> {
+    let config = read_config(name)?;
+    let mut emulator = Emulator::new(config).map_err(anyhow::Error::msg)?;
+    eprintln!("wlan: emulator for `{name}` running; {}", Emulator::tune_scheduling());
+    emulator.run()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn protect_loop(args: ProtectLoopArgs) -> Result<ExitCode> {
+    let mode: SecurityMode = args.suite.parse().map_err(anyhow::Error::msg)?;
+    let key: &[u8] = match mode {
+        SecurityMode::Wep => b"abcdefghijklm",
+        SecurityMode::Tkip => &[0x5a; 32],
+        SecurityMode::Ccmp => &[0x5a; 16],
+        _ => bail!("protect-loop measures the card suites: wep, tkip, ccmp"),
+    };
+    if args.size < 26 {
+        bail!("--size must hold the 26-byte QoS data header");
+    }
+    let mut tx = wlansec_core::suite::Transmitter::new(mode.suite(key)?, 0);
+    let mut buf = vec![0u8; args.size + 32];
+    for n in 0..args.frames {
+        buf[..args.size].fill(n as u8);
+        buf[..2].copy_from_slice(&[0x88, 0x01]);
+        buf[4..10].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        buf[10..16].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+        buf[22..26].fill(0);
+        tx.protect(&mut buf, args.size)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn model(args: ModelArgs) -> Result<ExitCode> {
+    use wlansec_wlan::airtime::{saturation, AccessCategory, Exchange, Phy};
+    let mode: SecurityMode = args.security.parse().map_err(anyhow::Error::msg)?;
+    let phy: Phy = args.phy.parse().map_err(|e| anyhow::anyhow!("--phy: {e}"))?;
+    let exchange = Exchange::new(phy, AccessCategory::BestEffort, mode.overhead(), args.ip_bytes)?;
+    let s = saturation(&exchange, args.stations.max(1));
+    let json = serde_json::json!({
+        "security": mode.to_string(), "phy": phy.to_string(), "ip_bytes": args.ip_bytes, "stations": s.stations,
+        "throughput_bps": s.throughput_bps, "collision_probability": s.collision_probability,
+        "success_time_us": exchange.success_time().as_secs_f64() * 1e6,
+    });
+    println!("{json}");
+    Ok(ExitCode::SUCCESS)
+}

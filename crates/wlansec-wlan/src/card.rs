@@ -1,0 +1,177 @@
+//! Where the crypto runs. The frames are always protected for real (by the host engine or
+//! the core's suites); what this module models is *when* a card-protected frame is ready:
+//! the card's crypto engine handles one frame at a time, so frames queue behind it.
+//!
+//! * `hw`: a line-rate engine: a frame costs its bits at the PHY's data rate.
+//! * `mcu:MHZ`: the portable software suite on an embedded core: instructions per frame
+//!   (counted once with callgrind per suite and frame size, `data/mcu-instructions.json`,
+//!   produced by `scripts/wlan-count-instructions.sh`) divided by the clock.
+//! * `fixed:US`: a stated per-frame latency.
+//!
+//! The access point's crypto is `sw` (the host engine, real CPU cost, nothing modelled) or
+//! `rtl` (cycles per frame of the Verilog CCMP core ÷ its Fmax).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::airtime::Phy;
+use crate::security::SecurityMode;
+
+/// Instruction counts per frame (suite → [(MPDU bytes, instructions)]), from callgrind.
+const MCU_COUNTS: &str = include_str!("../data/mcu-instructions.json");
+
+/// A per-frame crypto cost model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum CryptoModel {
+    /// The host does the work; its cost is real, not modelled.
+    Host,
+    Hw,
+    Mcu { mhz: f64 },
+    Fixed { us: f64 },
+    Rtl { cycles_per_block: f64, cycles_per_frame: f64, fmax_mhz: f64 },
+}
+
+impl FromStr for CryptoModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number = |v: &str| v.parse::<f64>().ok().filter(|x| *x > 0.0 && x.is_finite()).ok_or_else(|| format!("`{s}`: expected a positive number"));
+        match s.split_once(':') {
+            None if s == "hw" => Ok(CryptoModel::Hw),
+            None if s == "sw" => Ok(CryptoModel::Host),
+            None if s == "rtl" => rtl_from_reports(),
+            Some(("mcu", v)) => Ok(CryptoModel::Mcu { mhz: number(v)? }),
+            Some(("fixed", v)) => Ok(CryptoModel::Fixed { us: number(v)? }),
+            _ => Err(format!("unknown crypto model `{s}` (hw, mcu:MHZ, fixed:US; access point: sw, rtl)")),
+        }
+    }
+}
+
+impl fmt::Display for CryptoModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CryptoModel::Host => f.write_str("sw"),
+            CryptoModel::Hw => f.write_str("hw"),
+            CryptoModel::Mcu { mhz } => write!(f, "mcu:{mhz}"),
+            CryptoModel::Fixed { us } => write!(f, "fixed:{us}"),
+            CryptoModel::Rtl { fmax_mhz, .. } => write!(f, "rtl@{fmax_mhz}MHz"),
+        }
+    }
+}
+
+/// The RTL model from the hardware reports (`hdl/reports/summary.json`): the CCMP core's
+/// cycles per frame (fixed part and per 16-byte block) and its synthesized Fmax.
+fn rtl_from_reports() -> Result<CryptoModel, String> {
+    let path = std::env::var("WLANSEC_HDL_SUMMARY").unwrap_or_else(|_| "hdl/reports/summary.json".into());
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("rtl model needs {path} (make -C hdl reports): {e}"))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    let find = |key: &str| find_number(&json, key).ok_or_else(|| format!("{path} has no `{key}`"));
+    Ok(CryptoModel::Rtl { cycles_per_block: find("cycles_per_block")?, cycles_per_frame: find("cycles_per_frame_overhead").unwrap_or(0.0), fmax_mhz: find("fmax_mhz")? })
+}
+
+fn find_number(v: &serde_json::Value, key: &str) -> Option<f64> {
+    match v {
+        serde_json::Value::Object(m) => m.get(key).and_then(|x| x.as_f64()).or_else(|| m.values().find_map(|x| find_number(x, key))),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| find_number(x, key)),
+        _ => None,
+    }
+}
+
+/// Instructions the MCU needs for one frame of `mpdu_bytes` under `suite`, interpolated
+/// linearly between the counted sizes.
+pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
+    let json: serde_json::Value = serde_json::from_str(MCU_COUNTS).ok()?;
+    let points: Vec<(f64, f64)> = json.get("counts")?.get(suite)?.as_array()?.iter().filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?))).collect();
+    let x = mpdu_bytes as f64;
+    let pair = points.windows(2).find(|w| x <= w[1].0).or_else(|| points.windows(2).last())?;
+    let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+    Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+}
+
+impl CryptoModel {
+    /// Modelled nanoseconds to protect (or unprotect) one MPDU, or `None` when this model
+    /// adds nothing (host crypto, or no crypto at all).
+    pub fn cost_ns(&self, mode: SecurityMode, phy: Phy, mpdu_bytes: usize) -> Result<u64, String> {
+        if mode == SecurityMode::Open {
+            return Ok(0);
+        }
+        Ok(match self {
+            CryptoModel::Host => 0,
+            CryptoModel::Hw => (mpdu_bytes as f64 * 8.0 / phy.data_rate_bps() * 1e9) as u64,
+            CryptoModel::Fixed { us } => (us * 1e3) as u64,
+            CryptoModel::Mcu { mhz } => {
+                let suite = mode.to_string();
+                let instructions = mcu_instructions(&suite, mpdu_bytes).ok_or_else(|| format!("no MCU instruction counts for {suite}"))?;
+                (instructions / mhz * 1e3) as u64
+            }
+            CryptoModel::Rtl { cycles_per_block, cycles_per_frame, fmax_mhz } => {
+                let blocks = mpdu_bytes.div_ceil(16) as f64;
+                ((cycles_per_frame + cycles_per_block * blocks) / fmax_mhz * 1e3) as u64
+            }
+        })
+    }
+}
+
+/// A crypto engine that serialises frames: each starts when the previous one is done.
+#[derive(Clone, Debug)]
+pub struct CryptoEngine {
+    pub model: CryptoModel,
+    free_at_ns: u64,
+    pub frames: u64,
+    pub busy_ns: u64,
+}
+
+impl CryptoEngine {
+    pub fn new(model: CryptoModel) -> Self {
+        CryptoEngine { model, free_at_ns: 0, frames: 0, busy_ns: 0 }
+    }
+
+    /// When a frame handed over at `now_ns` is done.
+    pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, phy: Phy, mpdu_bytes: usize) -> Result<u64, String> {
+        let cost = self.model.cost_ns(mode, phy, mpdu_bytes)?;
+        if cost == 0 {
+            return Ok(now_ns);
+        }
+        let start = now_ns.max(self.free_at_ns);
+        self.free_at_ns = start + cost;
+        self.frames += 1;
+        self.busy_ns += cost;
+        Ok(self.free_at_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_parse_and_cost_what_they_say() {
+        let phy: Phy = "g54".parse().unwrap();
+        assert_eq!("hw".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, phy, 1500).unwrap(), (1500.0 * 8.0 / 54e6 * 1e9) as u64);
+        assert_eq!("fixed:20000".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Tkip, phy, 64).unwrap(), 20_000_000);
+        assert_eq!("fixed:5".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Open, phy, 64).unwrap(), 0);
+        for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu"] {
+            assert!(bad.parse::<CryptoModel>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_engine_serialises_frames() {
+        let phy: Phy = "g54".parse().unwrap();
+        let mut e = CryptoEngine::new(CryptoModel::Fixed { us: 10.0 });
+        assert_eq!(e.done_at(0, SecurityMode::Ccmp, phy, 100).unwrap(), 10_000);
+        assert_eq!(e.done_at(1_000, SecurityMode::Ccmp, phy, 100).unwrap(), 20_000);
+        assert_eq!(e.done_at(50_000, SecurityMode::Ccmp, phy, 100).unwrap(), 60_000);
+    }
+
+    #[test]
+    fn mcu_counts_grow_with_frame_size() {
+        for suite in ["wep"] {
+            let small = mcu_instructions(suite, 100).unwrap();
+            let large = mcu_instructions(suite, 1500).unwrap();
+            assert!(large > small && small > 0.0, "{suite}");
+        }
+    }
+}

@@ -1,0 +1,260 @@
+"""The emulated WLAN end to end (`wlansec wlan up|down|status|inject`), as root.
+
+Every test brings up its own topology under its own name (namespaces NAME-ap, NAME-sta1,
+...), sends bounded traffic only between addresses inside those namespaces (10.77.0.0/24,
+fd77::/64), and checks that `down` — or the supervisor after a crash — leaves nothing behind.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
+PASSPHRASE = "wlansec-test-pass"
+WEP_KEY = "abcdefghijklm"
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the emulated WLAN needs root (network namespaces, TAP)"),
+    pytest.mark.skipif(not Path("/dev/net/tun").exists(), reason="needs /dev/net/tun"),
+    pytest.mark.skipif(not (shutil.which("ip") and shutil.which("ping") and shutil.which("iperf3")), reason="needs ip, ping and iperf3 (make setup)"),
+]
+
+
+def wlansec(*args, check=True, timeout=60):
+    r = subprocess.run([WLANSEC, *args], capture_output=True, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise AssertionError(f"wlansec {' '.join(args)} failed ({r.returncode}): {r.stderr}")
+    return r
+
+
+def netns(ns, *cmd, check=True, timeout=30):
+    r = subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} in {ns} failed: {r.stdout}{r.stderr}")
+    return r
+
+
+def namespaces(name):
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [l.split()[0] for l in out.splitlines() if l.startswith(f"{name}-")]
+
+
+def status(name):
+    return json.loads(wlansec("wlan", "status", "--name", name, "--json").stdout)
+
+
+def assert_gone(name):
+    assert namespaces(name) == [], f"leftover namespaces: {namespaces(name)}"
+    assert not Path(f"/run/wlansec/{name}").exists()
+
+
+class Wlan:
+    def __init__(self, name, *args):
+        self.name = name
+        wlansec("wlan", "down", "--name", name, check=False)
+        wlansec("wlan", "up", "--name", name, *args)
+        self.status = status(name)
+        self.nodes = {n["role"]: n for n in self.status["nodes"]}
+
+    def ns(self, role):
+        return self.nodes[role]["namespace"]
+
+    def addr(self, role, family):
+        return self.nodes[role][family].split("/")[0]
+
+    def down(self):
+        wlansec("wlan", "down", "--name", self.name)
+        assert_gone(self.name)
+
+
+@pytest.fixture
+def make_wlan():
+    made = []
+
+    def make(name, *args):
+        w = Wlan(name, *args)
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        if w.name:
+            w.down()
+
+
+def ping(w, src, dst, family):
+    flag = "-4" if family == "ipv4" else "-6"
+    r = netns(w.ns(src), "ping", flag, "-c", "3", "-i", "0.05", "-W", "2", w.addr(dst, family), check=False)
+    assert r.returncode == 0, f"{src}->{dst} {family}: {r.stdout}"
+    assert " 0% packet loss" in r.stdout
+
+
+def tcp(w, src, dst, family, nbytes="300K"):
+    """A bounded TCP transfer with iperf3 (server in dst's namespace, one connection)."""
+    port = "5301"
+    server = subprocess.Popen(["ip", "netns", "exec", w.ns(dst), "iperf3", "-s", "-1", "-p", port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        addr = w.addr(dst, family)
+        for _ in range(50):
+            r = netns(w.ns(src), "iperf3", "-c", addr, "-p", port, "-n", nbytes, "-J", check=False, timeout=60)
+            if r.returncode == 0 and "error" not in json.loads(r.stdout or "{}"):
+                break
+            time.sleep(0.1)
+        assert r.returncode == 0, f"iperf3 {src}->{dst} {family}: {r.stdout[-400:]}{r.stderr}"
+        end = json.loads(r.stdout)["end"]
+        assert end["sum_sent"]["bytes"] >= 300 * 1024 and end["sum_received"]["bytes"] > 0
+    finally:
+        server.wait(timeout=30)
+
+
+MODES = [("open", PASSPHRASE), ("wep", WEP_KEY), ("tkip", PASSPHRASE), ("ccmp", PASSPHRASE), ("enhanced", PASSPHRASE), ("enhanced:4", PASSPHRASE)]
+
+
+@pytest.mark.parametrize("mode,passphrase", MODES, ids=[m for m, _ in MODES])
+def test_ping_and_tcp_over_ipv4_and_ipv6(make_wlan, mode, passphrase):
+    w = make_wlan(f"wtm{[m for m, _ in MODES].index(mode)}", "--security", mode, "--passphrase", passphrase)
+    assert w.status["security"] == (mode if ":" in mode or mode != "enhanced" else "enhanced:1")
+    for family in ("ipv4", "ipv6"):
+        ping(w, "sta1", "sta2", family)
+        ping(w, "sta2", "ap", family)
+        tcp(w, "sta1", "sta2", family)
+    s = status(w.name)
+    ap = s["nodes"][0]["counters"]
+    assert ap["forwarded_msdus"] > 200 and ap["dropped_integrity"] == 0 and ap["dropped_replay"] == 0
+    assert s["release_error"]["frames"] > 0 and s["release_error"]["p99_us"] >= s["release_error"]["median_us"]
+
+
+def test_status_names_every_namespace_interface_and_address(make_wlan):
+    w = make_wlan("wtstat", "--stations", "3", "--security", "ccmp", "--passphrase", PASSPHRASE, "--card", "fixed:50")
+    roles = [n["role"] for n in w.status["nodes"]]
+    assert roles == ["ap", "sta1", "sta2", "sta3"]
+    assert sorted(namespaces(w.name)) == sorted(n["namespace"] for n in w.status["nodes"])
+    for n in w.status["nodes"]:
+        out = netns(n["namespace"], "ip", "-j", "addr", "show", n["interface"]).stdout
+        info = json.loads(out)[0]
+        assert info["address"] == n["mac"]
+        addrs = {f'{a["local"]}/{a["prefixlen"]}' for a in info["addr_info"]}
+        assert {n["ipv4"], n["ipv6"]} <= addrs
+    assert w.status["nodes"][1]["crypto"] == {"model": "fixed", "us": 50.0}
+    assert w.status["nodes"][0]["crypto"] == {"model": "host"}
+    ping(w, "sta3", "sta1", "ipv4")
+
+
+def test_wrong_passphrase_fails_the_handshake_and_no_data_passes():
+    name = "wtwrong"
+    r = wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE, "--station-passphrase", "not-the-passphrase", check=False)
+    assert r.returncode != 0
+    assert "4-way handshake failed" in r.stderr and "MIC" in r.stderr and "wrong passphrase" in r.stderr, r.stderr
+    assert_gone(name)
+    r = wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE, "--station-passphrase", "not-the-passphrase", "--keep-on-failure", check=False)
+    try:
+        assert r.returncode != 0
+        s = status(name)
+        assert all(a["port_open"] is False for a in s["associations"])
+        p = netns(f"{name}-sta1", "ping", "-c", "2", "-i", "0.1", "-W", "1", "10.77.0.254", check=False)
+        assert p.returncode != 0
+        s = status(name)
+        assert s["nodes"][0]["counters"]["rx_msdus"] == 0
+        assert s["nodes"][1]["counters"]["dropped_port_closed"] > 0
+    finally:
+        wlansec("wlan", "down", "--name", name)
+        assert_gone(name)
+
+
+@pytest.mark.parametrize("mode,passphrase", [("ccmp", PASSPHRASE), ("tkip", PASSPHRASE), ("enhanced:2", PASSPHRASE)])
+def test_replayed_and_tampered_frames_are_dropped_and_counted(make_wlan, mode, passphrase):
+    w = make_wlan("wtinj" + mode[:2], "--security", mode, "--passphrase", passphrase)
+    ping(w, "sta1", "ap", "ipv4")
+    before = status(w.name)["nodes"][0]["counters"]
+    assert json.loads(wlansec("wlan", "inject", "--name", w.name, "replay").stdout)["ok"]
+    assert json.loads(wlansec("wlan", "inject", "--name", w.name, "tamper").stdout)["ok"]
+    time.sleep(0.3)
+    after = status(w.name)["nodes"][0]["counters"]
+    assert after["dropped_replay"] == before["dropped_replay"] + 1
+    assert after["dropped_integrity"] == before["dropped_integrity"] + 1
+
+
+def test_tampered_wep_frame_fails_its_icv(make_wlan):
+    w = make_wlan("wtinjwe", "--security", "wep", "--passphrase", WEP_KEY)
+    ping(w, "sta1", "ap", "ipv4")
+    wlansec("wlan", "inject", "--name", w.name, "tamper")
+    time.sleep(0.3)
+    assert status(w.name)["nodes"][0]["counters"]["dropped_integrity"] == 1
+
+
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark (make setup)")
+@pytest.mark.parametrize("mode", ["ccmp", "tkip", "wep"])
+def test_captured_air_decrypts_in_tshark_and_wlansec_decrypt(make_wlan, tmp_path, mode):
+    pcap = tmp_path / f"{mode}.pcap"
+    passphrase = WEP_KEY if mode == "wep" else PASSPHRASE
+    w = make_wlan("wtcap" + mode[:2], "--security", mode, "--passphrase", passphrase, "--pcap", str(pcap))
+    netns(w.ns("sta1"), "ping", "-c", "5", "-i", "0.05", "-p", "c0ffee", w.addr("sta2", "ipv4"))
+    w.down()
+    w.name = None
+    key = f'"wep","{WEP_KEY.encode().hex()}"' if mode == "wep" else f'"wpa-pwd","{PASSPHRASE}:wlansec"'
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-o", "wlan.enable_decryption:TRUE", "-o", f"uat:80211_keys:{key}", "-Y", "icmp.type == 8 && ip.dst == 10.77.0.2", "-T", "fields", "-e", "wlan.fc.tods"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    # Each echo request crosses the air twice: STA1 -> AP (To DS) and AP -> STA2 (From DS).
+    assert out.count("1") == 5 and out.count("0") == 5, out
+    args = ["--wep-key", WEP_KEY.encode().hex()] if mode == "wep" else ["-e", "wlansec", "-p", PASSPHRASE]
+    dec = tmp_path / "dec.pcap"
+    wlansec("decrypt", str(pcap), "-o", str(dec), *args)
+    icmp = subprocess.run(["tshark", "-r", str(dec), "-Y", "icmp.type == 8 && ip.dst == 10.77.0.2"], capture_output=True, text=True, check=True).stdout
+    assert len(icmp.splitlines()) == 10
+
+
+def test_down_after_the_emulator_is_killed_leaves_nothing():
+    name = "wtkill"
+    wlansec("wlan", "up", "--name", name, "--security", "open")
+    pid = int(Path(f"/run/wlansec/{name}/emulator.pid").read_text())
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.time() + 10
+    while namespaces(name) and time.time() < deadline:
+        time.sleep(0.1)
+    assert_gone(name)
+    # down after the supervisor already cleaned up is harmless
+    wlansec("wlan", "down", "--name", name)
+
+
+def test_ctrl_c_in_the_foreground_tears_down():
+    name = "wtfg"
+    p = subprocess.Popen([WLANSEC, "wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE, "--foreground"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            r = wlansec("wlan", "status", "--name", name, "--json", check=False)
+            if r.returncode == 0 and all(n["state"]["state"] == "connected" for n in json.loads(r.stdout)["nodes"]):
+                break
+            time.sleep(0.1)
+        assert len(namespaces(name)) == 3
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C does: SIGINT to the foreground group
+        p.wait(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        wlansec("wlan", "down", "--name", name, check=False)
+    assert_gone(name)
+
+
+def test_bad_options_are_refused_with_one_line():
+    for args, msg in [
+        (["--security", "wpa9"], "unknown security mode"),
+        (["--security", "enhanced:3"], "N must be 1, 2, 4 or 8"),
+        (["--phy", "z99"], "--phy"),
+        (["--card", "gpu"], "unknown crypto model"),
+        (["--security", "wep", "--passphrase", "abc"], "WEP"),
+        (["--security", "ccmp", "--passphrase", "short"], "8..63"),
+    ]:
+        r = wlansec("wlan", "up", "--name", "wtbad", *args, check=False)
+        assert r.returncode != 0 and msg in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1
+    assert_gone("wtbad")
