@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn mcu_counts_grow_with_frame_size() {
-        for suite in ["wep"] {
+        for suite in ["wep", "tkip", "ccmp"] {
             let small = mcu_instructions(suite, 100).unwrap();
             let large = mcu_instructions(suite, 1500).unwrap();
             assert!(large > small && small > 0.0, "{suite}");
