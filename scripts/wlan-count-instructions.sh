@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/soft-aes}
-RUSTFLAGS="--cfg aes_force_soft" cargo build --release -p wlansec-cli >&2
+RUSTFLAGS='--cfg aes_backend="soft"' cargo build --release -p wlansec-cli >&2
 bin=$CARGO_TARGET_DIR/release/wlansec
 K=${K:-50}
 count() { # suite size frames -> instructions
