@@ -15,7 +15,7 @@ count() { # suite size frames -> instructions
 out=crates/wlansec-wlan/data/mcu-instructions.json
 {
   echo '{"tool": "valgrind --tool=callgrind (Collected Ir)", "script": "scripts/wlan-count-instructions.sh",'
-  echo ' "build": "release, RUSTFLAGS=--cfg aes_force_soft (portable constant-time AES)", "frames_per_count": '"$K"','
+  echo ' "build": "release, RUSTFLAGS=--cfg aes_backend=soft (portable constant-time AES)", "frames_per_count": '"$K"','
   echo ' "counts": {'
   first_suite=1
   for suite in wep tkip ccmp; do
