@@ -199,8 +199,10 @@ def main():
     parser.add_argument("--seconds", type=float, default=10.0, help="measured simulated time per run")
     parser.add_argument("--warmup", type=float, default=1.0, help="simulated time before measuring")
     parser.add_argument("--skip-saturation", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT, help="output directory (default tests/vectors/ns3)")
     args = parser.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
     meta = {"generator": SCRIPT, "ns3_version": version("ns3"),
             "ns3_function": "ns3::WifiPhy::CalculateTxDuration(size, txVector, band)"}
 
@@ -211,8 +213,8 @@ def main():
                   "columns": ["phy", "psdu_bytes", "ns3_duration_ns"], "rows": rows}
     body = ",\n".join(json.dumps(r) for r in rows)
     head = json.dumps({**txtime_doc, "rows": None}, indent=1).replace('"rows": null', '"rows": [\n' + body + "\n ]")
-    (OUT / "txtime.json").write_text(head + "\n")
-    print(f"  {len(rows)} rows -> {OUT / 'txtime.json'}", file=sys.stderr)
+    (out / "txtime.json").write_text(head + "\n")
+    print(f"  {len(rows)} rows -> {out / 'txtime.json'}", file=sys.stderr)
 
     if not args.skip_saturation:
         print("saturation runs ...", file=sys.stderr, flush=True)
@@ -228,8 +230,8 @@ def main():
             "warmup_seconds": args.warmup, "rng_seed": 1, "rng_run": 1,
             "rows": saturation_vectors(args.seconds, args.warmup),
         }
-        (OUT / "saturation.json").write_text(json.dumps(sat, indent=1) + "\n")
-        print(f"  -> {OUT / 'saturation.json'}", file=sys.stderr)
+        (out / "saturation.json").write_text(json.dumps(sat, indent=1) + "\n")
+        print(f"  -> {out / 'saturation.json'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

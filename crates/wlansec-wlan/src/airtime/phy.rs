@@ -87,19 +87,26 @@ impl Width {
 /// ERP-OFDM (802.11g) assumes a g-only BSS (short 9 µs slot); HT (802.11n) and VHT (802.11ac)
 /// are in the 5 GHz band, HT-mixed format, one spatial stream per 8 HT MCS indices (HT MCS
 /// 0-31), VHT with one spatial stream, no STBC.
+///
+/// Build one by parsing its name ([`Phy::all`] lists them): the variants cannot be built
+/// outside this crate, so every `Phy` holds a rate or MCS the standard has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phy {
     /// Clause 18 ERP-OFDM, 2.4 GHz (`g6` ... `g54`).
+    #[non_exhaustive]
     Erp { mbps: u32 },
     /// Clause 17 OFDM, 5 GHz (`a6` ... `a54`).
+    #[non_exhaustive]
     Ofdm { mbps: u32 },
     /// Clause 19 HT-mixed, 5 GHz (`n-mcs7-40`, `n-mcs15-20-sgi`).
+    #[non_exhaustive]
     Ht {
         mcs: u8,
         width: Width,
         short_gi: bool,
     },
     /// Clause 21 VHT single user, one spatial stream, 5 GHz (`ac-mcs9-80`).
+    #[non_exhaustive]
     Vht {
         mcs: u8,
         width: Width,
