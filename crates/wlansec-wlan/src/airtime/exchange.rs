@@ -142,12 +142,11 @@ impl Exchange {
 
     /// TXTIME of the response: ACK for one MPDU, compressed BlockAck for an A-MPDU.
     pub fn response_time(&self) -> Duration {
-        let bytes = if self.mpdus > 1 {
-            BLOCK_ACK_BYTES
+        if self.mpdus > 1 {
+            block_ack_time(self.phy)
         } else {
-            ACK_BYTES
-        };
-        txtime(self.phy.control_response(), bytes)
+            ack_time(self.phy)
+        }
     }
 
     /// DATA + SIFS + ACK/BlockAck: the busy air of one successful exchange.
@@ -186,4 +185,14 @@ pub fn mpdu_bytes(ip_bytes: usize, security_overhead: usize, qos: bool) -> usize
         DATA_HEADER_BYTES
     };
     header + LLC_SNAP_BYTES + ip_bytes + security_overhead + FCS_BYTES
+}
+
+/// TXTIME of the ACK to a frame sent with `phy`, at its control response rate.
+pub fn ack_time(phy: Phy) -> Duration {
+    txtime(phy.control_response(), ACK_BYTES)
+}
+
+/// TXTIME of the compressed BlockAck to an A-MPDU sent with `phy`, at its control response rate.
+pub fn block_ack_time(phy: Phy) -> Duration {
+    txtime(phy.control_response(), BLOCK_ACK_BYTES)
 }

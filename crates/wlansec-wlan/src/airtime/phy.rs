@@ -168,7 +168,8 @@ impl FromStr for Phy {
     fn from_str(name: &str) -> Result<Phy, ParsePhyError> {
         let syntax = || ParsePhyError::Syntax(name.to_string());
         let number = |s: &str| -> Result<u32, ParsePhyError> {
-            if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            let canonical = s == "0" || !s.starts_with('0');
+            if s.is_empty() || s.len() > 4 || !canonical || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(syntax());
             }
             s.parse().map_err(|_| syntax())

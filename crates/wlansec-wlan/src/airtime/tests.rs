@@ -90,6 +90,9 @@ fn bad_names_give_typed_errors() {
         "n-mcs7-40-sgi-x",
         "ac-mcs-80",
         "g+54",
+        "g054",
+        "n-mcs07-40",
+        "n-mcs7-040",
     ] {
         assert_eq!(err(bad), ParsePhyError::Syntax(bad.to_string()), "{bad}");
     }
@@ -155,6 +158,14 @@ fn txtime_worked_figures() {
         txtime(phy("a24"), BLOCK_ACK_BYTES),
         Duration::from_micros(32)
     );
+    assert_eq!(ack_time(phy("g54")), Duration::from_micros(34));
+    assert_eq!(ack_time(phy("n-mcs7-40")), Duration::from_micros(28));
+    assert_eq!(
+        block_ack_time(phy("n-mcs7-40-sgi")),
+        Duration::from_micros(32)
+    );
+    // MCS 0's reference rate is 6 Mbit/s: 20 + 4 · ⌈134 / 24⌉ = 44 µs.
+    assert_eq!(ack_time(phy("n-mcs0-20")), Duration::from_micros(44));
     // The note's short-GI example: 1538-B PSDU at HT MCS7 40 MHz SGI: 33 symbols,
     // 118.8 µs of symbols, TXTIME rounded to 120 µs.
     let sgi = phy("n-mcs7-40-sgi");
