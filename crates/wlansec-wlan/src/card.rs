@@ -2,7 +2,8 @@
 //! the core's suites); what this module models is *when* a card-protected frame is ready:
 //! the card's crypto engine handles one frame at a time, so frames queue behind it.
 //!
-//! * `hw`: a line-rate engine: a frame costs its bits at the PHY's data rate.
+//! * `hw`: a line-rate engine inline with the PHY: it ciphers the bits as they are clocked
+//!   onto (or off) the air, so it adds no time of its own.
 //! * `mcu:MHZ`: the portable software suite on an embedded core: instructions per frame
 //!   (counted once with callgrind per suite and frame size, `data/mcu-instructions.json`,
 //!   produced by `scripts/wlan-count-instructions.sh`) divided by the clock.
@@ -10,13 +11,16 @@
 //!
 //! The access point's crypto is `sw` (the host engine, real CPU cost, nothing modelled) or
 //! `rtl` (cycles per frame of the Verilog CCMP core ÷ its Fmax).
+//!
+//! A card takes a frame from the host only when its transmit queue has room
+//! ([`CryptoEngine::send`]): a frame the queue would drop never costs engine time.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::airtime::Phy;
+use crate::medium::Medium;
 use crate::security::SecurityMode;
 
 /// Instruction counts per frame (suite → [(MPDU bytes, instructions)]), from callgrind.
@@ -91,15 +95,14 @@ pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
 }
 
 impl CryptoModel {
-    /// Modelled nanoseconds to protect (or unprotect) one MPDU, or `None` when this model
-    /// adds nothing (host crypto, or no crypto at all).
-    pub fn cost_ns(&self, mode: SecurityMode, phy: Phy, mpdu_bytes: usize) -> Result<u64, String> {
+    /// Modelled nanoseconds to protect (or unprotect) one MPDU; 0 when this model adds
+    /// nothing (host crypto, a line-rate card, or no crypto at all).
+    pub fn cost_ns(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
         if mode == SecurityMode::Open {
             return Ok(0);
         }
         Ok(match self {
-            CryptoModel::Host => 0,
-            CryptoModel::Hw => (mpdu_bytes as f64 * 8.0 / phy.data_rate_bps() * 1e9) as u64,
+            CryptoModel::Host | CryptoModel::Hw => 0,
             CryptoModel::Fixed { us } => (us * 1e3) as u64,
             CryptoModel::Mcu { mhz } => {
                 let suite = mode.to_string();
@@ -129,8 +132,8 @@ impl CryptoEngine {
     }
 
     /// When a frame handed over at `now_ns` is done.
-    pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, phy: Phy, mpdu_bytes: usize) -> Result<u64, String> {
-        let cost = self.model.cost_ns(mode, phy, mpdu_bytes)?;
+    pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
+        let cost = self.model.cost_ns(mode, mpdu_bytes)?;
         if cost == 0 {
             return Ok(now_ns);
         }
@@ -140,6 +143,19 @@ impl CryptoEngine {
         self.busy_ns += cost;
         Ok(self.free_at_ns)
     }
+
+    /// Hand sender `from`'s MPDU, given to the card at `now_ns`, through this engine (when
+    /// it is protected) onto `medium`; false when the sender's queue is full and the frame
+    /// is dropped (counted by the medium) without costing the engine anything: an engine
+    /// charged for dropped frames would run ahead of real time under overload and make the
+    /// frames it does queue wait behind work that never reaches the air.
+    pub fn send(&mut self, medium: &mut Medium, from: usize, mpdu: Vec<u8>, protected: bool, now_ns: u64, mode: SecurityMode) -> Result<bool, String> {
+        if medium.is_full(from) {
+            return Ok(medium.enqueue(from, mpdu, now_ns));
+        }
+        let ready = if protected { self.done_at(now_ns, mode, mpdu.len())? } else { now_ns };
+        Ok(medium.enqueue(from, mpdu, ready))
+    }
 }
 
 #[cfg(test)]
@@ -148,10 +164,9 @@ mod tests {
 
     #[test]
     fn models_parse_and_cost_what_they_say() {
-        let phy: Phy = "g54".parse().unwrap();
-        assert_eq!("hw".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, phy, 1500).unwrap(), (1500.0 * 8.0 / 54e6 * 1e9) as u64);
-        assert_eq!("fixed:20000".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Tkip, phy, 64).unwrap(), 20_000_000);
-        assert_eq!("fixed:5".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Open, phy, 64).unwrap(), 0);
+        assert_eq!("hw".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, 1500).unwrap(), 0);
+        assert_eq!("fixed:20000".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Tkip, 64).unwrap(), 20_000_000);
+        assert_eq!("fixed:5".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Open, 64).unwrap(), 0);
         for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu"] {
             assert!(bad.parse::<CryptoModel>().is_err(), "{bad}");
         }
@@ -159,11 +174,10 @@ mod tests {
 
     #[test]
     fn the_engine_serialises_frames() {
-        let phy: Phy = "g54".parse().unwrap();
         let mut e = CryptoEngine::new(CryptoModel::Fixed { us: 10.0 });
-        assert_eq!(e.done_at(0, SecurityMode::Ccmp, phy, 100).unwrap(), 10_000);
-        assert_eq!(e.done_at(1_000, SecurityMode::Ccmp, phy, 100).unwrap(), 20_000);
-        assert_eq!(e.done_at(50_000, SecurityMode::Ccmp, phy, 100).unwrap(), 60_000);
+        assert_eq!(e.done_at(0, SecurityMode::Ccmp, 100).unwrap(), 10_000);
+        assert_eq!(e.done_at(1_000, SecurityMode::Ccmp, 100).unwrap(), 20_000);
+        assert_eq!(e.done_at(50_000, SecurityMode::Ccmp, 100).unwrap(), 60_000);
     }
 
     #[test]
@@ -173,5 +187,45 @@ mod tests {
             let large = mcu_instructions(suite, 1500).unwrap();
             assert!(large > small && small > 0.0, "{suite}");
         }
+    }
+
+    /// One sender offered ten times what the air carries, every frame handed through
+    /// `card`: the IP throughput delivered (bit/s) and the analytical one-sender saturation.
+    fn overloaded_sender(phy: &str, card: &str) -> (f64, f64) {
+        use crate::airtime::{mpdu_bytes, saturation, Phy, AccessCategory, Exchange, LinkProfile, FCS_BYTES};
+        let (phy, mode, ip) = (phy.parse::<Phy>().unwrap(), SecurityMode::Ccmp, 1500);
+        let exchange = Exchange::new(phy, AccessCategory::BestEffort, mode.overhead(), ip).unwrap();
+        let model = saturation(&exchange, 1).throughput_bps;
+        let mut mpdu = vec![0u8; mpdu_bytes(ip, mode.overhead(), true) - FCS_BYTES];
+        (mpdu[0], mpdu[1], mpdu[4]) = (0x88, 0x41, 0x02);
+        let every_ns = (ip as f64 * 8.0 / (10.0 * model) * 1e9) as u64;
+        let mut medium = Medium::new(LinkProfile::clear(phy), 2, 128, 5);
+        let mut engine = CryptoEngine::new(card.parse().unwrap());
+        let (end, mut next_arrival, mut delivered) = (2_000_000_000u64, 0u64, 0u64);
+        loop {
+            let now = medium.next_start().map_or(next_arrival, |t| t.min(next_arrival));
+            if now > end {
+                break;
+            }
+            if now == next_arrival {
+                engine.send(&mut medium, 0, mpdu.clone(), true, now, mode).unwrap();
+                next_arrival += every_ns;
+            }
+            delivered += medium.advance(now).iter().filter(|t| t.delivered).count() as u64;
+        }
+        (delivered as f64 * ip as f64 * 8.0 / (end as f64 / 1e9), model)
+    }
+
+    #[test]
+    fn an_overloaded_card_delivers_what_the_air_or_the_card_carries() {
+        // A line-rate card, and one fast enough for the air, must not lower saturation
+        // throughput (the bug: dropped frames were charged to the engine, 0.27 of the model).
+        for (phy, card) in [("n-mcs7-40", "hw"), ("g54", "hw"), ("g54", "fixed:100"), ("n-mcs7-40", "mcu:2000")] {
+            let (measured, model) = overloaded_sender(phy, card);
+            assert!((0.95..1.05).contains(&(measured / model)), "{phy} {card}: {measured} vs {model}");
+        }
+        // A card slower than the air delivers one frame per engine time.
+        let (measured, _) = overloaded_sender("g54", "fixed:1000");
+        assert!((0.97..1.01).contains(&(measured / 12e6)), "fixed:1000: {measured}");
     }
 }

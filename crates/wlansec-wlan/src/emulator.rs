@@ -381,11 +381,10 @@ impl Emulator {
             match o {
                 Output::Air(mpdu) => {
                     let protected = mpdu.get(1).is_some_and(|b| b & 0x40 != 0);
-                    let ready = if protected { self.nodes[i].crypto.done_at(now, self.mode, self.phy, mpdu.len()).unwrap_or(now) } else { now };
                     if protected && i > 0 && mpdu.get(4).is_some_and(|b| b & 1 == 0) {
                         self.last_data = Some((i, mpdu.clone()));
                     }
-                    self.medium.enqueue(i, mpdu, ready);
+                    let _ = self.nodes[i].crypto.send(&mut self.medium, i, mpdu, protected, now, self.mode);
                 }
                 Output::Ethernet(frame) => {
                     // SAFETY: writing our buffer to our TAP descriptor.
@@ -414,7 +413,7 @@ impl Emulator {
                     if j == t.from || !(a1.is_group() || a1 == self.nodes[j].mac) {
                         continue;
                     }
-                    let due = if protected { self.nodes[j].crypto.done_at(t.end_ns, self.mode, self.phy, t.mpdu.len()).unwrap_or(t.end_ns) } else { t.end_ns };
+                    let due = if protected { self.nodes[j].crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns) } else { t.end_ns };
                     self.delivery_seq += 1;
                     self.deliveries.push(Delivery { due_ns: due, seq: self.delivery_seq, to: j, mpdu: t.mpdu.clone() });
                 }

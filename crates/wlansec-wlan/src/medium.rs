@@ -85,11 +85,11 @@ impl Medium {
     /// Queue a frame of sender `from` that is ready at `ready_ns`; false (and counted) when
     /// the queue is full.
     pub fn enqueue(&mut self, from: usize, mpdu: Vec<u8>, ready_ns: u64) -> bool {
-        let sender = &mut self.senders[from];
-        if sender.queue.len() >= self.queue_limit {
+        if self.is_full(from) {
             self.counters.dropped_queue_full += 1;
             return false;
         }
+        let sender = &mut self.senders[from];
         let group = mpdu.get(4).is_some_and(|b| b & 1 == 1);
         sender.queue.push_back(Queued { mpdu, ready_ns, group });
         true
@@ -97,6 +97,11 @@ impl Medium {
 
     pub fn queued(&self, from: usize) -> usize {
         self.senders[from].queue.len()
+    }
+
+    /// Whether sender `from`'s queue would drop a frame enqueued now.
+    pub fn is_full(&self, from: usize) -> bool {
+        self.senders[from].queue.len() >= self.queue_limit
     }
 
     fn slot_ns(&self) -> u64 {
