@@ -258,3 +258,41 @@ def test_bad_options_are_refused_with_one_line():
         assert r.returncode != 0 and msg in r.stderr, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1
     assert_gone("wtbad")
+
+
+IBSS_MODES = [("open", PASSPHRASE), ("wep", WEP_KEY), ("tkip", PASSPHRASE), ("ccmp", PASSPHRASE)]
+
+
+@pytest.mark.parametrize("mode,passphrase", IBSS_MODES, ids=[m for m, _ in IBSS_MODES])
+def test_ibss_stations_talk_directly(make_wlan, mode, passphrase):
+    w = make_wlan(f"wti{mode[:2]}", "--topology", "ibss", "--security", mode, "--passphrase", passphrase)
+    assert w.status["topology"] == "ibss"
+    assert [n["role"] for n in w.status["nodes"]] == ["sta1", "sta2"]
+    assert sorted(namespaces(w.name)) == [f"{w.name}-sta1", f"{w.name}-sta2"]
+    for family in ("ipv4", "ipv6"):
+        ping(w, "sta1", "sta2", family)
+        ping(w, "sta2", "sta1", family)
+    tcp(w, "sta1", "sta2", "ipv4")
+    s = status(w.name)
+    for n in s["nodes"]:
+        assert n["counters"]["dropped_integrity"] == 0 and n["counters"]["rx_msdus"] > 100
+        assert [p["port_open"] for p in n["peers"]] == [True]
+
+
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark (make setup)")
+def test_ibss_frames_cross_the_air_once_with_a3_the_bssid(make_wlan, tmp_path):
+    pcap = tmp_path / "ibss.pcap"
+    w = make_wlan("wtipc", "--topology", "ibss", "--security", "open", "--pcap", str(pcap))
+    netns(w.ns("sta1"), "ping", "-c", "5", "-i", "0.05", w.addr("sta2", "ipv4"))
+    w.down()
+    w.name = None
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "icmp.type == 8", "-T", "fields", "-e", "wlan.fc.ds", "-e", "wlan.da", "-e", "wlan.sa", "-e", "wlan.bssid"], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["0x00\t02:77:00:00:00:02\t02:77:00:00:00:01\t02:77:00:00:00:fe"] * 5, out
+
+
+def test_ibss_wrong_passphrase_fails_with_a_clear_error():
+    name = "wtiwr"
+    r = wlansec("wlan", "up", "--name", name, "--topology", "ibss", "--security", "ccmp", "--passphrase", PASSPHRASE, "--station-passphrase", "not-the-passphrase", check=False)
+    assert r.returncode != 0
+    assert "4-way handshake failed" in r.stderr and "wrong passphrase" in r.stderr, r.stderr
+    assert_gone(name)

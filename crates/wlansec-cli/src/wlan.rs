@@ -62,6 +62,10 @@ pub struct UpArgs {
     poor_signal: bool,
     #[arg(long, default_value_t = 2)]
     stations: usize,
+    /// bss: stations talk through the access point; ibss: ad hoc, stations talk directly
+    /// (no access point; RSN runs a pair of 4-way handshakes per pair of stations).
+    #[arg(long, default_value = "bss", value_parser = ["bss", "ibss"])]
+    topology: String,
     /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
     #[arg(long, default_value = "wlansec-demo")]
     passphrase: String,
@@ -176,6 +180,9 @@ fn validate(args: &UpArgs) -> Result<()> {
     if !(1..=200).contains(&args.stations) {
         bail!("--stations must be 1..=200");
     }
+    if args.topology == "ibss" && args.stations < 2 {
+        bail!("an IBSS needs --stations 2 or more");
+    }
     if args.ssid.is_empty() || args.ssid.len() > 32 {
         bail!("--ssid must be 1..=32 bytes");
     }
@@ -221,6 +228,7 @@ fn up(args: UpArgs) -> Result<ExitCode> {
         release_log: args.release_log.map(|p| std::path::absolute(&p)).transpose()?,
         queue_limit: args.queue.max(1),
         seed: args.seed,
+        topology: args.topology,
     };
     fs::create_dir_all(state_dir(&name))?;
     fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;

@@ -31,12 +31,12 @@ pub const TICK_MS: u64 = 250;
 
 const SUBTYPE_ASSOC_REQUEST: u8 = 0;
 const SUBTYPE_ASSOC_RESPONSE: u8 = 1;
-const SUBTYPE_BEACON: u8 = 8;
+pub(crate) const SUBTYPE_BEACON: u8 = 8;
 const SUBTYPE_AUTH: u8 = 11;
 const SUBTYPE_DEAUTH: u8 = 12;
 const SUBTYPE_QOS_DATA: u8 = 8;
 const ELEMENT_SSID: u8 = 0;
-const ELEMENT_RATES: [u8; 10] = [1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24];
+pub(crate) const ELEMENT_RATES: [u8; 10] = [1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24];
 
 /// What the machines ask their owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -64,7 +64,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    fn count_unprotect_error(&mut self, err: &Error) {
+    pub(crate) fn count_unprotect_error(&mut self, err: &Error) {
         match err {
             Error::Replay { .. } => self.dropped_replay += 1,
             Error::MicFailure | Error::IcvFailure => self.dropped_integrity += 1,
@@ -84,14 +84,14 @@ pub struct NetworkConfig {
 
 /// The secret a network mode needs, derived once (PBKDF2 is slow on purpose).
 #[derive(Clone)]
-enum Credential {
+pub(crate) enum Credential {
     None,
     Wep(Vec<u8>),
     Psk(Pmk),
 }
 
 impl Credential {
-    fn of(config: &NetworkConfig) -> Result<Self> {
+    pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
         Ok(match config.mode {
             SecurityMode::Open => Credential::None,
             SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
@@ -100,7 +100,7 @@ impl Credential {
     }
 }
 
-fn fresh_rng() -> ChaCha8Rng {
+pub(crate) fn fresh_rng() -> ChaCha8Rng {
     let mut seed = [0u8; 32];
     if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed)).is_err() {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -111,17 +111,17 @@ fn fresh_rng() -> ChaCha8Rng {
 
 /// Sequence numbers of one transmitter.
 #[derive(Default)]
-struct Sequence(u16);
+pub(crate) struct Sequence(u16);
 
 impl Sequence {
-    fn next(&mut self) -> SequenceControl {
+    pub(crate) fn next(&mut self) -> SequenceControl {
         let sc = SequenceControl::new(self.0, 0);
         self.0 = (self.0 + 1) & 0x0fff;
         sc
     }
 }
 
-fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, sc: SequenceControl, body: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, sc: SequenceControl, body: &[u8]) -> Result<Vec<u8>> {
     let header = HeaderRepr {
         frame_control: FrameControl::new(FrameType::Management, subtype),
         duration: 0,
@@ -140,7 +140,7 @@ fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, sc: Sequenc
 }
 
 /// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
-fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl, ethertype: u16, payload: &[u8]) -> Result<(Vec<u8>, usize)> {
+pub(crate) fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl, ethertype: u16, payload: &[u8]) -> Result<(Vec<u8>, usize)> {
     let header = HeaderRepr {
         frame_control: FrameControl(FrameControl::new(FrameType::Data, SUBTYPE_QOS_DATA).0 | ds),
         duration: 0,
@@ -162,7 +162,7 @@ fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl,
 }
 
 /// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
-fn seal(tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
+pub(crate) fn seal(tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
     let len = match tx {
         Some(tx) => tx.protect(&mut mpdu, len)?,
         None => len,
@@ -172,16 +172,16 @@ fn seal(tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>, mut mpdu: Vec<u8>, le
 }
 
 /// A received data MPDU after unprotection: its header and MSDU.
-struct Received {
-    header: HeaderRepr,
+pub(crate) struct Received {
+    pub(crate) header: HeaderRepr,
     /// Whether the frame arrived protected (decapsulation clears the bit).
-    protected: bool,
-    msdu: Vec<u8>,
+    pub(crate) protected: bool,
+    pub(crate) msdu: Vec<u8>,
 }
 
 /// Decrypt (if protected) and split a data MPDU. `rx` is the receiver to use for a
 /// protected frame; `None` means none is installed.
-fn open_data(mut mpdu: Vec<u8>, rx: Option<&mut Receiver<Box<dyn FrameSuite>>>) -> Result<Received> {
+pub(crate) fn open_data(mut mpdu: Vec<u8>, rx: Option<&mut Receiver<Box<dyn FrameSuite>>>) -> Result<Received> {
     let protected = Frame::new_checked(&mpdu[..], Rules::default())?.frame_control().protected();
     let len = match (protected, rx) {
         (true, Some(rx)) => rx.unprotect(&mut mpdu)?.mpdu_len,
@@ -194,18 +194,18 @@ fn open_data(mut mpdu: Vec<u8>, rx: Option<&mut Receiver<Box<dyn FrameSuite>>>) 
     Ok(Received { header, protected, msdu })
 }
 
-fn eapol_of(msdu: &[u8]) -> Option<&[u8]> {
+pub(crate) fn eapol_of(msdu: &[u8]) -> Option<&[u8]> {
     (llc::parse_snap(msdu).ok()? == ETHERTYPE_EAPOL).then(|| &msdu[SNAP_HEADER_LEN..])
 }
 
-fn to_ethernet(received: &Received) -> Result<Vec<u8>> {
+pub(crate) fn to_ethernet(received: &Received) -> Result<Vec<u8>> {
     let mut out = vec![0u8; ETHERNET_HEADER_LEN + received.msdu.len()];
     let n = llc::msdu_to_ethernet(received.header.da(), received.header.sa(), &received.msdu, &mut out)?;
     out.truncate(n);
     Ok(out)
 }
 
-fn elements(ssid: &str, rsne: Option<&[u8]>) -> Vec<u8> {
+pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Vec<u8> {
     let mut e = vec![ELEMENT_SSID, ssid.len() as u8];
     e.extend_from_slice(ssid.as_bytes());
     e.extend_from_slice(&ELEMENT_RATES);

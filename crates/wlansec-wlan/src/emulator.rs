@@ -21,6 +21,7 @@ use wlansec_core::wire::{Frame, MacAddr, Rules};
 use crate::airtime::{LinkProfile, Phy};
 use crate::bss::{AccessPoint, AssociationStatus, Counters, NetworkConfig, Output, Station, StationState, TICK_MS};
 use crate::card::{CryptoEngine, CryptoModel};
+use crate::ibss::IbssStation;
 use crate::medium::{Medium, MediumCounters};
 use crate::netns::{self, NodeAddrs};
 use crate::security::SecurityMode;
@@ -43,6 +44,13 @@ pub struct Config {
     pub release_log: Option<PathBuf>,
     pub queue_limit: usize,
     pub seed: u64,
+    /// `bss` (stations relay through the access point) or `ibss` (ad hoc: no access point).
+    #[serde(default = "bss")]
+    pub topology: String,
+}
+
+fn bss() -> String {
+    "bss".into()
 }
 
 impl Config {
@@ -55,8 +63,12 @@ impl Config {
     pub fn state_dir(&self) -> PathBuf {
         state_dir(&self.name)
     }
+    pub fn ibss(&self) -> bool {
+        self.topology == "ibss"
+    }
+    /// The nodes this topology has (an IBSS has no access point).
     pub fn nodes(&self) -> Vec<NodeAddrs> {
-        netns::nodes(&self.name, self.stations)
+        netns::nodes(&self.name, self.stations).into_iter().filter(|n| !(self.ibss() && n.role == "ap")).collect()
     }
 }
 
@@ -83,6 +95,9 @@ pub struct NodeStatus {
     pub crypto_frames: u64,
     pub host_crypto_ns: u64,
     pub queued: usize,
+    /// IBSS: the peers this station has met and whether their links are keyed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<AssociationStatus>,
 }
 
 /// What `status --json` prints.
@@ -94,7 +109,7 @@ pub struct Status {
     pub phy: String,
     pub link: String,
     pub frame_error_rate: f64,
-    pub topology: &'static str,
+    pub topology: String,
     pub nodes: Vec<NodeStatus>,
     pub associations: Vec<AssociationStatus>,
     pub medium: MediumCounters,
@@ -105,6 +120,41 @@ pub struct Status {
 enum Machine {
     Ap(AccessPoint),
     Sta(Station),
+    Ibss(IbssStation),
+}
+
+impl Machine {
+    fn start(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+        match self {
+            Machine::Ap(ap) => ap.beacon().map(|b| out.push(Output::Air(b))),
+            Machine::Sta(s) => s.start(out),
+            Machine::Ibss(s) => s.start(out),
+        }
+    }
+    fn from_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+        match self {
+            Machine::Ap(ap) => ap.from_host(frame, out),
+            Machine::Sta(s) => s.from_host(frame, out),
+            Machine::Ibss(s) => s.from_host(frame, out),
+        }
+    }
+    fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+        match self {
+            Machine::Ap(ap) => ap.from_air(mpdu, out),
+            Machine::Sta(s) => s.from_air(mpdu, out),
+            Machine::Ibss(s) => s.from_air(mpdu, out),
+        }
+    }
+    fn tick(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+        match self {
+            Machine::Ap(ap) => ap.tick(out),
+            Machine::Sta(s) => s.tick(out),
+            Machine::Ibss(s) => s.tick(out),
+        }
+    }
+    fn is_ap(&self) -> bool {
+        matches!(self, Machine::Ap(_))
+    }
 }
 
 struct Node {
@@ -191,20 +241,25 @@ impl Emulator {
         let card: CryptoModel = config.card.parse()?;
         let ap_crypto: CryptoModel = config.ap_crypto.parse()?;
         let station_card = if mode.host_protected() { CryptoModel::Host } else { card };
-        let bssid: MacAddr = config.nodes()[0].mac.parse().map_err(|e| format!("{e}"))?;
+        // The access point's address, which an IBSS keeps as its BSSID.
+        let bssid: MacAddr = netns::nodes(&config.name, 0)[0].mac.parse().map_err(|e| format!("{e}"))?;
         let network = |passphrase: &str| NetworkConfig { ssid: config.ssid.clone(), bssid, mode, passphrase: passphrase.into() };
         let mut nodes = Vec::new();
         for (i, addrs) in config.nodes().into_iter().enumerate() {
             let mac: MacAddr = addrs.mac.parse().map_err(|e| format!("{e}"))?;
-            let machine = if i == 0 {
+            let machine = if addrs.role == "ap" {
                 Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(|e| format!("access point: {e}"))?)
+            } else if config.ibss() {
+                // The first station has the network's passphrase, the others the stations' one.
+                let pass = if i == 0 { &config.passphrase } else { config.station_passphrase.as_ref().unwrap_or(&config.passphrase) };
+                Machine::Ibss(IbssStation::new(network(pass), mac).map_err(|e| format!("{}: {e}", addrs.role))?)
             } else {
                 let pass = config.station_passphrase.as_deref().unwrap_or(&config.passphrase);
                 Machine::Sta(Station::new(network(pass), mac).map_err(|e| format!("{}: {e}", addrs.role))?)
             };
             let tap = netns::open_tap(&addrs.namespace).map_err(|e| e.to_string())?;
             netns::configure(Some(&addrs.namespace), netns::INTERFACE, &addrs).map_err(|e| e.to_string())?;
-            let crypto = CryptoEngine::new(if i == 0 { ap_crypto.clone() } else { station_card.clone() });
+            let crypto = CryptoEngine::new(if machine.is_ap() { ap_crypto.clone() } else { station_card.clone() });
             nodes.push(Node { addrs, mac, machine, tap, crypto, host_crypto_ns: 0 });
         }
         let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed);
@@ -296,18 +351,11 @@ impl Emulator {
     /// Start the stations and run until `down`, SIGINT/SIGTERM/SIGHUP.
     pub fn run(&mut self) -> io::Result<()> {
         let now = now_ns();
-        let mut out = Vec::new();
-        if let Machine::Ap(ap) = &mut self.nodes[0].machine {
-            if let Ok(b) = ap.beacon() {
-                out.push(Output::Air(b));
-            }
-        }
-        self.dispatch(0, std::mem::take(&mut out), now);
-        for i in 1..self.nodes.len() {
-            if let Machine::Sta(s) = &mut self.nodes[i].machine {
-                let _ = s.start(&mut out);
-            }
-            self.dispatch(i, std::mem::take(&mut out), now);
+        // The access point (first, when there is one) beacons before the stations start.
+        for i in 0..self.nodes.len() {
+            let mut out = Vec::new();
+            let _ = self.nodes[i].machine.start(&mut out);
+            self.dispatch(i, out, now);
         }
         self.next_tick_ns = now + TICK_MS * 1_000_000;
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
@@ -360,12 +408,9 @@ impl Emulator {
             let frame = &buf[..n as usize];
             let mut out = Vec::new();
             let started = now_ns();
-            let result = match &mut self.nodes[i].machine {
-                Machine::Ap(ap) => ap.from_host(frame, &mut out),
-                Machine::Sta(s) => s.from_host(frame, &mut out),
-            };
+            let result = self.nodes[i].machine.from_host(frame, &mut out);
             let now = now_ns();
-            if self.mode.host_protected() || (i == 0 && self.nodes[0].crypto.model == CryptoModel::Host) {
+            if self.mode.host_protected() || (self.nodes[i].machine.is_ap() && self.nodes[i].crypto.model == CryptoModel::Host) {
                 self.nodes[i].host_crypto_ns += now - started;
             }
             if result.is_ok() {
@@ -381,7 +426,7 @@ impl Emulator {
             match o {
                 Output::Air(mpdu) => {
                     let protected = mpdu.get(1).is_some_and(|b| b & 0x40 != 0);
-                    if protected && i > 0 && mpdu.get(4).is_some_and(|b| b & 1 == 0) {
+                    if protected && !self.nodes[i].machine.is_ap() && mpdu.get(4).is_some_and(|b| b & 1 == 0) {
                         self.last_data = Some((i, mpdu.clone()));
                     }
                     let _ = self.nodes[i].crypto.send(&mut self.medium, i, mpdu, protected, now, self.mode);
@@ -425,10 +470,7 @@ impl Emulator {
                 self.record_release(d.due_ns, actual, d.to, d.mpdu.len());
                 let mut out = Vec::new();
                 let started = now_ns();
-                let _ = match &mut self.nodes[d.to].machine {
-                    Machine::Ap(ap) => ap.from_air(&d.mpdu, &mut out),
-                    Machine::Sta(s) => s.from_air(&d.mpdu, &mut out),
-                };
+                let _ = self.nodes[d.to].machine.from_air(&d.mpdu, &mut out);
                 let done = now_ns();
                 if self.mode.host_protected() {
                     self.nodes[d.to].host_crypto_ns += done - started;
@@ -440,10 +482,7 @@ impl Emulator {
                 self.next_tick_ns = now + TICK_MS * 1_000_000;
                 for i in 0..self.nodes.len() {
                     let mut out = Vec::new();
-                    let _ = match &mut self.nodes[i].machine {
-                        Machine::Ap(ap) => ap.tick(&mut out),
-                        Machine::Sta(s) => s.tick(&mut out),
-                    };
+                    let _ = self.nodes[i].machine.tick(&mut out);
                     self.dispatch(i, out, now);
                 }
             }
@@ -495,14 +534,21 @@ impl Emulator {
             .iter()
             .enumerate()
             .map(|(i, n)| {
+                let mut peers = Vec::new();
                 let (state, counters) = match &n.machine {
                     Machine::Ap(ap) => {
                         associations = ap.associations();
                         (StationState::Connected, ap.counters)
                     }
                     Machine::Sta(s) => (s.state().clone(), s.counters),
+                    Machine::Ibss(s) => {
+                        peers = s.peers();
+                        // In an IBSS the associations are the links, named `station->peer`.
+                        associations.extend(peers.iter().map(|p| AssociationStatus { mac: format!("{}->{}", n.mac, p.mac), ..p.clone() }));
+                        (ibss_state(&peers, self.nodes.len() - 1), s.counters)
+                    }
                 };
-                NodeStatus { addrs: n.addrs.clone(), state, counters, crypto: n.crypto.model.clone(), crypto_frames: n.crypto.frames, host_crypto_ns: n.host_crypto_ns, queued: self.medium.queued(i) }
+                NodeStatus { addrs: n.addrs.clone(), state, counters, crypto: n.crypto.model.clone(), crypto_frames: n.crypto.frames, host_crypto_ns: n.host_crypto_ns, queued: self.medium.queued(i), peers }
             })
             .collect();
         Status {
@@ -512,7 +558,7 @@ impl Emulator {
             phy: self.phy.to_string(),
             link: profile.phy.to_string(),
             frame_error_rate: profile.frame_error_rate,
-            topology: "bss",
+            topology: self.config.topology.clone(),
             nodes,
             associations,
             medium: self.medium.counters,
@@ -559,6 +605,18 @@ impl Emulator {
         let mut stream = stream;
         stream.write_all(reply.as_bytes())?;
         stream.write_all(b"\n")
+    }
+}
+
+/// An IBSS station is connected once it has keyed links to all `others`.
+fn ibss_state(peers: &[AssociationStatus], others: usize) -> StationState {
+    if let Some(failure) = peers.iter().find_map(|p| p.failure.clone()) {
+        return StationState::Failed(failure);
+    }
+    if peers.len() == others && peers.iter().all(|p| p.port_open) {
+        StationState::Connected
+    } else {
+        StationState::Handshaking
     }
 }
 

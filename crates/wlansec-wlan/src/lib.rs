@@ -8,11 +8,13 @@
 //! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
+//! * [`ibss`]: the ad-hoc station (direct links, a pair of 4-way handshakes per peer pair).
 
 pub mod airtime;
 pub mod bss;
 pub mod card;
 pub mod emulator;
+pub mod ibss;
 pub mod medium;
 pub mod netns;
 pub mod security;

@@ -10,7 +10,8 @@ use wlansec_core::engine::enhanced::enhanced_selector;
 use wlansec_core::engine::{Engine, FastCcmp, Mode, Ways};
 use wlansec_core::rsn::element::ElementKind;
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
-use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
+use wlansec_core::suite::tkip::Role;
+use wlansec_core::suite::{FrameSuite, Receiver, Tkip, Transmitter};
 use wlansec_core::wire::MacAddr;
 use wlansec_core::{Error, Result};
 
@@ -150,6 +151,18 @@ impl LinkKeys {
     /// Pairwise keys (Key ID 0) of `mode` for `tk`.
     pub fn pairwise(mode: SecurityMode, tk: &[u8]) -> Result<Self> {
         Ok(LinkKeys { tx: Transmitter::new(mode.suite(tk)?, 0), rx: Receiver::new(mode.suite(tk)?).with_key_id(0) })
+    }
+
+    /// Pairwise keys of a link whose direction the frames do not show (IBSS: To DS = From
+    /// DS = 0), for the side that was the handshake's authenticator or not: TKIP picks its
+    /// Michael keys by that role.
+    pub fn pairwise_in_role(mode: SecurityMode, tk: &[u8], authenticator: bool) -> Result<Self> {
+        if mode != SecurityMode::Tkip {
+            return Self::pairwise(mode, tk);
+        }
+        let role = if authenticator { Role::Authenticator } else { Role::Supplicant };
+        let suite = || -> Result<Box<dyn FrameSuite>> { Ok(Box::new(Tkip::new(tk)?.with_role(role))) };
+        Ok(LinkKeys { tx: Transmitter::new(suite()?, 0), rx: Receiver::new(suite()?).with_key_id(0) })
     }
 }
 
