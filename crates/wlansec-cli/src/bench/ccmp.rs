@@ -52,7 +52,20 @@ struct Report {
     mic_ctr_split: Vec<MicCtr>,
     /// The sharded engine on 1 and 2 worker threads.
     threads: Vec<Scaling>,
+    /// How the settings are defined (what is inside the timed loop).
+    notes: Vec<&'static str>,
 }
+
+const NOTES: [&str; 3] = [
+    "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
+     station's AES round keys are expanded once (engine::Key, as an AP caches each \
+     station's schedule), outside the timed loop; per frame the loop builds the job \
+     (nonce, AAD, B0/A0) and seals it",
+    "single, enhanced: one frame per call, key expanded once outside the timed loop; \
+     openssl: key set once, nonce and lengths per frame",
+    "threads: the sharded engine's persistent workers, 32 stations, whole calls of 4096 \
+     frames (sharding, PN assignment and per-frame buffers included), median of 5",
+];
 
 #[derive(Serialize)]
 struct Machine {
@@ -64,6 +77,8 @@ struct Machine {
     core_hz: f64,
     repeats: usize,
     openssl: String,
+    /// /proc/loadavg (1, 5, 15 minutes) when the run started: the machine is shared.
+    load_average: [f64; 3],
 }
 
 #[derive(Serialize, Clone)]
@@ -111,6 +126,8 @@ struct MicCtr {
 
 #[derive(Serialize)]
 struct Scaling {
+    /// `protect` (transmit) or `unprotect` (receive, replay-checked).
+    direction: &'static str,
     threads: usize,
     frame_bytes: usize,
     frames: usize,
@@ -354,7 +371,14 @@ fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize) -> f64 {
     per_frame / bytes as f64
 }
 
+fn load_average() -> [f64; 3] {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut fields = text.split_whitespace().map(|f| f.parse().unwrap_or(f64::NAN));
+    [(); 3].map(|_| fields.next().unwrap_or(f64::NAN))
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
+    let load_average = load_average();
     let clock = calibrate(args.quick)?;
     let engine = match args.backend.as_deref() {
         None => Engine::new(),
@@ -406,11 +430,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             core_hz: clock.tsc_hz / clock.tsc_per_core_cycle,
             repeats: clock.repeats,
             openssl: openssl::version::version().to_string(),
+            load_average,
         },
         results,
         bound,
         mic_ctr_split,
         threads,
+        notes: NOTES.to_vec(),
     };
     print_report(&report);
     if let Some(path) = &args.json {
@@ -601,29 +627,63 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
         })
         .collect();
     let mut rows: Vec<Scaling> = Vec::new();
+    let median_of_5 = |mut run: Box<dyn FnMut() -> f64 + '_>| {
+        let mut samples: Vec<f64> = (0..5).map(|_| run()).collect();
+        median(&mut samples)
+    };
     for threads in [1usize, 2] {
         let mut engine = ShardedEngine::new(threads, engine);
-        for (station, tk) in keys.iter().enumerate() {
-            engine.add_station(station as u32, tk, Mode::CCMP128)?;
-        }
-        let mut samples = Vec::new();
-        for _ in 0..5 {
+        let add_stations = |engine: &mut ShardedEngine| -> Result<()> {
+            for (station, tk) in keys.iter().enumerate() {
+                engine.add_station(station as u32, tk, Mode::CCMP128)?;
+            }
+            Ok(())
+        };
+        add_stations(&mut engine)?;
+        let protected: Vec<(u32, Vec<u8>)> = engine
+            .protect_all(frames_in.clone())?
+            .into_iter()
+            .zip(&frames_in)
+            .map(|(r, (station, _))| Ok((*station, r?)))
+            .collect::<Result<_>>()?;
+        let tx_ticks = median_of_5(Box::new(|| {
             let input = frames_in.clone();
             let start = tsc();
-            let outputs = engine.protect_all(input)?;
-            samples.push((tsc() - start) as f64);
+            let outputs = engine.protect_all(input).expect("stations installed");
+            let ticks = (tsc() - start) as f64;
             std::hint::black_box(outputs);
+            ticks
+        }));
+        let mut rx_failures = 0;
+        let rx_ticks = median_of_5(Box::new(|| {
+            // Re-installing the keys restarts the replay counters, so the same frames
+            // open again.
+            add_stations(&mut engine).expect("keys installed once already");
+            let input = protected.clone();
+            let start = tsc();
+            let outputs = engine.unprotect_all(input).expect("stations installed");
+            let ticks = (tsc() - start) as f64;
+            rx_failures += outputs.iter().filter(|r| r.is_err()).count();
+            ticks
+        }));
+        if rx_failures > 0 {
+            bail!("sharded engine refused {rx_failures} of its own frames");
         }
-        let ticks = median(&mut samples);
-        let gb_per_s = (frames * bytes) as f64 / (ticks / clock.tsc_hz) / 1e9;
-        let speedup = rows.first().map_or(1.0, |one| gb_per_s / one.gb_per_s);
-        rows.push(Scaling {
-            threads,
-            frame_bytes: bytes,
-            frames,
-            gb_per_s,
-            speedup,
-        });
+        for (direction, ticks) in [("protect", tx_ticks), ("unprotect", rx_ticks)] {
+            let gb_per_s = (frames * bytes) as f64 / (ticks / clock.tsc_hz) / 1e9;
+            let speedup = rows
+                .iter()
+                .find(|r| r.direction == direction && r.threads == 1)
+                .map_or(1.0, |one| gb_per_s / one.gb_per_s);
+            rows.push(Scaling {
+                direction,
+                threads,
+                frame_bytes: bytes,
+                frames,
+                gb_per_s,
+                speedup,
+            });
+        }
     }
     Ok(rows)
 }
@@ -698,8 +758,16 @@ fn print_report(report: &Report) {
     println!();
     for t in &report.threads {
         println!(
-            "sharded engine: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2})",
-            t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
+            "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2})",
+            t.direction, t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
         );
+    }
+    println!(
+        "load average at start: {:.2} {:.2} {:.2}",
+        m.load_average[0], m.load_average[1], m.load_average[2]
+    );
+    println!();
+    for note in &report.notes {
+        println!("note: {note}");
     }
 }

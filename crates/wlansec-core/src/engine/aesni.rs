@@ -106,20 +106,23 @@ impl Kernel for AesNi {
         mac: &mut [__m128i; L],
         ctr: &mut [__m128i; L],
     ) {
-        let rk = |lane: usize, round: usize| _mm_load_si128(keys[lane].0[round].as_ptr().cast());
+        // No closures: they would not inherit the caller's target features.
         for i in 0..L {
-            mac[i] = _mm_xor_si128(mac[i], rk(i, 0));
-            ctr[i] = _mm_xor_si128(ctr[i], rk(i, 0));
+            let k = _mm_load_si128(keys[i].0[0].as_ptr().cast());
+            mac[i] = _mm_xor_si128(mac[i], k);
+            ctr[i] = _mm_xor_si128(ctr[i], k);
         }
         for round in 1..10 {
             for i in 0..L {
-                mac[i] = _mm_aesenc_si128(mac[i], rk(i, round));
-                ctr[i] = _mm_aesenc_si128(ctr[i], rk(i, round));
+                let k = _mm_load_si128(keys[i].0[round].as_ptr().cast());
+                mac[i] = _mm_aesenc_si128(mac[i], k);
+                ctr[i] = _mm_aesenc_si128(ctr[i], k);
             }
         }
         for i in 0..L {
-            mac[i] = _mm_aesenclast_si128(mac[i], rk(i, 10));
-            ctr[i] = _mm_aesenclast_si128(ctr[i], rk(i, 10));
+            let k = _mm_load_si128(keys[i].0[10].as_ptr().cast());
+            mac[i] = _mm_aesenclast_si128(mac[i], k);
+            ctr[i] = _mm_aesenclast_si128(ctr[i], k);
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::suite::mpdu::Pn;
 use crate::wire::Rules;
 
-use super::enhanced::{ccmp_b0, counter_block, MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
+use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
 use super::framing::{self, Framed, Sealer};
 use super::key::{Key, Mode};
 use super::lanes::FrameTask;
@@ -173,10 +173,7 @@ impl Engine {
     /// Seal every job, frames interleaved across the backend's lanes. Checks every job
     /// before touching any.
     pub fn seal_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
-        let mut tasks = jobs
-            .iter_mut()
-            .map(|job| task(job.key, &job.nonce, job.aad, job.data, false))
-            .collect::<Result<Vec<_>>>()?;
+        let mut tasks = tasks_of(jobs, false)?;
         self.run(&mut tasks, self.backend.lanes());
         for (job, task) in jobs.iter_mut().zip(&tasks) {
             job.mic = mic_of(task);
@@ -187,10 +184,7 @@ impl Engine {
     /// Open every job; each job's `verified` tells its outcome (failed ones keep their
     /// ciphertext). Errors only for malformed jobs, before touching any.
     pub fn open_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
-        let mut tasks = jobs
-            .iter_mut()
-            .map(|job| task(job.key, &job.nonce, job.aad, job.data, true))
-            .collect::<Result<Vec<_>>>()?;
+        let mut tasks = tasks_of(jobs, true)?;
         self.run(&mut tasks, self.backend.lanes());
         let mut failed = Vec::new();
         for (job, task) in jobs.iter_mut().zip(&tasks) {
@@ -281,6 +275,16 @@ unsafe fn run_portable(tasks: &mut [FrameTask<'_>], lanes: usize) {
     }
 }
 
+/// The tasks of `jobs`, allocated once (a `collect` of `Result`s grows the vector step by
+/// step, which costs as much as sealing a batch of short frames).
+fn tasks_of<'k>(jobs: &mut [Job<'k>], open: bool) -> Result<Vec<FrameTask<'k>>> {
+    let mut tasks = Vec::with_capacity(jobs.len());
+    for job in jobs.iter_mut() {
+        tasks.push(task(job.key, &job.nonce, job.aad, job.data, open)?);
+    }
+    Ok(tasks)
+}
+
 fn task<'k>(
     key: &'k Key,
     nonce: &[u8; NONCE_LEN],
@@ -298,16 +302,30 @@ fn task<'k>(
             "payload too long for the CCMP length field",
         ));
     }
-    let mut aad_blocks = [[0u8; 16]; 2];
-    let (first, second) = aad_blocks.split_at_mut(1);
-    first[0][..2].copy_from_slice(&(aad.len() as u16).to_be_bytes());
-    first[0][2..].copy_from_slice(&aad[..14]);
-    second[0][..aad.len() - 14].copy_from_slice(&aad[14..]);
+    // The blocks are composed in integer registers and stored whole: built octet by octet
+    // and read back as 16-octet blocks, they stall store forwarding, which cost a quarter of
+    // the time of a batch of 64-octet frames. Same octets as `ccmp_b0` / `counter_block`.
+    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
+    let nonce_bits =
+        (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
+    let block = |flags: u8, tail: u16| {
+        ((u128::from(flags) << 120) | (nonce_bits << 16) | u128::from(tail)).to_be_bytes()
+    };
+    let len = aad.len();
+    let h1 = (u128::from(len as u16) << 112)
+        | (u128::from(be64(&aad[..8])) << 48)
+        | u128::from(be64(&aad[6..14]) & 0xffff_ffff_ffff);
+    let h2 = if len == 15 {
+        u128::from(aad[14]) << 120
+    } else {
+        let last16 = u128::from_be_bytes(aad[len - 16..].try_into().expect("16 octets"));
+        last16 << (8 * (30 - len))
+    };
     Ok(FrameTask {
         key,
-        b0: ccmp_b0(nonce, data.len()),
-        a0: counter_block(nonce, 0),
-        aad_blocks,
+        b0: block(CCMP_B0_FLAGS, data.len() as u16),
+        a0: block(CCMP_CTR_FLAGS, 0),
+        aad_blocks: [h1.to_be_bytes(), h2.to_be_bytes()],
         data: data.as_mut_ptr(),
         len: data.len(),
         open,

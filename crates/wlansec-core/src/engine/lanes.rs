@@ -119,7 +119,9 @@ impl<B: Blk> Lane<B> {
         }
     }
 
-    /// Start sub-chain `j` of `task`.
+    /// Start sub-chain `j` of `task`. Inlined: as a call it returns the lane through memory,
+    /// and copying it from there stalls on store forwarding.
+    #[inline(always)]
     fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
         let mode = task.key.mode;
         let (n, shift) = (mode.ways.count(), mode.ways.log2());
@@ -314,21 +316,31 @@ unsafe fn bulk<K: Kernel, const L: usize>(
     lanes: &mut [Lane<K::B>; L],
     steps: usize,
 ) {
-    let active: [bool; L] = core::array::from_fn(|i| lanes[i].active);
-    let open: [bool; L] = core::array::from_fn(|i| lanes[i].open);
-    let stride: [usize; L] = core::array::from_fn(|i| lanes[i].stride);
-    let step_by: [u16; L] = core::array::from_fn(|i| lanes[i].counter_step);
-    let base: [K::B; L] = core::array::from_fn(|i| lanes[i].counter_base);
-    let mut ptr: [*mut u8; L] = core::array::from_fn(|i| {
-        if active[i] {
-            lanes[i].data.add((lanes[i].step - 3) * stride[i])
-        } else {
-            core::ptr::null_mut()
+    // Plain loops rather than `array::from_fn`: its closures do not inherit the caller's
+    // target features and stay calls.
+    let mut active = [false; L];
+    let mut open = [false; L];
+    let mut stride = [0usize; L];
+    let mut step_by = [0u16; L];
+    let mut base = [K::B::zero(); L];
+    let mut ptr = [core::ptr::null_mut::<u8>(); L];
+    let mut counter = [0u16; L];
+    let mut mac = [K::B::zero(); L];
+    let mut keystream = [K::B::zero(); L];
+    for i in 0..L {
+        let lane = &lanes[i];
+        active[i] = lane.active;
+        open[i] = lane.open;
+        stride[i] = lane.stride;
+        step_by[i] = lane.counter_step;
+        base[i] = lane.counter_base;
+        if lane.active {
+            ptr[i] = lane.data.add((lane.step - 3) * lane.stride);
         }
-    });
-    let mut counter: [u16; L] = core::array::from_fn(|i| lanes[i].counter);
-    let mut mac: [K::B; L] = core::array::from_fn(|i| lanes[i].mac);
-    let mut keystream: [K::B; L] = core::array::from_fn(|i| lanes[i].keystream);
+        counter[i] = lane.counter;
+        mac[i] = lane.mac;
+        keystream[i] = lane.keystream;
+    }
     for _ in 0..steps {
         let mut ctr = [K::B::zero(); L];
         for i in 0..L {

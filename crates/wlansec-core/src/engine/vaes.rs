@@ -51,43 +51,33 @@ impl Kernel for Vaes {
         ctr: &mut [__m128i; L],
     ) {
         const { assert!(L.is_multiple_of(4) && L <= MAX_LANES) };
-        let rk = |group: usize, round: usize| {
-            _mm512_load_si512(keys.rounds[group][round].as_ptr().cast())
-        };
-        let pack = |b: &[__m128i; L], g: usize| {
-            let v = _mm512_castsi128_si512(b[4 * g]);
-            let v = _mm512_inserti32x4::<1>(v, b[4 * g + 1]);
-            let v = _mm512_inserti32x4::<2>(v, b[4 * g + 2]);
-            _mm512_inserti32x4::<3>(v, b[4 * g + 3])
-        };
+        // No closures here: a closure does not inherit the caller's target features, so
+        // the AVX-512 intrinsics in it would become calls.
         let groups = L / 4;
-        let mut m: [__m512i; MAX_LANES / 4] = core::array::from_fn(|g| {
-            if g < groups {
-                pack(mac, g)
-            } else {
-                _mm512_setzero_si512()
-            }
-        });
-        let mut c: [__m512i; MAX_LANES / 4] = core::array::from_fn(|g| {
-            if g < groups {
-                pack(ctr, g)
-            } else {
-                _mm512_setzero_si512()
-            }
-        });
+        let mut m = [_mm512_setzero_si512(); MAX_LANES / 4];
+        let mut c = [_mm512_setzero_si512(); MAX_LANES / 4];
         for g in 0..groups {
-            m[g] = _mm512_xor_si512(m[g], rk(g, 0));
-            c[g] = _mm512_xor_si512(c[g], rk(g, 0));
+            let k0 = _mm512_load_si512(keys.rounds[g][0].as_ptr().cast());
+            let v = _mm512_castsi128_si512(mac[4 * g]);
+            let v = _mm512_inserti32x4::<1>(v, mac[4 * g + 1]);
+            let v = _mm512_inserti32x4::<2>(v, mac[4 * g + 2]);
+            m[g] = _mm512_xor_si512(_mm512_inserti32x4::<3>(v, mac[4 * g + 3]), k0);
+            let v = _mm512_castsi128_si512(ctr[4 * g]);
+            let v = _mm512_inserti32x4::<1>(v, ctr[4 * g + 1]);
+            let v = _mm512_inserti32x4::<2>(v, ctr[4 * g + 2]);
+            c[g] = _mm512_xor_si512(_mm512_inserti32x4::<3>(v, ctr[4 * g + 3]), k0);
         }
         for round in 1..10 {
             for g in 0..groups {
-                m[g] = _mm512_aesenc_epi128(m[g], rk(g, round));
-                c[g] = _mm512_aesenc_epi128(c[g], rk(g, round));
+                let k = _mm512_load_si512(keys.rounds[g][round].as_ptr().cast());
+                m[g] = _mm512_aesenc_epi128(m[g], k);
+                c[g] = _mm512_aesenc_epi128(c[g], k);
             }
         }
         for g in 0..groups {
-            m[g] = _mm512_aesenclast_epi128(m[g], rk(g, 10));
-            c[g] = _mm512_aesenclast_epi128(c[g], rk(g, 10));
+            let k = _mm512_load_si512(keys.rounds[g][10].as_ptr().cast());
+            m[g] = _mm512_aesenclast_epi128(m[g], k);
+            c[g] = _mm512_aesenclast_epi128(c[g], k);
         }
         for g in 0..groups {
             mac[4 * g] = _mm512_castsi512_si128(m[g]);
