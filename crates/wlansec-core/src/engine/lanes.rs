@@ -247,23 +247,31 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
     }
     let mut mac = [K::B::zero(); L];
     let mut ctr = [K::B::zero(); L];
+    // Three phases, cheapest first: the head (B0 and AAD steps) of lanes that all start
+    // together, the bulk (full data blocks) of lanes that are all in it, and otherwise one
+    // general step, which handles lanes in different phases and short last blocks.
     loop {
+        if lanes.iter().all(|l| !l.active || l.step == 0) {
+            if !lanes.iter().any(|l| l.active) {
+                break;
+            }
+            head::<K, L>(&keys, &mut lanes, tasks);
+            retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+            continue;
+        }
         let steps = bulk_steps(&lanes);
         if steps > 0 {
             bulk::<K, L>(&keys, &mut lanes, steps);
+            retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+            continue;
         }
-        let mut any = false;
         for i in 0..L {
             let lane = &mut lanes[i];
             (mac[i], ctr[i]) = if lane.active {
-                any = true;
                 lane.inputs()
             } else {
                 (K::B::zero(), K::B::zero())
             };
-        }
-        if !any {
-            break;
         }
         K::encrypt::<L>(&keys, &mut mac, &mut ctr);
         for i in 0..L {
@@ -277,19 +285,81 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
                 tasks[lane.frame].s0 = ctr[i].to_bytes();
             }
             lane.step += 1;
-            if lane.step == lane.total_steps {
-                let acc = &mut tasks[lane.frame].acc;
-                for (a, x) in acc.iter_mut().zip(lane.mac.to_bytes()) {
-                    *a ^= x;
-                }
-                assign::<K>(lane, &mut keys, i, &mut next, tasks);
+        }
+        retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+    }
+}
+
+/// Steps 0..3 (B0 with A_0, H_1, H_2 with the first counter) of lanes that are all at
+/// step 0, without the general step's per-lane phase tests.
+///
+/// # Safety
+/// As `run`.
+#[inline(always)]
+unsafe fn head<K: Kernel, const L: usize>(
+    keys: &K::Keys<'_>,
+    lanes: &mut [Lane<K::B>; L],
+    tasks: &mut [FrameTask<'_>],
+) {
+    let mut mac = [K::B::zero(); L];
+    let mut ctr = [K::B::zero(); L];
+    for i in 0..L {
+        mac[i] = lanes[i].b0;
+        ctr[i] = lanes[i].counter_base;
+    }
+    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    for i in 0..L {
+        let lane = &lanes[i];
+        if lane.active && lane.sub_chain == 0 {
+            tasks[lane.frame].s0 = ctr[i].to_bytes();
+        }
+        mac[i] = mac[i].xor(lane.h1);
+        ctr[i] = lane.counter_base;
+    }
+    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    for i in 0..L {
+        let lane = &mut lanes[i];
+        mac[i] = mac[i].xor(lane.h2);
+        ctr[i] = if lane.active && lane.blocks > 0 {
+            lane.next_counter()
+        } else {
+            lane.counter_base
+        };
+    }
+    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    for i in 0..L {
+        let lane = &mut lanes[i];
+        if lane.active {
+            lane.mac = mac[i];
+            lane.keystream = ctr[i];
+            lane.step = 3;
+        }
+    }
+}
+
+/// Fold the CBC-MAC value of every lane that has finished its sub-chain into its frame's
+/// accumulator and give the lane the next sub-chain of the queue.
+#[inline(always)]
+fn retire_finished<'k, K: Kernel, const L: usize>(
+    lanes: &mut [Lane<K::B>; L],
+    keys: &mut K::Keys<'k>,
+    next: &mut (usize, usize),
+    tasks: &mut [FrameTask<'k>],
+) {
+    for i in 0..L {
+        let lane = &mut lanes[i];
+        if lane.active && lane.step == lane.total_steps {
+            let acc = &mut tasks[lane.frame].acc;
+            for (a, x) in acc.iter_mut().zip(lane.mac.to_bytes()) {
+                *a ^= x;
             }
+            assign::<K>(lane, keys, i, next, tasks);
         }
     }
 }
 
 /// How many steps every active lane can take in its bulk phase: a full data block in, and
-/// the counter of a next data block out.
+/// the counter of the next data block out.
 #[inline(always)]
 fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
     let mut steps = usize::MAX;
@@ -297,7 +367,10 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
         if lane.step < 3 {
             return 0;
         }
-        steps = steps.min(lane.blocks - 1 - (lane.step - 3));
+        // A full last block is a bulk step too (its next counter is computed and unused);
+        // a short one goes through the general step.
+        let full_last = usize::from(lane.last_len == BLOCK);
+        steps = steps.min(lane.blocks - 1 + full_last - (lane.step - 3));
     }
     if steps == usize::MAX {
         0
