@@ -296,3 +296,64 @@ def test_ibss_wrong_passphrase_fails_with_a_clear_error():
     assert r.returncode != 0
     assert "4-way handshake failed" in r.stderr and "wrong passphrase" in r.stderr, r.stderr
     assert_gone(name)
+
+
+def test_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
+    """`wlansec ap` and `wlansec sta` as separate processes in two namespaces joined only by
+    a veth pair: the UDP "air" carries CCMP-protected frames; ping v4/v6 and TCP pass."""
+    a, b = "wtua", "wtub"
+    for ns in (a, b):
+        subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+        netns(ns, "ip", "link", "set", "lo", "up")
+    procs = []
+    try:
+        subprocess.run(["ip", "link", "add", "wtua0", "netns", a, "type", "veth", "peer", "name", "wtub0", "netns", b], check=True)
+        for ns, dev, addr in ((a, "wtua0", "192.168.78.1/24"), (b, "wtub0", "192.168.78.2/24")):
+            netns(ns, "ip", "addr", "add", addr, "dev", dev)
+            netns(ns, "ip", "link", "set", dev, "up")
+        common = ["--security", "ccmp", "--passphrase", PASSPHRASE, "--ssid", "udp-air"]
+        logs = [open(tmp_path / f"{role}.log", "w") for role in ("ap", "sta")]
+        procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", *common, "--mac", "02:78:00:00:00:fe", "--ipv4", "10.78.0.254/24", "--ipv6", "fd78::fe/64", "--listen", "192.168.78.1:7700"], stderr=logs[0]))
+        procs.append(subprocess.Popen(["ip", "netns", "exec", b, WLANSEC, "sta", *common, "--mac", "02:78:00:00:00:01", "--ipv4", "10.78.0.1/24", "--ipv6", "fd78::1/64", "--ap", "192.168.78.1:7700", "--bssid", "02:78:00:00:00:fe"], stderr=logs[1]))
+        deadline = time.time() + 20
+        while "station: connected" not in (tmp_path / "sta.log").read_text() and time.time() < deadline:
+            assert all(p.poll() is None for p in procs), (tmp_path / "ap.log").read_text() + (tmp_path / "sta.log").read_text()
+            time.sleep(0.1)
+        assert "station: connected" in (tmp_path / "sta.log").read_text(), (tmp_path / "sta.log").read_text()
+        for dst in ("10.78.0.254", "fd78::fe"):
+            r = netns(b, "ping", "-c", "3", "-i", "0.1", "-W", "2", dst, check=False)
+            assert r.returncode == 0 and " 0% packet loss" in r.stdout, r.stdout
+        server = subprocess.Popen(["ip", "netns", "exec", a, "iperf3", "-s", "-1", "-p", "5302"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(50):
+                r = netns(b, "iperf3", "-c", "10.78.0.254", "-p", "5302", "-n", "300K", "-J", check=False, timeout=60)
+                if r.returncode == 0 and "error" not in json.loads(r.stdout or "{}"):
+                    break
+                time.sleep(0.1)
+            assert r.returncode == 0, r.stdout[-400:]
+            assert r.returncode == 0 and "error" not in json.loads(r.stdout), r.stdout[-400:]
+            end = json.loads(r.stdout)["end"]
+            assert end["sum_sent"]["bytes"] >= 300 * 1024 and end["sum_received"]["bytes"] > 0
+        finally:
+            server.wait(timeout=30)
+        # What crossed the veth is protected 802.11 in UDP: the plaintext never shows there.
+        cap = subprocess.Popen(["ip", "netns", "exec", a, "tshark", "-i", "wtua0", "-w", str(tmp_path / "veth.pcap"), "-f", "udp port 7700"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if shutil.which("tshark") else None
+        if cap:
+            deadline = time.time() + 10
+            while not (tmp_path / "veth.pcap").exists() and time.time() < deadline:
+                time.sleep(0.1)
+            time.sleep(0.5)
+            netns(b, "ping", "-c", "3", "-i", "0.1", "-p", "c0ffee", "10.78.0.254")
+            time.sleep(0.5)
+            cap.send_signal(signal.SIGINT)  # tshark finishes its file on SIGINT
+            cap.wait(timeout=10)
+            data = (tmp_path / "veth.pcap").read_bytes()
+            assert len(data) > 500 and bytes.fromhex("c0ffeec0ffee") not in data
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=10)
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
+    assert not [l for l in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if l.startswith(("wtua", "wtub"))]

@@ -43,6 +43,10 @@ enum Command {
     /// The emulated WLAN in network namespaces: up, down, status, inject (root).
     #[command(subcommand)]
     Wlan(wlan::Command),
+    /// An access point whose air is UDP over any IP network (a TAP on this host; root).
+    Ap(wlan::ApArgs),
+    /// A station whose air is UDP to its access point (a TAP on this host; root).
+    Sta(wlan::StaArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::run(args),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Wlan(cmd) => wlan::run(cmd),
+        Command::Ap(args) => wlan::udp_node(args.node, None),
+        Command::Sta(args) => wlan::udp_node(args.node, Some((args.ap, args.bssid))),
     };
     match result {
         Ok(code) => code,

@@ -117,42 +117,43 @@ pub struct Status {
     pub uptime_s: f64,
 }
 
-enum Machine {
+/// One node's machine, whatever its kind (the UDP transport drives the same ones).
+pub(crate) enum Machine {
     Ap(AccessPoint),
     Sta(Station),
     Ibss(IbssStation),
 }
 
 impl Machine {
-    fn start(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn start(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.beacon().map(|b| out.push(Output::Air(b))),
             Machine::Sta(s) => s.start(out),
             Machine::Ibss(s) => s.start(out),
         }
     }
-    fn from_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn from_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_host(frame, out),
             Machine::Sta(s) => s.from_host(frame, out),
             Machine::Ibss(s) => s.from_host(frame, out),
         }
     }
-    fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_air(mpdu, out),
             Machine::Sta(s) => s.from_air(mpdu, out),
             Machine::Ibss(s) => s.from_air(mpdu, out),
         }
     }
-    fn tick(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn tick(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.tick(out),
             Machine::Sta(s) => s.tick(out),
             Machine::Ibss(s) => s.tick(out),
         }
     }
-    fn is_ap(&self) -> bool {
+    pub(crate) fn is_ap(&self) -> bool {
         matches!(self, Machine::Ap(_))
     }
 }

@@ -8,6 +8,7 @@
 //! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
+//! * [`udp`]: the access point and a station as separate processes over a UDP "air".
 //! * [`ibss`]: the ad-hoc station (direct links, a pair of 4-way handshakes per peer pair).
 
 pub mod airtime;
@@ -18,3 +19,4 @@ pub mod ibss;
 pub mod medium;
 pub mod netns;
 pub mod security;
+pub mod udp;
