@@ -125,6 +125,67 @@ pub struct ModelArgs {
     stations: usize,
 }
 
+/// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
+#[derive(ClapArgs)]
+pub struct NodeArgs {
+    /// open, wep, tkip, ccmp, enhanced[:N].
+    #[arg(long, default_value = "ccmp")]
+    security: String,
+    /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
+    #[arg(long, default_value = "")]
+    passphrase: String,
+    #[arg(long, default_value = "wlansec")]
+    ssid: String,
+    /// The TAP interface to create.
+    #[arg(long, default_value = "wlan0")]
+    interface: String,
+    /// This node's MAC: its 802.11 address (the access point's is the BSSID).
+    #[arg(long)]
+    mac: String,
+    /// IPv4 address/prefix of the TAP interface.
+    #[arg(long)]
+    ipv4: String,
+    /// IPv6 address/prefix of the TAP interface.
+    #[arg(long)]
+    ipv6: String,
+    /// UDP address to bind (access point default 0.0.0.0:7700, station an ephemeral port).
+    #[arg(long)]
+    listen: Option<std::net::SocketAddr>,
+}
+
+#[derive(ClapArgs)]
+pub struct ApArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+#[derive(ClapArgs)]
+pub struct StaArgs {
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// The access point's UDP address.
+    #[arg(long)]
+    pub ap: std::net::SocketAddr,
+    /// The access point's MAC (the BSSID).
+    #[arg(long)]
+    pub bssid: String,
+}
+
+/// Run an access point (`sta` None) or a station over UDP until the process is ended.
+pub fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Result<ExitCode> {
+    use wlansec_wlan::udp::{self, NodeConfig, Role};
+    let mode: SecurityMode = node.security.parse().map_err(anyhow::Error::msg)?;
+    let bssid = sta.as_ref().map_or(&node.mac, |(_, b)| b).parse().map_err(|e| anyhow::anyhow!("MAC address: {e}"))?;
+    let (role, listen) = match sta {
+        Some((ap, _)) => (Role::Station { ap }, node.listen.unwrap_or(if ap.is_ipv4() { "0.0.0.0:0".parse()? } else { "[::]:0".parse()? })),
+        None => (Role::AccessPoint, node.listen.unwrap_or("0.0.0.0:7700".parse()?)),
+    };
+    let interface = netns::NodeAddrs { role: String::new(), namespace: String::new(), interface: node.interface, mac: node.mac, ipv4: node.ipv4, ipv6: node.ipv6 };
+    let network = wlansec_wlan::bss::NetworkConfig { ssid: node.ssid, bssid, mode, passphrase: node.passphrase };
+    udp::run(NodeConfig { role, network, listen, interface }, |line| eprintln!("wlansec: {line}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(ClapArgs)]
 pub struct StatusArgs {
     #[command(flatten)]
@@ -438,7 +499,13 @@ fn protect_loop(args: ProtectLoopArgs) -> Result<ExitCode> {
     if args.size < 26 {
         bail!("--size must hold the 26-byte QoS data header");
     }
-    let mut tx = wlansec_core::suite::Transmitter::new(mode.suite(key)?, 0);
+    // The portable suite (RustCrypto AES: constant-time fixsliced under aes_backend="soft"),
+    // not the host engine that `SecurityMode::suite` picks for CCMP (AES-NI/VAES kernels).
+    let suite: Box<dyn wlansec_core::suite::FrameSuite> = match mode {
+        SecurityMode::Ccmp => Box::new(wlansec_core::suite::Ccmp128::new(key)?),
+        _ => mode.suite(key)?,
+    };
+    let mut tx = wlansec_core::suite::Transmitter::new(suite, 0);
     let mut buf = vec![0u8; args.size + 32];
     for n in 0..args.frames {
         buf[..args.size].fill(n as u8);
