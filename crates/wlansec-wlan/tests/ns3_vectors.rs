@@ -81,9 +81,10 @@ fn ns3_table_covers_every_phy() {
     }
 }
 
-/// Bianchi's saturation throughput for 1 and 2 stations is within 5 % of ns-3's simulated
-/// uplink UDP saturation on the same scenario (g54 DCF; HT MCS7 40 MHz AC_BE, with and
-/// without 32-MPDU A-MPDUs; 1500-byte IP packets, open, no RTS/CTS).
+/// Bianchi's saturation throughput and our slot-by-slot simulation are within 5 % of ns-3's
+/// simulated uplink UDP saturation on the same scenario for every row (1 and 2 stations, and
+/// 5 and 10 without aggregation): g54 DCF; HT MCS7 40 MHz AC_BE with and without 32-MPDU
+/// A-MPDUs; 1500-byte IP packets, open, no RTS/CTS.
 #[test]
 fn saturation_throughput_within_5_percent_of_ns3() {
     let doc = vectors("saturation.json");
@@ -123,8 +124,20 @@ fn saturation_throughput_within_5_percent_of_ns3() {
         );
         assert!(
             error.abs() < 0.05,
-            "{phy} {access:?} A-MPDU {mpdus} {stations} STA: ours {ours} ns-3 {ns3}"
+            "{phy} {access:?} A-MPDU {mpdus} {stations} STA: Bianchi {ours} ns-3 {ns3}"
         );
+        assert!(
+            simulated_error.abs() < 0.05,
+            "{phy} {access:?} A-MPDU {mpdus} {stations} STA: simulated {simulated} ns-3 {ns3}"
+        );
+        // With one or two stations the simulation is tighter: what is left is ns-3's beacons
+        // (~1 % of the air at 2.4 GHz, where they go at 1 Mbit/s) and its own random draws.
+        if stations <= 2 {
+            assert!(
+                simulated_error.abs() < 0.02,
+                "{phy} {access:?} A-MPDU {mpdus} {stations} STA: simulated {simulated} ns-3 {ns3}"
+            );
+        }
         seen.insert((phy.to_string(), stations));
     }
     for phy in ["g54", "n-mcs7-40"] {
