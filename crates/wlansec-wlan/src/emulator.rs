@@ -117,7 +117,9 @@ pub struct Status {
     pub uptime_s: f64,
 }
 
-/// One node's machine, whatever its kind (the UDP transport drives the same ones).
+/// One node's machine, whatever its kind (the UDP transport drives the same ones). A few per
+/// process: their sizes differing does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Machine {
     Ap(AccessPoint),
     Sta(Station),
@@ -132,14 +134,14 @@ impl Machine {
             Machine::Ibss(s) => s.start(out),
         }
     }
-    pub(crate) fn from_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn on_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_host(frame, out),
             Machine::Sta(s) => s.from_host(frame, out),
             Machine::Ibss(s) => s.from_host(frame, out),
         }
     }
-    pub(crate) fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn on_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_air(mpdu, out),
             Machine::Sta(s) => s.from_air(mpdu, out),
@@ -409,7 +411,7 @@ impl Emulator {
             let frame = &buf[..n as usize];
             let mut out = Vec::new();
             let started = now_ns();
-            let result = self.nodes[i].machine.from_host(frame, &mut out);
+            let result = self.nodes[i].machine.on_host(frame, &mut out);
             let now = now_ns();
             if self.mode.host_protected() || (self.nodes[i].machine.is_ap() && self.nodes[i].crypto.model == CryptoModel::Host) {
                 self.nodes[i].host_crypto_ns += now - started;
@@ -471,7 +473,7 @@ impl Emulator {
                 self.record_release(d.due_ns, actual, d.to, d.mpdu.len());
                 let mut out = Vec::new();
                 let started = now_ns();
-                let _ = self.nodes[d.to].machine.from_air(&d.mpdu, &mut out);
+                let _ = self.nodes[d.to].machine.on_air(&d.mpdu, &mut out);
                 let done = now_ns();
                 if self.mode.host_protected() {
                     self.nodes[d.to].host_crypto_ns += done - started;

@@ -121,7 +121,7 @@ impl IbssStation {
     /// Beacons and the handshakes' retransmission timers.
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.ticks += 1;
-        if self.ticks % BEACON_TICKS == 0 {
+        if self.ticks.is_multiple_of(BEACON_TICKS) {
             out.push(Output::Air(self.beacon()?));
         }
         let macs: Vec<MacAddr> = self.peers.keys().copied().collect();

@@ -73,11 +73,11 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> io::Result<()> {
             if n <= 0 {
                 break;
             }
-            let _ = machine.from_host(&buf[..n as usize], &mut out);
+            let _ = machine.on_host(&buf[..n as usize], &mut out);
         }
         while let Ok((n, from)) = node.socket.recv_from(&mut buf) {
             node.learn(&buf[..n], from);
-            let _ = machine.from_air(&buf[..n], &mut out);
+            let _ = machine.on_air(&buf[..n], &mut out);
         }
         if Instant::now() >= next_tick {
             next_tick += Duration::from_millis(TICK_MS);
