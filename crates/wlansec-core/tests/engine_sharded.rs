@@ -140,9 +140,7 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
 
         // The same frames again (a later call): every one is a replay.
         let again = engine.unprotect_all(protected[..10].to_vec()).unwrap();
-        assert!(again
-            .iter()
-            .all(|r| matches!(r, Err(Error::Replay { .. }))));
+        assert!(again.iter().all(|r| matches!(r, Err(Error::Replay { .. }))));
 
         // New frames, one tampered, one delivered twice within the call.
         let fresh: Vec<(u32, Vec<u8>)> = engine

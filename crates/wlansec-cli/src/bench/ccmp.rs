@@ -380,7 +380,9 @@ fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize, vaes: bool) 
 
 fn load_average() -> [f64; 3] {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut fields = text.split_whitespace().map(|f| f.parse().unwrap_or(f64::NAN));
+    let mut fields = text
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(f64::NAN));
     [(); 3].map(|_| fields.next().unwrap_or(f64::NAN))
 }
 

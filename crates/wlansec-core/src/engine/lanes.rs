@@ -346,8 +346,7 @@ fn retire_finished<'k, K: Kernel, const L: usize>(
     next: &mut (usize, usize),
     tasks: &mut [FrameTask<'k>],
 ) {
-    for i in 0..L {
-        let lane = &mut lanes[i];
+    for (i, lane) in lanes.iter_mut().enumerate() {
         if lane.active && lane.step == lane.total_steps {
             let acc = &mut tasks[lane.frame].acc;
             for (a, x) in acc.iter_mut().zip(lane.mac.to_bytes()) {

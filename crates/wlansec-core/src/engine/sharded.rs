@@ -310,8 +310,8 @@ fn open_shard(
         for item in &chunk {
             let installed = &keys[&item.station];
             let counters = counters_of(replay, item.station, installed.generation);
-            checked.push(
-                framing::prepare_decapsulate(&item.mpdu, rules).and_then(|(prepared, peeked)| {
+            checked.push(framing::prepare_decapsulate(&item.mpdu, rules).and_then(
+                |(prepared, peeked)| {
                     if peeked.key_id != installed.key_id {
                         return Err(Error::KeyId {
                             expected: installed.key_id,
@@ -320,14 +320,15 @@ fn open_shard(
                     }
                     counters.check(peeked.class, peeked.pn)?;
                     Ok((prepared, peeked))
-                }),
-            );
+                },
+            ));
         }
         let verified: Vec<bool> = {
             let mut jobs = Vec::with_capacity(chunk.len());
             for (item, checked) in chunk.iter_mut().zip(&checked) {
                 let Ok((prepared, _)) = checked else { continue };
-                let (data, mic) = item.mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
+                let (data, mic) =
+                    item.mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
                 let mut job = Job::new(
                     &keys[&item.station].key,
                     prepared.nonce,
