@@ -259,8 +259,14 @@ fn protect_shard(engine: Engine, rules: Rules, keys: &Keys, items: Vec<Item>) ->
             .by_ref()
             .take(BATCH)
             .map(|mut item| {
+                // A new buffer from this thread's allocator rather than growing the caller's
+                // in place: a realloc of another thread's block takes that arena's lock,
+                // which the workers would contend for.
                 let len = item.mpdu.len();
-                item.mpdu.resize(len + PN_HEADER_LEN + MIC_LEN, 0);
+                let mut buf = Vec::with_capacity(len + PN_HEADER_LEN + MIC_LEN);
+                buf.extend_from_slice(&item.mpdu);
+                buf.resize(len + PN_HEADER_LEN + MIC_LEN, 0);
+                item.mpdu = buf;
                 (item, len)
             })
             .collect();
