@@ -357,3 +357,26 @@ def test_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
         for ns in (a, b):
             subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
     assert not [l for l in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if l.startswith(("wtua", "wtub"))]
+
+
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark (make setup)")
+@pytest.mark.parametrize("mode", ["ccmp", "tkip"])
+def test_ibss_capture_decrypts_in_wlansec_decrypt(make_wlan, tmp_path, mode):
+    # Each station pair runs two 4-way handshakes and each station sends under its own GTK:
+    # unicast both ways and both stations' broadcasts must come back.
+    pcap = tmp_path / f"ibss-{mode}.pcap"
+    w = make_wlan(f"wtid{mode[:2]}", "--topology", "ibss", "--security", mode, "--stations", "2", "--passphrase", PASSPHRASE, "--pcap", str(pcap))
+    netns(w.ns("sta1"), "ping", "-c", "5", "-i", "0.05", "-p", "c0ffee", w.addr("sta2", "ipv4"))
+    for role in ("sta1", "sta2"):
+        netns(w.ns(role), "ping", "-b", "-c", "2", "-i", "0.05", "-W", "1", "10.77.0.255", check=False)
+    w.down()
+    w.name = None
+    dec = tmp_path / "dec.pcap"
+    r = wlansec("decrypt", str(pcap), "-o", str(dec), "-e", "wlansec", "-p", PASSPHRASE)
+    assert "Number of verified handshakes                   2" in r.stdout, r.stdout
+    assert "Number of packets failing integrity             0" in r.stdout, r.stdout
+    icmp = subprocess.run(["tshark", "-r", str(dec), "-Y", "icmp", "-T", "fields", "-e", "eth.src", "-e", "eth.dst", "-e", "icmp.type"], capture_output=True, text=True, check=True).stdout.splitlines()
+    sta1, sta2 = (w.nodes[r]["mac"] for r in ("sta1", "sta2"))
+    assert icmp.count(f"{sta1}\t{sta2}\t8") == 5 and icmp.count(f"{sta2}\t{sta1}\t0") == 5, icmp
+    for sta in (sta1, sta2):
+        assert icmp.count(f"{sta}\tff:ff:ff:ff:ff:ff\t8") == 2, icmp

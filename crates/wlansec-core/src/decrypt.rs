@@ -18,6 +18,7 @@ use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OU
 use crate::rsn::{
     derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
 };
+use crate::suite::tkip::Role;
 use crate::suite::{
     Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep,
 };
@@ -113,10 +114,15 @@ enum Rx {
 }
 
 impl Rx {
-    fn new(cipher: CipherSuite, key: &[u8]) -> Result<Self> {
+    /// `receiver`: the handshake side that receives under this key, which picks TKIP's
+    /// Michael key (frame direction cannot tell in an IBSS); None reads it off each frame.
+    fn new(cipher: CipherSuite, key: &[u8], receiver: Option<Role>) -> Result<Self> {
         Ok(match cipher {
             CipherSuite::Tkip => Rx::Tkip {
-                tkip: Tkip::new(key)?,
+                tkip: match receiver {
+                    Some(role) => Tkip::new(key)?.with_role(role),
+                    None => Tkip::new(key)?,
+                },
                 replay: ReplayCounters::default(),
             },
             CipherSuite::Ccmp128 => Rx::Fast {
@@ -173,20 +179,39 @@ struct PairwiseKey {
     from_supplicant: Rx,
 }
 
-/// One authenticator-supplicant link and the handshake in progress on it.
+impl PairwiseKey {
+    fn new(cipher: CipherSuite, tk: Secret) -> Result<Self> {
+        Ok(PairwiseKey {
+            from_authenticator: Rx::new(cipher, tk.as_bytes(), Some(Role::Supplicant))?,
+            from_supplicant: Rx::new(cipher, tk.as_bytes(), Some(Role::Authenticator))?,
+            tk,
+        })
+    }
+}
+
+/// A 4-way handshake: (authenticator, supplicant). In an IBSS each pair of stations runs
+/// two, one with each station as authenticator.
+type HandshakeId = (MacAddr, MacAddr);
+
+/// One 4-way handshake in progress (or done).
 #[derive(Default)]
-struct Link {
-    authenticator: Option<MacAddr>,
+struct Handshake {
     anonce: Option<[u8; 32]>,
     /// Message 2 frames waiting for an ANonce (message 1 was not captured).
     pending_m2: Vec<Vec<u8>>,
     ptk: Option<Ptk>,
     cipher: Option<CipherSuite>,
-    descriptor: Option<DescriptorType>,
+}
+
+/// A pairwise link and the key in use on it.
+#[derive(Default)]
+struct Link {
+    /// The authenticator of the handshake whose key is installed.
+    authenticator: Option<MacAddr>,
     key: Option<PairwiseKey>,
 }
 
-/// Group keys of one BSS, by Key ID.
+/// Group keys of one transmitter (the AP of a BSS; each station of an IBSS), by Key ID.
 #[derive(Default)]
 struct Group {
     keys: [Option<(Secret, Rx)>; 4],
@@ -210,7 +235,9 @@ pub struct Decryptor {
     form: OutputForm,
     rules: Rules,
     networks: HashMap<MacAddr, Network>,
+    handshakes: HashMap<HandshakeId, Handshake>,
     links: HashMap<LinkId, Link>,
+    /// Group keys by the address that sends frames under them.
     groups: HashMap<MacAddr, Group>,
     wep: Option<Rx>,
     fragments: HashMap<MacAddr, Partial>,
@@ -227,7 +254,7 @@ enum KeySlot {
     Wep,
     /// A pairwise key, and whether the frame came from the authenticator.
     Pairwise(LinkId, bool),
-    /// A group key of a BSS, by Key ID.
+    /// A group key of a transmitter, by Key ID.
     Group(MacAddr, u8),
 }
 
@@ -241,7 +268,7 @@ impl Decryptor {
         form: OutputForm,
     ) -> Result<Self> {
         let wep = match &keys {
-            Keys::Wep(key) => Some(Rx::new(wep_cipher(key.len())?, key.as_bytes())?),
+            Keys::Wep(key) => Some(Rx::new(wep_cipher(key.len())?, key.as_bytes(), None)?),
             _ => None,
         };
         Ok(Decryptor {
@@ -251,6 +278,7 @@ impl Decryptor {
             form,
             rules: Rules::default(),
             networks: HashMap::new(),
+            handshakes: HashMap::new(),
             links: HashMap::new(),
             groups: HashMap::new(),
             wep,
@@ -562,64 +590,60 @@ impl Decryptor {
             .map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
         let ta = header.addr2;
         let ra = header.addr1;
-        let id = link_id(ta, ra);
         let bss = transmitter_bss(header);
         let frame = view.frame().to_vec();
+        self.links.entry(link_id(ta, ra)).or_default();
         match view.message() {
-            Message::FourWay1 => {
-                let link = self.links.entry(id).or_default();
-                link.authenticator = Some(ta);
-                link.anonce = Some(view.nonce());
-                link.descriptor = Some(view.descriptor_type()?);
-                for m2 in std::mem::take(&mut link.pending_m2) {
-                    self.message2(id, bss, &m2)?;
-                }
-                Ok(())
-            }
+            Message::FourWay1 => self.new_anonce((ta, ra), bss, view.nonce()),
             Message::FourWay2 => {
-                let link = self.links.entry(id).or_default();
-                link.authenticator.get_or_insert(ra);
-                if link.anonce.is_none() {
-                    link.pending_m2.push(frame);
+                let id = (ra, ta);
+                let handshake = self.handshakes.entry(id).or_default();
+                if handshake.anonce.is_none() {
+                    handshake.pending_m2.push(frame);
                     return Ok(());
                 }
                 self.message2(id, bss, &frame)
             }
             Message::FourWay3 => {
-                let link = self.links.entry(id).or_default();
-                link.authenticator = Some(ta);
-                if link.anonce != Some(view.nonce()) {
-                    link.anonce = Some(view.nonce());
-                    link.descriptor = Some(view.descriptor_type()?);
-                    for m2 in std::mem::take(&mut link.pending_m2) {
-                        self.message2(id, bss, &m2)?;
-                    }
+                let id = (ta, ra);
+                if self.handshakes.get(&id).and_then(|h| h.anonce) != Some(view.nonce()) {
+                    self.new_anonce(id, bss, view.nonce())?;
                 }
                 self.group_key_message(id, bss, &frame)
             }
-            Message::Group1 => self.group_key_message(id, bss, &frame),
+            Message::Group1 => self.group_key_message((ta, ra), bss, &frame),
             Message::FourWay4 | Message::Group2 | Message::Request => Ok(()),
         }
     }
 
-    /// Derive the PTK for a message 2 and install it if its MIC verifies.
-    fn message2(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
+    /// Message 1 (or a message 3 whose ANonce is new): take the ANonce and try the
+    /// messages 2 that were waiting for it.
+    fn new_anonce(&mut self, id: HandshakeId, bss: MacAddr, anonce: [u8; 32]) -> Result<()> {
+        let handshake = self.handshakes.entry(id).or_default();
+        handshake.anonce = Some(anonce);
+        for m2 in std::mem::take(&mut handshake.pending_m2) {
+            self.message2(id, bss, &m2)?;
+        }
+        Ok(())
+    }
+
+    /// Derive the PTK for a message 2 and install it if its MIC verifies. Of a pair's two
+    /// IBSS handshakes, the one whose authenticator has the larger address keys the link
+    /// (IEEE 802.11-2020 12.6.10.1); a smaller one keys it only until then.
+    fn message2(&mut self, id: HandshakeId, bss: MacAddr, frame: &[u8]) -> Result<()> {
         let Keys::Pmk(pmk) = &self.keys else {
             return Ok(());
         };
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
-        let link = self
-            .links
+        let (aa, spa) = id;
+        let handshake = self
+            .handshakes
             .get_mut(&id)
             .ok_or(Error::Malformed("message 2 on an unknown link"))?;
         let view = EapolKey::new_checked(frame)?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
-        let aa = link.authenticator.ok_or(Error::Malformed(
-            "message 2 before its authenticator is known",
-        ))?;
-        let spa = if aa == id.0 { id.1 } else { id.0 };
-        let anonce = link
+        let anonce = handshake
             .anonce
             .ok_or(Error::Malformed("message 2 without an ANonce"))?;
         let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
@@ -628,29 +652,40 @@ impl Decryptor {
             return Err(Error::MicFailure);
         }
         self.stats.handshakes += 1;
-        let same_key = link.key.as_ref().is_some_and(|k| k.tk == ptk.tk);
-        if !same_key {
-            link.key = Some(PairwiseKey {
-                tk: ptk.tk.clone(),
-                from_authenticator: Rx::new(cipher, ptk.tk.as_bytes())?,
-                from_supplicant: Rx::new(cipher, ptk.tk.as_bytes())?,
-            });
+        let tk = ptk.tk.clone();
+        handshake.cipher = Some(cipher);
+        handshake.ptk = Some(ptk);
+        let link = self.links.entry(link_id(aa, spa)).or_default();
+        let preferred = link.authenticator.is_none_or(|current| aa >= current);
+        let same_key = link.key.as_ref().is_some_and(|k| k.tk == tk);
+        if preferred && !same_key {
+            link.key = Some(PairwiseKey::new(cipher, tk)?);
         }
-        link.cipher = Some(cipher);
-        link.ptk = Some(ptk);
+        if preferred {
+            link.authenticator = Some(aa);
+        }
         Ok(())
     }
 
-    /// Message 3 or group message 1: verify its MIC under the link's KCK, decrypt the Key
-    /// Data under its KEK and install the GTK it carries.
-    fn group_key_message(&mut self, id: LinkId, bss: MacAddr, frame: &[u8]) -> Result<()> {
+    /// Message 3 or group message 1 from authenticator `id.0`: verify its MIC under the KCK
+    /// of a handshake between the two (its own; a group message 1 in an IBSS may come
+    /// under the pair's other one), decrypt the Key Data under that KEK and install the
+    /// GTK it carries as the sender's.
+    fn group_key_message(&mut self, id: HandshakeId, bss: MacAddr, frame: &[u8]) -> Result<()> {
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
-        let Some(link) = self.links.get(&id) else {
+        let mut candidates = [id, (id.1, id.0)]
+            .into_iter()
+            .filter_map(|h| self.handshakes.get(&h))
+            .filter(|h| h.ptk.is_some())
+            .peekable();
+        if candidates.peek().is_none() {
             return Ok(());
-        };
-        let Some(ptk) = &link.ptk else { return Ok(()) };
+        }
+        let handshake = candidates
+            .find(|h| h.ptk.as_ref().is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok()))
+            .ok_or(Error::MicFailure)?;
+        let Some(ptk) = &handshake.ptk else { return Ok(()) };
         let view = EapolKey::new_checked(frame)?;
-        eapol::verify_mic(ptk.kck.as_bytes(), frame)?;
         let info = view.key_info();
         let version = info.version()?;
         if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn
@@ -659,7 +694,7 @@ impl Decryptor {
         }
         let plain =
             eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
-        let group_cipher = group_cipher_of(&plain, version, &network, link.cipher);
+        let group_cipher = group_cipher_of(&plain, version, &network, handshake.cipher);
         let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
             // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
             if info.has(KeyInfo::PAIRWISE) {
@@ -685,12 +720,12 @@ impl Decryptor {
         if gtk.is_all_zero() {
             return Err(Error::Malformed("all-zero GTK refused"));
         }
-        let slot = &mut self.groups.entry(bss).or_default().keys[usize::from(key_id & 3)];
+        let slot = &mut self.groups.entry(id.0).or_default().keys[usize::from(key_id & 3)];
         if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {
             return Ok(());
         }
         let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
-        let rx = Rx::new(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())])?;
+        let rx = Rx::new(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())], None)?;
         *slot = Some((gtk, rx));
         self.stats.group_keys += 1;
         Ok(())
@@ -720,7 +755,7 @@ impl Decryptor {
         Ok(if wep {
             KeySlot::Wep
         } else if header.addr1.is_group() {
-            KeySlot::Group(transmitter_bss(header), key_id_of(mpdu, self.rules)?)
+            KeySlot::Group(header.addr2, key_id_of(mpdu, self.rules)?)
         } else {
             let id = link_id(header.addr1, header.addr2);
             self.install_given_tk(id, header.addr2);
@@ -788,11 +823,13 @@ impl Decryptor {
             } else {
                 CipherSuite::Tkip
             });
+        // Which side is the authenticator is a guess here, so TKIP reads each frame's
+        // direction instead.
         let key = (|| -> Result<PairwiseKey> {
             Ok(PairwiseKey {
                 tk: tk.clone(),
-                from_authenticator: Rx::new(cipher, tk.as_bytes())?,
-                from_supplicant: Rx::new(cipher, tk.as_bytes())?,
+                from_authenticator: Rx::new(cipher, tk.as_bytes(), None)?,
+                from_supplicant: Rx::new(cipher, tk.as_bytes(), None)?,
             })
         })();
         if let Ok(key) = key {
