@@ -682,9 +682,15 @@ impl Decryptor {
             return Ok(());
         }
         let handshake = candidates
-            .find(|h| h.ptk.as_ref().is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok()))
+            .find(|h| {
+                h.ptk
+                    .as_ref()
+                    .is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok())
+            })
             .ok_or(Error::MicFailure)?;
-        let Some(ptk) = &handshake.ptk else { return Ok(()) };
+        let Some(ptk) = &handshake.ptk else {
+            return Ok(());
+        };
         let view = EapolKey::new_checked(frame)?;
         let info = view.key_info();
         let version = info.version()?;
@@ -725,7 +731,11 @@ impl Decryptor {
             return Ok(());
         }
         let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
-        let rx = Rx::new(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())], None)?;
+        let rx = Rx::new(
+            group_cipher,
+            &gtk.as_bytes()[..gtk_len.min(gtk.len())],
+            None,
+        )?;
         *slot = Some((gtk, rx));
         self.stats.group_keys += 1;
         Ok(())

@@ -171,3 +171,175 @@ fn batches_agree_with_one_frame_at_a_time() {
         assert_eq!(many.stats(), one.stats(), "{cipher:?}");
     }
 }
+
+/// An IBSS pair on the air: two interleaved 4-way handshakes (each station authenticator
+/// of one, with its own GTK), then unicast both ways under the PTK of the handshake whose
+/// authenticator has the larger address, and each station's broadcasts under its GTK.
+/// Returns (the MPDUs on the air, the Ethernet frames carried).
+fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    use std::collections::VecDeque;
+    use wlansec_core::decrypt::data_suite;
+    use wlansec_core::rsn::element::ElementKind;
+    use wlansec_core::rsn::{Akm, Authenticator, Event, Params, RsnElementRepr, Supplicant};
+    use wlansec_core::suite::tkip::{Role, Tkip};
+    use wlansec_core::suite::{FrameSuite, Transmitter};
+    use wlansec_core::wire::{
+        llc, FrameControl, FrameType, HeaderRepr, MacAddr, Rules, SequenceControl,
+    };
+
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    // Station 1 has the larger address, so its handshake keys the pair.
+    let macs = [MacAddr([2, 0, 0, 0, 0, 9]), MacAddr([2, 0, 0, 0, 0, 3])];
+    let bssid = MacAddr([2, 0, 0, 0, 0, 0xfe]);
+    let pmk = pmk_from_passphrase(PASSPHRASE, SSID).unwrap();
+    let rsne = RsnElementRepr::personal(cipher, cipher, Akm::Psk)
+        .to_bytes(ElementKind::Rsn)
+        .unwrap();
+    let gtks: Vec<Secret> = (0..2)
+        .map(|_| {
+            let mut gtk = vec![0u8; if cipher == CipherSuite::Tkip { 32 } else { 16 }];
+            rng.fill_bytes(&mut gtk);
+            Secret::from_slice(&gtk).unwrap()
+        })
+        .collect();
+    let params = |a: usize| Params {
+        akm: Akm::Psk,
+        pairwise: cipher,
+        group: cipher,
+        aa: macs[a],
+        spa: macs[1 - a],
+        ap_rsne: rsne.clone(),
+        sta_rsne: rsne.clone(),
+    };
+    let mut auths: Vec<Authenticator> = (0..2)
+        .map(|a| Authenticator::new(params(a), pmk.clone(), 1, gtks[a].clone()).unwrap())
+        .collect();
+    let mut supps: Vec<Supplicant> = (0..2)
+        .map(|a| Supplicant::new(params(a), pmk.clone()).unwrap())
+        .collect();
+
+    let mut air = Vec::new();
+    let mut sequence = [0u16; 2];
+    let mut on_air = |from: usize,
+                      da: MacAddr,
+                      msdu: &[u8],
+                      tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>| {
+        let header = HeaderRepr {
+            frame_control: FrameControl::new(FrameType::Data, 0),
+            duration: 0,
+            addr1: da,
+            addr2: macs[from],
+            addr3: bssid,
+            sequence_control: SequenceControl::new(sequence[from], 0),
+            addr4: None,
+            qos_control: None,
+            ht_control: None,
+        };
+        sequence[from] += 1;
+        let mut mpdu = vec![0u8; header.header_len() + msdu.len() + 32];
+        header.emit(&mut mpdu, Rules::default()).unwrap();
+        mpdu[header.header_len()..][..msdu.len()].copy_from_slice(msdu);
+        let len = match tx {
+            Some(tx) => tx
+                .protect(&mut mpdu, header.header_len() + msdu.len())
+                .unwrap(),
+            None => header.header_len() + msdu.len(),
+        };
+        mpdu.truncate(len);
+        air.push(mpdu);
+    };
+
+    // Handshake `a` has station `a` as authenticator; its messages alternate with the
+    // other handshake's, as two stations starting at once send them.
+    let mut queue: VecDeque<(usize, bool, Vec<u8>)> = VecDeque::new();
+    for (a, auth) in auths.iter_mut().enumerate() {
+        for event in auth.start(&mut rng).unwrap() {
+            if let Event::Send(eapol) = event {
+                queue.push_back((a, true, eapol));
+            }
+        }
+    }
+    while let Some((a, from_authenticator, eapol)) = queue.pop_front() {
+        let sender = if from_authenticator { a } else { 1 - a };
+        let mut msdu = vec![0u8; llc::SNAP_HEADER_LEN];
+        llc::emit_snap(0x888e, &mut msdu).unwrap();
+        msdu.extend_from_slice(&eapol);
+        on_air(sender, macs[1 - sender], &msdu, None);
+        let events = if from_authenticator {
+            supps[a].receive(&eapol, &mut rng).unwrap()
+        } else {
+            auths[a].receive(&eapol).unwrap()
+        };
+        for event in events {
+            if let Event::Send(reply) = event {
+                queue.push_back((a, !from_authenticator, reply));
+            }
+        }
+    }
+    let tk = auths[0].ptk().expect("handshake 0 completed").tk.clone();
+    assert!(auths[1].ptk().is_some());
+    assert_ne!(
+        auths[1].ptk().unwrap().tk,
+        tk,
+        "the two handshakes give different keys"
+    );
+
+    let suite = |key: &Secret, role: Option<Role>| -> Box<dyn FrameSuite> {
+        match (cipher, role) {
+            (CipherSuite::Tkip, Some(role)) => {
+                Box::new(Tkip::new(key.as_bytes()).unwrap().with_role(role))
+            }
+            _ => data_suite(cipher, key.as_bytes()).unwrap(),
+        }
+    };
+    let mut unicast: Vec<_> = [Role::Authenticator, Role::Supplicant]
+        .into_iter()
+        .map(|role| Transmitter::new(suite(&tk, Some(role)), 0))
+        .collect();
+    let mut group: Vec<_> = gtks
+        .iter()
+        .map(|gtk| Transmitter::new(suite(gtk, None), 1))
+        .collect();
+    let mut frames = Vec::new();
+    for n in 0..40usize {
+        let from = n % 2;
+        let da = if n % 5 == 4 {
+            MacAddr::BROADCAST
+        } else {
+            macs[1 - from]
+        };
+        let mut ethernet = da.0.to_vec();
+        ethernet.extend_from_slice(&macs[from].0);
+        ethernet.extend_from_slice(&[0x08, 0x00]);
+        ethernet.extend((0..60 + n).map(|_| rng.next_u32() as u8));
+        let mut msdu = vec![0u8; ethernet.len()];
+        let (_, len) = llc::ethernet_to_msdu(&ethernet, &mut msdu).unwrap();
+        let tx = if da == MacAddr::BROADCAST {
+            &mut group[from]
+        } else {
+            &mut unicast[from]
+        };
+        on_air(from, da, &msdu[..len], Some(tx));
+        frames.push(ethernet);
+    }
+    (air, frames)
+}
+
+#[test]
+fn ibss_pairs_decrypt_both_ways_and_each_stations_group_frames() {
+    for cipher in [CipherSuite::Ccmp128, CipherSuite::Tkip] {
+        let (mpdus, frames) = ibss_capture(cipher);
+        let mut d = Decryptor::new(keys(cipher), Some(SSID), None, OutputForm::Ethernet).unwrap();
+        let out: Vec<Vec<u8>> = mpdus
+            .iter()
+            .filter_map(|m| d.process(m).ok().flatten().map(<[u8]>::to_vec))
+            .collect();
+        assert_eq!(out, frames, "{cipher:?}");
+        let stats = d.stats();
+        assert_eq!(
+            (stats.handshakes, stats.group_keys, stats.bad_integrity),
+            (2, 2, 0),
+            "{cipher:?}"
+        );
+    }
+}
