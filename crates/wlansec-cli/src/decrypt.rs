@@ -53,28 +53,16 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let keys = keys(&args)?;
     let psk = matches!(keys, Keys::Pmk(_));
-    let form = if args.keep_80211 {
-        OutputForm::Ieee80211
-    } else {
-        OutputForm::Ethernet
-    };
+    let form = if args.keep_80211 { OutputForm::Ieee80211 } else { OutputForm::Ethernet };
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
     let mut decryptor = Decryptor::new(keys, ssid, args.bssid, form)?;
 
     let bytes = CaptureBytes::open(&args.input)?;
     let bytes: &[u8] = &bytes;
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| default_output(&args.input));
-    let link = if args.keep_80211 {
-        LinkType::Ieee80211
-    } else {
-        LinkType::Ethernet
-    };
+    let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let file = File::create(&output).with_context(|| format!("creating {}", output.display()))?;
-    let mut writer =
-        CaptureWriter::new(BufWriter::with_capacity(1 << 20, file), link, args.format)?;
+    let mut writer = CaptureWriter::new(BufWriter::with_capacity(1 << 20, file), link, args.format)?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
@@ -119,10 +107,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output.display()
     );
     if let Some(err) = file_error {
-        bail!(
-            "{}: capture ends in a damaged record: {err} (frames before it were decrypted)",
-            args.input.display()
-        );
+        bail!("{}: capture ends in a damaged record: {err} (frames before it were decrypted)", args.input.display());
     }
     if psk && stats.handshakes == 0 {
         if stats.mic_mismatches > 0 {
@@ -140,10 +125,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     if stats.mic_mismatches > 0 {
-        eprintln!(
-            "wlansec: warning: {} handshake(s) did not verify under this passphrase",
-            stats.mic_mismatches
-        );
+        eprintln!("wlansec: warning: {} handshake(s) did not verify under this passphrase", stats.mic_mismatches);
     }
     if stats.no_key > 0 {
         eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
@@ -168,9 +150,7 @@ impl CaptureBytes {
         // process truncating the file meanwhile would fault this one.
         match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             Ok(map) if !map.is_empty() => Ok(CaptureBytes::Mapped(map)),
-            _ => Ok(CaptureBytes::Read(
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-            )),
+            _ => Ok(CaptureBytes::Read(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)),
         }
     }
 }
@@ -187,9 +167,7 @@ impl std::ops::Deref for CaptureBytes {
 
 fn keys(args: &Args) -> Result<Keys> {
     if let Some(pass) = &args.passphrase {
-        let Some(ssid) = &args.essid else {
-            bail!("--passphrase needs the network's SSID (-e)")
-        };
+        let Some(ssid) = &args.essid else { bail!("--passphrase needs the network's SSID (-e)") };
         return Ok(Keys::Pmk(pmk_from_passphrase(pass, ssid.as_bytes())?));
     }
     if let Some(pmk) = &args.pmk {
@@ -199,20 +177,14 @@ fn keys(args: &Args) -> Result<Keys> {
         return Ok(Keys::Tk(Secret::from_slice(&hexarg::key("--tk", tk)?)?));
     }
     if let Some(wep) = &args.wep_key {
-        return Ok(Keys::Wep(Secret::from_slice(&hexarg::key(
-            "--wep-key",
-            wep,
-        )?)?));
+        return Ok(Keys::Wep(Secret::from_slice(&hexarg::key("--wep-key", wep)?)?));
     }
     bail!("give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk or --wep-key")
 }
 
 /// `foo.cap` -> `foo-dec.cap`, as airdecap-ng names its output.
 fn default_output(input: &Path) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match input.extension() {
         Some(ext) => format!("{stem}-dec.{}", ext.to_string_lossy()),
         None => format!("{stem}-dec"),
@@ -236,10 +208,7 @@ fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
         ("Number of verified handshakes", s.handshakes),
         ("Number of handshakes failing the MIC", s.mic_mismatches),
         ("Number of group keys installed", s.group_keys),
-        (
-            "Number of refused handshake messages",
-            s.bad_handshake_messages,
-        ),
+        ("Number of refused handshake messages", s.bad_handshake_messages),
     ];
     for (label, value) in rows {
         println!("{label:<40}{value:>9}");

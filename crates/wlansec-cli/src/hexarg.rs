@@ -6,7 +6,7 @@ use zeroize::Zeroizing;
 
 pub fn bytes(what: &str, text: &str) -> Result<Vec<u8>> {
     let clean: String = text.trim().chars().filter(|c| !matches!(c, ':' | ' ' | '-')).collect();
-    if clean.len() % 2 != 0 {
+    if !clean.len().is_multiple_of(2) {
         bail!("bad hex in {what}: odd number of digits ({})", clean.len());
     }
     hex::decode(&clean).with_context(|| format!("bad hex in {what}"))

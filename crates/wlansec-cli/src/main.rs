@@ -18,7 +18,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "wlansec", version, about = "IEEE 802.11i / WPA2 data security: frames, suites, captures, benchmarks, the emulated WLAN")]
+#[command(
+    name = "wlansec",
+    version,
+    about = "IEEE 802.11i / WPA2 data security: frames, suites, captures, benchmarks, the emulated WLAN"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

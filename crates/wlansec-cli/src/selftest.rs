@@ -367,7 +367,12 @@ mod rsn_checks {
 
     pub fn kdf_sha256(v: &Value) -> Result<()> {
         let mut out = vec![0u8; number(v, "length_bits")? as usize / 8];
-        kdf::kdf_sha256(&field(v, "key_keyseed_computed")?, text(v, "label_ascii")?.as_bytes(), &field(v, "context")?, &mut out)?;
+        kdf::kdf_sha256(
+            &field(v, "key_keyseed_computed")?,
+            text(v, "label_ascii")?.as_bytes(),
+            &field(v, "context")?,
+            &mut out,
+        )?;
         expect_eq("KDF output", &out, &field(v, "output")?)
     }
 
@@ -421,12 +426,14 @@ mod rsn_checks {
             expect_eq("wrapped", &keywrap::wrap(&kek, &field(v, "plaintext")?)?, &field(v, "ciphertext")?)?;
             return expect_eq("unwrapped", &keywrap::unwrap(&kek, &field(v, "ciphertext")?)?, &field(v, "plaintext")?);
         }
-        let wrapped = eapol::encrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &field(v, "key_data_plain")?)?;
+        let wrapped =
+            eapol::encrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &field(v, "key_data_plain")?)?;
         expect_eq("wrapped Key Data", &wrapped, &field(v, "key_data_wrapped")?)
     }
 
     pub fn cmac(v: &Value) -> Result<()> {
-        let mut mac = <Cmac<aes::Aes128> as cmac::KeyInit>::new_from_slice(&field(v, "key")?).map_err(|_| anyhow!("CMAC key length"))?;
+        let mut mac = <Cmac<aes::Aes128> as cmac::KeyInit>::new_from_slice(&field(v, "key")?)
+            .map_err(|_| anyhow!("CMAC key length"))?;
         mac.update(&field(v, "message")?);
         expect_eq("CMAC", &mac.finalize().into_bytes(), &field(v, "tag")?)
     }

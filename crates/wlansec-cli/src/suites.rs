@@ -74,7 +74,9 @@ impl SuiteName {
         let enhanced = |ways| -> wlansec_core::Result<Box<dyn FrameSuite>> {
             Ok(Box::new(EnhancedCcmp::keyed(tk, ways, variant)?.with_rules(rules)))
         };
-        if variant != Variant::DomainSeparated && !matches!(self, SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8) {
+        if variant != Variant::DomainSeparated
+            && !matches!(self, SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8)
+        {
             return Err(wlansec_core::Error::Unsupported("--variant applies only to enhanced-N suites"));
         }
         match self {

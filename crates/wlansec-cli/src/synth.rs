@@ -105,9 +105,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let cipher = args.suite.suite();
     let wep_key = match (&args.wep_key, cipher) {
-        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => {
-            Some(hexarg::key("--wep-key", k)?.to_vec())
-        }
+        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => Some(hexarg::key("--wep-key", k)?.to_vec()),
         (None, CipherSuite::Wep40 | CipherSuite::Wep104) => {
             bail!("--suite {:?} needs --wep-key", args.suite)
         }
@@ -139,8 +137,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Link::Ieee80211 => LinkType::Ieee80211,
         Link::Radiotap => LinkType::Radiotap,
     };
-    let file = File::create(&args.output)
-        .with_context(|| format!("creating {}", args.output.display()))?;
+    let file = File::create(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     let mut writer = CaptureWriter::new(BufWriter::new(file), link, args.format)?;
     let mut packet = Vec::new();
     for record in &records {
@@ -182,10 +179,7 @@ fn read_ethernet(path: &PathBuf) -> Result<Vec<Vec<u8>>> {
     for packet in Reader::new(&bytes).with_context(|| path.display().to_string())? {
         let packet = packet.with_context(|| path.display().to_string())?;
         if packet.link_type != LinkType::Ethernet {
-            bail!(
-                "{}: --input must hold Ethernet frames (link type 1)",
-                path.display()
-            );
+            bail!("{}: --input must hold Ethernet frames (link type 1)", path.display());
         }
         out.push(packet.data.to_vec());
     }

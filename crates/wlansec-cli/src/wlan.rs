@@ -21,7 +21,7 @@ use wlansec_wlan::security::{wep_key, SecurityMode};
 #[derive(Subcommand)]
 pub enum Command {
     /// Create the namespaces, TAPs and emulated air, and join every station.
-    Up(UpArgs),
+    Up(Box<UpArgs>),
     /// Stop the emulator and remove everything `up` created.
     Down(NameArg),
     /// Nodes, addresses, counters, release-time error (`--json` for scripts).
@@ -177,10 +177,20 @@ pub fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> 
     let mode: SecurityMode = node.security.parse().map_err(anyhow::Error::msg)?;
     let bssid = sta.as_ref().map_or(&node.mac, |(_, b)| b).parse().map_err(|e| anyhow::anyhow!("MAC address: {e}"))?;
     let (role, listen) = match sta {
-        Some((ap, _)) => (Role::Station { ap }, node.listen.unwrap_or(if ap.is_ipv4() { "0.0.0.0:0".parse()? } else { "[::]:0".parse()? })),
+        Some((ap, _)) => (
+            Role::Station { ap },
+            node.listen.unwrap_or(if ap.is_ipv4() { "0.0.0.0:0".parse()? } else { "[::]:0".parse()? }),
+        ),
         None => (Role::AccessPoint, node.listen.unwrap_or("0.0.0.0:7700".parse()?)),
     };
-    let interface = netns::NodeAddrs { role: String::new(), namespace: String::new(), interface: node.interface, mac: node.mac, ipv4: node.ipv4, ipv6: node.ipv6 };
+    let interface = netns::NodeAddrs {
+        role: String::new(),
+        namespace: String::new(),
+        interface: node.interface,
+        mac: node.mac,
+        ipv4: node.ipv4,
+        ipv6: node.ipv6,
+    };
     let network = wlansec_wlan::bss::NetworkConfig { ssid: node.ssid, bssid, mode, passphrase: node.passphrase };
     udp::run(NodeConfig { role, network, listen, interface }, |line| eprintln!("wlansec: {line}"))?;
     Ok(ExitCode::SUCCESS)
@@ -205,7 +215,7 @@ pub struct InjectArgs {
 
 pub fn run(cmd: Command) -> Result<ExitCode> {
     match cmd {
-        Command::Up(args) => up(args),
+        Command::Up(args) => up(*args),
         Command::Down(args) => down(&args.name).map(|_| ExitCode::SUCCESS),
         Command::Status(args) => status(args),
         Command::Inject(args) => {
@@ -247,7 +257,10 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.ssid.is_empty() || args.ssid.len() > 32 {
         bail!("--ssid must be 1..=32 bytes");
     }
-    if args.name.name.is_empty() || args.name.name.len() > 8 || !args.name.name.chars().all(|c| c.is_ascii_alphanumeric()) {
+    if args.name.name.is_empty()
+        || args.name.name.len() > 8
+        || !args.name.name.chars().all(|c| c.is_ascii_alphanumeric())
+    {
         bail!("--name must be 1..=8 letters or digits");
     }
     for pass in std::iter::once(&args.passphrase).chain(args.station_passphrase.as_ref()) {
@@ -360,7 +373,11 @@ fn wait_joined(name: &str, config: &Config) -> Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            let stuck: Vec<String> = nodes.iter().filter(|n| n["state"]["state"] != "connected").map(|n| format!("{} {}", n["role"].as_str().unwrap_or("?"), n["state"])).collect();
+            let stuck: Vec<String> = nodes
+                .iter()
+                .filter(|n| n["state"]["state"] != "connected")
+                .map(|n| format!("{} {}", n["role"].as_str().unwrap_or("?"), n["state"]))
+                .collect();
             bail!("stations did not join within the time limit: {}", stuck.join(", "));
         }
     }
@@ -368,11 +385,23 @@ fn wait_joined(name: &str, config: &Config) -> Result<()> {
 
 fn print_summary(name: &str) -> Result<()> {
     let status: serde_json::Value = serde_json::from_str(&control(name, "status")?)?;
-    println!("WLAN `{name}` up: ssid {} security {} phy {} (link {})", status["ssid"], status["security"], status["phy"], status["link"]);
+    println!(
+        "WLAN `{name}` up: ssid {} security {} phy {} (link {})",
+        status["ssid"], status["security"], status["phy"], status["link"]
+    );
     println!("{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} crypto", "role", "namespace", "iface", "mac", "ipv4", "ipv6");
     for n in status["nodes"].as_array().into_iter().flatten() {
         let s = |k: &str| n[k].as_str().unwrap_or("").to_string();
-        println!("{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} {}", s("role"), s("namespace"), s("interface"), s("mac"), s("ipv4"), s("ipv6"), n["crypto"]);
+        println!(
+            "{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} {}",
+            s("role"),
+            s("namespace"),
+            s("interface"),
+            s("mac"),
+            s("ipv4"),
+            s("ipv6"),
+            n["crypto"]
+        );
     }
     Ok(())
 }
@@ -384,9 +413,26 @@ fn status(args: StatusArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let s: serde_json::Value = serde_json::from_str(&answer)?;
-    println!("{} security {} phy {} link {} (FER {}), up {:.1} s", s["name"], s["security"], s["phy"], s["link"], s["frame_error_rate"], s["uptime_s"].as_f64().unwrap_or(0.0));
+    println!(
+        "{} security {} phy {} link {} (FER {}), up {:.1} s",
+        s["name"],
+        s["security"],
+        s["phy"],
+        s["link"],
+        s["frame_error_rate"],
+        s["uptime_s"].as_f64().unwrap_or(0.0)
+    );
     for n in s["nodes"].as_array().into_iter().flatten() {
-        println!("  {:<5} {:<12} {} {} {}  state {}  {}", n["role"].as_str().unwrap_or(""), n["namespace"].as_str().unwrap_or(""), n["mac"].as_str().unwrap_or(""), n["ipv4"].as_str().unwrap_or(""), n["ipv6"].as_str().unwrap_or(""), n["state"]["state"], n["counters"]);
+        println!(
+            "  {:<5} {:<12} {} {} {}  state {}  {}",
+            n["role"].as_str().unwrap_or(""),
+            n["namespace"].as_str().unwrap_or(""),
+            n["mac"].as_str().unwrap_or(""),
+            n["ipv4"].as_str().unwrap_or(""),
+            n["ipv6"].as_str().unwrap_or(""),
+            n["state"]["state"],
+            n["counters"]
+        );
     }
     println!("  medium {}", s["medium"]);
     println!("  release error (µs) {}", s["release_error"]);
@@ -428,7 +474,8 @@ fn cleanup(name: &str) -> Result<()> {
     if let Ok(entries) = fs::read_dir("/run/netns") {
         for e in entries.flatten() {
             let ns = e.file_name().to_string_lossy().to_string();
-            let ours = ns == format!("{name}-ap") || ns.strip_prefix(&format!("{name}-sta")).is_some_and(|n| n.parse::<u32>().is_ok());
+            let ours = ns == format!("{name}-ap")
+                || ns.strip_prefix(&format!("{name}-sta")).is_some_and(|n| n.parse::<u32>().is_ok());
             if ours {
                 netns::delete_namespace(&ns)?;
             }
@@ -436,7 +483,9 @@ fn cleanup(name: &str) -> Result<()> {
     }
     let dir = state_dir(name);
     match fs::remove_dir_all(&dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e).with_context(|| format!("{}", dir.display())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("{}", dir.display()))
+        }
         _ => {}
     }
     Ok(())

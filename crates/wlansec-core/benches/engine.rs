@@ -16,32 +16,21 @@ fn engine_benches(c: &mut Criterion) {
         for bytes in [64usize, 1500] {
             group.throughput(Throughput::Bytes(bytes as u64));
             let mut data = vec![0xa5u8; bytes];
-            for (label, mode) in [
-                ("single", Mode::CCMP128),
-                ("enhanced-8", Mode::enhanced(Ways::N8)),
-            ] {
+            for (label, mode) in [("single", Mode::CCMP128), ("enhanced-8", Mode::enhanced(Ways::N8))] {
                 let key = Key::new(&[7; 16], mode).expect("16-octet key");
                 group.bench_with_input(BenchmarkId::new(label, bytes), &bytes, |b, _| {
-                    b.iter(|| {
-                        engine
-                            .seal(&key, &NONCE, &AAD, &mut data)
-                            .expect("valid job")
-                    })
+                    b.iter(|| engine.seal(&key, &NONCE, &AAD, &mut data).expect("valid job"))
                 });
             }
             let frames = 4 * backend.lanes();
-            let keys: Vec<Key> = (0..frames)
-                .map(|i| Key::new(&[i as u8; 16], Mode::CCMP128).expect("16-octet key"))
-                .collect();
+            let keys: Vec<Key> =
+                (0..frames).map(|i| Key::new(&[i as u8; 16], Mode::CCMP128).expect("16-octet key")).collect();
             let mut buffers = vec![vec![0x3cu8; bytes]; frames];
             group.throughput(Throughput::Bytes((bytes * frames) as u64));
             group.bench_with_input(BenchmarkId::new("multibuffer", bytes), &bytes, |b, _| {
                 b.iter(|| {
-                    let mut jobs: Vec<Job> = buffers
-                        .iter_mut()
-                        .zip(&keys)
-                        .map(|(d, k)| Job::new(k, NONCE, &AAD, d))
-                        .collect();
+                    let mut jobs: Vec<Job> =
+                        buffers.iter_mut().zip(&keys).map(|(d, k)| Job::new(k, NONCE, &AAD, d)).collect();
                     engine.seal_batch(&mut jobs).expect("valid jobs")
                 })
             });

@@ -61,7 +61,7 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
     }
 
     fn encrypt(&self, block: &Block) -> Block {
-        let mut out = block.clone();
+        let mut out = *block;
         self.cipher.encrypt_block(&mut out);
         out
     }
@@ -79,7 +79,7 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
         if !(7..=13).contains(&nonce.len()) {
             return Err(Error::Unsupported("CCM nonce length outside 7..=13"));
         }
-        if !(4..=16).contains(&tag_len) || tag_len % 2 != 0 {
+        if !(4..=16).contains(&tag_len) || !tag_len.is_multiple_of(2) {
             return Err(Error::Unsupported("CCM tag length not an even number in 4..=16"));
         }
         let length_octets = 15 - nonce.len();

@@ -15,13 +15,9 @@ use crate::engine::{framing, Engine, FastCcmp, Job, Key, Mode};
 use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message, ETHERTYPE_EAPOL};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
-use crate::rsn::{
-    derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
-};
+use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
 use crate::suite::tkip::Role;
-use crate::suite::{
-    Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep,
-};
+use crate::suite::{Ccmp256, Decapsulated, FrameSuite, Gcmp128, Gcmp256, Receiver, ReplayCounters, Tkip, Wep};
 use crate::wire::llc::{self, SNAP_HEADER_LEN};
 use crate::wire::{EthernetRepr, Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
@@ -75,8 +71,7 @@ pub struct Stats {
     pub malformed: u64,
 }
 
-const NO_GROUP_KEY: &str =
-    "no group key for this frame (message 3 or group message 1 not captured)";
+const NO_GROUP_KEY: &str = "no group key for this frame (message 3 or group message 1 not captured)";
 const NO_PAIRWISE_KEY: &str = "no key for this station (its 4-way handshake was not captured)";
 
 /// The link a pairwise key protects: the two addresses in a fixed order.
@@ -125,10 +120,9 @@ impl Rx {
                 },
                 replay: ReplayCounters::default(),
             },
-            CipherSuite::Ccmp128 => Rx::Fast {
-                key: Box::new(Key::new(key, Mode::CCMP128)?),
-                replay: ReplayCounters::default(),
-            },
+            CipherSuite::Ccmp128 => {
+                Rx::Fast { key: Box::new(Key::new(key, Mode::CCMP128)?), replay: ReplayCounters::default() }
+            }
             _ => Rx::Frame(Receiver::new(data_suite(cipher, key)?)),
         })
     }
@@ -141,9 +135,7 @@ impl Rx {
                 let (prepared, peeked) = framing::prepare_decapsulate(buf, rules)?;
                 replay.check(peeked.class, peeked.pn)?;
                 let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-                let mic: &[u8; MIC_LEN] = (&*mic)
-                    .try_into()
-                    .map_err(|_| Error::Malformed("CCMP MIC"))?;
+                let mic: &[u8; MIC_LEN] = (&*mic).try_into().map_err(|_| Error::Malformed("CCMP MIC"))?;
                 Engine::new().open(key, &prepared.nonce, prepared.aad.as_slice(), data, mic)?;
                 let done = framing::finish_decapsulate(buf, rules, &prepared, peeked)?;
                 replay.commit(done.class, done.pn);
@@ -166,10 +158,7 @@ impl Rx {
 }
 
 fn is_fragment<T: AsRef<[u8]>>(frame: &Frame<T>) -> bool {
-    frame.frame_control().more_fragments()
-        || frame
-            .sequence_control()
-            .is_some_and(|sc| sc.fragment_number() != 0)
+    frame.frame_control().more_fragments() || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0)
 }
 
 /// A pairwise key with one receive state per direction.
@@ -261,12 +250,7 @@ enum KeySlot {
 impl Decryptor {
     /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
     /// `bssid` to one BSS.
-    pub fn new(
-        keys: Keys,
-        ssid: Option<&[u8]>,
-        bssid: Option<MacAddr>,
-        form: OutputForm,
-    ) -> Result<Self> {
+    pub fn new(keys: Keys, ssid: Option<&[u8]>, bssid: Option<MacAddr>, form: OutputForm) -> Result<Self> {
         let wep = match &keys {
             Keys::Wep(key) => Some(Rx::new(wep_cipher(key.len())?, key.as_bytes(), None)?),
             _ => None,
@@ -339,12 +323,8 @@ impl Decryptor {
             Ok(_) => self.stats.decrypted_wpa += 1,
             Err(Error::MicFailure | Error::IcvFailure) => self.stats.bad_integrity += 1,
             Err(Error::Replay { .. }) => self.stats.replays += 1,
-            Err(Error::Unsupported(why)) if why.starts_with(NO_GROUP_KEY) => {
-                self.stats.no_group_key += 1
-            }
-            Err(Error::Unsupported(why)) if why.starts_with(NO_PAIRWISE_KEY) => {
-                self.stats.no_key += 1
-            }
+            Err(Error::Unsupported(why)) if why.starts_with(NO_GROUP_KEY) => self.stats.no_group_key += 1,
+            Err(Error::Unsupported(why)) if why.starts_with(NO_PAIRWISE_KEY) => self.stats.no_key += 1,
             Err(_) => self.stats.malformed += 1,
         }
         let (plain_len, slot) = result?;
@@ -391,12 +371,7 @@ impl Decryptor {
     fn fast_slot(&mut self, mpdu: &[u8]) -> Option<KeySlot> {
         let frame = Frame::new_checked(mpdu, self.rules).ok()?;
         let fc = frame.frame_control();
-        if !fc.is_data()
-            || !fc.protected()
-            || fc.subtype() & 0x4 != 0
-            || is_fragment(&frame)
-            || is_wep(frame.body())
-        {
+        if !fc.is_data() || !fc.protected() || fc.subtype() & 0x4 != 0 || is_fragment(&frame) || is_wep(frame.body()) {
             return None;
         }
         let header = HeaderRepr::parse(&frame).ok()?;
@@ -464,11 +439,7 @@ impl Decryptor {
         }
         let mut result = Ok(());
         let keys_at_start = (self.stats.handshakes, self.stats.group_keys);
-        for (((&(i, slot, len), buf), entry), failed) in pending
-            .iter()
-            .zip(bufs.iter_mut())
-            .zip(layout)
-            .zip(failed_mic)
+        for (((&(i, slot, len), buf), entry), failed) in pending.iter().zip(bufs.iter_mut()).zip(layout).zip(failed_mic)
         {
             let Some((prepared, peeked)) = entry else {
                 if failed && keys_at_start != (self.stats.handshakes, self.stats.group_keys) {
@@ -497,8 +468,7 @@ impl Decryptor {
                 self.stats.replays += 1;
                 continue;
             }
-            let Ok(done) = framing::finish_decapsulate(&mut buf[..len], rules, &prepared, peeked)
-            else {
+            let Ok(done) = framing::finish_decapsulate(&mut buf[..len], rules, &prepared, peeked) else {
                 self.stats.malformed += 1;
                 continue;
             };
@@ -520,10 +490,7 @@ impl Decryptor {
     }
 
     fn ssid_matches(&self, bss: MacAddr) -> bool {
-        match (
-            &self.ssid,
-            self.networks.get(&bss).and_then(|n| n.ssid.as_ref()),
-        ) {
+        match (&self.ssid, self.networks.get(&bss).and_then(|n| n.ssid.as_ref())) {
             (Some(wanted), Some(seen)) => wanted == seen,
             _ => true,
         }
@@ -553,11 +520,7 @@ impl Decryptor {
                 }
                 KeyDataItem::Element { element, .. } => element.to_vec(),
                 // A vendor element: rebuild it whole, the WPA element is one of these.
-                KeyDataItem::Kde {
-                    oui,
-                    data_type,
-                    data,
-                } => {
+                KeyDataItem::Kde { oui, data_type, data } => {
                     let mut whole = vec![0xdd, (data.len() + 4) as u8];
                     whole.extend_from_slice(&oui);
                     whole.push(data_type);
@@ -586,8 +549,7 @@ impl Decryptor {
         let Keys::Pmk(_) = &self.keys else {
             return Ok(());
         };
-        let view = EapolKey::new_checked(eapol)
-            .map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
+        let view = EapolKey::new_checked(eapol).map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
         let ta = header.addr2;
         let ra = header.addr1;
         let bss = transmitter_bss(header);
@@ -636,16 +598,11 @@ impl Decryptor {
         };
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
         let (aa, spa) = id;
-        let handshake = self
-            .handshakes
-            .get_mut(&id)
-            .ok_or(Error::Malformed("message 2 on an unknown link"))?;
+        let handshake = self.handshakes.get_mut(&id).ok_or(Error::Malformed("message 2 on an unknown link"))?;
         let view = EapolKey::new_checked(frame)?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
-        let anonce = handshake
-            .anonce
-            .ok_or(Error::Malformed("message 2 without an ANonce"))?;
+        let anonce = handshake.anonce.ok_or(Error::Malformed("message 2 without an ANonce"))?;
         let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
         if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
             self.stats.mic_mismatches += 1;
@@ -682,11 +639,7 @@ impl Decryptor {
             return Ok(());
         }
         let handshake = candidates
-            .find(|h| {
-                h.ptk
-                    .as_ref()
-                    .is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok())
-            })
+            .find(|h| h.ptk.as_ref().is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok()))
             .ok_or(Error::MicFailure)?;
         let Some(ptk) = &handshake.ptk else {
             return Ok(());
@@ -694,12 +647,10 @@ impl Decryptor {
         let view = EapolKey::new_checked(frame)?;
         let info = view.key_info();
         let version = info.version()?;
-        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn
-        {
+        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn {
             return Ok(());
         }
-        let plain =
-            eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         let group_cipher = group_cipher_of(&plain, version, &network, handshake.cipher);
         let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
             // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
@@ -712,11 +663,9 @@ impl Decryptor {
             let kde = key_data_items(&plain)
                 .filter_map(|i| i.ok())
                 .find_map(|i| match i {
-                    KeyDataItem::Kde {
-                        oui,
-                        data_type,
-                        data,
-                    } if oui == IEEE_OUI && data_type == kde_type::GTK => Some(data),
+                    KeyDataItem::Kde { oui, data_type, data } if oui == IEEE_OUI && data_type == kde_type::GTK => {
+                        Some(data)
+                    }
                     _ => None,
                 })
                 .ok_or(Error::Malformed("group key message without a GTK KDE"))?;
@@ -731,11 +680,7 @@ impl Decryptor {
             return Ok(());
         }
         let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
-        let rx = Rx::new(
-            group_cipher,
-            &gtk.as_bytes()[..gtk_len.min(gtk.len())],
-            None,
-        )?;
+        let rx = Rx::new(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())], None)?;
         *slot = Some((gtk, rx));
         self.stats.group_keys += 1;
         Ok(())
@@ -769,10 +714,7 @@ impl Decryptor {
         } else {
             let id = link_id(header.addr1, header.addr2);
             self.install_given_tk(id, header.addr2);
-            let from_authenticator = self
-                .links
-                .get(&id)
-                .is_some_and(|l| l.authenticator == Some(header.addr2));
+            let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
             KeySlot::Pairwise(id, from_authenticator)
         })
     }
@@ -782,15 +724,11 @@ impl Decryptor {
             KeySlot::Wep => self.wep.as_ref(),
             KeySlot::Pairwise(id, from_authenticator) => {
                 let key = self.links.get(&id)?.key.as_ref()?;
-                Some(if from_authenticator {
-                    &key.from_authenticator
-                } else {
-                    &key.from_supplicant
-                })
+                Some(if from_authenticator { &key.from_authenticator } else { &key.from_supplicant })
             }
-            KeySlot::Group(bss, key_id) => self.groups.get(&bss)?.keys[usize::from(key_id & 3)]
-                .as_ref()
-                .map(|(_, rx)| rx),
+            KeySlot::Group(bss, key_id) => {
+                self.groups.get(&bss)?.keys[usize::from(key_id & 3)].as_ref().map(|(_, rx)| rx)
+            }
         }
     }
 
@@ -799,15 +737,11 @@ impl Decryptor {
             KeySlot::Wep => self.wep.as_mut(),
             KeySlot::Pairwise(id, from_authenticator) => {
                 let key = self.links.get_mut(&id)?.key.as_mut()?;
-                Some(if from_authenticator {
-                    &mut key.from_authenticator
-                } else {
-                    &mut key.from_supplicant
-                })
+                Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
             }
-            KeySlot::Group(bss, key_id) => self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)]
-                .as_mut()
-                .map(|(_, rx)| rx),
+            KeySlot::Group(bss, key_id) => {
+                self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)].as_mut().map(|(_, rx)| rx)
+            }
         }
     }
 
@@ -819,20 +753,12 @@ impl Decryptor {
             return;
         }
         let ra = if id.0 == ta { id.1 } else { id.0 };
-        let ap = if self.networks.contains_key(&ta) {
-            ta
+        let ap = if self.networks.contains_key(&ta) { ta } else { ra };
+        let cipher = self.networks.get(&ap).and_then(|n| n.pairwise).unwrap_or(if tk.len() == 16 {
+            CipherSuite::Ccmp128
         } else {
-            ra
-        };
-        let cipher = self
-            .networks
-            .get(&ap)
-            .and_then(|n| n.pairwise)
-            .unwrap_or(if tk.len() == 16 {
-                CipherSuite::Ccmp128
-            } else {
-                CipherSuite::Tkip
-            });
+            CipherSuite::Tkip
+        });
         // Which side is the authenticator is a guess here, so TKIP reads each frame's
         // direction instead.
         let key = (|| -> Result<PairwiseKey> {
@@ -875,8 +801,7 @@ impl Decryptor {
         let Some(partial) = self.fragments.get_mut(&ta) else {
             return Ok(None);
         };
-        if partial.sequence != sc.sequence_number() || partial.next_fragment != sc.fragment_number()
-        {
+        if partial.sequence != sc.sequence_number() || partial.next_fragment != sc.fragment_number() {
             self.fragments.remove(&ta);
             return Err(Error::Malformed("fragment out of order; MSDU dropped"));
         }
@@ -885,10 +810,7 @@ impl Decryptor {
         if more {
             return Ok(None);
         }
-        let partial = self
-            .fragments
-            .remove(&ta)
-            .ok_or(Error::Malformed("fragment state lost"))?;
+        let partial = self.fragments.remove(&ta).ok_or(Error::Malformed("fragment state lost"))?;
         self.work.clear();
         self.work.extend_from_slice(&partial.header);
         self.work.extend_from_slice(&partial.body);
@@ -900,9 +822,9 @@ impl Decryptor {
         let work = std::mem::take(&mut self.work);
         let rules = self.rules;
         let michael = match self.rx(partial.slot) {
-            Some(Rx::Tkip { tkip, .. }) => Frame::new_checked(&work[..], rules)
-                .and_then(|first| tkip.verify_msdu(&first, first.body()))
-                .map(Some),
+            Some(Rx::Tkip { tkip, .. }) => {
+                Frame::new_checked(&work[..], rules).and_then(|first| tkip.verify_msdu(&first, first.body())).map(Some)
+            }
             _ => Ok(None),
         };
         self.work = work;
@@ -927,12 +849,8 @@ impl Decryptor {
                 // header in place (a MAC header is at least 24 octets), so the payload
                 // is never copied.
                 let start = h + SNAP_HEADER_LEN - llc::ETHERNET_HEADER_LEN;
-                EthernetRepr {
-                    dst: header.da(),
-                    src: header.sa(),
-                    ethertype: ethertype?,
-                }
-                .emit(&mut self.work[start..])?;
+                EthernetRepr { dst: header.da(), src: header.sa(), ethertype: ethertype? }
+                    .emit(&mut self.work[start..])?;
                 Ok(&self.work[start..])
             }
         }
@@ -957,34 +875,24 @@ fn is_wep(body: &[u8]) -> bool {
 
 fn key_id_of(mpdu: &[u8], rules: Rules) -> Result<u8> {
     let frame = Frame::new_checked(mpdu, rules)?;
-    let octet = frame.body().get(3).ok_or(Error::Truncated {
-        what: "security header",
-        needed: 4,
-        got: frame.body().len(),
-    })?;
+    let octet =
+        frame.body().get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: frame.body().len() })?;
     Ok(octet >> 6)
 }
 
 /// The pairwise cipher and AKM a message 2 names in its RSN/WPA element, else what the
 /// network announced, else what the key descriptor version implies.
-fn suites_of(
-    key_data: &[u8],
-    version: KeyDescriptorVersion,
-    network: &Network,
-) -> (CipherSuite, Akm) {
-    let element = key_data_items(key_data)
-        .filter_map(|i| i.ok())
-        .find_map(|i| match i {
-            KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
-            KeyDataItem::Kde { .. } => None,
-        });
+fn suites_of(key_data: &[u8], version: KeyDescriptorVersion, network: &Network) -> (CipherSuite, Akm) {
+    let element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
+        KeyDataItem::Kde { .. } => None,
+    });
     let by_version = match version {
         KeyDescriptorVersion::HmacMd5Rc4 => (CipherSuite::Tkip, Akm::Psk),
         KeyDescriptorVersion::HmacSha1Aes => (CipherSuite::Ccmp128, Akm::Psk),
         KeyDescriptorVersion::AesCmac => (CipherSuite::Ccmp128, Akm::PskSha256),
     };
-    let from_element =
-        element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
+    let from_element = element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
     let (cipher, akm) = from_element.unwrap_or((network.pairwise, network.akm));
     (cipher.unwrap_or(by_version.0), akm.unwrap_or(by_version.1))
 }
@@ -996,21 +904,15 @@ fn group_cipher_of(
     network: &Network,
     pairwise: Option<CipherSuite>,
 ) -> CipherSuite {
-    let from_element = key_data_items(key_data)
-        .filter_map(|i| i.ok())
-        .find_map(|i| match i {
-            KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element)
-                .ok()
-                .map(|(_, e)| e.group_cipher),
-            KeyDataItem::Kde { .. } => None,
-        });
-    from_element.or(pairwise).or(network.pairwise).unwrap_or(
-        if version == KeyDescriptorVersion::HmacMd5Rc4 {
-            CipherSuite::Tkip
-        } else {
-            CipherSuite::Ccmp128
-        },
-    )
+    let from_element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok().map(|(_, e)| e.group_cipher),
+        KeyDataItem::Kde { .. } => None,
+    });
+    from_element.or(pairwise).or(network.pairwise).unwrap_or(if version == KeyDescriptorVersion::HmacMd5Rc4 {
+        CipherSuite::Tkip
+    } else {
+        CipherSuite::Ccmp128
+    })
 }
 
 fn wep_cipher(key_len: usize) -> Result<CipherSuite> {
@@ -1031,10 +933,6 @@ pub fn data_suite(cipher: CipherSuite, tk: &[u8]) -> Result<Box<dyn FrameSuite>>
         CipherSuite::Gcmp256 => Box::new(Gcmp256::new(tk)?),
         CipherSuite::Tkip => Box::new(Tkip::new(tk)?),
         CipherSuite::Wep40 | CipherSuite::Wep104 => Box::new(Wep::new(tk)?),
-        _ => {
-            return Err(Error::Unsupported(
-                "cipher suite without a data-frame implementation",
-            ))
-        }
+        _ => return Err(Error::Unsupported("cipher suite without a data-frame implementation")),
     })
 }

@@ -58,12 +58,9 @@ pub fn random_header(rng: &mut impl Rng, shapes: Shapes) -> HeaderRepr {
         fc = fc.with_flag(FrameControl::TO_DS, coin(rng));
         fc.with_flag(FrameControl::FROM_DS, coin(rng))
     };
-    for bit in [
-        FrameControl::RETRY,
-        FrameControl::POWER_MANAGEMENT,
-        FrameControl::MORE_DATA,
-        FrameControl::MORE_FRAGMENTS,
-    ] {
+    for bit in
+        [FrameControl::RETRY, FrameControl::POWER_MANAGEMENT, FrameControl::MORE_DATA, FrameControl::MORE_FRAGMENTS]
+    {
         fc = fc.with_flag(bit, below(rng, 4) == 0);
     }
     let htc = (management || fc.is_qos_data()) && below(rng, 4) == 0;

@@ -88,13 +88,7 @@ fn the_wrong_passphrase_decrypts_nothing() {
 #[test]
 fn another_ssid_is_left_alone() {
     let (mpdus, _) = capture(CipherSuite::Ccmp128);
-    let mut d = Decryptor::new(
-        keys(CipherSuite::Ccmp128),
-        Some(b"other"),
-        None,
-        OutputForm::Ethernet,
-    )
-    .unwrap();
+    let mut d = Decryptor::new(keys(CipherSuite::Ccmp128), Some(b"other"), None, OutputForm::Ethernet).unwrap();
     assert!(mpdus.iter().all(|m| !matches!(d.process(m), Ok(Some(_)))));
 }
 
@@ -114,14 +108,12 @@ fn damaged_captures_never_panic_or_output_a_frame_not_sent() {
                     match rng.next_u32() % 8 {
                         0 => {
                             // WEP does not protect the MAC header: damage only its body.
-                            let protected_from =
-                                if matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104) {
-                                    32.min(m.len() - 1)
-                                } else {
-                                    0
-                                };
-                            let i = protected_from
-                                + rng.next_u32() as usize % (m.len() - protected_from);
+                            let protected_from = if matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104) {
+                                32.min(m.len() - 1)
+                            } else {
+                                0
+                            };
+                            let i = protected_from + rng.next_u32() as usize % (m.len() - protected_from);
                             m[i] ^= 1 << (rng.next_u32() % 8);
                         }
                         1 => m.truncate(rng.next_u32() as usize % m.len()),
@@ -131,10 +123,7 @@ fn damaged_captures_never_panic_or_output_a_frame_not_sent() {
                 })
                 .collect();
             for f in decrypt_all(cipher, &damaged) {
-                assert!(
-                    frames.contains(&f),
-                    "{cipher:?}: a frame that was never sent came out"
-                );
+                assert!(frames.contains(&f), "{cipher:?}: a frame that was never sent came out");
             }
         }
     }
@@ -152,12 +141,9 @@ fn batches_agree_with_one_frame_at_a_time() {
             m[i] ^= 0x40;
         }
         let mut one = Decryptor::new(keys(cipher), Some(SSID), None, OutputForm::Ethernet).unwrap();
-        let singles: Vec<Vec<u8>> = mpdus
-            .iter()
-            .filter_map(|m| one.process(m).ok().flatten().map(<[u8]>::to_vec))
-            .collect();
-        let mut many =
-            Decryptor::new(keys(cipher), Some(SSID), None, OutputForm::Ethernet).unwrap();
+        let singles: Vec<Vec<u8>> =
+            mpdus.iter().filter_map(|m| one.process(m).ok().flatten().map(<[u8]>::to_vec)).collect();
+        let mut many = Decryptor::new(keys(cipher), Some(SSID), None, OutputForm::Ethernet).unwrap();
         let mut batched = Vec::new();
         for window in mpdus.chunks(29) {
             let refs: Vec<&[u8]> = window.iter().map(Vec::as_slice).collect();
@@ -183,18 +169,14 @@ fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     use wlansec_core::rsn::{Akm, Authenticator, Event, Params, RsnElementRepr, Supplicant};
     use wlansec_core::suite::tkip::{Role, Tkip};
     use wlansec_core::suite::{FrameSuite, Transmitter};
-    use wlansec_core::wire::{
-        llc, FrameControl, FrameType, HeaderRepr, MacAddr, Rules, SequenceControl,
-    };
+    use wlansec_core::wire::{llc, FrameControl, FrameType, HeaderRepr, MacAddr, Rules, SequenceControl};
 
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     // Station 1 has the larger address, so its handshake keys the pair.
     let macs = [MacAddr([2, 0, 0, 0, 0, 9]), MacAddr([2, 0, 0, 0, 0, 3])];
     let bssid = MacAddr([2, 0, 0, 0, 0, 0xfe]);
     let pmk = pmk_from_passphrase(PASSPHRASE, SSID).unwrap();
-    let rsne = RsnElementRepr::personal(cipher, cipher, Akm::Psk)
-        .to_bytes(ElementKind::Rsn)
-        .unwrap();
+    let rsne = RsnElementRepr::personal(cipher, cipher, Akm::Psk).to_bytes(ElementKind::Rsn).unwrap();
     let gtks: Vec<Secret> = (0..2)
         .map(|_| {
             let mut gtk = vec![0u8; if cipher == CipherSuite::Tkip { 32 } else { 16 }];
@@ -211,19 +193,13 @@ fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         ap_rsne: rsne.clone(),
         sta_rsne: rsne.clone(),
     };
-    let mut auths: Vec<Authenticator> = (0..2)
-        .map(|a| Authenticator::new(params(a), pmk.clone(), 1, gtks[a].clone()).unwrap())
-        .collect();
-    let mut supps: Vec<Supplicant> = (0..2)
-        .map(|a| Supplicant::new(params(a), pmk.clone()).unwrap())
-        .collect();
+    let mut auths: Vec<Authenticator> =
+        (0..2).map(|a| Authenticator::new(params(a), pmk.clone(), 1, gtks[a].clone()).unwrap()).collect();
+    let mut supps: Vec<Supplicant> = (0..2).map(|a| Supplicant::new(params(a), pmk.clone()).unwrap()).collect();
 
     let mut air = Vec::new();
     let mut sequence = [0u16; 2];
-    let mut on_air = |from: usize,
-                      da: MacAddr,
-                      msdu: &[u8],
-                      tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>| {
+    let mut on_air = |from: usize, da: MacAddr, msdu: &[u8], tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>| {
         let header = HeaderRepr {
             frame_control: FrameControl::new(FrameType::Data, 0),
             duration: 0,
@@ -240,9 +216,7 @@ fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         header.emit(&mut mpdu, Rules::default()).unwrap();
         mpdu[header.header_len()..][..msdu.len()].copy_from_slice(msdu);
         let len = match tx {
-            Some(tx) => tx
-                .protect(&mut mpdu, header.header_len() + msdu.len())
-                .unwrap(),
+            Some(tx) => tx.protect(&mut mpdu, header.header_len() + msdu.len()).unwrap(),
             None => header.header_len() + msdu.len(),
         };
         mpdu.truncate(len);
@@ -278,17 +252,11 @@ fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     }
     let tk = auths[0].ptk().expect("handshake 0 completed").tk.clone();
     assert!(auths[1].ptk().is_some());
-    assert_ne!(
-        auths[1].ptk().unwrap().tk,
-        tk,
-        "the two handshakes give different keys"
-    );
+    assert_ne!(auths[1].ptk().unwrap().tk, tk, "the two handshakes give different keys");
 
     let suite = |key: &Secret, role: Option<Role>| -> Box<dyn FrameSuite> {
         match (cipher, role) {
-            (CipherSuite::Tkip, Some(role)) => {
-                Box::new(Tkip::new(key.as_bytes()).unwrap().with_role(role))
-            }
+            (CipherSuite::Tkip, Some(role)) => Box::new(Tkip::new(key.as_bytes()).unwrap().with_role(role)),
             _ => data_suite(cipher, key.as_bytes()).unwrap(),
         }
     };
@@ -296,29 +264,18 @@ fn ibss_capture(cipher: CipherSuite) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         .into_iter()
         .map(|role| Transmitter::new(suite(&tk, Some(role)), 0))
         .collect();
-    let mut group: Vec<_> = gtks
-        .iter()
-        .map(|gtk| Transmitter::new(suite(gtk, None), 1))
-        .collect();
+    let mut group: Vec<_> = gtks.iter().map(|gtk| Transmitter::new(suite(gtk, None), 1)).collect();
     let mut frames = Vec::new();
     for n in 0..40usize {
         let from = n % 2;
-        let da = if n % 5 == 4 {
-            MacAddr::BROADCAST
-        } else {
-            macs[1 - from]
-        };
+        let da = if n % 5 == 4 { MacAddr::BROADCAST } else { macs[1 - from] };
         let mut ethernet = da.0.to_vec();
         ethernet.extend_from_slice(&macs[from].0);
         ethernet.extend_from_slice(&[0x08, 0x00]);
         ethernet.extend((0..60 + n).map(|_| rng.next_u32() as u8));
         let mut msdu = vec![0u8; ethernet.len()];
         let (_, len) = llc::ethernet_to_msdu(&ethernet, &mut msdu).unwrap();
-        let tx = if da == MacAddr::BROADCAST {
-            &mut group[from]
-        } else {
-            &mut unicast[from]
-        };
+        let tx = if da == MacAddr::BROADCAST { &mut group[from] } else { &mut unicast[from] };
         on_air(from, da, &msdu[..len], Some(tx));
         frames.push(ethernet);
     }
@@ -330,16 +287,9 @@ fn ibss_pairs_decrypt_both_ways_and_each_stations_group_frames() {
     for cipher in [CipherSuite::Ccmp128, CipherSuite::Tkip] {
         let (mpdus, frames) = ibss_capture(cipher);
         let mut d = Decryptor::new(keys(cipher), Some(SSID), None, OutputForm::Ethernet).unwrap();
-        let out: Vec<Vec<u8>> = mpdus
-            .iter()
-            .filter_map(|m| d.process(m).ok().flatten().map(<[u8]>::to_vec))
-            .collect();
+        let out: Vec<Vec<u8>> = mpdus.iter().filter_map(|m| d.process(m).ok().flatten().map(<[u8]>::to_vec)).collect();
         assert_eq!(out, frames, "{cipher:?}");
         let stats = d.stats();
-        assert_eq!(
-            (stats.handshakes, stats.group_keys, stats.bad_integrity),
-            (2, 2, 0),
-            "{cipher:?}"
-        );
+        assert_eq!((stats.handshakes, stats.group_keys, stats.bad_integrity), (2, 2, 0), "{cipher:?}");
     }
 }

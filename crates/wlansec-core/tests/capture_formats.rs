@@ -5,14 +5,7 @@ use wlansec_core::capture::{pcap, pcapng, radiotap, LinkType, Packet, Reader};
 use wlansec_core::Error;
 
 fn packets() -> Vec<(u64, Vec<u8>)> {
-    (0..5u8)
-        .map(|i| {
-            (
-                1_700_000_000_123_456_000 + u64::from(i) * 1000,
-                vec![i; 10 + usize::from(i) * 7],
-            )
-        })
-        .collect()
+    (0..5u8).map(|i| (1_700_000_000_123_456_000 + u64::from(i) * 1000, vec![i; 10 + usize::from(i) * 7])).collect()
 }
 
 fn read_all(file: &[u8]) -> Result<Vec<Packet<'_>>, Error> {
@@ -29,10 +22,7 @@ fn pcap_round_trip() {
     let read = read_all(&file).unwrap();
     assert_eq!(read.len(), 5);
     for (p, (ts, data)) in read.iter().zip(packets()) {
-        assert_eq!(
-            (p.timestamp_ns, p.data, p.link_type),
-            (ts, &data[..], LinkType::Ieee80211)
-        );
+        assert_eq!((p.timestamp_ns, p.data, p.link_type), (ts, &data[..], LinkType::Ieee80211));
         assert_eq!(p.mpdu().unwrap(), &data[..]);
     }
 }
@@ -48,10 +38,7 @@ fn pcapng_round_trip() {
     let read = read_all(&file).unwrap();
     assert_eq!(read.len(), 5);
     for (p, (ts, data)) in read.iter().zip(packets()) {
-        assert_eq!(
-            (p.timestamp_ns, p.data, p.link_type),
-            (ts, &data[..], LinkType::Ethernet)
-        );
+        assert_eq!((p.timestamp_ns, p.data, p.link_type), (ts, &data[..], LinkType::Ethernet));
         assert!(p.mpdu().is_err(), "Ethernet packets are not 802.11 frames");
     }
 }
@@ -77,11 +64,7 @@ fn big_endian_nanosecond_pcap() {
     let read = read_all(&f).unwrap();
     assert_eq!(read[0].timestamp_ns, 7_999_999_999);
     assert_eq!(read[0].link_type, LinkType::Radiotap);
-    assert_eq!(
-        read[0].mpdu().unwrap(),
-        &[0x08, 0x42, 1, 2, 3, 4],
-        "FCS stripped"
-    );
+    assert_eq!(read[0].mpdu().unwrap(), &[0x08, 0x42, 1, 2, 3, 4], "FCS stripped");
 }
 
 fn block(kind: u32, body: &[u8]) -> Vec<u8> {
@@ -135,10 +118,7 @@ fn pcapng_sections_resolutions_and_simple_packets() {
         (read[0].timestamp_ns, read[0].data, read[0].link_type),
         (5_500_000_000, &[1u8, 2, 3][..], LinkType::Ieee80211)
     );
-    assert_eq!(
-        (read[1].data, read[1].link_type),
-        (&[9u8; 5][..], LinkType::Ethernet)
-    );
+    assert_eq!((read[1].data, read[1].link_type), (&[9u8; 5][..], LinkType::Ethernet));
     assert_eq!(read[2].timestamp_ns, 2_500_000_000);
 }
 
@@ -160,24 +140,12 @@ fn radiotap_tsft_alignment_extended_bitmaps_and_bad_fcs() {
     assert_eq!(view.mpdu().unwrap(), &[1, 2, 3, 4]);
     let last = rt.len() - 1;
     pkt[last] = radiotap::FLAG_FCS_AT_END | radiotap::FLAG_BAD_FCS;
-    assert!(radiotap::Radiotap::new_checked(&pkt)
-        .unwrap()
-        .mpdu()
-        .is_err());
+    assert!(radiotap::Radiotap::new_checked(&pkt).unwrap().mpdu().is_err());
     pkt[0] = 1;
-    assert!(matches!(
-        radiotap::Radiotap::new_checked(&pkt),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(radiotap::Radiotap::new_checked(&pkt), Err(Error::Unsupported(_))));
     // Without the Flags field there is no FCS to strip.
     let no_flags = [0u8, 0, 8, 0, 0, 0, 0, 0, 0xd4, 0];
-    assert_eq!(
-        radiotap::Radiotap::new_checked(&no_flags)
-            .unwrap()
-            .mpdu()
-            .unwrap(),
-        &[0xd4, 0]
-    );
+    assert_eq!(radiotap::Radiotap::new_checked(&no_flags).unwrap().mpdu().unwrap(), &[0xd4, 0]);
 }
 
 /// Every prefix of a valid file either reads a prefix of its packets and then reports
@@ -214,10 +182,7 @@ fn truncation_at_every_length_is_a_typed_error() {
             }
             assert!(count < full);
             if let Some(e) = error {
-                assert!(
-                    matches!(e, Error::Truncated { .. } | Error::Malformed(_)),
-                    "cut {cut}: {e}"
-                );
+                assert!(matches!(e, Error::Truncated { .. } | Error::Malformed(_)), "cut {cut}: {e}");
             }
         }
     }
@@ -251,12 +216,6 @@ fn corrupted_files_never_panic() {
 
 #[test]
 fn not_a_capture_file() {
-    assert!(matches!(
-        Reader::new(b"GIF89a..."),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        Reader::new(b"\xd4\xc3"),
-        Err(Error::Truncated { .. })
-    ));
+    assert!(matches!(Reader::new(b"GIF89a..."), Err(Error::Malformed(_))));
+    assert!(matches!(Reader::new(b"\xd4\xc3"), Err(Error::Truncated { .. })));
 }

@@ -124,15 +124,15 @@ fn unprotected_bit(repr: &HeaderRepr, header_len: usize, bit: usize) -> bool {
         // Data subtype bits 4-6 are masked; management subtypes are not.
         0 => fc.is_data() && (4..=6).contains(&b),
         // Retry, Power Management, More Data.
-        1 => matches!(b, 3 | 4 | 5),
-        2 | 3 => true,                          // Duration
-        22 => b >= 4,                           // sequence number, low nibble
-        23 => true,                             // sequence number, high octet
+        1 => (3..=5).contains(&b),
+        2 | 3 => true,                                            // Duration
+        22 => b >= 4,                                             // sequence number, low nibble
+        23 => true,                                               // sequence number, high octet
         o if repr.qos_control.is_some() && o == qos_at => b >= 4, // TID kept; A-MSDU (no SPP) masked
         o if repr.qos_control.is_some() && o == qos_at + 1 => true,
         o if repr.ht_control.is_some() && (header_len - 4..header_len).contains(&o) => true,
-        o if o == header_len + 2 => true,       // CCMP header reserved octet
-        o if o == header_len + 3 => b < 5,      // KeyID octet: reserved bits 0-4
+        o if o == header_len + 2 => true,  // CCMP header reserved octet
+        o if o == header_len + 3 => b < 5, // KeyID octet: reserved bits 0-4
         _ => false,
     }
 }
@@ -259,10 +259,7 @@ fn malformed_frames_give_typed_errors() {
     ));
     let mut bogus_len = plain.clone();
     bogus_len.resize(plain.len() + OVERHEAD, 0);
-    assert!(matches!(
-        suite.encapsulate(&mut bogus_len, 10, Pn::new(1).unwrap(), 0),
-        Err(Error::Truncated { .. })
-    ));
+    assert!(matches!(suite.encapsulate(&mut bogus_len, 10, Pn::new(1).unwrap(), 0), Err(Error::Truncated { .. })));
     assert!(matches!(Ccmp128::new(&[0u8; 15]), Err(Error::KeyLength { expected: 16, got: 15 })));
 }
 

@@ -3,9 +3,7 @@
 //! on random mixes of keys, lengths and header shapes, and on the published CCMP vectors.
 
 use serde_json::Value;
-use wlansec_core::engine::{
-    Backend, Engine, EnhancedCcmp, FastCcmp, Job, Key, Mode, MpduJob, Variant, Ways,
-};
+use wlansec_core::engine::{Backend, Engine, EnhancedCcmp, FastCcmp, Job, Key, Mode, MpduJob, Variant, Ways};
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN};
 use wlansec_core::suite::{Ccmp128, FrameSuite, Pn};
 use wlansec_core::wire::Rules;
@@ -14,15 +12,8 @@ use wlansec_core::Error;
 const OVERHEAD: usize = 16;
 
 fn engines() -> Vec<Engine> {
-    let engines: Vec<Engine> = Backend::ALL
-        .into_iter()
-        .filter_map(|b| Engine::with_backend(b).ok())
-        .collect();
-    assert_eq!(
-        engines[0].backend(),
-        Backend::Portable,
-        "the fallback always runs"
-    );
+    let engines: Vec<Engine> = Backend::ALL.into_iter().filter_map(|b| Engine::with_backend(b).ok()).collect();
+    assert_eq!(engines[0].backend(), Backend::Portable, "the fallback always runs");
     engines
 }
 
@@ -30,10 +21,7 @@ fn modes() -> Vec<Mode> {
     let mut modes = vec![Mode::CCMP128];
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
         modes.push(Mode::enhanced(ways));
-        modes.push(Mode {
-            ways,
-            variant: Variant::Naive,
-        });
+        modes.push(Mode { ways, variant: Variant::Naive });
     }
     modes
 }
@@ -42,20 +30,14 @@ fn modes() -> Vec<Mode> {
 fn golden(tk: &[u8], mode: Mode, rules: Rules) -> Box<dyn FrameSuite> {
     match mode.ways {
         Ways::N1 => Box::new(Ccmp128::new(tk).unwrap().with_rules(rules)),
-        ways => Box::new(
-            EnhancedCcmp::keyed(tk, ways, mode.variant)
-                .unwrap()
-                .with_rules(rules),
-        ),
+        ways => Box::new(EnhancedCcmp::keyed(tk, ways, mode.variant).unwrap().with_rules(rules)),
     }
 }
 
 fn protect(suite: &dyn FrameSuite, plain: &[u8], pn: u64, key_id: u8) -> Vec<u8> {
     let mut buf = plain.to_vec();
     buf.resize(plain.len() + OVERHEAD, 0);
-    let len = suite
-        .encapsulate(&mut buf, plain.len(), Pn::new(pn).unwrap(), key_id)
-        .unwrap();
+    let len = suite.encapsulate(&mut buf, plain.len(), Pn::new(pn).unwrap(), key_id).unwrap();
     buf.truncate(len);
     buf
 }
@@ -76,9 +58,7 @@ fn random_cases(seed: u64, count: usize, max_body: usize) -> Vec<Case> {
             let mut tk = [0u8; 16];
             rng.fill_bytes(&mut tk);
             let body = match gen::below(&mut rng, 6) {
-                0 => {
-                    [0, 1, 15, 16, 17, 31, 32, 33, 127, 128, 129][gen::below(&mut rng, 11) as usize]
-                }
+                0 => [0, 1, 15, 16, 17, 31, 32, 33, 127, 128, 129][gen::below(&mut rng, 11) as usize],
                 _ => gen::below(&mut rng, max_body as u64 + 1) as usize,
             };
             let mut plain = Vec::new();
@@ -99,20 +79,9 @@ fn single_frame_path_matches_the_golden_model_on_every_backend() {
     let cases = random_cases(1, 150, MAX_MSDU_LEN);
     for engine in engines() {
         for case in &cases {
-            let expected = protect(
-                &*golden(&case.tk, case.mode, Rules::default()),
-                &case.plain,
-                case.pn,
-                case.key_id,
-            );
+            let expected = protect(&*golden(&case.tk, case.mode, Rules::default()), &case.plain, case.pn, case.key_id);
             let fast = FastCcmp::keyed(engine, &case.tk, case.mode).unwrap();
-            assert_eq!(
-                protect(&fast, &case.plain, case.pn, case.key_id),
-                expected,
-                "{:?} {:?}",
-                engine,
-                case.mode
-            );
+            assert_eq!(protect(&fast, &case.plain, case.pn, case.key_id), expected, "{:?} {:?}", engine, case.mode);
             let mut buf = expected.clone();
             let done = fast.decapsulate(&mut buf).unwrap();
             assert_eq!(&buf[..done.mpdu_len], &case.plain[..]);
@@ -125,10 +94,7 @@ fn batches_match_the_single_frame_path_and_the_golden_model() {
     for engine in engines() {
         for (round, batch_len) in [1usize, 3, 8, 16, 17, 40].into_iter().enumerate() {
             let cases = random_cases(100 + round as u64, batch_len, MAX_MSDU_LEN);
-            let keys: Vec<Key> = cases
-                .iter()
-                .map(|c| Key::new(&c.tk, c.mode).unwrap())
-                .collect();
+            let keys: Vec<Key> = cases.iter().map(|c| Key::new(&c.tk, c.mode).unwrap()).collect();
             let mut bufs: Vec<Vec<u8>> = cases
                 .iter()
                 .map(|c| {
@@ -141,25 +107,13 @@ fn batches_match_the_single_frame_path_and_the_golden_model() {
                 .iter_mut()
                 .zip(&cases)
                 .zip(&keys)
-                .map(|((buf, c), key)| {
-                    MpduJob::new(key, buf, c.plain.len(), Pn::new(c.pn).unwrap(), c.key_id)
-                })
+                .map(|((buf, c), key)| MpduJob::new(key, buf, c.plain.len(), Pn::new(c.pn).unwrap(), c.key_id))
                 .collect();
             engine.protect_mpdus(&mut jobs, Rules::default());
             let lens: Vec<usize> = jobs.iter().map(|j| *j.result.as_ref().unwrap()).collect();
             for ((buf, len), c) in bufs.iter().zip(lens).zip(&cases) {
-                let expected = protect(
-                    &*golden(&c.tk, c.mode, Rules::default()),
-                    &c.plain,
-                    c.pn,
-                    c.key_id,
-                );
-                assert_eq!(
-                    &buf[..len],
-                    &expected[..],
-                    "{engine:?} batch of {batch_len}, {:?}",
-                    c.mode
-                );
+                let expected = protect(&*golden(&c.tk, c.mode, Rules::default()), &c.plain, c.pn, c.key_id);
+                assert_eq!(&buf[..len], &expected[..], "{engine:?} batch of {batch_len}, {:?}", c.mode);
             }
         }
     }
@@ -170,24 +124,14 @@ fn open_batch_verifies_each_frame_and_restores_failed_ones() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for engine in engines() {
         let cases = random_cases(200, 24, 600);
-        let keys: Vec<Key> = cases
-            .iter()
-            .map(|c| Key::new(&c.tk, c.mode).unwrap())
-            .collect();
-        let aads: Vec<Vec<u8>> = (0..cases.len())
-            .map(|i| vec![i as u8; 22 + i % 9])
-            .collect();
+        let keys: Vec<Key> = cases.iter().map(|c| Key::new(&c.tk, c.mode).unwrap()).collect();
+        let aads: Vec<Vec<u8>> = (0..cases.len()).map(|i| vec![i as u8; 22 + i % 9]).collect();
         let nonces: Vec<[u8; 13]> = (0..cases.len()).map(|i| [i as u8 ^ 0x5a; 13]).collect();
         let mut data: Vec<Vec<u8>> = cases.iter().map(|c| c.plain.clone()).collect();
-        let mut jobs: Vec<Job> = data
-            .iter_mut()
-            .enumerate()
-            .map(|(i, d)| Job::new(&keys[i], nonces[i], &aads[i], d))
-            .collect();
+        let mut jobs: Vec<Job> =
+            data.iter_mut().enumerate().map(|(i, d)| Job::new(&keys[i], nonces[i], &aads[i], d)).collect();
         engine.seal_batch(&mut jobs).unwrap();
-        let tampered: Vec<bool> = (0..jobs.len())
-            .map(|_| gen::below(&mut rng, 3) == 0)
-            .collect();
+        let tampered: Vec<bool> = (0..jobs.len()).map(|_| gen::below(&mut rng, 3) == 0).collect();
         for (job, &bad) in jobs.iter_mut().zip(&tampered) {
             if bad {
                 match job.data.len() {
@@ -200,11 +144,7 @@ fn open_batch_verifies_each_frame_and_restores_failed_ones() {
         engine.open_batch(&mut jobs).unwrap();
         for (i, job) in jobs.iter().enumerate() {
             assert_eq!(job.verified, !tampered[i], "{engine:?} job {i}");
-            let expected = if tampered[i] {
-                &ciphertexts[i]
-            } else {
-                &cases[i].plain
-            };
+            let expected = if tampered[i] { &ciphertexts[i] } else { &cases[i].plain };
             assert_eq!(&job.data[..], &expected[..], "{engine:?} job {i}");
         }
     }
@@ -215,29 +155,21 @@ fn long_payloads_carry_the_counter_into_its_high_octet() {
     // Beyond 255 blocks (4080 octets) the 2-octet CTR counter carries into its high octet.
     let mut rng = ChaCha8Rng::seed_from_u64(300);
     for engine in engines() {
-        for (len, mode) in [4079usize, 4080, 4096, 8000, 11454]
-            .into_iter()
-            .zip(modes())
-        {
+        for (len, mode) in [4079usize, 4080, 4096, 8000, 11454].into_iter().zip(modes()) {
             let mut tk = [0u8; 16];
             rng.fill_bytes(&mut tk);
             let mut plain = Vec::new();
             gen::random_mpdu(&mut rng, Shapes::default(), len, &mut plain);
             let expected = protect(&*golden(&tk, mode, Rules::default()), &plain, 5, 0);
             let fast = FastCcmp::keyed(engine, &tk, mode).unwrap();
-            assert_eq!(
-                protect(&fast, &plain, 5, 0),
-                expected,
-                "{engine:?} {len} {mode:?}"
-            );
+            assert_eq!(protect(&fast, &plain, 5, 0), expected, "{engine:?} {len} {mode:?}");
         }
     }
 }
 
 #[test]
 fn every_backend_reproduces_the_published_ccmp_vectors() {
-    let file: Value =
-        serde_json::from_str(include_str!("../../../tests/vectors/ccmp128.json")).unwrap();
+    let file: Value = serde_json::from_str(include_str!("../../../tests/vectors/ccmp128.json")).unwrap();
     let vectors = file["vectors"].as_array().unwrap();
     for engine in engines() {
         for v in vectors {
@@ -248,20 +180,10 @@ fn every_backend_reproduces_the_published_ccmp_vectors() {
             };
             let pn = u64::from_str_radix(v["pn"].as_str().unwrap(), 16).unwrap();
             let key_id = v["key_id"].as_u64().unwrap() as u8;
-            let fast = FastCcmp::keyed(engine, &hex("tk"), Mode::CCMP128)
-                .unwrap()
-                .with_rules(rules);
-            let want = v
-                .get("encrypted_mpdu")
-                .or(v.get("encrypted_mpdu_with_protected_bit_set"))
-                .unwrap();
+            let fast = FastCcmp::keyed(engine, &hex("tk"), Mode::CCMP128).unwrap().with_rules(rules);
+            let want = v.get("encrypted_mpdu").or(v.get("encrypted_mpdu_with_protected_bit_set")).unwrap();
             let out = protect(&fast, &hex("plaintext_mpdu"), pn, key_id);
-            assert_eq!(
-                hex::encode(&out),
-                want.as_str().unwrap(),
-                "{engine:?} {}",
-                v["id"]
-            );
+            assert_eq!(hex::encode(&out), want.as_str().unwrap(), "{engine:?} {}", v["id"]);
             let (mut ours, mut theirs) = (out.clone(), out);
             let golden = Ccmp128::new(&hex("tk")).unwrap().with_rules(rules);
             assert_eq!(fast.decapsulate(&mut ours), golden.decapsulate(&mut theirs));
@@ -274,53 +196,29 @@ fn every_backend_reproduces_the_published_ccmp_vectors() {
 fn the_engine_refuses_bad_input_with_typed_errors() {
     let key = Key::new(&[3; 16], Mode::CCMP128).unwrap();
     let engine = Engine::new();
-    assert!(matches!(
-        Key::new(&[0; 32], Mode::CCMP128),
-        Err(Error::KeyLength {
-            expected: 16,
-            got: 32
-        })
-    ));
-    assert!(matches!(
-        engine.seal(&key, &[0; 13], &[0; 10], &mut [0; 4]),
-        Err(Error::Unsupported(_))
-    ));
-    assert!(matches!(
-        engine.seal(&key, &[0; 13], &[0; 22], &mut vec![0; 70000]),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(Key::new(&[0; 32], Mode::CCMP128), Err(Error::KeyLength { expected: 16, got: 32 })));
+    assert!(matches!(engine.seal(&key, &[0; 13], &[0; 10], &mut [0; 4]), Err(Error::Unsupported(_))));
+    assert!(matches!(engine.seal(&key, &[0; 13], &[0; 22], &mut vec![0; 70000]), Err(Error::Unsupported(_))));
     let mut data = *b"some data";
     let mic = engine.seal(&key, &[1; 13], &[2; 22], &mut data).unwrap();
     let ciphertext = data;
     let mut wrong = mic;
     wrong[7] ^= 1;
-    assert_eq!(
-        engine.open(&key, &[1; 13], &[2; 22], &mut data, &wrong),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(engine.open(&key, &[1; 13], &[2; 22], &mut data, &wrong), Err(Error::MicFailure));
     assert_eq!(data, ciphertext, "a failed open leaves the ciphertext");
-    engine
-        .open(&key, &[1; 13], &[2; 22], &mut data, &mic)
-        .unwrap();
+    engine.open(&key, &[1; 13], &[2; 22], &mut data, &mic).unwrap();
     assert_eq!(&data, b"some data");
 }
 
 #[test]
 fn the_portable_fallback_and_the_accelerated_backends_agree_byte_for_byte() {
     let cases = random_cases(400, 50, MAX_MSDU_LEN);
-    let keys: Vec<Key> = cases
-        .iter()
-        .map(|c| Key::new(&c.tk, c.mode).unwrap())
-        .collect();
+    let keys: Vec<Key> = cases.iter().map(|c| Key::new(&c.tk, c.mode).unwrap()).collect();
     let aad = [0x33u8; 24];
     let run = |engine: Engine| -> Vec<(Vec<u8>, [u8; 8])> {
         let mut data: Vec<Vec<u8>> = cases.iter().map(|c| c.plain.clone()).collect();
-        let mut jobs: Vec<Job> = data
-            .iter_mut()
-            .zip(&keys)
-            .enumerate()
-            .map(|(i, (d, k))| Job::new(k, [i as u8; 13], &aad, d))
-            .collect();
+        let mut jobs: Vec<Job> =
+            data.iter_mut().zip(&keys).enumerate().map(|(i, (d, k))| Job::new(k, [i as u8; 13], &aad, d)).collect();
         engine.seal_batch(&mut jobs).unwrap();
         let mics: Vec<[u8; 8]> = jobs.iter().map(|j| j.mic).collect();
         data.into_iter().zip(mics).collect()
@@ -328,11 +226,7 @@ fn the_portable_fallback_and_the_accelerated_backends_agree_byte_for_byte() {
     let engines = engines();
     let reference = run(engines[0]);
     for &engine in &engines[1..] {
-        assert_eq!(
-            run(engine),
-            reference,
-            "{engine:?} differs from the portable backend"
-        );
+        assert_eq!(run(engine), reference, "{engine:?} differs from the portable backend");
     }
 }
 
@@ -365,9 +259,7 @@ fn every_aad_length_matches_rustcrypto_ccm() {
                 .iter()
                 .map(|p| {
                     let mut c = p.clone();
-                    let tag = reference
-                        .encrypt_inout_detached(&nonce.into(), &aad, c.as_mut_slice().into())
-                        .unwrap();
+                    let tag = reference.encrypt_inout_detached(&nonce.into(), &aad, c.as_mut_slice().into()).unwrap();
                     (c, tag.to_vec())
                 })
                 .collect();
@@ -378,10 +270,7 @@ fn every_aad_length_matches_rustcrypto_ccm() {
                 assert_eq!((&data, &mic.to_vec()), (c, tag), "{engine:?} AAD {aad_len}");
             }
             let mut data = plain.clone();
-            let mut jobs: Vec<Job> = data
-                .iter_mut()
-                .map(|d| Job::new(&key, nonce, &aad, d))
-                .collect();
+            let mut jobs: Vec<Job> = data.iter_mut().map(|d| Job::new(&key, nonce, &aad, d)).collect();
             engine.seal_batch(&mut jobs).unwrap();
             for (job, (c, tag)) in jobs.iter().zip(&expected) {
                 assert_eq!((&job.data.to_vec(), &job.mic.to_vec()), (c, tag));

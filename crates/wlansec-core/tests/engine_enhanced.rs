@@ -14,17 +14,13 @@ const PN_HEADER: usize = 8;
 fn protect(suite: &dyn FrameSuite, plain: &[u8], pn: u64) -> Vec<u8> {
     let mut buf = plain.to_vec();
     buf.resize(plain.len() + OVERHEAD, 0);
-    let len = suite
-        .encapsulate(&mut buf, plain.len(), Pn::new(pn).unwrap(), 1)
-        .unwrap();
+    let len = suite.encapsulate(&mut buf, plain.len(), Pn::new(pn).unwrap(), 1).unwrap();
     buf.truncate(len);
     buf
 }
 
 fn header_len(mpdu: &[u8]) -> usize {
-    Frame::new_checked(mpdu, Rules::default())
-        .unwrap()
-        .header_len()
+    Frame::new_checked(mpdu, Rules::default()).unwrap().header_len()
 }
 
 fn random_case(rng: &mut ChaCha8Rng, max_body: usize) -> ([u8; 16], Vec<u8>, u64) {
@@ -58,11 +54,7 @@ fn enhanced_keeps_ccmp_ciphertext_and_changes_only_the_mic() {
         let mut mics = Vec::new();
         for ways in [Ways::N2, Ways::N4, Ways::N8] {
             for variant in [Variant::DomainSeparated, Variant::Naive] {
-                let out = protect(
-                    &EnhancedCcmp::keyed(&tk, ways, variant).unwrap(),
-                    &plain,
-                    pn,
-                );
+                let out = protect(&EnhancedCcmp::keyed(&tk, ways, variant).unwrap(), &plain, pn);
                 assert_eq!(out[..out.len() - 8], golden[..golden.len() - 8]);
                 if variant == Variant::DomainSeparated {
                     mics.push(out[out.len() - 8..].to_vec());
@@ -99,25 +91,15 @@ fn enhanced_round_trips_and_rejects_every_covered_tamper() {
                 let mut tampered = protected.clone();
                 tampered[pos] ^= 1 << (pos % 8);
                 let result = suite.decapsulate(&mut tampered);
-                assert_eq!(
-                    result,
-                    Err(Error::MicFailure),
-                    "{ways:?} tamper at {pos} accepted"
-                );
+                assert_eq!(result, Err(Error::MicFailure), "{ways:?} tamper at {pos} accepted");
             }
             // A different N or the naive variant never accepts the frame.
             for other in Ways::ALL.into_iter().filter(|&w| w != ways) {
                 let wrong = EnhancedCcmp::keyed(&tk, other, Variant::DomainSeparated).unwrap();
-                assert_eq!(
-                    wrong.decapsulate(&mut protected.clone()),
-                    Err(Error::MicFailure)
-                );
+                assert_eq!(wrong.decapsulate(&mut protected.clone()), Err(Error::MicFailure));
             }
             let naive = EnhancedCcmp::keyed(&tk, ways, Variant::Naive).unwrap();
-            assert_eq!(
-                naive.decapsulate(&mut protected.clone()),
-                Err(Error::MicFailure)
-            );
+            assert_eq!(naive.decapsulate(&mut protected.clone()), Err(Error::MicFailure));
         }
     }
 }
@@ -149,34 +131,20 @@ fn naive_variant_falls_to_the_sub_chain_swap_and_the_default_does_not() {
             let mut tk = [0u8; 16];
             rng.fill_bytes(&mut tk);
             let mut plain = Vec::new();
-            let header = gen::random_mpdu(
-                &mut rng,
-                Shapes::default(),
-                16 * ways.count() * rounds,
-                &mut plain,
-            );
+            let header = gen::random_mpdu(&mut rng, Shapes::default(), 16 * ways.count() * rounds, &mut plain);
             let plain_body = plain[header.header_len()..].to_vec();
 
             let naive = EnhancedCcmp::keyed(&tk, ways, Variant::Naive).unwrap();
             let forged = swap_sub_chains_0_and_1(&protect(&naive, &plain, 7), &plain_body, ways);
             let mut buf = forged.clone();
-            let done = naive
-                .decapsulate(&mut buf)
-                .expect("naive variant accepts the forgery");
+            let done = naive.decapsulate(&mut buf).expect("naive variant accepts the forgery");
             let received = &buf[header.header_len()..done.mpdu_len];
             assert_ne!(received, &plain_body[..], "the forgery changed the data");
-            assert_eq!(
-                received[..16],
-                plain_body[16..32],
-                "sub-chains 0 and 1 arrive swapped"
-            );
+            assert_eq!(received[..16], plain_body[16..32], "sub-chains 0 and 1 arrive swapped");
 
             let default = EnhancedCcmp::keyed(&tk, ways, Variant::DomainSeparated).unwrap();
             let forged = swap_sub_chains_0_and_1(&protect(&default, &plain, 7), &plain_body, ways);
-            assert_eq!(
-                default.decapsulate(&mut forged.clone()),
-                Err(Error::MicFailure)
-            );
+            assert_eq!(default.decapsulate(&mut forged.clone()), Err(Error::MicFailure));
         }
     }
 }
@@ -185,27 +153,13 @@ fn naive_variant_falls_to_the_sub_chain_swap_and_the_default_does_not() {
 fn enhanced_refuses_bad_input_with_typed_errors() {
     assert!(matches!(
         EnhancedCcmp::keyed(&[0; 15], Ways::N2, Variant::DomainSeparated),
-        Err(Error::KeyLength {
-            expected: 16,
-            got: 15
-        })
+        Err(Error::KeyLength { expected: 16, got: 15 })
     ));
     assert!(Ways::new(3).is_err());
     let suite = EnhancedCcmp::keyed(&[1; 16], Ways::N4, Variant::DomainSeparated).unwrap();
     let mut plain = Vec::new();
-    gen::random_mpdu(
-        &mut ChaCha8Rng::seed_from_u64(5),
-        Shapes::default(),
-        40,
-        &mut plain,
-    );
+    gen::random_mpdu(&mut ChaCha8Rng::seed_from_u64(5), Shapes::default(), 40, &mut plain);
     let protected = protect(&suite, &plain, 9);
-    assert!(matches!(
-        suite.decapsulate(&mut protected[..30].to_vec()),
-        Err(Error::Truncated { .. })
-    ));
-    assert_eq!(
-        suite.decapsulate(&mut plain.clone()),
-        Err(Error::NotProtected)
-    );
+    assert!(matches!(suite.decapsulate(&mut protected[..30].to_vec()), Err(Error::Truncated { .. })));
+    assert_eq!(suite.decapsulate(&mut plain.clone()), Err(Error::NotProtected));
 }

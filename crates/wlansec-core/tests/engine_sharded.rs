@@ -36,17 +36,13 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
             ways => Box::new(EnhancedCcmp::keyed(tk, ways, Variant::DomainSeparated).unwrap()),
         }
     };
-    let mut transmitters: Vec<_> = (0..stations)
-        .map(|s| Transmitter::new(golden(s), 0))
-        .collect();
+    let mut transmitters: Vec<_> = (0..stations).map(|s| Transmitter::new(golden(s), 0)).collect();
     let expected: Vec<Vec<u8>> = frames
         .iter()
         .map(|(station, mpdu)| {
             let mut buf = mpdu.clone();
             buf.resize(mpdu.len() + 16, 0);
-            let len = transmitters[*station as usize]
-                .protect(&mut buf, mpdu.len())
-                .unwrap();
+            let len = transmitters[*station as usize].protect(&mut buf, mpdu.len()).unwrap();
             buf.truncate(len);
             buf
         })
@@ -55,13 +51,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
     for threads in [1, 2, 3] {
         let mut engine = ShardedEngine::new(threads, Engine::new());
         for station in 0..stations {
-            engine
-                .add_station(
-                    station,
-                    &keys[station as usize],
-                    modes[station as usize % 2],
-                )
-                .unwrap();
+            engine.add_station(station, &keys[station as usize], modes[station as usize % 2]).unwrap();
         }
         let out = engine.protect_all(frames.clone()).unwrap();
         let out: Vec<Vec<u8>> = out.into_iter().map(|r| r.unwrap()).collect();
@@ -69,9 +59,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
         // A receiver per station takes every frame in order: no PN regresses within a TID.
         let mut receivers: Vec<_> = (0..stations).map(|s| Receiver::new(golden(s))).collect();
         for ((station, _), protected) in frames.iter().zip(&out) {
-            receivers[*station as usize]
-                .unprotect(&mut protected.clone())
-                .unwrap();
+            receivers[*station as usize].unprotect(&mut protected.clone()).unwrap();
         }
     }
 }
@@ -80,12 +68,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
 fn frames_for_unknown_stations_are_refused() {
     let mut engine = ShardedEngine::new(2, Engine::new());
     let mut mpdu = Vec::new();
-    gen::random_mpdu(
-        &mut ChaCha8Rng::seed_from_u64(1),
-        Shapes::default(),
-        10,
-        &mut mpdu,
-    );
+    gen::random_mpdu(&mut ChaCha8Rng::seed_from_u64(1), Shapes::default(), 10, &mut mpdu);
     assert!(engine.protect_all(vec![(7, mpdu)]).is_err());
 }
 
@@ -117,9 +100,7 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
     for threads in [1, 2, 3] {
         let mut engine = ShardedEngine::new(threads, Engine::new());
         for station in 0..stations {
-            engine
-                .add_station(station, &keys[station as usize], Mode::CCMP128)
-                .unwrap();
+            engine.add_station(station, &keys[station as usize], Mode::CCMP128).unwrap();
         }
         let protected: Vec<(u32, Vec<u8>)> = engine
             .protect_all(frames.clone())
@@ -162,9 +143,7 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
         }
 
         // A replaced key restarts the counters: PN 1 under the new key is accepted.
-        engine
-            .add_station(frames[0].0, &keys[0], Mode::CCMP128)
-            .unwrap();
+        engine.add_station(frames[0].0, &keys[0], Mode::CCMP128).unwrap();
         let renewed = engine.protect_all(vec![frames[0].clone()]).unwrap();
         let renewed = renewed.into_iter().next().unwrap().unwrap();
         let opened = engine.unprotect_all(vec![(frames[0].0, renewed)]).unwrap();

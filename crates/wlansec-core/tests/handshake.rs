@@ -39,7 +39,12 @@ fn count(events: &[Event], pred: impl Fn(&Event) -> bool) -> usize {
 
 #[test]
 fn clean_handshakes_for_every_descriptor_version() {
-    for (akm, cipher) in [(Akm::Psk, CipherSuite::Ccmp128), (Akm::Psk, CipherSuite::Tkip), (Akm::PskSha256, CipherSuite::Ccmp128), (Akm::Psk, CipherSuite::Gcmp256)] {
+    for (akm, cipher) in [
+        (Akm::Psk, CipherSuite::Ccmp128),
+        (Akm::Psk, CipherSuite::Tkip),
+        (Akm::PskSha256, CipherSuite::Ccmp128),
+        (Akm::Psk, CipherSuite::Gcmp256),
+    ] {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let (mut a, mut s) = pair(akm, cipher);
         let m1 = sends(&a.start(&mut rng).unwrap());
@@ -99,7 +104,13 @@ fn gtk_is_never_rolled_back_and_zero_keys_are_refused() {
         a.receive(&sends(&ev)[0]).unwrap();
     }
     assert!(a.rekey_group(1, Secret::from_slice(&[0; 16]).unwrap(), 0).is_err());
-    assert!(Authenticator::new(params(Akm::Psk, CipherSuite::Ccmp128), pmk_from_passphrase("abcdefgh", b"x").unwrap(), 1, Secret::from_slice(&[0; 16]).unwrap()).is_err());
+    assert!(Authenticator::new(
+        params(Akm::Psk, CipherSuite::Ccmp128),
+        pmk_from_passphrase("abcdefgh", b"x").unwrap(),
+        1,
+        Secret::from_slice(&[0; 16]).unwrap()
+    )
+    .is_err());
 }
 
 #[test]

@@ -63,8 +63,13 @@ fn prf_sha1_vectors() {
 fn kdf_sha256_vector() {
     for v in &vectors("kdf_sha256.json") {
         let mut out = vec![0u8; v["length_bits"].as_u64().unwrap() as usize / 8];
-        kdf::kdf_sha256(&hex(v, "key_keyseed_computed"), ascii(v, "label_ascii").as_bytes(), &hex(v, "context"), &mut out)
-            .unwrap();
+        kdf::kdf_sha256(
+            &hex(v, "key_keyseed_computed"),
+            ascii(v, "label_ascii").as_bytes(),
+            &hex(v, "context"),
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(out, hex(v, "output"));
         assert_eq!(&out[..32], &hex(v, "kck_published")[..]);
         assert_eq!(&out[32..], &hex(v, "pmk_published")[..]);
@@ -113,8 +118,16 @@ fn eapol_key_mic_and_pmkid_vectors() {
         }
         let version = v["key_descriptor_version"].as_u64().unwrap_or(2);
         let akm = if version == 3 { Akm::PskSha256 } else { Akm::Psk };
-        let ptk = derive_ptk(&pmk, akm, CipherSuite::Ccmp128, mac(v, "aa"), mac(v, "spa"), &nonce(v, "anonce"), &nonce(v, "snonce"))
-            .unwrap();
+        let ptk = derive_ptk(
+            &pmk,
+            akm,
+            CipherSuite::Ccmp128,
+            mac(v, "aa"),
+            mac(v, "spa"),
+            &nonce(v, "anonce"),
+            &nonce(v, "snonce"),
+        )
+        .unwrap();
         assert_eq!(ptk.kck.as_bytes(), &hex(v, "kck")[..], "{}", v["id"]);
         let frame = hex(v, "eapol_frame_mic_zeroed");
         let view = EapolKey::new_checked(&frame[..]).unwrap();
@@ -154,8 +167,7 @@ fn aes_keywrap_vectors() {
         // The EAPOL M3 Key Data example: pad, wrap, and read the items back.
         let plain = hex(v, "key_data_plain");
         assert_eq!(&keywrap::pad_key_data(&plain)[..], &hex(v, "key_data_padded")[..]);
-        let wrapped =
-            eapol::encrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &plain).unwrap();
+        let wrapped = eapol::encrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &plain).unwrap();
         assert_eq!(wrapped, hex(v, "key_data_wrapped"));
         let back = eapol::decrypt_key_data(KeyDescriptorVersion::HmacSha1Aes, &kek, &[0; 16], &wrapped).unwrap();
         let items: Vec<_> = key_data_items(&back).collect::<Result<_, _>>().unwrap();

@@ -131,7 +131,12 @@ fn tkip_key_mixing_vectors() {
         let iv32 = u32::from_str_radix(v["iv32"].as_str().unwrap(), 16).unwrap();
         let iv16 = u16::from_str_radix(v["iv16"].as_str().unwrap(), 16).unwrap();
         let ttak = phase1(&tk, &ta, iv32);
-        let want: Vec<u16> = v["ttak"].as_array().unwrap().iter().map(|w| u16::from_str_radix(w.as_str().unwrap(), 16).unwrap()).collect();
+        let want: Vec<u16> = v["ttak"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| u16::from_str_radix(w.as_str().unwrap(), 16).unwrap())
+            .collect();
         assert_eq!(ttak.to_vec(), want, "{}", v["id"]);
         assert_eq!(phase2(&tk, &ttak, iv16).to_vec(), hex(v, "rc4key"), "{}", v["id"]);
     }
@@ -150,7 +155,9 @@ fn tkip_mpdu_vector() {
     assert_eq!(&got[24..32], &hex(v, "iv_extiv")[..]);
     assert_eq!(got, with_protected(&want, true));
     // The supplicant receives it (FromDS): same Michael key by role or by frame direction.
-    for rx_suite in [Tkip::new(&hex(v, "tk_256bit")).unwrap(), Tkip::new(&hex(v, "tk_256bit")).unwrap().with_role(Role::Supplicant)] {
+    for rx_suite in
+        [Tkip::new(&hex(v, "tk_256bit")).unwrap(), Tkip::new(&hex(v, "tk_256bit")).unwrap().with_role(Role::Supplicant)]
+    {
         let mut rx = got.clone();
         let done = rx_suite.decapsulate(&mut rx).unwrap();
         assert_eq!(rx[..done.mpdu_len], with_protected(&plain, false)[..]);

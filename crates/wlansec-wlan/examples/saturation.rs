@@ -34,10 +34,7 @@ fn main() {
     let mut ip_bytes = 1500;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = || {
-            args.next()
-                .unwrap_or_else(|| fail(&format!("{arg} needs a value")))
-        };
+        let mut value = || args.next().unwrap_or_else(|| fail(&format!("{arg} needs a value")));
         match arg.as_str() {
             "--out" => out = PathBuf::from(value()),
             "--access" => {
@@ -47,16 +44,14 @@ fn main() {
                     other => fail(&format!("--access {other}: use dcf or be")),
                 }
             }
-            "--ip-bytes" => {
-                ip_bytes = value()
-                    .parse()
-                    .unwrap_or_else(|_| fail("--ip-bytes takes a number"))
-            }
+            "--ip-bytes" => ip_bytes = value().parse().unwrap_or_else(|_| fail("--ip-bytes takes a number")),
             other => fail(&format!("unknown argument {other}")),
         }
     }
 
-    println!("Saturation throughput (IP Mbit/s, all stations together), {ip_bytes}-byte IP packets, {access:?}, no RTS/CTS");
+    println!(
+        "Saturation throughput (IP Mbit/s, all stations together), {ip_bytes}-byte IP packets, {access:?}, no RTS/CTS"
+    );
     println!(
         "{:<15} {:>6} {:<9} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "phy",
@@ -77,25 +72,17 @@ fn main() {
     let mut rows = Vec::new();
     for (name, mpdus) in PHYS {
         let phy: Phy = name.parse().unwrap_or_else(|e| fail(&format!("{e}")));
-        let access = if mpdus > 1 {
-            AccessCategory::BestEffort
-        } else {
-            access
-        };
+        let access = if mpdus > 1 { AccessCategory::BestEffort } else { access };
         let mut open_single = None;
         for mode_name in MODES {
             let mode: SecurityMode = mode_name.parse().unwrap_or_else(|e: String| fail(&e));
             let exchange = Exchange::aggregated(phy, access, mode.overhead(), ip_bytes, mpdus)
                 .unwrap_or_else(|e| fail(&format!("{name} {mode}: {e}")));
-            let throughput: Vec<f64> = STATIONS
-                .iter()
-                .map(|&n| saturation(&exchange, n).throughput_bps / 1e6)
-                .collect();
+            let throughput: Vec<f64> =
+                STATIONS.iter().map(|&n| saturation(&exchange, n).throughput_bps / 1e6).collect();
             let simulated: Vec<f64> = SIMULATED
                 .iter()
-                .map(|&n| {
-                    simulated_saturation(&exchange, n, SIMULATED_SUCCESSES, 1).throughput_bps / 1e6
-                })
+                .map(|&n| simulated_saturation(&exchange, n, SIMULATED_SUCCESSES, 1).throughput_bps / 1e6)
                 .collect();
             let open = *open_single.get_or_insert(throughput[0]);
             let cost = 100.0 * (throughput[0] / open - 1.0);

@@ -121,7 +121,14 @@ impl Sequence {
     }
 }
 
-pub(crate) fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, sc: SequenceControl, body: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn management(
+    subtype: u8,
+    da: MacAddr,
+    sa: MacAddr,
+    bssid: MacAddr,
+    sc: SequenceControl,
+    body: &[u8],
+) -> Result<Vec<u8>> {
     let header = HeaderRepr {
         frame_control: FrameControl::new(FrameType::Management, subtype),
         duration: 0,
@@ -140,7 +147,15 @@ pub(crate) fn management(subtype: u8, da: MacAddr, sa: MacAddr, bssid: MacAddr, 
 }
 
 /// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
-pub(crate) fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl, ethertype: u16, payload: &[u8]) -> Result<(Vec<u8>, usize)> {
+pub(crate) fn qos_data(
+    ds: u16,
+    a1: MacAddr,
+    a2: MacAddr,
+    a3: MacAddr,
+    sc: SequenceControl,
+    ethertype: u16,
+    payload: &[u8],
+) -> Result<(Vec<u8>, usize)> {
     let header = HeaderRepr {
         frame_control: FrameControl(FrameControl::new(FrameType::Data, SUBTYPE_QOS_DATA).0 | ds),
         duration: 0,
@@ -162,7 +177,11 @@ pub(crate) fn qos_data(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: Seque
 }
 
 /// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
-pub(crate) fn seal(tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
+pub(crate) fn seal(
+    tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>,
+    mut mpdu: Vec<u8>,
+    len: usize,
+) -> Result<Vec<u8>> {
     let len = match tx {
         Some(tx) => tx.protect(&mut mpdu, len)?,
         None => len,
@@ -299,7 +318,15 @@ impl Station {
         }
         let eth = llc::EthernetRepr::parse(ethernet)?;
         let bssid = self.config.bssid;
-        let (mpdu, len) = qos_data(FrameControl::TO_DS, bssid, self.mac, eth.dst, self.sequence.next(), eth.ethertype, &ethernet[ETHERNET_HEADER_LEN..])?;
+        let (mpdu, len) = qos_data(
+            FrameControl::TO_DS,
+            bssid,
+            self.mac,
+            eth.dst,
+            self.sequence.next(),
+            eth.ethertype,
+            &ethernet[ETHERNET_HEADER_LEN..],
+        )?;
         out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
         self.counters.tx_msdus += 1;
         Ok(())
@@ -351,11 +378,21 @@ impl Station {
                 req.extend_from_slice(&elements(&self.config.ssid, rsne.as_deref()));
                 self.state = StationState::Associating;
                 self.waited = 0;
-                out.push(Output::Air(management(SUBTYPE_ASSOC_REQUEST, bssid, self.mac, bssid, self.sequence.next(), &req)?));
+                out.push(Output::Air(management(
+                    SUBTYPE_ASSOC_REQUEST,
+                    bssid,
+                    self.mac,
+                    bssid,
+                    self.sequence.next(),
+                    &req,
+                )?));
             }
             (SUBTYPE_ASSOC_RESPONSE, StationState::Associating) if body.len() >= 6 => {
                 if body[2..4] != [0, 0] {
-                    self.state = StationState::Failed(format!("association refused (status {})", u16::from_le_bytes([body[2], body[3]])));
+                    self.state = StationState::Failed(format!(
+                        "association refused (status {})",
+                        u16::from_le_bytes([body[2], body[3]])
+                    ));
                     return Ok(());
                 }
                 self.associated()?;
@@ -400,14 +437,23 @@ impl Station {
             match event {
                 Event::Send(bytes) => {
                     let bssid = self.config.bssid;
-                    let (mpdu, len) = qos_data(FrameControl::TO_DS, bssid, self.mac, bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
+                    let (mpdu, len) = qos_data(
+                        FrameControl::TO_DS,
+                        bssid,
+                        self.mac,
+                        bssid,
+                        self.sequence.next(),
+                        ETHERTYPE_EAPOL,
+                        &bytes,
+                    )?;
                     // EAPOL goes out under the pairwise key once one is installed (none here:
                     // message 4 is sent before the key it confirms is installed).
                     out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
                 }
                 Event::InstallPairwise { tk } => self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?),
                 Event::InstallGroup { key_id, gtk, .. } => {
-                    self.group_rx = Some(Receiver::new(self.config.mode.group_suite(gtk.as_bytes())?).with_key_id(key_id));
+                    self.group_rx =
+                        Some(Receiver::new(self.config.mode.group_suite(gtk.as_bytes())?).with_key_id(key_id));
                 }
                 Event::PairwiseComplete => self.state = StationState::Connected,
                 Event::GroupComplete | Event::TimedOut => {}
@@ -463,7 +509,16 @@ impl AccessPoint {
                 (Some(gtk), Some(tx))
             }
         };
-        Ok(AccessPoint { config, credential, gtk, group_tx, stations: BTreeMap::new(), sequence: Sequence::default(), rng, counters: Counters::default() })
+        Ok(AccessPoint {
+            config,
+            credential,
+            gtk,
+            group_tx,
+            stations: BTreeMap::new(),
+            sequence: Sequence::default(),
+            rng,
+            counters: Counters::default(),
+        })
     }
 
     pub fn bssid(&self) -> MacAddr {
@@ -477,13 +532,25 @@ impl AccessPoint {
         let privacy = if self.config.mode == SecurityMode::Open { 0 } else { 0x10 };
         body.extend_from_slice(&[0x01 | privacy, 0x00]);
         body.extend_from_slice(&elements(&self.config.ssid, self.config.mode.rsn_element()?.as_deref()));
-        management(SUBTYPE_BEACON, MacAddr::BROADCAST, self.config.bssid, self.config.bssid, self.sequence.next(), &body)
+        management(
+            SUBTYPE_BEACON,
+            MacAddr::BROADCAST,
+            self.config.bssid,
+            self.config.bssid,
+            self.sequence.next(),
+            &body,
+        )
     }
 
     pub fn associations(&self) -> Vec<AssociationStatus> {
         self.stations
             .iter()
-            .map(|(mac, a)| AssociationStatus { mac: mac.to_string(), aid: a.aid, port_open: a.keys.is_some() || matches!(self.credential, Credential::None), failure: a.failed.clone() })
+            .map(|(mac, a)| AssociationStatus {
+                mac: mac.to_string(),
+                aid: a.aid,
+                port_open: a.keys.is_some() || matches!(self.credential, Credential::None),
+                failure: a.failed.clone(),
+            })
             .collect()
     }
 
@@ -506,7 +573,14 @@ impl AccessPoint {
 
     /// Send an MSDU from `sa` to `da` into the BSS (From DS): under the station's keys, or
     /// the group key for group addresses.
-    fn forward(&mut self, da: MacAddr, sa: MacAddr, ethertype: u16, payload: &[u8], out: &mut Vec<Output>) -> Result<()> {
+    fn forward(
+        &mut self,
+        da: MacAddr,
+        sa: MacAddr,
+        ethertype: u16,
+        payload: &[u8],
+        out: &mut Vec<Output>,
+    ) -> Result<()> {
         let bssid = self.config.bssid;
         let open = matches!(self.credential, Credential::None);
         let tx = if da.is_group() {
@@ -599,7 +673,14 @@ impl AccessPoint {
                 let mut resp = vec![0x01, 0x00, 0x00, 0x00];
                 resp.extend_from_slice(&(aid | 0xc000).to_le_bytes());
                 resp.extend_from_slice(&ELEMENT_RATES);
-                out.push(Output::Air(management(SUBTYPE_ASSOC_RESPONSE, sta, bssid, bssid, self.sequence.next(), &resp)?));
+                out.push(Output::Air(management(
+                    SUBTYPE_ASSOC_RESPONSE,
+                    sta,
+                    bssid,
+                    bssid,
+                    self.sequence.next(),
+                    &resp,
+                )?));
                 let events = match (&self.credential, &self.gtk) {
                     (Credential::Psk(pmk), Some(gtk)) => {
                         let params = self.config.mode.handshake_params(bssid, sta)?;
@@ -639,7 +720,15 @@ impl AccessPoint {
         for event in events {
             match event {
                 Event::Send(bytes) => {
-                    let (mpdu, len) = qos_data(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
+                    let (mpdu, len) = qos_data(
+                        FrameControl::FROM_DS,
+                        sta,
+                        bssid,
+                        bssid,
+                        self.sequence.next(),
+                        ETHERTYPE_EAPOL,
+                        &bytes,
+                    )?;
                     out.push(Output::Air(seal(None, mpdu, len)?));
                 }
                 Event::InstallPairwise { tk } => {
@@ -654,7 +743,14 @@ impl AccessPoint {
                     let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
                     a.failed = Some(format!("4-way handshake failed: {why}{hint}"));
                     a.authenticator = None;
-                    out.push(Output::Air(management(SUBTYPE_DEAUTH, sta, bssid, bssid, self.sequence.next(), &15u16.to_le_bytes())?));
+                    out.push(Output::Air(management(
+                        SUBTYPE_DEAUTH,
+                        sta,
+                        bssid,
+                        bssid,
+                        self.sequence.next(),
+                        &15u16.to_le_bytes(),
+                    )?));
                 }
                 Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
             }
@@ -677,9 +773,12 @@ mod tests {
         MacAddr([0x02, 0x77, 0, 0, 0, i])
     }
 
+    /// Frames as byte vectors: Ethernet frames handed to a host, or MPDUs on the air.
+    type Frames = Vec<Vec<u8>>;
+
     /// Deliver every air frame to every machine until nothing more is sent; returns the
     /// Ethernet frames each host received.
-    fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Vec<Vec<u8>>) -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
+    fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Frames) -> (Frames, Vec<Frames>) {
         let mut ap_host = Vec::new();
         let mut sta_host = vec![Vec::new(); stas.len()];
         for _ in 0..64 {
@@ -713,7 +812,8 @@ mod tests {
 
     fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
         let mut ap = AccessPoint::new(config(mode, "correct horse")).unwrap();
-        let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, sta_passphrase), sta_mac(i)).unwrap()).collect();
+        let mut stas: Vec<Station> =
+            (1..=2).map(|i| Station::new(config(mode, sta_passphrase), sta_mac(i)).unwrap()).collect();
         let mut air = Vec::new();
         let mut out = Vec::new();
         for s in stas.iter_mut() {
@@ -734,10 +834,11 @@ mod tests {
         f
     }
 
-    fn send(ap: &mut AccessPoint, stas: &mut [Station], from: usize, frame: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>, Vec<Vec<u8>>) {
+    fn send(ap: &mut AccessPoint, stas: &mut [Station], from: usize, frame: &[u8]) -> (Frames, Vec<Frames>, Frames) {
         let mut out = Vec::new();
         stas[from].from_host(frame, &mut out).unwrap();
-        let air: Vec<Vec<u8>> = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+        let air: Vec<Vec<u8>> =
+            out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
         let (a, s) = run(ap, stas, air.clone());
         (a, s, air)
     }
@@ -747,14 +848,19 @@ mod tests {
         for mode in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4"] {
             let pass = if mode == "wep" { "abcdefghijklm" } else { "correct horse" };
             let mut ap = AccessPoint::new(config(mode, pass)).unwrap();
-            let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, pass), sta_mac(i)).unwrap()).collect();
+            let mut stas: Vec<Station> =
+                (1..=2).map(|i| Station::new(config(mode, pass), sta_mac(i)).unwrap()).collect();
             let mut out = Vec::new();
             for s in stas.iter_mut() {
                 s.start(&mut out).unwrap();
             }
             let air = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
             run(&mut ap, &mut stas, air);
-            assert!(stas.iter().all(|s| *s.state() == StationState::Connected), "{mode}: {:?}", stas.iter().map(|s| s.state().clone()).collect::<Vec<_>>());
+            assert!(
+                stas.iter().all(|s| *s.state() == StationState::Connected),
+                "{mode}: {:?}",
+                stas.iter().map(|s| s.state().clone()).collect::<Vec<_>>()
+            );
 
             let unicast = ethernet(sta_mac(2), sta_mac(1), b"hello station two, through the AP");
             let (ap_host, sta_host, air) = send(&mut ap, &mut stas, 0, &unicast);
@@ -819,12 +925,14 @@ mod tests {
     #[test]
     fn unprotected_data_is_refused_on_a_protected_network() {
         let (mut ap, mut stas) = join("ccmp", "correct horse");
-        let (mpdu, len) = qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+        let (mpdu, len) =
+            qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
         let mut out = Vec::new();
         ap.from_air(&mpdu[..len], &mut out).unwrap();
         assert!(out.is_empty());
         assert_eq!(ap.counters.dropped_port_closed, 1);
-        let (mpdu, len) = qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+        let (mpdu, len) =
+            qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
         assert!(stas[0].from_air(&mpdu[..len], &mut out).is_err());
         assert!(out.is_empty());
     }

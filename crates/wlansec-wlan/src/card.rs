@@ -33,15 +33,28 @@ pub enum CryptoModel {
     /// The host does the work; its cost is real, not modelled.
     Host,
     Hw,
-    Mcu { mhz: f64 },
-    Fixed { us: f64 },
-    Rtl { cycles_per_block: f64, cycles_per_frame: f64, fmax_mhz: f64 },
+    Mcu {
+        mhz: f64,
+    },
+    Fixed {
+        us: f64,
+    },
+    Rtl {
+        cycles_per_block: f64,
+        cycles_per_frame: f64,
+        fmax_mhz: f64,
+    },
 }
 
 impl FromStr for CryptoModel {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let number = |v: &str| v.parse::<f64>().ok().filter(|x| *x > 0.0 && x.is_finite()).ok_or_else(|| format!("`{s}`: expected a positive number"));
+        let number = |v: &str| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|x| *x > 0.0 && x.is_finite())
+                .ok_or_else(|| format!("`{s}`: expected a positive number"))
+        };
         match s.split_once(':') {
             None if s == "hw" => Ok(CryptoModel::Hw),
             None if s == "sw" => Ok(CryptoModel::Host),
@@ -69,15 +82,22 @@ impl fmt::Display for CryptoModel {
 /// cycles per frame (fixed part and per 16-byte block) and its synthesized Fmax.
 fn rtl_from_reports() -> Result<CryptoModel, String> {
     let path = std::env::var("WLANSEC_HDL_SUMMARY").unwrap_or_else(|_| "hdl/reports/summary.json".into());
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("rtl model needs {path} (make -C hdl reports): {e}"))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("rtl model needs {path} (make -C hdl reports): {e}"))?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
     let find = |key: &str| find_number(&json, key).ok_or_else(|| format!("{path} has no `{key}`"));
-    Ok(CryptoModel::Rtl { cycles_per_block: find("cycles_per_block")?, cycles_per_frame: find("cycles_per_frame_overhead").unwrap_or(0.0), fmax_mhz: find("fmax_mhz")? })
+    Ok(CryptoModel::Rtl {
+        cycles_per_block: find("cycles_per_block")?,
+        cycles_per_frame: find("cycles_per_frame_overhead").unwrap_or(0.0),
+        fmax_mhz: find("fmax_mhz")?,
+    })
 }
 
 fn find_number(v: &serde_json::Value, key: &str) -> Option<f64> {
     match v {
-        serde_json::Value::Object(m) => m.get(key).and_then(|x| x.as_f64()).or_else(|| m.values().find_map(|x| find_number(x, key))),
+        serde_json::Value::Object(m) => {
+            m.get(key).and_then(|x| x.as_f64()).or_else(|| m.values().find_map(|x| find_number(x, key)))
+        }
         serde_json::Value::Array(a) => a.iter().find_map(|x| find_number(x, key)),
         _ => None,
     }
@@ -87,7 +107,13 @@ fn find_number(v: &serde_json::Value, key: &str) -> Option<f64> {
 /// linearly between the counted sizes.
 pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
     let json: serde_json::Value = serde_json::from_str(MCU_COUNTS).ok()?;
-    let points: Vec<(f64, f64)> = json.get("counts")?.get(suite)?.as_array()?.iter().filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?))).collect();
+    let points: Vec<(f64, f64)> = json
+        .get("counts")?
+        .get(suite)?
+        .as_array()?
+        .iter()
+        .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
+        .collect();
     let x = mpdu_bytes as f64;
     let pair = points.windows(2).find(|w| x <= w[1].0).or_else(|| points.windows(2).last())?;
     let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
@@ -106,7 +132,8 @@ impl CryptoModel {
             CryptoModel::Fixed { us } => (us * 1e3) as u64,
             CryptoModel::Mcu { mhz } => {
                 let suite = mode.to_string();
-                let instructions = mcu_instructions(&suite, mpdu_bytes).ok_or_else(|| format!("no MCU instruction counts for {suite}"))?;
+                let instructions = mcu_instructions(&suite, mpdu_bytes)
+                    .ok_or_else(|| format!("no MCU instruction counts for {suite}"))?;
                 (instructions / mhz * 1e3) as u64
             }
             CryptoModel::Rtl { cycles_per_block, cycles_per_frame, fmax_mhz } => {
@@ -149,7 +176,15 @@ impl CryptoEngine {
     /// is dropped (counted by the medium) without costing the engine anything: an engine
     /// charged for dropped frames would run ahead of real time under overload and make the
     /// frames it does queue wait behind work that never reaches the air.
-    pub fn send(&mut self, medium: &mut Medium, from: usize, mpdu: Vec<u8>, protected: bool, now_ns: u64, mode: SecurityMode) -> Result<bool, String> {
+    pub fn send(
+        &mut self,
+        medium: &mut Medium,
+        from: usize,
+        mpdu: Vec<u8>,
+        protected: bool,
+        now_ns: u64,
+        mode: SecurityMode,
+    ) -> Result<bool, String> {
         if medium.is_full(from) {
             return Ok(medium.enqueue(from, mpdu, now_ns));
         }
@@ -195,7 +230,7 @@ mod tests {
     /// One sender offered ten times what the air carries, every frame handed through
     /// `card`: the IP throughput delivered (bit/s) and the analytical one-sender saturation.
     fn overloaded_sender(phy: &str, card: &str) -> (f64, f64) {
-        use crate::airtime::{mpdu_bytes, saturation, Phy, AccessCategory, Exchange, LinkProfile, FCS_BYTES};
+        use crate::airtime::{mpdu_bytes, saturation, AccessCategory, Exchange, LinkProfile, Phy, FCS_BYTES};
         let (phy, mode, ip) = (phy.parse::<Phy>().unwrap(), SecurityMode::Ccmp, 1500);
         let exchange = Exchange::new(phy, AccessCategory::BestEffort, mode.overhead(), ip).unwrap();
         let model = saturation(&exchange, 1).throughput_bps;
@@ -230,7 +265,8 @@ mod tests {
         // A card slower than the air delivers one frame per engine time.
         for (phy, card) in [("g54", "fixed:1000"), ("n-mcs7-40", "mcu:1000")] {
             let (measured, model) = overloaded_sender(phy, card);
-            let mpdu = crate::airtime::mpdu_bytes(1500, SecurityMode::Ccmp.overhead(), true) - crate::airtime::FCS_BYTES;
+            let mpdu =
+                crate::airtime::mpdu_bytes(1500, SecurityMode::Ccmp.overhead(), true) - crate::airtime::FCS_BYTES;
             let cost_ns = card.parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, mpdu).unwrap() as f64;
             let card_bps = 1500.0 * 8.0 / (cost_ns / 1e9);
             assert!(card_bps < model, "{card} must be slower than the air");

@@ -246,7 +246,8 @@ impl Emulator {
         let station_card = if mode.host_protected() { CryptoModel::Host } else { card };
         // The access point's address, which an IBSS keeps as its BSSID.
         let bssid: MacAddr = netns::nodes(&config.name, 0)[0].mac.parse().map_err(|e| format!("{e}"))?;
-        let network = |passphrase: &str| NetworkConfig { ssid: config.ssid.clone(), bssid, mode, passphrase: passphrase.into() };
+        let network =
+            |passphrase: &str| NetworkConfig { ssid: config.ssid.clone(), bssid, mode, passphrase: passphrase.into() };
         let mut nodes = Vec::new();
         for (i, addrs) in config.nodes().into_iter().enumerate() {
             let mac: MacAddr = addrs.mac.parse().map_err(|e| format!("{e}"))?;
@@ -254,7 +255,11 @@ impl Emulator {
                 Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(|e| format!("access point: {e}"))?)
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
-                let pass = if i == 0 { &config.passphrase } else { config.station_passphrase.as_ref().unwrap_or(&config.passphrase) };
+                let pass = if i == 0 {
+                    &config.passphrase
+                } else {
+                    config.station_passphrase.as_ref().unwrap_or(&config.passphrase)
+                };
                 Machine::Ibss(IbssStation::new(network(pass), mac).map_err(|e| format!("{}: {e}", addrs.role))?)
             } else {
                 let pass = config.station_passphrase.as_deref().unwrap_or(&config.passphrase);
@@ -267,7 +272,13 @@ impl Emulator {
         }
         let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed);
         let pcap = match &config.pcap {
-            Some(path) => Some(pcap::Writer::new(io::BufWriter::new(File::create(path).map_err(|e| format!("{}: {e}", path.display()))?), LinkType::Radiotap).map_err(|e| e.to_string())?),
+            Some(path) => Some(
+                pcap::Writer::new(
+                    io::BufWriter::new(File::create(path).map_err(|e| format!("{}: {e}", path.display()))?),
+                    LinkType::Radiotap,
+                )
+                .map_err(|e| e.to_string())?,
+            ),
             None => None,
         };
         let release_log = match &config.release_log {
@@ -314,14 +325,18 @@ impl Emulator {
         // SAFETY: plain descriptor-creating calls, each result checked and owned at once.
         unsafe {
             let epoll = OwnedFd::from_raw_fd(os(libc::epoll_create1(libc::EPOLL_CLOEXEC), "epoll_create1")?);
-            let timer = OwnedFd::from_raw_fd(os(libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC), "timerfd_create")?);
+            let timer = OwnedFd::from_raw_fd(os(
+                libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC),
+                "timerfd_create",
+            )?);
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGINT);
             libc::sigaddset(&mut set, libc::SIGTERM);
             libc::sigaddset(&mut set, libc::SIGHUP);
             libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            let signals = OwnedFd::from_raw_fd(os(libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC), "signalfd")?);
+            let signals =
+                OwnedFd::from_raw_fd(os(libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC), "signalfd")?);
             Ok((epoll, timer, signals))
         }
     }
@@ -348,7 +363,11 @@ impl Emulator {
         let slack = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) } == 0;
         let param = libc::sched_param { sched_priority: 10 };
         let rt = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0;
-        format!("timer slack 1 ns: {}, SCHED_FIFO 10: {}", if slack { "yes" } else { "no" }, if rt { "yes" } else { "no (not permitted)" })
+        format!(
+            "timer slack 1 ns: {}, SCHED_FIFO 10: {}",
+            if slack { "yes" } else { "no" },
+            if rt { "yes" } else { "no (not permitted)" }
+        )
     }
 
     /// Start the stations and run until `down`, SIGINT/SIGTERM/SIGHUP.
@@ -413,7 +432,9 @@ impl Emulator {
             let started = now_ns();
             let result = self.nodes[i].machine.on_host(frame, &mut out);
             let now = now_ns();
-            if self.mode.host_protected() || (self.nodes[i].machine.is_ap() && self.nodes[i].crypto.model == CryptoModel::Host) {
+            if self.mode.host_protected()
+                || (self.nodes[i].machine.is_ap() && self.nodes[i].crypto.model == CryptoModel::Host)
+            {
                 self.nodes[i].host_crypto_ns += now - started;
             }
             if result.is_ok() {
@@ -461,7 +482,11 @@ impl Emulator {
                     if j == t.from || !(a1.is_group() || a1 == self.nodes[j].mac) {
                         continue;
                     }
-                    let due = if protected { self.nodes[j].crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns) } else { t.end_ns };
+                    let due = if protected {
+                        self.nodes[j].crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns)
+                    } else {
+                        t.end_ns
+                    };
                     self.delivery_seq += 1;
                     self.deliveries.push(Delivery { due_ns: due, seq: self.delivery_seq, to: j, mpdu: t.mpdu.clone() });
                 }
@@ -508,14 +533,26 @@ impl Emulator {
     }
 
     fn arm_timer(&mut self) -> io::Result<()> {
-        let next = [self.medium.next_start(), self.deliveries.peek().map(|d| d.due_ns), Some(self.next_tick_ns)].into_iter().flatten().min().unwrap_or(self.next_tick_ns);
+        let next = [self.medium.next_start(), self.deliveries.peek().map(|d| d.due_ns), Some(self.next_tick_ns)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(self.next_tick_ns);
         let next = next.max(1);
         let spec = libc::itimerspec {
             it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec { tv_sec: (next / 1_000_000_000) as libc::time_t, tv_nsec: (next % 1_000_000_000) as libc::c_long },
+            it_value: libc::timespec {
+                tv_sec: (next / 1_000_000_000) as libc::time_t,
+                tv_nsec: (next % 1_000_000_000) as libc::c_long,
+            },
         };
         // SAFETY: arming our timerfd with an absolute CLOCK_MONOTONIC deadline.
-        os(unsafe { libc::timerfd_settime(self.timer.as_raw_fd(), libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut()) }, "timerfd_settime")?;
+        os(
+            unsafe {
+                libc::timerfd_settime(self.timer.as_raw_fd(), libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut())
+            },
+            "timerfd_settime",
+        )?;
         Ok(())
     }
 
@@ -547,11 +584,24 @@ impl Emulator {
                     Machine::Ibss(s) => {
                         peers = s.peers();
                         // In an IBSS the associations are the links, named `station->peer`.
-                        associations.extend(peers.iter().map(|p| AssociationStatus { mac: format!("{}->{}", n.mac, p.mac), ..p.clone() }));
+                        associations.extend(
+                            peers
+                                .iter()
+                                .map(|p| AssociationStatus { mac: format!("{}->{}", n.mac, p.mac), ..p.clone() }),
+                        );
                         (ibss_state(&peers, self.nodes.len() - 1), s.counters)
                     }
                 };
-                NodeStatus { addrs: n.addrs.clone(), state, counters, crypto: n.crypto.model.clone(), crypto_frames: n.crypto.frames, host_crypto_ns: n.host_crypto_ns, queued: self.medium.queued(i), peers }
+                NodeStatus {
+                    addrs: n.addrs.clone(),
+                    state,
+                    counters,
+                    crypto: n.crypto.model.clone(),
+                    crypto_frames: n.crypto.frames,
+                    host_crypto_ns: n.host_crypto_ns,
+                    queued: self.medium.queued(i),
+                    peers,
+                }
             })
             .collect();
         Status {
@@ -599,7 +649,11 @@ impl Emulator {
                         }
                     }
                     self.medium.enqueue(from, mpdu, now_ns());
-                    format!("{{\"ok\":true,\"injected\":\"{}\",\"from\":\"{}\"}}", &cmd[7..], self.nodes[from].addrs.role)
+                    format!(
+                        "{{\"ok\":true,\"injected\":\"{}\",\"from\":\"{}\"}}",
+                        &cmd[7..],
+                        self.nodes[from].addrs.role
+                    )
                 }
                 None => "{\"ok\":false,\"error\":\"no protected unicast data frame sent yet\"}".into(),
             },
@@ -626,7 +680,8 @@ fn ibss_state(peers: &[AssociationStatus], others: usize) -> StationState {
 /// Send one control command to a running emulator and return its one-line JSON answer.
 pub fn control(name: &str, command: &str) -> io::Result<String> {
     let path = state_dir(name).join("control.sock");
-    let mut stream = UnixStream::connect(&path).map_err(|e| io::Error::new(e.kind(), format!("no running WLAN `{name}` ({}): {e}", path.display())))?;
+    let mut stream = UnixStream::connect(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("no running WLAN `{name}` ({}): {e}", path.display())))?;
     stream.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
     stream.write_all(command.as_bytes())?;
     stream.write_all(b"\n")?;

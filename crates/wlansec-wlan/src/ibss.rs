@@ -20,7 +20,10 @@ use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
-use crate::bss::{eapol_of, elements, fresh_rng, management, open_data, qos_data, seal, to_ethernet, AssociationStatus, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON};
+use crate::bss::{
+    eapol_of, elements, fresh_rng, management, open_data, qos_data, seal, to_ethernet, AssociationStatus, Counters,
+    Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
+};
 use crate::security::{LinkKeys, SecurityMode};
 
 /// A station beacons every this many ticks (and once when it starts).
@@ -80,7 +83,18 @@ impl IbssStation {
                 (Some(gtk), Some(tx))
             }
         };
-        Ok(IbssStation { config, mac, credential, group_tx, gtk, peers: BTreeMap::new(), sequence: Sequence::default(), ticks: 0, rng, counters: Counters::default() })
+        Ok(IbssStation {
+            config,
+            mac,
+            credential,
+            group_tx,
+            gtk,
+            peers: BTreeMap::new(),
+            sequence: Sequence::default(),
+            ticks: 0,
+            rng,
+            counters: Counters::default(),
+        })
     }
 
     pub fn mac(&self) -> MacAddr {
@@ -107,7 +121,12 @@ impl IbssStation {
     pub fn peers(&self) -> Vec<AssociationStatus> {
         self.peers
             .iter()
-            .map(|(mac, p)| AssociationStatus { mac: mac.to_string(), aid: 0, port_open: self.port_open(p), failure: p.failed.clone() })
+            .map(|(mac, p)| AssociationStatus {
+                mac: mac.to_string(),
+                aid: 0,
+                port_open: self.port_open(p),
+                failure: p.failed.clone(),
+            })
             .collect()
     }
 
@@ -150,7 +169,15 @@ impl IbssStation {
                 }
             }
         };
-        let (mpdu, len) = qos_data(0, eth.dst, self.mac, self.config.bssid, self.sequence.next(), eth.ethertype, &ethernet[ETHERNET_HEADER_LEN..])?;
+        let (mpdu, len) = qos_data(
+            0,
+            eth.dst,
+            self.mac,
+            self.config.bssid,
+            self.sequence.next(),
+            eth.ethertype,
+            &ethernet[ETHERNET_HEADER_LEN..],
+        )?;
         out.push(Output::Air(seal(tx, mpdu, len)?));
         self.counters.tx_msdus += 1;
         Ok(())
@@ -249,11 +276,13 @@ impl IbssStation {
         for event in events {
             match event {
                 Event::Send(bytes) => {
-                    let (mpdu, len) = qos_data(0, peer, self.mac, self.config.bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
+                    let (mpdu, len) =
+                        qos_data(0, peer, self.mac, self.config.bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
                     out.push(Output::Air(seal(None, mpdu, len)?));
                 }
                 Event::InstallPairwise { tk } if (side == Side::Authenticator) == we_are_larger => {
-                    let keys = LinkKeys::pairwise_in_role(self.config.mode, tk.as_bytes(), side == Side::Authenticator)?;
+                    let keys =
+                        LinkKeys::pairwise_in_role(self.config.mode, tk.as_bytes(), side == Side::Authenticator)?;
                     if let Some(p) = self.peers.get_mut(&peer) {
                         p.keys = Some(keys);
                     }
@@ -294,7 +323,12 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, pass)| {
-                let config = NetworkConfig { ssid: "adhoc".into(), bssid: BSSID, mode: mode.parse().unwrap(), passphrase: pass.to_string() };
+                let config = NetworkConfig {
+                    ssid: "adhoc".into(),
+                    bssid: BSSID,
+                    mode: mode.parse().unwrap(),
+                    passphrase: pass.to_string(),
+                };
                 IbssStation::new(config, mac(i as u8 + 1)).unwrap()
             })
             .collect()
@@ -302,7 +336,11 @@ mod tests {
 
     /// Deliver every frame on the air to every other station (a broadcast medium) until
     /// quiet, `ticks` timer ticks in between; returns what reached each host and the air.
-    fn run(stas: &mut [IbssStation], mut air: Vec<(usize, Vec<u8>)>, ticks: usize) -> (Vec<Vec<Vec<u8>>>, Vec<Vec<u8>>) {
+    fn run(
+        stas: &mut [IbssStation],
+        mut air: Vec<(usize, Vec<u8>)>,
+        ticks: usize,
+    ) -> (Vec<Vec<Vec<u8>>>, Vec<Vec<u8>>) {
         let mut hosts = vec![Vec::new(); stas.len()];
         let mut seen = Vec::new();
         for round in 0..=ticks {
@@ -370,7 +408,13 @@ mod tests {
 
     #[test]
     fn every_mode_carries_unicast_and_group_frames_in_one_hop() {
-        for (mode, pass) in [("open", "x"), ("wep", "abcdefghijklm"), ("tkip", "ibss-passphrase"), ("ccmp", "ibss-passphrase"), ("enhanced:4", "ibss-passphrase")] {
+        for (mode, pass) in [
+            ("open", "x"),
+            ("wep", "abcdefghijklm"),
+            ("tkip", "ibss-passphrase"),
+            ("ccmp", "ibss-passphrase"),
+            ("enhanced:4", "ibss-passphrase"),
+        ] {
             let mut stas = stations(mode, &[pass, pass, pass]);
             join(&mut stas, 2);
             for s in &stas {
@@ -442,7 +486,8 @@ mod tests {
         tampered[n - 10] ^= 1;
         tampered[26 + 7] ^= 0x80; // a PN far ahead: the frame fails on integrity, not replay
         assert!(stas[1].from_air(&tampered, &mut out).is_err());
-        let (plain, len) = qos_data(0, mac(2), mac(1), BSSID, Sequence::default().next(), 0x0800, b"plaintext").unwrap();
+        let (plain, len) =
+            qos_data(0, mac(2), mac(1), BSSID, Sequence::default().next(), 0x0800, b"plaintext").unwrap();
         assert!(stas[1].from_air(&plain[..len], &mut out).is_err());
         assert!(out.is_empty());
         let c = stas[1].counters;

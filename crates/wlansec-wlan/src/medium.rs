@@ -73,9 +73,21 @@ impl Medium {
     pub fn new(profile: LinkProfile, senders: usize, queue_limit: usize, seed: u64) -> Self {
         let access = AccessCategory::BestEffort;
         let senders = (0..senders)
-            .map(|i| Sender { queue: VecDeque::new(), backoff: Backoff::new(profile.phy, access, seed ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)), slots: None })
+            .map(|i| Sender {
+                queue: VecDeque::new(),
+                backoff: Backoff::new(profile.phy, access, seed ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+                slots: None,
+            })
             .collect();
-        Medium { profile, access, senders, busy_until: 0, queue_limit, rng: ChaCha8Rng::seed_from_u64(seed), counters: MediumCounters::default() }
+        Medium {
+            profile,
+            access,
+            senders,
+            busy_until: 0,
+            queue_limit,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            counters: MediumCounters::default(),
+        }
     }
 
     pub fn profile(&self) -> LinkProfile {
@@ -172,7 +184,10 @@ impl Medium {
             };
             let data = self.data_ns(len);
             longest = longest.max(data);
-            let errored = !collided && !group && self.profile.frame_error_rate > 0.0 && (self.rng.next_u64() as f64 / u64::MAX as f64) < self.profile.frame_error_rate;
+            let errored = !collided
+                && !group
+                && self.profile.frame_error_rate > 0.0
+                && (self.rng.next_u64() as f64 / u64::MAX as f64) < self.profile.frame_error_rate;
             let ok = !collided && !errored;
             self.counters.transmissions += 1;
             if collided {
@@ -268,7 +283,7 @@ mod tests {
         let start = m.next_start().unwrap();
         let aifs = phy.aifs(AccessCategory::BestEffort).as_nanos() as u64;
         let slot = phy.slot().as_nanos() as u64;
-        assert!(start >= 1_000_000 + aifs && (start - 1_000_000 - aifs) % slot == 0);
+        assert!(start >= 1_000_000 + aifs && (start - 1_000_000 - aifs).is_multiple_of(slot));
         assert!(m.advance(start - 1).is_empty());
         let t = m.advance(start);
         assert_eq!(t.len(), 1);

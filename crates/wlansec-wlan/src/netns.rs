@@ -43,7 +43,11 @@ pub fn nodes(name: &str, stations: usize) -> Vec<NodeAddrs> {
 fn ip(args: &[&str]) -> io::Result<()> {
     let out = Command::new("ip").args(args).output()?;
     if !out.status.success() {
-        return Err(io::Error::other(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim())));
+        return Err(io::Error::other(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
     }
     Ok(())
 }
@@ -77,7 +81,8 @@ fn check(ret: libc::c_int, what: &str) -> io::Result<()> {
 /// The descriptor stays valid in this process's own namespace.
 pub fn open_tap(ns: &str) -> io::Result<OwnedFd> {
     let home = File::open("/proc/self/ns/net")?;
-    let target = File::open(format!("/run/netns/{ns}")).map_err(|e| io::Error::new(e.kind(), format!("namespace {ns}: {e}")))?;
+    let target =
+        File::open(format!("/run/netns/{ns}")).map_err(|e| io::Error::new(e.kind(), format!("namespace {ns}: {e}")))?;
     // SAFETY: setns on descriptors we own; this thread returns home before anything else.
     check(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) }, "setns")?;
     let tap = open_tap_here();
@@ -111,7 +116,8 @@ fn open_tap_with(name: &str) -> io::Result<OwnedFd> {
     check(fd, "open /dev/net/tun")?;
     // SAFETY: fd is a fresh descriptor we own.
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
+    let mut req =
+        IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
     req.name[..name.len()].copy_from_slice(name.as_bytes());
     // SAFETY: TUNSETIFF takes a struct ifreq, which IfReq lays out (name, flags, padding).
     check(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) }, "TUNSETIFF")?;

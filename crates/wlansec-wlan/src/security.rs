@@ -190,7 +190,12 @@ mod tests {
 
     #[test]
     fn overhead_matches_the_suites() {
-        for (mode, tk) in [(SecurityMode::Wep, &b"abcdefghijklm"[..]), (SecurityMode::Tkip, &[7u8; 32][..]), (SecurityMode::Ccmp, &[7u8; 16][..]), (SecurityMode::Enhanced(Ways::N4), &[7u8; 16][..])] {
+        for (mode, tk) in [
+            (SecurityMode::Wep, &b"abcdefghijklm"[..]),
+            (SecurityMode::Tkip, &[7u8; 32][..]),
+            (SecurityMode::Ccmp, &[7u8; 16][..]),
+            (SecurityMode::Enhanced(Ways::N4), &[7u8; 16][..]),
+        ] {
             assert_eq!(mode.suite(tk).unwrap().overhead(), mode.overhead(), "{mode}");
         }
     }

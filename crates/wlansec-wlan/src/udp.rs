@@ -25,7 +25,9 @@ const SUBTYPE_AUTH: u8 = 11;
 pub enum Role {
     AccessPoint,
     /// A station and the UDP address of its access point.
-    Station { ap: SocketAddr },
+    Station {
+        ap: SocketAddr,
+    },
 }
 
 /// One process's configuration.
@@ -48,10 +50,26 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> io::Result<()> {
     };
     let tap = netns::open_tap_named(&config.interface.interface)?;
     netns::configure(None, &config.interface.interface, &config.interface)?;
-    let socket = UdpSocket::bind(config.listen).map_err(|e| io::Error::new(e.kind(), format!("bind {}: {e}", config.listen)))?;
+    let socket =
+        UdpSocket::bind(config.listen).map_err(|e| io::Error::new(e.kind(), format!("bind {}: {e}", config.listen)))?;
     socket.set_nonblocking(true)?;
-    log(&format!("{} {} on {} ({}), air: udp {}", if machine.is_ap() { "access point" } else { "station" }, mac, config.interface.interface, config.network.mode, socket.local_addr()?));
-    let mut node = UdpNode { tap, socket, ap: match config.role { Role::Station { ap } => Some(ap), Role::AccessPoint => None }, stations: BTreeMap::new() };
+    log(&format!(
+        "{} {} on {} ({}), air: udp {}",
+        if machine.is_ap() { "access point" } else { "station" },
+        mac,
+        config.interface.interface,
+        config.network.mode,
+        socket.local_addr()?
+    ));
+    let mut node = UdpNode {
+        tap,
+        socket,
+        ap: match config.role {
+            Role::Station { ap } => Some(ap),
+            Role::AccessPoint => None,
+        },
+        stations: BTreeMap::new(),
+    };
     let mut out = Vec::new();
     let _ = machine.start(&mut out);
     node.emit(out);
@@ -60,7 +78,10 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> io::Result<()> {
     let mut buf = vec![0u8; 65536];
     loop {
         let wait = next_tick.saturating_duration_since(Instant::now());
-        let mut fds = [libc::pollfd { fd: node.tap.as_raw_fd(), events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: node.socket.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        let mut fds = [
+            libc::pollfd { fd: node.tap.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: node.socket.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        ];
         // SAFETY: polling two descriptors we own, with a bounded timeout.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, wait.as_millis().min(1000) as i32 + 1) };
         if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {

@@ -5,16 +5,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use wlansec_wlan::airtime::{
-    ppdu_duration, saturation, simulated_saturation, txtime, AccessCategory, Exchange, Phy,
-};
+use wlansec_wlan::airtime::{ppdu_duration, saturation, simulated_saturation, txtime, AccessCategory, Exchange, Phy};
 
 const VHT_SIG_B: Duration = Duration::from_micros(4);
 
 fn vectors(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/vectors/ns3")
-        .join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/ns3").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
@@ -43,10 +39,7 @@ fn txtime_matches_ns3_calculate_tx_duration() {
         let standard = txtime(phy, psdu);
         if phy.short_gi() {
             short_gi_rows += 1;
-            assert!(
-                standard >= ns3 && standard - ns3 <= Duration::from_nanos(3_600),
-                "{phy} {psdu} B"
-            );
+            assert!(standard >= ns3 && standard - ns3 <= Duration::from_nanos(3_600), "{phy} {psdu} B");
             // TXTIME is ns-3's duration with the data part rounded up to whole 4 µs.
             assert_eq!(standard.as_nanos() % 4_000, 0, "{phy} {psdu} B");
             rounded_up += usize::from(standard != ns3);
@@ -60,22 +53,15 @@ fn txtime_matches_ns3_calculate_tx_duration() {
          TXTIME = ns-3 on every long-GI row, rounded up by at most {max_rounding:?} on {rounded_up} of {short_gi_rows} short-GI rows",
         rows.len()
     );
-    assert!(
-        short_gi_rows > 2000 && rounded_up > short_gi_rows / 2,
-        "{rounded_up}/{short_gi_rows}"
-    );
+    assert!(short_gi_rows > 2000 && rounded_up > short_gi_rows / 2, "{rounded_up}/{short_gi_rows}");
 }
 
 /// Every PHY mode we know appears in the ns-3 table.
 #[test]
 fn ns3_table_covers_every_phy() {
     let doc = vectors("txtime.json");
-    let names: std::collections::HashSet<&str> = doc["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[0].as_str().unwrap())
-        .collect();
+    let names: std::collections::HashSet<&str> =
+        doc["rows"].as_array().unwrap().iter().map(|r| r[0].as_str().unwrap()).collect();
     for phy in Phy::all() {
         assert!(names.contains(phy.to_string().as_str()), "{phy}");
     }
@@ -100,11 +86,7 @@ fn saturation_throughput_within_5_percent_of_ns3() {
         };
         let mpdus = row["ampdu_mpdus"].as_u64().unwrap() as usize;
         let stations = row["stations"].as_u64().unwrap() as usize;
-        assert_eq!(
-            row["slot_us"],
-            serde_json::json!([9]),
-            "ns-3 ran with the short slot"
-        );
+        assert_eq!(row["slot_us"], serde_json::json!([9]), "ns-3 ran with the short slot");
         let ip_bytes = row["ip_bytes"].as_u64().unwrap() as usize;
         let exchange = Exchange::aggregated(phy, access, 0, ip_bytes, mpdus).unwrap();
         let ours = saturation(&exchange, stations).throughput_bps;
@@ -122,10 +104,7 @@ fn saturation_throughput_within_5_percent_of_ns3() {
             simulated / 1e6,
             100.0 * simulated_error
         );
-        assert!(
-            error.abs() < 0.05,
-            "{phy} {access:?} A-MPDU {mpdus} {stations} STA: Bianchi {ours} ns-3 {ns3}"
-        );
+        assert!(error.abs() < 0.05, "{phy} {access:?} A-MPDU {mpdus} {stations} STA: Bianchi {ours} ns-3 {ns3}");
         assert!(
             simulated_error.abs() < 0.05,
             "{phy} {access:?} A-MPDU {mpdus} {stations} STA: simulated {simulated} ns-3 {ns3}"
@@ -142,10 +121,7 @@ fn saturation_throughput_within_5_percent_of_ns3() {
     }
     for phy in ["g54", "n-mcs7-40"] {
         for stations in [1, 2] {
-            assert!(
-                seen.contains(&(phy.to_string(), stations)),
-                "{phy} {stations}"
-            );
+            assert!(seen.contains(&(phy.to_string(), stations)), "{phy} {stations}");
         }
     }
 }

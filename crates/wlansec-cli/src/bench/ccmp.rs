@@ -169,10 +169,7 @@ impl Clock {
             ticks.push(t);
             cycles.push(t / ratio);
         }
-        Sample {
-            ticks: median(&mut ticks),
-            cycles: median(&mut cycles),
-        }
+        Sample { ticks: median(&mut ticks), cycles: median(&mut cycles) }
     }
 
     fn result(
@@ -318,9 +315,7 @@ fn calibrate(quick: bool) -> Result<Clock> {
         || !std::arch::is_x86_feature_detected!("aes")
         || !std::arch::is_x86_feature_detected!("avx")
     {
-        bail!(
-            "wlansec bench ccmp needs an x86_64 CPU with AES-NI and AVX (TSC timing, AES-NI bound)"
-        );
+        bail!("wlansec bench ccmp needs an x86_64 CPU with AES-NI and AVX (TSC timing, AES-NI bound)");
     }
     let start_tsc = tsc();
     let start = Instant::now();
@@ -328,16 +323,10 @@ fn calibrate(quick: bool) -> Result<Clock> {
     let tsc_hz = (tsc() - start_tsc) as f64 / start.elapsed().as_secs_f64();
     // Many short samples: on a shared machine a sample that spans a preemption is an
     // outlier the median ignores.
-    let mut clock = Clock {
-        tsc_hz,
-        tsc_per_core_cycle: 1.0,
-        repeats: if quick { 41 } else { 201 },
-        repeat_ticks: 0,
-    };
+    let mut clock = Clock { tsc_hz, tsc_per_core_cycle: 1.0, repeats: if quick { 41 } else { 201 }, repeat_ticks: 0 };
     clock.repeat_ticks = (tsc_hz * 50e-6) as u64;
     let iterations = 2_000;
-    clock.tsc_per_core_cycle =
-        clock.measure(|| add_chain(iterations)).ticks / (16.0 * iterations as f64);
+    clock.tsc_per_core_cycle = clock.measure(|| add_chain(iterations)).ticks / (16.0 * iterations as f64);
     Ok(clock)
 }
 
@@ -357,11 +346,7 @@ fn cpu_name() -> String {
 /// a quarter of the 512-bit VAESENC's where the setting runs four blocks per VAESENC.
 fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize, vaes: bool) -> f64 {
     let m = bytes.div_ceil(16) as f64;
-    let ways = if mode == "enhanced" {
-        lanes as f64
-    } else {
-        1.0
-    };
+    let ways = if mode == "enhanced" { lanes as f64 } else { 1.0 };
     let chain = 3.0 + (m / ways).ceil();
     let blocks = 3.0 * ways + m + (m + 1.0);
     let latency = chain * AES_ROUNDS * bound.aesenc_latency_cycles;
@@ -370,19 +355,13 @@ fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize, vaes: bool) 
         _ => bound.aesenc_throughput_cycles,
     };
     let throughput = blocks * AES_ROUNDS * block_cycles;
-    let per_frame = if mode == "multibuffer" {
-        throughput
-    } else {
-        latency.max(throughput)
-    };
+    let per_frame = if mode == "multibuffer" { throughput } else { latency.max(throughput) };
     per_frame / bytes as f64
 }
 
 fn load_average() -> [f64; 3] {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut fields = text
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(f64::NAN));
+    let mut fields = text.split_whitespace().map(|f| f.parse().unwrap_or(f64::NAN));
     [(); 3].map(|_| fields.next().unwrap_or(f64::NAN))
 }
 
@@ -391,12 +370,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let clock = calibrate(args.quick)?;
     let engine = match args.backend.as_deref() {
         None => Engine::new(),
-        Some(name) => Engine::with_backend(
-            Backend::ALL
-                .into_iter()
-                .find(|b| b.name() == name)
-                .context("backend name")?,
-        )?,
+        Some(name) => {
+            Engine::with_backend(Backend::ALL.into_iter().find(|b| b.name() == name).context("backend name")?)?
+        }
     };
     eprintln!(
         "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {}, {} repeats",
@@ -416,9 +392,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .iter()
         .map(|r| {
             // The engine's VAES kernel takes settings of four lanes or more.
-            let vaes = engine.backend() == Backend::Avx512Vaes
-                && r.implementation == "wlansec"
-                && r.lanes >= 4;
+            let vaes = engine.backend() == Backend::Avx512Vaes && r.implementation == "wlansec" && r.lanes >= 4;
             let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes, vaes);
             BoundOf {
                 implementation: r.implementation,
@@ -466,11 +440,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 fn measure_bound(clock: &Clock) -> Bound {
     let iterations = 2_000;
     let latency = clock.measure(|| aesenc_latency(iterations)).cycles / (8.0 * iterations as f64);
-    let throughput =
-        clock.measure(|| aesenc_throughput(iterations)).cycles / (12.0 * iterations as f64);
-    let vaes = (std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("vaes"))
-    .then(|| clock.measure(|| vaesenc_throughput(iterations)).cycles / (12.0 * iterations as f64));
+    let throughput = clock.measure(|| aesenc_throughput(iterations)).cycles / (12.0 * iterations as f64);
+    let vaes = (std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes"))
+        .then(|| clock.measure(|| vaesenc_throughput(iterations)).cycles / (12.0 * iterations as f64));
     Bound {
         aesenc_latency_cycles: latency,
         aesenc_throughput_cycles: throughput,
@@ -485,12 +457,7 @@ fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
     v
 }
 
-fn measure_size(
-    clock: &Clock,
-    engine: Engine,
-    bytes: usize,
-    rng: &mut ChaCha8Rng,
-) -> Result<Vec<Measured>> {
+fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Measured>> {
     let tk: [u8; 16] = random_bytes(rng, 16).try_into().expect("16 octets");
     let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
     let aad = random_bytes(rng, AAD_LEN);
@@ -514,8 +481,7 @@ fn measure_size(
         Ok(())
     };
     openssl_frame(&mut data)?;
-    let sample =
-        clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
+    let sample = clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
     out.push(clock.result("openssl", "single", 1, bytes, sample, 1));
 
     let rustcrypto = ccm::Ccm::<Aes128, U8, U13>::new(&tk.into());
@@ -528,37 +494,26 @@ fn measure_size(
 
     let key = Key::new(&tk, Mode::CCMP128)?;
     let sample = clock.measure(|| {
-        engine
-            .seal(&key, &nonce, &aad, &mut data)
-            .expect("engine on checked parameters");
+        engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
     });
     out.push(clock.result("wlansec", "single", 1, bytes, sample, 1));
 
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
     let lanes = engine.backend().lanes();
     let frames = 4 * lanes;
-    let keys: Vec<Key> = (0..frames)
-        .map(|_| Key::new(&random_bytes(rng, 16), Mode::CCMP128))
-        .collect::<wlansec_core::Result<_>>()?;
+    let keys: Vec<Key> =
+        (0..frames).map(|_| Key::new(&random_bytes(rng, 16), Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
     let mut buffers: Vec<Vec<u8>> = (0..frames).map(|_| random_bytes(rng, bytes)).collect();
     let sample = clock.measure(|| {
-        let mut jobs: Vec<Job> = buffers
-            .iter_mut()
-            .zip(&keys)
-            .map(|(b, k)| Job::new(k, nonce, &aad, b))
-            .collect();
-        engine
-            .seal_batch(&mut jobs)
-            .expect("engine on checked parameters");
+        let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
+        engine.seal_batch(&mut jobs).expect("engine on checked parameters");
     });
     out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames));
 
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
         let key = Key::new(&tk, Mode::enhanced(ways))?;
         let sample = clock.measure(|| {
-            engine
-                .seal(&key, &nonce, &aad, &mut data)
-                .expect("engine on checked parameters");
+            engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
         });
         out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1));
     }
@@ -602,8 +557,7 @@ fn measure_mic_ctr(clock: &Clock, rng: &mut ChaCha8Rng) -> Vec<MicCtr> {
             let ctr = clock.measure(|| {
                 for (step, chunk) in output.chunks_mut(16 * ways).enumerate() {
                     for (lane, counter) in counters.iter_mut().enumerate() {
-                        counter[14..]
-                            .copy_from_slice(&((step * ways + lane + 1) as u16).to_be_bytes());
+                        counter[14..].copy_from_slice(&((step * ways + lane + 1) as u16).to_be_bytes());
                     }
                     let mut keystream = counters.clone();
                     cipher.encrypt_blocks(&mut keystream);
@@ -628,9 +582,7 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
     let bytes = 1500;
     let frames = 512;
     let stations = 32;
-    let keys: Vec<[u8; 16]> = (0..stations)
-        .map(|_| random_bytes(rng, 16).try_into().expect("16 octets"))
-        .collect();
+    let keys: Vec<[u8; 16]> = (0..stations).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
     let shapes = Shapes { management: false };
     let frames_in: Vec<(u32, Vec<u8>)> = (0..frames)
         .map(|i| {
@@ -688,14 +640,7 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
                 .iter()
                 .find(|r| r.direction == direction && r.threads == 1)
                 .map_or(1.0, |one| gb_per_s / one.gb_per_s);
-            rows.push(Scaling {
-                direction,
-                threads,
-                frame_bytes: bytes,
-                frames,
-                gb_per_s,
-                speedup,
-            });
+            rows.push(Scaling { direction, threads, frame_bytes: bytes, frames, gb_per_s, speedup });
         }
     }
     Ok(rows)
@@ -718,9 +663,7 @@ fn print_report(report: &Report) {
         b.aesenc_latency_cycles,
         b.aesenc_throughput_cycles,
         b.vaesenc_zmm_throughput_cycles
-            .map_or(String::new(), |v| format!(
-                "; VAESENC zmm {v:.2} cycles/instr (4 blocks)"
-            ))
+            .map_or(String::new(), |v| format!("; VAESENC zmm {v:.2} cycles/instr (4 blocks)"))
     );
     println!();
     println!(
@@ -745,25 +688,14 @@ fn print_report(report: &Report) {
     println!("Published layout: MIC (CBC-MAC) and CTR time, us per frame");
     print!("{:>6}", "bytes");
     for ways in [1, 2, 4, 8] {
-        print!(
-            " {:>10} {:>10}",
-            format!("MIC {ways}-way"),
-            format!("CTR {ways}-way")
-        );
+        print!(" {:>10} {:>10}", format!("MIC {ways}-way"), format!("CTR {ways}-way"));
     }
     println!();
     for &bytes in &SIZES {
         print!("{bytes:>6}");
         for ways in [1, 2, 4, 8] {
-            if let Some(row) = report
-                .mic_ctr_split
-                .iter()
-                .find(|r| r.ways == ways && r.frame_bytes == bytes)
-            {
-                print!(
-                    " {:>10.3} {:>10.3}",
-                    row.mic_us_per_frame, row.ctr_us_per_frame
-                );
+            if let Some(row) = report.mic_ctr_split.iter().find(|r| r.ways == ways && r.frame_bytes == bytes) {
+                print!(" {:>10.3} {:>10.3}", row.mic_us_per_frame, row.ctr_us_per_frame);
             }
         }
         println!();
@@ -775,10 +707,7 @@ fn print_report(report: &Report) {
             t.direction, t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
         );
     }
-    println!(
-        "load average at start: {:.2} {:.2} {:.2}",
-        m.load_average[0], m.load_average[1], m.load_average[2]
-    );
+    println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
     println!();
     for note in &report.notes {
         println!("note: {note}");

@@ -147,7 +147,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         list();
         return Ok(ExitCode::SUCCESS);
     }
-    ensure!(args.volts > 0.0 && args.amps > 0.0 && args.battery_wh > 0.0, "--volts, --amps and --battery-wh must be positive");
+    ensure!(
+        args.volts > 0.0 && args.amps > 0.0 && args.battery_wh > 0.0,
+        "--volts, --amps and --battery-wh must be positive"
+    );
     let files = select_files(&args)?;
     if let Some(dir) = &args.write_data {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -166,7 +169,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let bench = Bench { energy: &energy, tsc_hz, repeats, battery_wh: args.battery_wh };
 
     // Blowfish's sweep only where Blowfish was asked for; it shares one file.
-    let sweep: Vec<Variant> = if args.no_sweep || !variants.iter().any(|v| v.algorithm == catalog::Algorithm::Blowfish) {
+    let sweep: Vec<Variant> = if args.no_sweep || !variants.iter().any(|v| v.algorithm == catalog::Algorithm::Blowfish)
+    {
         Vec::new()
     } else {
         catalog::blowfish_sweep()
@@ -216,7 +220,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 wlansec_version: env!("CARGO_PKG_VERSION"),
                 cpu: cpu_model(),
                 tsc_hz,
-                cycles_note: "cycles are time-stamp-counter ticks (constant nominal rate), calibrated against the wall clock",
+                cycles_note:
+                    "cycles are time-stamp-counter ticks (constant nominal rate), calibrated against the wall clock",
                 energy: energy.clone(),
                 battery_wh: args.battery_wh,
                 battery_note: "declared capacity, not from the study (it names none)",
@@ -348,7 +353,9 @@ impl Bench<'_> {
     fn openssl_anchor(&self, variants: &[Variant], seconds: u32) -> Result<Vec<Record>> {
         let wanted: Vec<_> = openssl::ANCHORS
             .iter()
-            .filter(|a| variants.iter().any(|v| v.algorithm == a.algorithm && v.key_bits == a.key_bits && v.mode == a.mode))
+            .filter(|a| {
+                variants.iter().any(|v| v.algorithm == a.algorithm && v.key_bits == a.key_bits && v.mode == a.mode)
+            })
             .collect();
         let mut records = Vec::new();
         for (n, a) in wanted.iter().enumerate() {
@@ -389,7 +396,12 @@ impl Bench<'_> {
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_owned()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
@@ -426,7 +438,10 @@ fn print_table(records: &[Record], energy: &EnergyMeter) {
 
 /// Fills `instructions_per_byte` of every wlansec record from callgrind counts.
 fn count_instructions(variants: &[Variant], records: &mut [Record]) -> Result<()> {
-    Command::new("valgrind").arg("--version").output().context("running valgrind (is it installed? see scripts/setup.sh)")?;
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .context("running valgrind (is it installed? see scripts/setup.sh)")?;
     let exe = std::env::current_exe().context("finding the wlansec executable")?;
     let span = (KERNEL_SIZES[1] - KERNEL_SIZES[0]) as f64;
     for (n, v) in variants.iter().enumerate() {
@@ -436,7 +451,10 @@ fn count_instructions(variants: &[Variant], records: &mut [Record]) -> Result<()
         let enc = (ir("encrypt", KERNEL_SIZES[1])? - ir("encrypt", KERNEL_SIZES[0])?) as f64 / span;
         let both = (ir("decrypt", KERNEL_SIZES[1])? - ir("decrypt", KERNEL_SIZES[0])?) as f64 / span;
         for r in records.iter_mut().filter(|r| {
-            r.implementation == "wlansec" && r.cipher == v.algorithm.name() && r.key_bits == v.key_bits && r.mode == v.mode.name()
+            r.implementation == "wlansec"
+                && r.cipher == v.algorithm.name()
+                && r.key_bits == v.key_bits
+                && r.mode == v.mode.name()
         }) {
             r.instructions_per_byte = Some(if r.direction == "encrypt" { enc } else { both - enc });
         }

@@ -69,9 +69,7 @@ impl<'a> Packet<'a> {
         match self.link_type {
             LinkType::Ieee80211 => Ok(self.data),
             LinkType::Radiotap => radiotap::Radiotap::new_checked(self.data)?.mpdu(),
-            _ => Err(Error::Unsupported(
-                "packet is not an 802.11 frame (link type)",
-            )),
+            _ => Err(Error::Unsupported("packet is not an 802.11 frame (link type)")),
         }
     }
 }
@@ -85,11 +83,8 @@ pub enum Format {
 
 impl Format {
     pub fn detect(file: &[u8]) -> Result<Self> {
-        let magic = file.get(..4).ok_or(Error::Truncated {
-            what: "capture file header",
-            needed: 4,
-            got: file.len(),
-        })?;
+        let magic =
+            file.get(..4).ok_or(Error::Truncated { what: "capture file header", needed: 4, got: file.len() })?;
         if magic == pcapng::SECTION_HEADER_TYPE.to_le_bytes() {
             return Ok(Format::Pcapng);
         }
@@ -98,9 +93,7 @@ impl Format {
         if pcap::is_magic(le) || pcap::is_magic(be) {
             return Ok(Format::Pcap);
         }
-        Err(Error::Malformed(
-            "not a pcap or pcapng file (unknown magic number)",
-        ))
+        Err(Error::Malformed("not a pcap or pcapng file (unknown magic number)"))
     }
 }
 
@@ -152,16 +145,10 @@ impl Endian {
 }
 
 /// `N` octets at `offset`, or a `Truncated` error naming `what`.
-pub(crate) fn take<const N: usize>(
-    buf: &[u8],
-    offset: usize,
-    what: &'static str,
-) -> Result<[u8; N]> {
-    buf.get(offset..offset.saturating_add(N))
-        .and_then(|s| s.try_into().ok())
-        .ok_or(Error::Truncated {
-            what,
-            needed: offset.saturating_add(N),
-            got: buf.len(),
-        })
+pub(crate) fn take<const N: usize>(buf: &[u8], offset: usize, what: &'static str) -> Result<[u8; N]> {
+    buf.get(offset..offset.saturating_add(N)).and_then(|s| s.try_into().ok()).ok_or(Error::Truncated {
+        what,
+        needed: offset.saturating_add(N),
+        got: buf.len(),
+    })
 }

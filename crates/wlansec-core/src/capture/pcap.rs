@@ -30,11 +30,7 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(file: &'a [u8]) -> Result<Self> {
         if file.len() < FILE_HEADER_LEN {
-            return Err(Error::Truncated {
-                what: "pcap file header",
-                needed: FILE_HEADER_LEN,
-                got: file.len(),
-            });
+            return Err(Error::Truncated { what: "pcap file header", needed: FILE_HEADER_LEN, got: file.len() });
         }
         let magic = take::<4>(file, 0, "pcap file header")?;
         let (endian, value) = if is_magic(u32::from_le_bytes(magic)) {
@@ -65,39 +61,27 @@ impl<'a> Reader<'a> {
     }
 
     fn record(&mut self) -> Result<Packet<'a>> {
-        let header = self
-            .file
-            .get(self.offset..self.offset + RECORD_HEADER_LEN)
-            .ok_or(Error::Truncated {
-                what: "pcap record header",
-                needed: RECORD_HEADER_LEN,
-                got: self.file.len() - self.offset,
-            })?;
+        let header = self.file.get(self.offset..self.offset + RECORD_HEADER_LEN).ok_or(Error::Truncated {
+            what: "pcap record header",
+            needed: RECORD_HEADER_LEN,
+            got: self.file.len() - self.offset,
+        })?;
         let e = self.endian;
         let sec = e.u32(take(header, 0, "pcap record header")?);
         let frac = e.u32(take(header, 4, "pcap record header")?);
         let incl = e.u32(take(header, 8, "pcap record header")?);
         let orig = e.u32(take(header, 12, "pcap record header")?);
         if incl > MAX_RECORD_LEN {
-            return Err(Error::Malformed(
-                "pcap record longer than 256 KiB (corrupt file)",
-            ));
+            return Err(Error::Malformed("pcap record longer than 256 KiB (corrupt file)"));
         }
         let start = self.offset + RECORD_HEADER_LEN;
-        let data = self
-            .file
-            .get(start..start + incl as usize)
-            .ok_or(Error::Truncated {
-                what: "pcap record",
-                needed: incl as usize,
-                got: self.file.len() - start,
-            })?;
+        let data = self.file.get(start..start + incl as usize).ok_or(Error::Truncated {
+            what: "pcap record",
+            needed: incl as usize,
+            got: self.file.len() - start,
+        })?;
         self.offset = start + incl as usize;
-        let frac_ns = if self.nanos {
-            u64::from(frac)
-        } else {
-            u64::from(frac) * 1000
-        };
+        let frac_ns = if self.nanos { u64::from(frac) } else { u64::from(frac) * 1000 };
         Ok(Packet {
             timestamp_ns: u64::from(sec) * 1_000_000_000 + frac_ns,
             link_type: self.link_type,
@@ -141,9 +125,7 @@ impl<W: Write> Writer<W> {
         let len = u32::try_from(data.len())
             .ok()
             .filter(|&l| l <= MAX_RECORD_LEN)
-            .ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 256 KiB")
-            })?;
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 256 KiB"))?;
         let sec = u32::try_from(timestamp_ns / 1_000_000_000)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "timestamp past 2106"))?;
         let mut header = [0u8; RECORD_HEADER_LEN];

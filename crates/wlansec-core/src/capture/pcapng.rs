@@ -39,17 +39,9 @@ impl<'a> Reader<'a> {
     pub fn new(file: &'a [u8]) -> Result<Self> {
         let kind = u32::from_le_bytes(take(file, 0, "pcapng section header")?);
         if kind != SECTION_HEADER_TYPE {
-            return Err(Error::Malformed(
-                "pcapng file does not start with a section header",
-            ));
+            return Err(Error::Malformed("pcapng file does not start with a section header"));
         }
-        let mut reader = Reader {
-            file,
-            offset: 0,
-            endian: Endian::Little,
-            interfaces: Vec::new(),
-            failed: false,
-        };
+        let mut reader = Reader { file, offset: 0, endian: Endian::Little, interfaces: Vec::new(), failed: false };
         reader.endian = reader.section_endian(0)?;
         Ok(reader)
     }
@@ -61,9 +53,7 @@ impl<'a> Reader<'a> {
         } else if u32::from_be_bytes(magic) == BYTE_ORDER_MAGIC {
             Ok(Endian::Big)
         } else {
-            Err(Error::Malformed(
-                "pcapng section header with a bad byte-order magic",
-            ))
+            Err(Error::Malformed("pcapng section header with a bad byte-order magic"))
         }
     }
 
@@ -80,9 +70,7 @@ impl<'a> Reader<'a> {
             let kind = e.u32(raw_kind);
             let total = e.u32(take(self.file, at + 4, "pcapng block header")?);
             if total < 12 || !total.is_multiple_of(4) || total > MAX_BLOCK_LEN {
-                return Err(Error::Malformed(
-                    "pcapng block length not a multiple of 4 in 12..16 MiB",
-                ));
+                return Err(Error::Malformed("pcapng block length not a multiple of 4 in 12..16 MiB"));
             }
             let end = at + total as usize;
             let block = self.file.get(at..end).ok_or(Error::Truncated {
@@ -91,9 +79,7 @@ impl<'a> Reader<'a> {
                 got: self.file.len() - at,
             })?;
             if e.u32(take(block, total as usize - 4, "pcapng block")?) != total {
-                return Err(Error::Malformed(
-                    "pcapng block trailer length differs from its header",
-                ));
+                return Err(Error::Malformed("pcapng block trailer length differs from its header"));
             }
             self.offset = end;
             let body = &block[8..total as usize - 4];
@@ -125,25 +111,15 @@ impl<'a> Reader<'a> {
                 got: options.len(),
             })?;
             if code == OPTION_IF_TSRESOL {
-                let r = *value
-                    .first()
-                    .ok_or(Error::Malformed("empty if_tsresol option"))?;
+                let r = *value.first().ok_or(Error::Malformed("empty if_tsresol option"))?;
                 let exp = u32::from(r & 0x7f);
-                units_per_sec = if r & 0x80 == 0 {
-                    10u64.checked_pow(exp)
-                } else {
-                    2u64.checked_pow(exp)
-                }
-                .filter(|&u| u > 0)
-                .ok_or(Error::Malformed("pcapng if_tsresol out of range"))?;
+                units_per_sec = if r & 0x80 == 0 { 10u64.checked_pow(exp) } else { 2u64.checked_pow(exp) }
+                    .filter(|&u| u > 0)
+                    .ok_or(Error::Malformed("pcapng if_tsresol out of range"))?;
             }
             options = options.get(4 + len.div_ceil(4) * 4..).unwrap_or_default();
         }
-        Ok(Interface {
-            link_type: LinkType::from_u32(u32::from(link)),
-            snap_len,
-            units_per_sec,
-        })
+        Ok(Interface { link_type: LinkType::from_u32(u32::from(link)), snap_len, units_per_sec })
     }
 
     fn enhanced_packet(&self, body: &'a [u8]) -> Result<Packet<'a>> {
@@ -168,37 +144,25 @@ impl<'a> Reader<'a> {
     fn simple_packet(&self, body: &'a [u8]) -> Result<Packet<'a>> {
         let orig = self.endian.u32(take(body, 0, "pcapng simple packet")?);
         let iface = self.interface_by_id(0)?;
-        let captured = if iface.snap_len == 0 {
-            orig
-        } else {
-            orig.min(iface.snap_len)
-        };
+        let captured = if iface.snap_len == 0 { orig } else { orig.min(iface.snap_len) };
         let data = self.packet_data(body, 4, captured as usize)?;
-        Ok(Packet {
-            timestamp_ns: 0,
-            link_type: iface.link_type,
-            data,
-            orig_len: orig,
-        })
+        Ok(Packet { timestamp_ns: 0, link_type: iface.link_type, data, orig_len: orig })
     }
 
     fn interface_by_id(&self, id: u32) -> Result<Interface> {
         self.interfaces
             .get(id as usize)
             .copied()
-            .ok_or(Error::Malformed(
-                "pcapng packet refers to an undescribed interface",
-            ))
+            .ok_or(Error::Malformed("pcapng packet refers to an undescribed interface"))
     }
 
     /// The `captured` packet octets at `offset` in a block body (which must hold them).
     fn packet_data(&self, body: &'a [u8], offset: usize, captured: usize) -> Result<&'a [u8]> {
-        body.get(offset..offset.saturating_add(captured))
-            .ok_or(Error::Truncated {
-                what: "pcapng packet data",
-                needed: offset.saturating_add(captured),
-                got: body.len(),
-            })
+        body.get(offset..offset.saturating_add(captured)).ok_or(Error::Truncated {
+            what: "pcapng packet data",
+            needed: offset.saturating_add(captured),
+            got: body.len(),
+        })
     }
 }
 
@@ -253,9 +217,7 @@ impl<W: Write> Writer<W> {
         let total = u32::try_from(32 + padded)
             .ok()
             .filter(|&t| t <= MAX_BLOCK_LEN)
-            .ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 16 MiB")
-            })?;
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 16 MiB"))?;
         let mut header = [0u8; 28];
         header[0..4].copy_from_slice(&ENHANCED_PACKET_TYPE.to_le_bytes());
         header[4..8].copy_from_slice(&total.to_le_bytes());

@@ -31,11 +31,7 @@ impl<'a> Radiotap<'a> {
         }
         let header_len = usize::from(u16::from_le_bytes([fixed[2], fixed[3]]));
         if header_len > packet.len() {
-            return Err(Error::Truncated {
-                what: "radiotap header",
-                needed: header_len,
-                got: packet.len(),
-            });
+            return Err(Error::Truncated { what: "radiotap header", needed: header_len, got: packet.len() });
         }
         let header = &packet[..header_len];
         let first = u32::from_le_bytes(take(header, 4, "radiotap header")?);
@@ -52,11 +48,7 @@ impl<'a> Radiotap<'a> {
             }
             flags = take::<1>(header, offset, "radiotap Flags field")?[0];
         }
-        Ok(Radiotap {
-            packet,
-            header_len,
-            flags,
-        })
+        Ok(Radiotap { packet, header_len, flags })
     }
 
     pub fn header_len(&self) -> usize {
@@ -70,14 +62,10 @@ impl<'a> Radiotap<'a> {
     /// The 802.11 MPDU behind the header, without its FCS.
     pub fn mpdu(&self) -> Result<&'a [u8]> {
         if self.flags & FLAG_BAD_FCS != 0 {
-            return Err(Error::Malformed(
-                "frame failed its FCS check (radiotap bad-FCS flag)",
-            ));
+            return Err(Error::Malformed("frame failed its FCS check (radiotap bad-FCS flag)"));
         }
         if self.flags & FLAG_DATA_PAD != 0 {
-            return Err(Error::Unsupported(
-                "radiotap data padding between header and body",
-            ));
+            return Err(Error::Unsupported("radiotap data padding between header and body"));
         }
         let frame = &self.packet[self.header_len..];
         if self.flags & FLAG_FCS_AT_END == 0 {
@@ -96,9 +84,7 @@ impl<'a> Radiotap<'a> {
 pub fn minimal_header(fcs_at_end: bool) -> [u8; 9] {
     let present = PRESENT_FLAGS.to_le_bytes();
     let flags = if fcs_at_end { FLAG_FCS_AT_END } else { 0 };
-    [
-        0, 0, 9, 0, present[0], present[1], present[2], present[3], flags,
-    ]
+    [0, 0, 9, 0, present[0], present[1], present[2], present[3], flags]
 }
 
 /// The frame check sequence of an MPDU (CRC-32, little-endian on the air).

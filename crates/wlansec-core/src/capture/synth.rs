@@ -17,14 +17,11 @@ use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{
-    derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk,
-    RsnElementRepr, Secret,
+    derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
 };
 use crate::suite::{FrameSuite, PnCounter, Tkip, Transmitter};
 use crate::wire::llc::{self, EthernetRepr};
-use crate::wire::{
-    Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl,
-};
+use crate::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
 /// What to synthesize.
 #[derive(Clone, Debug)]
@@ -59,10 +56,7 @@ const MAX_OVERHEAD: usize = 32;
 pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<Vec<u8>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7261_6666_6963);
     let hosts: Vec<MacAddr> = (0..4).map(|_| random_mac(&mut rng)).collect();
-    let groups = [
-        MacAddr::BROADCAST,
-        MacAddr([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb]),
-    ];
+    let groups = [MacAddr::BROADCAST, MacAddr([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb])];
     (0..count)
         .map(|_| {
             let sta = stations[below(&mut rng, stations.len() as u64) as usize];
@@ -73,27 +67,15 @@ pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<V
                 7 => (groups[below(&mut rng, 2) as usize], host),
                 8 => (groups[below(&mut rng, 2) as usize], sta),
                 _ => (
-                    hosts[(below(&mut rng, 3) as usize
-                        + 1
-                        + hosts.iter().position(|h| *h == host).unwrap_or(0))
+                    hosts[(below(&mut rng, 3) as usize + 1 + hosts.iter().position(|h| *h == host).unwrap_or(0))
                         % hosts.len()],
                     host,
                 ),
             };
             let len = 28 + below(&mut rng, 1472) as usize;
-            let ethertype = if below(&mut rng, 8) == 0 {
-                0x86dd
-            } else {
-                0x0800
-            };
+            let ethertype = if below(&mut rng, 8) == 0 { 0x86dd } else { 0x0800 };
             let mut frame = vec![0u8; 14 + len];
-            EthernetRepr {
-                dst,
-                src,
-                ethertype,
-            }
-            .emit(&mut frame)
-            .expect("frame is longer than its header");
+            EthernetRepr { dst, src, ethertype }.emit(&mut frame).expect("frame is longer than its header");
             rng.fill_bytes(&mut frame[14..]);
             frame
         })
@@ -104,21 +86,13 @@ pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<V
 /// before it is fragmented, and each fragment is then encrypted on its own.
 enum Tx {
     Frame(Transmitter<Box<dyn FrameSuite>>),
-    Tkip {
-        tkip: Tkip,
-        pn: PnCounter,
-        key_id: u8,
-    },
+    Tkip { tkip: Tkip, pn: PnCounter, key_id: u8 },
 }
 
 impl Tx {
     fn new(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Self> {
         Ok(match cipher {
-            CipherSuite::Tkip => Tx::Tkip {
-                tkip: Tkip::new(key)?,
-                pn: PnCounter::default(),
-                key_id,
-            },
+            CipherSuite::Tkip => Tx::Tkip { tkip: Tkip::new(key)?, pn: PnCounter::default(), key_id },
             _ => Tx::Frame(Transmitter::new(data_suite(cipher, key)?, key_id)),
         })
     }
@@ -128,12 +102,8 @@ impl Tx {
     fn protect(&mut self, buf: &mut [u8], mpdu_len: usize, fragment: bool) -> Result<usize> {
         match self {
             Tx::Frame(tx) => tx.protect(buf, mpdu_len),
-            Tx::Tkip { tkip, pn, key_id } if fragment => {
-                tkip.encapsulate_mpdu(buf, mpdu_len, pn.next_pn()?, *key_id)
-            }
-            Tx::Tkip { tkip, pn, key_id } => {
-                tkip.encapsulate(buf, mpdu_len, pn.next_pn()?, *key_id)
-            }
+            Tx::Tkip { tkip, pn, key_id } if fragment => tkip.encapsulate_mpdu(buf, mpdu_len, pn.next_pn()?, *key_id),
+            Tx::Tkip { tkip, pn, key_id } => tkip.encapsulate(buf, mpdu_len, pn.next_pn()?, *key_id),
         }
     }
 
@@ -176,26 +146,15 @@ pub struct Synth {
 impl Synth {
     pub fn new(config: Config) -> Result<Self> {
         if config.stations == 0 {
-            return Err(Error::Malformed(
-                "a synthetic capture needs at least one station",
-            ));
+            return Err(Error::Malformed("a synthetic capture needs at least one station"));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let bssid = random_mac(&mut rng);
         let stations = (0..config.stations)
-            .map(|_| Station {
-                mac: random_mac(&mut rng),
-                ptk: None,
-                ap_tx: None,
-                sta_tx: None,
-                replay_counter: 0,
-            })
+            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0 })
             .collect();
-        let pmk = if is_wep(config.cipher) {
-            None
-        } else {
-            Some(pmk_from_passphrase(&config.passphrase, &config.ssid)?)
-        };
+        let pmk =
+            if is_wep(config.cipher) { None } else { Some(pmk_from_passphrase(&config.passphrase, &config.ssid)?) };
         Ok(Synth {
             config,
             rng,
@@ -224,17 +183,11 @@ impl Synth {
     pub fn run(mut self, frames: &[Vec<u8>]) -> Result<Vec<Record>> {
         self.beacon()?;
         if is_wep(self.config.cipher) {
-            let key = self
-                .config
-                .wep_key
-                .clone()
-                .ok_or(Error::Malformed("a WEP network needs a WEP key"))?;
+            let key = self.config.wep_key.clone().ok_or(Error::Malformed("a WEP network needs a WEP key"))?;
             // WEP IVs start at a random point, as real stations' do.
             let first_iv = 1 + below(&mut self.rng, 1 << 23);
             let tx = Transmitter::new(data_suite(self.config.cipher, &key)?, 0);
-            self.group_tx = Some(Tx::Frame(
-                tx.with_pn_counter(PnCounter::starting_at(first_iv)),
-            ));
+            self.group_tx = Some(Tx::Frame(tx.with_pn_counter(PnCounter::starting_at(first_iv))));
         } else {
             self.new_gtk(1)?;
         }
@@ -267,8 +220,7 @@ impl Synth {
     }
 
     fn rsn_element(&self) -> Result<Vec<u8>> {
-        RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk)
-            .to_bytes(ElementKind::Rsn)
+        RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk).to_bytes(ElementKind::Rsn)
     }
 
     fn management(&mut self, subtype: u8, da: MacAddr, sa: MacAddr, body: &[u8]) -> Result<()> {
@@ -342,13 +294,7 @@ impl Synth {
         }
     }
 
-    fn eapol_repr<'a>(
-        &self,
-        flags: u16,
-        replay: u64,
-        nonce: [u8; 32],
-        key_data: &'a [u8],
-    ) -> EapolKeyRepr<'a> {
+    fn eapol_repr<'a>(&self, flags: u16, replay: u64, nonce: [u8; 32], key_data: &'a [u8]) -> EapolKeyRepr<'a> {
         EapolKeyRepr {
             protocol_version: 2,
             descriptor_type: DescriptorType::Rsn,
@@ -369,8 +315,7 @@ impl Synth {
         if self.descriptor_version() == KeyDescriptorVersion::HmacMd5Rc4 {
             self.rng.fill_bytes(&mut iv);
         }
-        let data =
-            eapol::encrypt_key_data(self.descriptor_version(), ptk.kek.as_bytes(), &iv, plain)?;
+        let data = eapol::encrypt_key_data(self.descriptor_version(), ptk.kek.as_bytes(), &iv, plain)?;
         Ok((iv, data))
     }
 
@@ -388,16 +333,11 @@ impl Synth {
         let rsn = self.rsn_element()?;
         let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
 
-        let m1 = self
-            .eapol_repr(KeyInfo::PAIRWISE | KeyInfo::ACK, r, anonce, &[])
-            .to_signed_bytes(&kck)?;
+        let m1 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::ACK, r, anonce, &[]).to_signed_bytes(&kck)?;
         let mut m2 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC, r, snonce, &rsn);
         m2.key_length = 0;
         let m2 = m2.to_signed_bytes(&kck)?;
-        let plain = KeyDataBuilder::new()
-            .element(&rsn)
-            .gtk(key_id, true, gtk.as_bytes())?
-            .build();
+        let plain = KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?.build();
         let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
         let flags3 = KeyInfo::PAIRWISE
             | KeyInfo::INSTALL
@@ -408,12 +348,7 @@ impl Synth {
         let mut m3 = self.eapol_repr(flags3, r + 1, anonce, &data);
         m3.key_iv = iv;
         let m3 = m3.to_signed_bytes(&kck)?;
-        let mut m4 = self.eapol_repr(
-            KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE,
-            r + 1,
-            [0; 32],
-            &[],
-        );
+        let mut m4 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE, r + 1, [0; 32], &[]);
         m4.key_length = 0;
         let m4 = m4.to_signed_bytes(&kck)?;
 
@@ -440,17 +375,8 @@ impl Synth {
         Ok(())
     }
 
-    fn eapol_mpdu_parts(
-        &mut self,
-        sta: MacAddr,
-        from_ap: bool,
-        eapol: &[u8],
-    ) -> Result<(HeaderRepr, Vec<u8>)> {
-        let (da, sa) = if from_ap {
-            (sta, self.bssid)
-        } else {
-            (self.bssid, sta)
-        };
+    fn eapol_mpdu_parts(&mut self, sta: MacAddr, from_ap: bool, eapol: &[u8]) -> Result<(HeaderRepr, Vec<u8>)> {
+        let (da, sa) = if from_ap { (sta, self.bssid) } else { (self.bssid, sta) };
         let header = self.data_header(da, sa, from_ap, None, false);
         let mut body = vec![0u8; llc::SNAP_HEADER_LEN];
         llc::emit_snap(ETHERTYPE_EAPOL, &mut body)?;
@@ -460,14 +386,7 @@ impl Synth {
 
     /// A data header between the AP and a station (DS bits by direction), or a 4-address one
     /// from station 0.
-    fn data_header(
-        &mut self,
-        da: MacAddr,
-        sa: MacAddr,
-        from_ap: bool,
-        tid: Option<u8>,
-        wds: bool,
-    ) -> HeaderRepr {
+    fn data_header(&mut self, da: MacAddr, sa: MacAddr, from_ap: bool, tid: Option<u8>, wds: bool) -> HeaderRepr {
         let mut fc = FrameControl::new(FrameType::Data, if tid.is_some() { 8 } else { 0 });
         let (a1, a2, a3, a4) = match (from_ap, wds) {
             (true, false) => {
@@ -481,9 +400,7 @@ impl Synth {
             // Station 0 bridges a wired segment: it relays that segment's frames to the AP
             // as 4-address frames under its own pairwise key.
             (_, true) => {
-                fc = fc
-                    .with_flag(FrameControl::FROM_DS, true)
-                    .with_flag(FrameControl::TO_DS, true);
+                fc = fc.with_flag(FrameControl::FROM_DS, true).with_flag(FrameControl::TO_DS, true);
                 (self.bssid, self.stations[0].mac, da, Some(sa))
             }
         };
@@ -501,11 +418,7 @@ impl Synth {
     }
 
     fn new_gtk(&mut self, key_id: u8) -> Result<()> {
-        let len = self
-            .config
-            .cipher
-            .tk_len()
-            .ok_or(Error::Unsupported("group cipher without a key length"))?;
+        let len = self.config.cipher.tk_len().ok_or(Error::Unsupported("group cipher without a key length"))?;
         let mut gtk = vec![0u8; len];
         self.rng.fill_bytes(&mut gtk);
         let secret = Secret::from_slice(&gtk)?;
@@ -518,24 +431,15 @@ impl Synth {
     /// station 0 leaves and associates again (a fresh PTK).
     fn rekey(&mut self) -> Result<()> {
         const DEAUTHENTICATION: u8 = 12;
-        let key_id = if self.gtk.as_ref().is_some_and(|(k, _)| *k == 1) {
-            2
-        } else {
-            1
-        };
+        let key_id = if self.gtk.as_ref().is_some_and(|(k, _)| *k == 1) { 2 } else { 1 };
         self.new_gtk(key_id)?;
         let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
         for i in 0..self.stations.len() {
-            let ptk = self.stations[i]
-                .ptk
-                .take()
-                .ok_or(Error::Malformed("station without a PTK"))?;
+            let ptk = self.stations[i].ptk.take().ok_or(Error::Malformed("station without a PTK"))?;
             let kck = ptk.kck.as_bytes().to_vec();
             let r = self.stations[i].replay_counter + 1;
             self.stations[i].replay_counter = r;
-            let plain = KeyDataBuilder::new()
-                .gtk(key_id, true, gtk.as_bytes())?
-                .build();
+            let plain = KeyDataBuilder::new().gtk(key_id, true, gtk.as_bytes())?.build();
             let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
             let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
             let mut g1 = self.eapol_repr(flags, r, [0; 32], &data);
@@ -576,11 +480,8 @@ impl Synth {
         self.frames_sent += 1;
         // 4-address frames are not fragmented: tshark 4.0 leaves fragmented ones encrypted,
         // so they could not be cross-checked.
-        let fragment = station.is_some()
-            && !wds
-            && self.config.fragment_every > 0
-            && msdu.len() > self.config.fragment_size
-            && {
+        let fragment =
+            station.is_some() && !wds && self.config.fragment_every > 0 && msdu.len() > self.config.fragment_size && {
                 self.unicast_sent += 1;
                 self.unicast_sent.is_multiple_of(self.config.fragment_every)
             };
@@ -593,11 +494,8 @@ impl Synth {
         let chunks: Vec<&[u8]> = msdu.chunks(self.config.fragment_size).collect();
         for (n, chunk) in chunks.iter().enumerate() {
             let mut h = header;
-            h.sequence_control =
-                SequenceControl::new(header.sequence_control.sequence_number(), n as u8);
-            h.frame_control = h
-                .frame_control
-                .with_flag(FrameControl::MORE_FRAGMENTS, n + 1 < chunks.len());
+            h.sequence_control = SequenceControl::new(header.sequence_control.sequence_number(), n as u8);
+            h.frame_control = h.frame_control.with_flag(FrameControl::MORE_FRAGMENTS, n + 1 < chunks.len());
             self.send_protected(station, from_ap, h, chunk, true)?;
         }
         Ok(())
@@ -616,9 +514,7 @@ impl Synth {
         let mut mpdu = vec![0u8; h + body.len() + MAX_OVERHEAD];
         header.emit(&mut mpdu, Rules::default())?;
         mpdu[h..h + body.len()].copy_from_slice(body);
-        let len = self
-            .tx(station, from_ap)?
-            .protect(&mut mpdu, h + body.len(), fragment)?;
+        let len = self.tx(station, from_ap)?.protect(&mut mpdu, h + body.len(), fragment)?;
         mpdu.truncate(len);
         self.push(mpdu);
         Ok(())

@@ -101,11 +101,7 @@ impl Kernel for AesNi {
     }
 
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(
-        keys: &[&RoundKeys; 8],
-        mac: &mut [__m128i; L],
-        ctr: &mut [__m128i; L],
-    ) {
+    unsafe fn encrypt<const L: usize>(keys: &[&RoundKeys; 8], mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
         // No closures: they would not inherit the caller's target features.
         for i in 0..L {
             let k = _mm_load_si128(keys[i].0[0].as_ptr().cast());

@@ -48,9 +48,7 @@ impl Ways {
             2 => Ok(Ways::N2),
             4 => Ok(Ways::N4),
             8 => Ok(Ways::N8),
-            _ => Err(Error::Unsupported(
-                "Enhanced CCMP sub-chain count must be 1, 2, 4 or 8",
-            )),
+            _ => Err(Error::Unsupported("Enhanced CCMP sub-chain count must be 1, 2, 4 or 8")),
         }
     }
 
@@ -129,15 +127,8 @@ pub struct EnhancedCcm {
 
 impl EnhancedCcm {
     pub fn new(tk: &[u8], ways: Ways, variant: Variant) -> Result<Self> {
-        let cipher = Aes128::new_from_slice(tk).map_err(|_| Error::KeyLength {
-            expected: 16,
-            got: tk.len(),
-        })?;
-        Ok(EnhancedCcm {
-            cipher,
-            ways,
-            variant,
-        })
+        let cipher = Aes128::new_from_slice(tk).map_err(|_| Error::KeyLength { expected: 16, got: tk.len() })?;
+        Ok(EnhancedCcm { cipher, ways, variant })
     }
 
     pub fn ways(&self) -> Ways {
@@ -148,13 +139,7 @@ impl EnhancedCcm {
         self.variant
     }
 
-    pub fn seal(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        tag: &mut [u8; MIC_LEN],
-    ) -> Result<()> {
+    pub fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], tag: &mut [u8; MIC_LEN]) -> Result<()> {
         *tag = self.mic(nonce, aad, data)?;
         self.apply_keystream(nonce, data);
         Ok(())
@@ -162,13 +147,7 @@ impl EnhancedCcm {
 
     /// Decrypt and verify; on a MIC mismatch `data` is restored to the ciphertext and
     /// `Error::MicFailure` returned. The comparison is constant time.
-    pub fn open(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        tag: &[u8; MIC_LEN],
-    ) -> Result<()> {
+    pub fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], tag: &[u8; MIC_LEN]) -> Result<()> {
         check_lengths(data.len())?;
         self.apply_keystream(nonce, data);
         let expected = self.mic(nonce, aad, data)?;
@@ -230,9 +209,7 @@ impl EnhancedCcm {
 
 fn check_lengths(payload_len: usize) -> Result<()> {
     if payload_len > MAX_PAYLOAD {
-        return Err(Error::Unsupported(
-            "payload too long for the CCMP length field",
-        ));
+        return Err(Error::Unsupported("payload too long for the CCMP length field"));
     }
     Ok(())
 }
@@ -258,12 +235,7 @@ pub const ENHANCED_OUI: [u8; 3] = [0x7a, 0x57, 0x4c];
 pub fn enhanced_selector(ways: Ways) -> Option<SuiteSelector> {
     match ways {
         Ways::N1 => None,
-        _ => Some([
-            ENHANCED_OUI[0],
-            ENHANCED_OUI[1],
-            ENHANCED_OUI[2],
-            ways as u8,
-        ]),
+        _ => Some([ENHANCED_OUI[0], ENHANCED_OUI[1], ENHANCED_OUI[2], ways as u8]),
     }
 }
 
@@ -283,16 +255,9 @@ pub fn enhanced_ways(selector: &SuiteSelector) -> Option<Ways> {
 /// The pairwise suite two ends use given the pairwise suites each advertises in its RSN
 /// element: the Enhanced CCMP-N with the largest N that *both* advertise, else CCMP-128 if
 /// both advertise it, else none (no common suite). Enhanced is never chosen one-sidedly.
-pub fn negotiate_pairwise(
-    ours: &[SuiteSelector],
-    theirs: &[SuiteSelector],
-) -> Option<SuiteSelector> {
+pub fn negotiate_pairwise(ours: &[SuiteSelector], theirs: &[SuiteSelector]) -> Option<SuiteSelector> {
     let common = |s: &SuiteSelector| ours.contains(s) && theirs.contains(s);
-    let enhanced = ours
-        .iter()
-        .filter(|s| common(s))
-        .filter_map(enhanced_ways)
-        .max();
+    let enhanced = ours.iter().filter(|s| common(s)).filter_map(enhanced_ways).max();
     match enhanced {
         Some(ways) => enhanced_selector(ways),
         None => common(&CCMP128_SELECTOR).then_some(CCMP128_SELECTOR),
@@ -322,14 +287,8 @@ mod tests {
         let ccmp = CCMP128_SELECTOR;
         assert_eq!(negotiate_pairwise(&[e8, e4, ccmp], &[ccmp]), Some(ccmp));
         assert_eq!(negotiate_pairwise(&[ccmp], &[e8, ccmp]), Some(ccmp));
-        assert_eq!(
-            negotiate_pairwise(&[e8, e4, ccmp], &[e2, e4, ccmp]),
-            Some(e4)
-        );
-        assert_eq!(
-            negotiate_pairwise(&[e2, e8, ccmp], &[e8, e2, ccmp]),
-            Some(e8)
-        );
+        assert_eq!(negotiate_pairwise(&[e8, e4, ccmp], &[e2, e4, ccmp]), Some(e4));
+        assert_eq!(negotiate_pairwise(&[e2, e8, ccmp], &[e8, e2, ccmp]), Some(e8));
         assert_eq!(negotiate_pairwise(&[e2], &[e4]), None);
         assert_eq!(negotiate_pairwise(&[e2, ccmp], &[e4, ccmp]), Some(ccmp));
         assert_eq!(negotiate_pairwise(&[], &[]), None);
@@ -341,17 +300,8 @@ mod tests {
         assert_eq!(b0[0], 0x59);
         assert_eq!(sub_chain_b0(&b0, Ways::N1, Variant::DomainSeparated, 0), b0);
         assert_eq!(sub_chain_b0(&b0, Ways::N8, Variant::Naive, 5), b0);
-        assert_eq!(
-            sub_chain_b0(&b0, Ways::N2, Variant::DomainSeparated, 1)[0],
-            0x89
-        );
-        assert_eq!(
-            sub_chain_b0(&b0, Ways::N8, Variant::DomainSeparated, 7)[0],
-            0x9f
-        );
-        assert_eq!(
-            sub_chain_b0(&b0, Ways::N4, Variant::DomainSeparated, 0)[1..],
-            b0[1..]
-        );
+        assert_eq!(sub_chain_b0(&b0, Ways::N2, Variant::DomainSeparated, 1)[0], 0x89);
+        assert_eq!(sub_chain_b0(&b0, Ways::N8, Variant::DomainSeparated, 7)[0], 0x9f);
+        assert_eq!(sub_chain_b0(&b0, Ways::N4, Variant::DomainSeparated, 0)[1..], b0[1..]);
     }
 }

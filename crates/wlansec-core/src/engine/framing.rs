@@ -12,21 +12,9 @@ use super::enhanced::{MIC_LEN, NONCE_LEN};
 
 /// An authenticated cipher with CCMP's nonce and MIC lengths, in place, detached MIC.
 pub trait Sealer {
-    fn seal(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        mic: &mut [u8; MIC_LEN],
-    ) -> Result<()>;
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()>;
     /// Verify and decrypt; on failure `data` is left as ciphertext and `MicFailure` returned.
-    fn open(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        mic: &[u8; MIC_LEN],
-    ) -> Result<()>;
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()>;
 }
 
 /// A `Sealer` inside CCMP framing: a `FrameSuite`.
@@ -37,10 +25,7 @@ pub struct Framed<S> {
 
 impl<S: Sealer> Framed<S> {
     pub fn new(sealer: S) -> Self {
-        Framed {
-            sealer,
-            rules: Rules::default(),
-        }
+        Framed { sealer, rules: Rules::default() }
     }
 
     pub fn with_rules(mut self, rules: Rules) -> Self {
@@ -73,10 +58,7 @@ pub(crate) fn prepare_encapsulate(
 ) -> Result<(Prepared, usize)> {
     let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
     if buf.len() < out_len {
-        return Err(Error::BufferTooSmall {
-            needed: out_len,
-            got: buf.len(),
-        });
+        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
     }
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
@@ -115,12 +97,7 @@ pub(crate) fn finish_decapsulate(
     frame.set_flag(FrameControl::PROTECTED, false)?;
     let h = frame.header_len();
     buf.copy_within(prepared.data.clone(), h);
-    Ok(Decapsulated {
-        mpdu_len: h + prepared.data.len(),
-        pn: peeked.pn,
-        key_id: peeked.key_id,
-        class: peeked.class,
-    })
+    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
 fn peek(buf: &[u8], rules: Rules) -> Result<Peeked> {
@@ -131,18 +108,10 @@ fn peek(buf: &[u8], rules: Rules) -> Result<Peeked> {
     }
     let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
     if buf.len() < needed {
-        return Err(Error::Truncated {
-            what: "CCMP MPDU",
-            needed,
-            got: buf.len(),
-        });
+        return Err(Error::Truncated { what: "CCMP MPDU", needed, got: buf.len() });
     }
     let header = PnHeader::parse(frame.body())?;
-    Ok(Peeked {
-        pn: header.pn,
-        key_id: header.key_id,
-        class: ReplayClass::of(&frame),
-    })
+    Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
 }
 
 impl<S: Sealer> FrameSuite for Framed<S> {
@@ -154,8 +123,7 @@ impl<S: Sealer> FrameSuite for Framed<S> {
         let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         let mic: &mut [u8; MIC_LEN] = mic.try_into().expect("MIC_LEN octets by construction");
-        self.sealer
-            .seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        self.sealer.seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
         Ok(out_len)
     }
 
@@ -167,8 +135,7 @@ impl<S: Sealer> FrameSuite for Framed<S> {
         let (prepared, peeked) = prepare_decapsulate(buf, self.rules)?;
         let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
         let mic: &[u8; MIC_LEN] = (&*mic).try_into().expect("MIC_LEN octets by construction");
-        self.sealer
-            .open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
         finish_decapsulate(buf, self.rules, &prepared, peeked)
     }
 }

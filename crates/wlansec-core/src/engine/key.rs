@@ -17,16 +17,10 @@ pub struct Mode {
 }
 
 impl Mode {
-    pub const CCMP128: Mode = Mode {
-        ways: Ways::N1,
-        variant: Variant::DomainSeparated,
-    };
+    pub const CCMP128: Mode = Mode { ways: Ways::N1, variant: Variant::DomainSeparated };
 
     pub fn enhanced(ways: Ways) -> Self {
-        Mode {
-            ways,
-            variant: Variant::DomainSeparated,
-        }
+        Mode { ways, variant: Variant::DomainSeparated }
     }
 }
 
@@ -51,10 +45,7 @@ impl Drop for Key {
 
 impl Key {
     pub fn new(tk: &[u8], mode: Mode) -> Result<Self> {
-        let tk: &[u8; 16] = tk.try_into().map_err(|_| Error::KeyLength {
-            expected: 16,
-            got: tk.len(),
-        })?;
+        let tk: &[u8; 16] = tk.try_into().map_err(|_| Error::KeyLength { expected: 16, got: tk.len() })?;
         let soft = Aes128::new(tk.into());
         let mut round_keys = RoundKeys([[0; 16]; 11]);
         #[cfg(target_arch = "x86_64")]
@@ -62,11 +53,7 @@ impl Key {
             // SAFETY: AES-NI is present (checked just above).
             unsafe { super::aesni::expand_key(tk, &mut round_keys) };
         }
-        Ok(Key {
-            soft,
-            round_keys,
-            mode,
-        })
+        Ok(Key { soft, round_keys, mode })
     }
 
     pub fn mode(&self) -> Mode {

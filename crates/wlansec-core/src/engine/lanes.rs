@@ -48,11 +48,7 @@ pub(crate) trait Kernel {
     fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
     /// # Safety
     /// The CPU features the kernel was built for must be present.
-    unsafe fn encrypt<const L: usize>(
-        keys: &Self::Keys<'_>,
-        mac: &mut [Self::B; L],
-        ctr: &mut [Self::B; L],
-    );
+    unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::B; L], ctr: &mut [Self::B; L]);
 }
 
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
@@ -126,22 +122,10 @@ impl<B: Blk> Lane<B> {
         let mode = task.key.mode;
         let (n, shift) = (mode.ways.count(), mode.ways.log2());
         let total_blocks = task.len.div_ceil(BLOCK);
-        let blocks = if total_blocks > j {
-            (total_blocks - j + n - 1) >> shift
-        } else {
-            0
-        };
+        let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
         let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
-        let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) {
-            task.len % BLOCK
-        } else {
-            BLOCK
-        };
-        let b0 = if mode.ways == Ways::N1 {
-            task.b0
-        } else {
-            sub_chain_b0(&task.b0, mode.ways, mode.variant, j)
-        };
+        let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) { task.len % BLOCK } else { BLOCK };
+        let b0 = if mode.ways == Ways::N1 { task.b0 } else { sub_chain_b0(&task.b0, mode.ways, mode.variant, j) };
         Lane {
             active: true,
             frame,
@@ -159,11 +143,7 @@ impl<B: Blk> Lane<B> {
             counter: 1 + j as u16,
             counter_step: n as u16,
             // SAFETY: block j starts inside the data (or the lane never touches data).
-            data: if blocks > 0 {
-                unsafe { task.data.add(j * BLOCK) }
-            } else {
-                task.data
-            },
+            data: if blocks > 0 { unsafe { task.data.add(j * BLOCK) } } else { task.data },
             stride: n * BLOCK,
             open: task.open,
         }
@@ -188,22 +168,14 @@ impl<B: Blk> Lane<B> {
                 self.partial_block(ptr)
             };
             let plaintext = if self.open { out } else { plain_in };
-            let counter = if k + 1 < self.blocks {
-                self.next_counter()
-            } else {
-                self.counter_base
-            };
+            let counter = if k + 1 < self.blocks { self.next_counter() } else { self.counter_base };
             (self.mac.xor(plaintext), counter)
         } else if s == 0 {
             (self.b0, self.counter_base)
         } else if s == 1 {
             (self.mac.xor(self.h1), self.counter_base)
         } else {
-            let counter = if self.blocks > 0 {
-                self.next_counter()
-            } else {
-                self.counter_base
-            };
+            let counter = if self.blocks > 0 { self.next_counter() } else { self.counter_base };
             (self.mac.xor(self.h2), counter)
         }
     }
@@ -267,11 +239,7 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
         }
         for i in 0..L {
             let lane = &mut lanes[i];
-            (mac[i], ctr[i]) = if lane.active {
-                lane.inputs()
-            } else {
-                (K::B::zero(), K::B::zero())
-            };
+            (mac[i], ctr[i]) = if lane.active { lane.inputs() } else { (K::B::zero(), K::B::zero()) };
         }
         K::encrypt::<L>(&keys, &mut mac, &mut ctr);
         for i in 0..L {
@@ -320,11 +288,7 @@ unsafe fn head<K: Kernel, const L: usize>(
     for i in 0..L {
         let lane = &mut lanes[i];
         mac[i] = mac[i].xor(lane.h2);
-        ctr[i] = if lane.active && lane.blocks > 0 {
-            lane.next_counter()
-        } else {
-            lane.counter_base
-        };
+        ctr[i] = if lane.active && lane.blocks > 0 { lane.next_counter() } else { lane.counter_base };
     }
     K::encrypt::<L>(keys, &mut mac, &mut ctr);
     for i in 0..L {
@@ -383,11 +347,7 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
 /// # Safety
 /// As `run`; every active lane has `steps` more full blocks and counters.
 #[inline(always)]
-unsafe fn bulk<K: Kernel, const L: usize>(
-    keys: &K::Keys<'_>,
-    lanes: &mut [Lane<K::B>; L],
-    steps: usize,
-) {
+unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
     // Plain loops rather than `array::from_fn`: its closures do not inherit the caller's
     // target features and stay calls.
     let mut active = [false; L];
@@ -457,9 +417,5 @@ fn assign<'k, K: Kernel>(
     };
     *lane = Lane::start(frame, j, task);
     K::set_key(keys, index, task.key);
-    *next = if j + 1 < task.key.mode.ways.count() {
-        (frame, j + 1)
-    } else {
-        (frame + 1, 0)
-    };
+    *next = if j + 1 < task.key.mode.ways.count() { (frame, j + 1) } else { (frame + 1, 0) };
 }

@@ -42,22 +42,10 @@ impl EnhancedCcmp {
 }
 
 impl Sealer for EnhancedCcm {
-    fn seal(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        mic: &mut [u8; MIC_LEN],
-    ) -> Result<()> {
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()> {
         EnhancedCcm::seal(self, nonce, aad, data, mic)
     }
-    fn open(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        data: &mut [u8],
-        mic: &[u8; MIC_LEN],
-    ) -> Result<()> {
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()> {
         EnhancedCcm::open(self, nonce, aad, data, mic)
     }
 }

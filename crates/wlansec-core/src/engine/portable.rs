@@ -31,9 +31,7 @@ impl Blk for Soft {
         Soft::from_bytes(&bytes)
     }
     unsafe fn load(ptr: *const u8) -> Self {
-        Soft(u128::from_ne_bytes(core::ptr::read_unaligned(
-            ptr.cast::<[u8; 16]>(),
-        )))
+        Soft(u128::from_ne_bytes(core::ptr::read_unaligned(ptr.cast::<[u8; 16]>())))
     }
     unsafe fn store(self, ptr: *mut u8) {
         core::ptr::write_unaligned(ptr.cast::<[u8; 16]>(), self.0.to_ne_bytes());
@@ -56,10 +54,7 @@ impl Kernel for Portable {
 
     unsafe fn encrypt<const L: usize>(keys: &[&Key; 8], mac: &mut [Soft; L], ctr: &mut [Soft; L]) {
         for lane in 0..L {
-            let mut blocks = [
-                Array::from(mac[lane].to_bytes()),
-                Array::from(ctr[lane].to_bytes()),
-            ];
+            let mut blocks = [Array::from(mac[lane].to_bytes()), Array::from(ctr[lane].to_bytes())];
             keys[lane].soft.encrypt_blocks(&mut blocks);
             mac[lane] = Soft::from_bytes(&blocks[0].into());
             ctr[lane] = Soft::from_bytes(&blocks[1].into());

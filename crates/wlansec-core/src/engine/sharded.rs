@@ -88,13 +88,7 @@ impl ShardedEngine {
                 Worker { work, thread }
             })
             .collect();
-        ShardedEngine {
-            workers,
-            rules,
-            keys: Arc::new(HashMap::new()),
-            pn: HashMap::new(),
-            generations: 0,
-        }
+        ShardedEngine { workers, rules, keys: Arc::new(HashMap::new()), pn: HashMap::new(), generations: 0 }
     }
 
     pub fn threads(&self) -> usize {
@@ -106,11 +100,7 @@ impl ShardedEngine {
     pub fn add_station(&mut self, station: StationId, tk: &[u8], mode: Mode) -> Result<()> {
         let key = Key::new(tk, mode)?;
         self.generations += 1;
-        let installed = Installed {
-            key,
-            key_id: 0,
-            generation: self.generations,
-        };
+        let installed = Installed { key, key_id: 0, generation: self.generations };
         Arc::make_mut(&mut self.keys).insert(station, Arc::new(installed));
         self.pn.insert(station, PnCounter::default());
         Ok(())
@@ -118,10 +108,7 @@ impl ShardedEngine {
 
     /// Protect plaintext MPDUs, each for a station; results come back in submission order.
     /// Fails as a whole (before any PN is used) if a frame names a station without a key.
-    pub fn protect_all(
-        &mut self,
-        frames: Vec<(StationId, Vec<u8>)>,
-    ) -> Result<Vec<Result<Vec<u8>>>> {
+    pub fn protect_all(&mut self, frames: Vec<(StationId, Vec<u8>)>) -> Result<Vec<Result<Vec<u8>>>> {
         self.check_stations(&frames)?;
         let mut shards: Vec<Vec<Item>> = self.workers.iter().map(|_| Vec::new()).collect();
         let mut results: Vec<Result<Vec<u8>>> = Vec::with_capacity(frames.len());
@@ -141,12 +128,7 @@ impl ShardedEngine {
                     continue;
                 }
             };
-            shards[shard_of(station, class, self.workers.len())].push(Item {
-                index,
-                station,
-                pn,
-                mpdu,
-            });
+            shards[shard_of(station, class, self.workers.len())].push(Item { index, station, pn, mpdu });
             results.push(Ok(Vec::new()));
         }
         self.dispatch(true, shards, &mut results);
@@ -157,10 +139,7 @@ impl ShardedEngine {
     /// plaintext MPDU, or why the frame was refused) come back in submission order. Replay
     /// counters persist across calls, per station and replay class, as a station's receiver
     /// keeps them. Fails as a whole if a frame names a station without a key.
-    pub fn unprotect_all(
-        &mut self,
-        frames: Vec<(StationId, Vec<u8>)>,
-    ) -> Result<Vec<Result<Vec<u8>>>> {
+    pub fn unprotect_all(&mut self, frames: Vec<(StationId, Vec<u8>)>) -> Result<Vec<Result<Vec<u8>>>> {
         self.check_stations(&frames)?;
         let mut shards: Vec<Vec<Item>> = self.workers.iter().map(|_| Vec::new()).collect();
         let mut results: Vec<Result<Vec<u8>>> = Vec::with_capacity(frames.len());
@@ -172,12 +151,7 @@ impl ShardedEngine {
                     continue;
                 }
             };
-            shards[shard_of(station, class, self.workers.len())].push(Item {
-                index,
-                station,
-                pn: Pn::default(),
-                mpdu,
-            });
+            shards[shard_of(station, class, self.workers.len())].push(Item { index, station, pn: Pn::default(), mpdu });
             results.push(Ok(Vec::new()));
         }
         self.dispatch(false, shards, &mut results);
@@ -199,16 +173,8 @@ impl ShardedEngine {
             if items.is_empty() {
                 continue;
             }
-            let work = Work {
-                protect,
-                keys: Arc::clone(&self.keys),
-                items,
-                reply: reply.clone(),
-            };
-            worker
-                .work
-                .send(work)
-                .expect("workers run until the engine is dropped");
+            let work = Work { protect, keys: Arc::clone(&self.keys), items, reply: reply.clone() };
+            worker.work.send(work).expect("workers run until the engine is dropped");
             outstanding += 1;
         }
         for done in replies.iter().take(outstanding) {
@@ -274,13 +240,7 @@ fn protect_shard(engine: Engine, rules: Rules, keys: &Keys, items: Vec<Item>) ->
             .iter_mut()
             .map(|(item, len)| {
                 let installed = &keys[&item.station];
-                MpduJob::new(
-                    &installed.key,
-                    &mut item.mpdu,
-                    *len,
-                    item.pn,
-                    installed.key_id,
-                )
+                MpduJob::new(&installed.key, &mut item.mpdu, *len, item.pn, installed.key_id)
             })
             .collect();
         engine.protect_mpdus(&mut jobs, rules);
@@ -316,31 +276,20 @@ fn open_shard(
         for item in &chunk {
             let installed = &keys[&item.station];
             let counters = counters_of(replay, item.station, installed.generation);
-            checked.push(framing::prepare_decapsulate(&item.mpdu, rules).and_then(
-                |(prepared, peeked)| {
-                    if peeked.key_id != installed.key_id {
-                        return Err(Error::KeyId {
-                            expected: installed.key_id,
-                            got: peeked.key_id,
-                        });
-                    }
-                    counters.check(peeked.class, peeked.pn)?;
-                    Ok((prepared, peeked))
-                },
-            ));
+            checked.push(framing::prepare_decapsulate(&item.mpdu, rules).and_then(|(prepared, peeked)| {
+                if peeked.key_id != installed.key_id {
+                    return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
+                }
+                counters.check(peeked.class, peeked.pn)?;
+                Ok((prepared, peeked))
+            }));
         }
         let verified: Vec<bool> = {
             let mut jobs = Vec::with_capacity(chunk.len());
             for (item, checked) in chunk.iter_mut().zip(&checked) {
                 let Ok((prepared, _)) = checked else { continue };
-                let (data, mic) =
-                    item.mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
-                let mut job = Job::new(
-                    &keys[&item.station].key,
-                    prepared.nonce,
-                    prepared.aad.as_slice(),
-                    data,
-                );
+                let (data, mic) = item.mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
+                let mut job = Job::new(&keys[&item.station].key, prepared.nonce, prepared.aad.as_slice(), data);
                 job.mic.copy_from_slice(&mic[..MIC_LEN]);
                 jobs.push(job);
             }
@@ -375,9 +324,7 @@ fn counters_of(
     station: StationId,
     generation: u64,
 ) -> &mut ReplayCounters {
-    let entry = replay
-        .entry(station)
-        .or_insert_with(|| (generation, ReplayCounters::default()));
+    let entry = replay.entry(station).or_insert_with(|| (generation, ReplayCounters::default()));
     if entry.0 != generation {
         *entry = (generation, ReplayCounters::default());
     }

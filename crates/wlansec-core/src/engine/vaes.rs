@@ -26,10 +26,7 @@ impl Kernel for Vaes {
     /// Idle lanes' keys do not matter (their blocks are discarded); each lane's key is set
     /// when it takes a frame.
     fn new_keys(_first: &Key) -> PackedKeys {
-        PackedKeys {
-            rounds: [[[[0; 16]; 4]; 11]; MAX_LANES / 4],
-            holds: [core::ptr::null(); MAX_LANES],
-        }
+        PackedKeys { rounds: [[[[0; 16]; 4]; 11]; MAX_LANES / 4], holds: [core::ptr::null(); MAX_LANES] }
     }
 
     #[inline(always)]
@@ -45,11 +42,7 @@ impl Kernel for Vaes {
     }
 
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(
-        keys: &PackedKeys,
-        mac: &mut [__m128i; L],
-        ctr: &mut [__m128i; L],
-    ) {
+    unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [__m128i; L], ctr: &mut [__m128i; L]) {
         const { assert!(L.is_multiple_of(4) && L <= MAX_LANES) };
         // No closures here: a closure does not inherit the caller's target features, so
         // the AVX-512 intrinsics in it would become calls.

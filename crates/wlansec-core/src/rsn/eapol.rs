@@ -351,17 +351,20 @@ pub fn compute_mic(kck: &[u8], version: KeyDescriptorVersion, frame: &[u8]) -> R
     let mut mic = [0u8; MIC_LEN];
     match version {
         KeyDescriptorVersion::HmacMd5Rc4 => {
-            let mut mac = <Hmac<Md5> as KeyInit>::new_from_slice(kck).map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
+            let mut mac = <Hmac<Md5> as KeyInit>::new_from_slice(kck)
+                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
             parts.iter().for_each(|p| mac.update(p));
             mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
         }
         KeyDescriptorVersion::HmacSha1Aes => {
-            let mut mac = <Hmac<Sha1> as KeyInit>::new_from_slice(kck).map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
+            let mut mac = <Hmac<Sha1> as KeyInit>::new_from_slice(kck)
+                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
             parts.iter().for_each(|p| mac.update(p));
             mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
         }
         KeyDescriptorVersion::AesCmac => {
-            let mut mac = <Cmac<aes::Aes128> as KeyInit>::new_from_slice(kck).map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
+            let mut mac = <Cmac<aes::Aes128> as KeyInit>::new_from_slice(kck)
+                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
             parts.iter().for_each(|p| mac.update(p));
             mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
         }
@@ -387,12 +390,7 @@ pub fn verify_mic(kck: &[u8], bytes: &[u8]) -> Result<()> {
 
 /// Encrypt plaintext Key Data under the KEK: RC4 (version 1, keyed with Key IV || KEK,
 /// first 256 keystream octets discarded) or AES key wrap after padding (versions 2 and 3).
-pub fn encrypt_key_data(
-    version: KeyDescriptorVersion,
-    kek: &[u8],
-    key_iv: &[u8; 16],
-    plain: &[u8],
-) -> Result<Vec<u8>> {
+pub fn encrypt_key_data(version: KeyDescriptorVersion, kek: &[u8], key_iv: &[u8; 16], plain: &[u8]) -> Result<Vec<u8>> {
     match version {
         KeyDescriptorVersion::HmacMd5Rc4 => {
             let mut out = plain.to_vec();
@@ -428,7 +426,8 @@ fn rc4_key_data(kek: &[u8], key_iv: &[u8; 16], data: &mut [u8]) -> Result<()> {
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(key_iv);
     key[16..].copy_from_slice(kek);
-    let mut rc4 = <Rc4 as rc4::KeyInit>::new_from_slice(&key).map_err(|_| Error::KeyLength { expected: 32, got: 32 })?;
+    let mut rc4 =
+        <Rc4 as rc4::KeyInit>::new_from_slice(&key).map_err(|_| Error::KeyLength { expected: 32, got: 32 })?;
     key.zeroize();
     let mut discard = [0u8; 256];
     rc4.apply_keystream(&mut discard);
@@ -501,7 +500,9 @@ mod tests {
         let plain = [0x30u8, 0x14, 1, 0, 0, 0x0f, 0xac, 4, 0xdd, 5];
         let kek = [0x47; 16];
         let iv = [0x11; 16];
-        for version in [KeyDescriptorVersion::HmacMd5Rc4, KeyDescriptorVersion::HmacSha1Aes, KeyDescriptorVersion::AesCmac] {
+        for version in
+            [KeyDescriptorVersion::HmacMd5Rc4, KeyDescriptorVersion::HmacSha1Aes, KeyDescriptorVersion::AesCmac]
+        {
             let enc = encrypt_key_data(version, &kek, &iv, &plain).unwrap();
             assert_ne!(&enc[..plain.len()], &plain[..]);
             let dec = decrypt_key_data(version, &kek, &iv, &enc).unwrap();

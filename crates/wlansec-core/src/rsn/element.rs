@@ -33,7 +33,10 @@ pub enum CipherSuite {
     BipGmac256,
     BipCmac256,
     /// Any other selector, vendor-specific ones included.
-    Other { oui: [u8; 3], suite_type: u8 },
+    Other {
+        oui: [u8; 3],
+        suite_type: u8,
+    },
 }
 
 impl CipherSuite {
@@ -120,7 +123,10 @@ pub enum Akm {
     PskSha256,
     /// 00-0F-AC:8, SAE.
     Sae,
-    Other { oui: [u8; 3], suite_type: u8 },
+    Other {
+        oui: [u8; 3],
+        suite_type: u8,
+    },
 }
 
 impl Akm {
@@ -323,11 +329,7 @@ fn split_element(bytes: &[u8]) -> Result<(u8, &[u8])> {
         return Err(Error::Truncated { what: "element header", needed: 2, got: bytes.len() });
     }
     let needed = 2 + usize::from(bytes[1]);
-    let body = bytes.get(2..needed).ok_or(Error::Truncated {
-        what: "element",
-        needed,
-        got: bytes.len(),
-    })?;
+    let body = bytes.get(2..needed).ok_or(Error::Truncated { what: "element", needed, got: bytes.len() })?;
     Ok((bytes[0], body))
 }
 
@@ -389,12 +391,12 @@ pub fn key_data_items(key_data: &[u8]) -> impl Iterator<Item = Result<KeyDataIte
         if rest.is_empty() || (rest[0] == VENDOR_ELEMENT_ID && rest[1..].iter().all(|&b| b == 0)) {
             return None;
         }
-        let item = split_element(rest).and_then(|(id, body)| {
+        let item = split_element(rest).map(|(id, body)| {
             let whole = &rest[..2 + body.len()];
             if id == VENDOR_ELEMENT_ID && body.len() >= 4 {
-                Ok(KeyDataItem::Kde { oui: [body[0], body[1], body[2]], data_type: body[3], data: &body[4..] })
+                KeyDataItem::Kde { oui: [body[0], body[1], body[2]], data_type: body[3], data: &body[4..] }
             } else {
-                Ok(KeyDataItem::Element { id, element: whole })
+                KeyDataItem::Element { id, element: whole }
             }
         });
         match item {

@@ -11,7 +11,7 @@ use rand_chacha::rand_core::CryptoRng;
 
 use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo};
-use crate::rsn::element::{key_data_items, kde_type, GtkKde, KeyDataBuilder, KeyDataItem, IEEE_OUI, RSN_ELEMENT_ID};
+use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataBuilder, KeyDataItem, IEEE_OUI, RSN_ELEMENT_ID};
 use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
@@ -63,7 +63,15 @@ impl Params {
     }
 }
 
-fn frame(version: KeyDescriptorVersion, flags: u16, key_length: u16, counter: u64, nonce: [u8; 32], rsc: u64, key_data: &[u8]) -> EapolKeyRepr<'_> {
+fn frame(
+    version: KeyDescriptorVersion,
+    flags: u16,
+    key_length: u16,
+    counter: u64,
+    nonce: [u8; 32],
+    rsc: u64,
+    key_data: &[u8],
+) -> EapolKeyRepr<'_> {
     EapolKeyRepr {
         protocol_version: 2,
         descriptor_type: DescriptorType::Rsn,
@@ -198,11 +206,20 @@ impl Authenticator {
         let v = self.version;
         let bytes = match self.state {
             AuthState::SentM1 => {
-                frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[]).to_signed_bytes(&[])?
+                frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[])
+                    .to_signed_bytes(&[])?
             }
             AuthState::SentM3 => {
-                let data = KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?.build();
-                let flags = KeyInfo::PAIRWISE | KeyInfo::ACK | KeyInfo::MIC | KeyInfo::INSTALL | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
+                let data = KeyDataBuilder::new()
+                    .element(&self.params.ap_rsne)
+                    .gtk(self.gtk.0, true, self.gtk.1.as_bytes())?
+                    .build();
+                let flags = KeyInfo::PAIRWISE
+                    | KeyInfo::ACK
+                    | KeyInfo::MIC
+                    | KeyInfo::INSTALL
+                    | KeyInfo::SECURE
+                    | KeyInfo::ENCRYPTED_KEY_DATA;
                 let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 3 without a PTK"))?;
                 sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
             }
@@ -261,7 +278,8 @@ impl Authenticator {
 
 /// Whether Key Data holds exactly `rsne` as its RSN element.
 fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
-    key_data_items(key_data).any(|item| matches!(item, Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) if element == rsne))
+    key_data_items(key_data)
+        .any(|item| matches!(item, Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) if element == rsne))
 }
 
 /// The supplicant (station) side.
@@ -327,8 +345,16 @@ impl Supplicant {
                     rng.fill_bytes(&mut self.snonce);
                 }
                 let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &anonce, &self.snonce)?;
-                let m2 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC, 0, view.replay_counter(), self.snonce, 0, &p.sta_rsne)
-                    .to_signed_bytes(tptk.kck.as_bytes())?;
+                let m2 = frame(
+                    self.version,
+                    KeyInfo::PAIRWISE | KeyInfo::MIC,
+                    0,
+                    view.replay_counter(),
+                    self.snonce,
+                    0,
+                    &p.sta_rsne,
+                )
+                .to_signed_bytes(tptk.kck.as_bytes())?;
                 self.anonce = Some(anonce);
                 self.tptk = Some(tptk);
                 Ok(vec![Event::Send(m2)])
@@ -361,8 +387,16 @@ impl Supplicant {
         // Everything checked: now commit.
         let tptk = tptk.clone();
         self.last_counter = Some(view.replay_counter());
-        let m4 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
-            .to_signed_bytes(tptk.kck.as_bytes())?;
+        let m4 = frame(
+            self.version,
+            KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE,
+            0,
+            view.replay_counter(),
+            [0; 32],
+            0,
+            &[],
+        )
+        .to_signed_bytes(tptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(m4)];
         if self.installed_tk.as_ref() != Some(&tptk.tk) {
             self.installed_tk = Some(tptk.tk.clone());

@@ -209,9 +209,7 @@ pub fn derive_ptk_with_tk_len(
     let ptk = &mut ptk[..KCK_LEN + KEK_LEN + tk_len];
     match akm {
         Akm::Psk | Akm::Ieee8021x => prf_sha1(pmk.as_bytes(), PAIRWISE_LABEL, &data, ptk),
-        Akm::PskSha256 | Akm::Ieee8021xSha256 | Akm::Sae => {
-            kdf_sha256(pmk.as_bytes(), PAIRWISE_LABEL, &data, ptk)?
-        }
+        Akm::PskSha256 | Akm::Ieee8021xSha256 | Akm::Sae => kdf_sha256(pmk.as_bytes(), PAIRWISE_LABEL, &data, ptk)?,
         Akm::Other { .. } => return Err(Error::Unsupported("AKM suite with no known key derivation")),
     }
     let out = Ptk {

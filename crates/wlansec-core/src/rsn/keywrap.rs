@@ -50,9 +50,9 @@ pub fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
 /// at least 16; data already a multiple of 8 and at least 16 long is left as it is.
 pub fn pad_key_data(plain: &[u8]) -> Zeroizing<Vec<u8>> {
     let mut out = Zeroizing::new(plain.to_vec());
-    if out.len() % 8 != 0 || out.len() < 16 {
+    if !out.len().is_multiple_of(8) || out.len() < 16 {
         out.push(0xdd);
-        while out.len() % 8 != 0 || out.len() < 16 {
+        while !out.len().is_multiple_of(8) || out.len() < 16 {
             out.push(0);
         }
     }
@@ -60,7 +60,7 @@ pub fn pad_key_data(plain: &[u8]) -> Zeroizing<Vec<u8>> {
 }
 
 fn check_blocks(len: usize, what: &'static str) -> Result<()> {
-    if len % 8 != 0 {
+    if !len.is_multiple_of(8) {
         return Err(Error::Malformed("AES key wrap data is not a multiple of 8 octets"));
     }
     if len < 16 {

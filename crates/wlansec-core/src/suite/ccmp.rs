@@ -33,8 +33,7 @@ where
 {
     /// Key the suite with a temporal key of the cipher's key length.
     pub fn new(tk: &[u8]) -> Result<Self> {
-        let cipher = C::new_from_slice(tk)
-            .map_err(|_| Error::KeyLength { expected: C::key_size(), got: tk.len() })?;
+        let cipher = C::new_from_slice(tk).map_err(|_| Error::KeyLength { expected: C::key_size(), got: tk.len() })?;
         Ok(Ccmp { ccm: Ccm::new(cipher), rules: Rules::default() })
     }
 
@@ -54,8 +53,7 @@ pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 13]> {
     let a2 = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
     let mut n = [0u8; 13];
     let class = ReplayClass::of(frame);
-    n[0] = class.priority()
-        | if frame.frame_control().is_management() { NONCE_MANAGEMENT } else { 0 };
+    n[0] = class.priority() | if frame.frame_control().is_management() { NONCE_MANAGEMENT } else { 0 };
     n[1..7].copy_from_slice(&a2.0);
     n[7..13].copy_from_slice(&pn.to_be_bytes());
     Ok(n)

@@ -11,9 +11,9 @@ pub mod wep;
 pub use ccmp::{Ccmp, Ccmp128, Ccmp256};
 pub use gcmp::{Gcmp, Gcmp128, Gcmp256};
 pub use michael::{Countermeasure, MicFailureMonitor};
+pub use mpdu::{Aad, Pn, PnHeader, ReplayClass};
 pub use tkip::Tkip;
 pub use wep::Wep;
-pub use mpdu::{Aad, Pn, PnHeader, ReplayClass};
 
 use crate::error::{Error, Result};
 

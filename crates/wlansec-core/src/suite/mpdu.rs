@@ -81,8 +81,7 @@ impl Aad {
     /// masked; A4 if present; QC with only the TID (and A-MSDU Present under SPP A-MSDU).
     pub fn new<T: AsRef<[u8]>>(frame: &Frame<T>, rules: Rules) -> Self {
         let fc = frame.frame_control();
-        let mut masked = fc.0
-            & !(FrameControl::RETRY | FrameControl::POWER_MANAGEMENT | FrameControl::MORE_DATA);
+        let mut masked = fc.0 & !(FrameControl::RETRY | FrameControl::POWER_MANAGEMENT | FrameControl::MORE_DATA);
         masked |= FrameControl::PROTECTED;
         if fc.is_data() {
             masked &= !0x0070;

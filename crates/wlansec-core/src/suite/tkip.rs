@@ -181,7 +181,12 @@ impl Tkip {
 
     /// The Michael MIC of the MSDU a header and body belong to, under the key for the
     /// frame's direction (`transmitting`: this key's holder sends it).
-    pub fn msdu_mic<T: AsRef<[u8]>>(&self, frame: &Frame<T>, msdu: &[u8], transmitting: bool) -> Result<[u8; MICHAEL_LEN]> {
+    pub fn msdu_mic<T: AsRef<[u8]>>(
+        &self,
+        frame: &Frame<T>,
+        msdu: &[u8],
+        transmitting: bool,
+    ) -> Result<[u8; MICHAEL_LEN]> {
         let header = HeaderRepr::parse(frame)?;
         let priority = ReplayClass::of(frame).priority();
         let key = self.michael_key(self.sent_by_authenticator(frame, transmitting));
@@ -288,7 +293,9 @@ impl FrameSuite for Tkip {
             return Err(Error::BufferTooSmall { needed, got: buf.len() });
         }
         let frame = Frame::new_checked(&buf[..mpdu_len], self.rules)?;
-        if frame.frame_control().more_fragments() || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0) {
+        if frame.frame_control().more_fragments()
+            || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0)
+        {
             return Err(Error::Unsupported("TKIP fragment: add the Michael MIC to the MSDU and use encapsulate_mpdu"));
         }
         let mic = self.msdu_mic(&frame, frame.body(), true)?;
@@ -314,8 +321,12 @@ impl FrameSuite for Tkip {
     /// failure (after a good ICV) is `Error::MicFailure`, the countermeasures event.
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
         let frame = Frame::new_checked(&*buf, self.rules)?;
-        if frame.frame_control().more_fragments() || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0) {
-            return Err(Error::Unsupported("TKIP fragment: use decapsulate_mpdu and verify_msdu on the reassembled MSDU"));
+        if frame.frame_control().more_fragments()
+            || frame.sequence_control().is_some_and(|sc| sc.fragment_number() != 0)
+        {
+            return Err(Error::Unsupported(
+                "TKIP fragment: use decapsulate_mpdu and verify_msdu on the reassembled MSDU",
+            ));
         }
         let original = Zeroizing::new(buf.to_vec());
         let done = self.decapsulate_mpdu(buf)?;

@@ -43,8 +43,7 @@ impl core::str::FromStr for MacAddr {
             if part.len() != 2 {
                 return Err(Error::Malformed("MAC address octets are two hex digits"));
             }
-            *byte = u8::from_str_radix(part, 16)
-                .map_err(|_| Error::Malformed("MAC address octet is not hex"))?;
+            *byte = u8::from_str_radix(part, 16).map_err(|_| Error::Malformed("MAC address octet is not hex"))?;
         }
         if parts.next().is_some() {
             return Err(Error::Malformed("MAC address has more than 6 octets"));
@@ -288,11 +287,7 @@ impl<T: AsRef<[u8]>> Frame<T> {
         };
         let header_len = header_len(fc, rules)?;
         if bytes.len() < header_len {
-            return Err(Error::Truncated {
-                what: "802.11 header",
-                needed: header_len,
-                got: bytes.len(),
-            });
+            return Err(Error::Truncated { what: "802.11 header", needed: header_len, got: bytes.len() });
         }
         Ok(Frame { buffer, header_len })
     }
@@ -458,7 +453,9 @@ impl HeaderRepr {
         }
         let htc = rules.ht_control && fc.order() && (fc.is_qos_data() || fc.is_management());
         if self.ht_control.is_some() != htc {
-            return Err(Error::Malformed("HT Control must be present iff Order is set in a QoS data or management frame"));
+            return Err(Error::Malformed(
+                "HT Control must be present iff Order is set in a QoS data or management frame",
+            ));
         }
         header_len(fc, rules).map(|_| ())
     }
@@ -578,10 +575,7 @@ mod tests {
         let mut buf = [0u8; 36];
         repr.emit(&mut buf, Rules::default()).unwrap();
         for len in 0..36 {
-            assert!(matches!(
-                Frame::new_checked(&buf[..len], Rules::default()),
-                Err(Error::Truncated { .. })
-            ));
+            assert!(matches!(Frame::new_checked(&buf[..len], Rules::default()), Err(Error::Truncated { .. })));
         }
     }
 

@@ -45,9 +45,8 @@ impl EthernetRepr {
 
     pub fn emit(&self, buf: &mut [u8]) -> Result<()> {
         let got = buf.len();
-        let out = buf
-            .get_mut(..ETHERNET_HEADER_LEN)
-            .ok_or(Error::BufferTooSmall { needed: ETHERNET_HEADER_LEN, got })?;
+        let out =
+            buf.get_mut(..ETHERNET_HEADER_LEN).ok_or(Error::BufferTooSmall { needed: ETHERNET_HEADER_LEN, got })?;
         out[0..6].copy_from_slice(&self.dst.0);
         out[6..12].copy_from_slice(&self.src.0);
         out[12..14].copy_from_slice(&self.ethertype.to_be_bytes());

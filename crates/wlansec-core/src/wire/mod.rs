@@ -6,7 +6,5 @@
 pub mod ieee80211;
 pub mod llc;
 
-pub use ieee80211::{
-    Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl,
-};
+pub use ieee80211::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 pub use llc::EthernetRepr;

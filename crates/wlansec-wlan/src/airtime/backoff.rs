@@ -30,13 +30,7 @@ pub struct Backoff {
 impl Backoff {
     pub fn new(phy: Phy, access: AccessCategory, seed: u64) -> Backoff {
         let cw_min = phy.cw_min(access);
-        Backoff {
-            cw_min,
-            cw_max: phy.cw_max(access),
-            cw: cw_min,
-            attempts: 0,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
+        Backoff { cw_min, cw_max: phy.cw_max(access), cw: cw_min, attempts: 0, rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 
     /// Backoff slots for the next attempt: uniform in 0..=CW.

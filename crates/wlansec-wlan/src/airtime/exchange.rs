@@ -42,12 +42,7 @@ pub struct Exchange {
 
 impl Exchange {
     /// A single-MPDU exchange (DATA then ACK).
-    pub fn new(
-        phy: Phy,
-        access: AccessCategory,
-        security_overhead: usize,
-        ip_bytes: usize,
-    ) -> Result<Exchange> {
+    pub fn new(phy: Phy, access: AccessCategory, security_overhead: usize, ip_bytes: usize) -> Result<Exchange> {
         Exchange::aggregated(phy, access, security_overhead, ip_bytes, 1)
     }
 
@@ -60,20 +55,12 @@ impl Exchange {
         mpdus: usize,
     ) -> Result<Exchange> {
         if ip_bytes + LLC_SNAP_BYTES > MAX_MSDU_BYTES {
-            return Err(Error::Unsupported(
-                "IP packet larger than the 2304-byte MSDU (2296 bytes)",
-            ));
+            return Err(Error::Unsupported("IP packet larger than the 2304-byte MSDU (2296 bytes)"));
         }
         if mpdus == 0 || mpdus > MAX_AMPDU_MPDUS {
             return Err(Error::Unsupported("A-MPDU of 1 to 64 MPDUs"));
         }
-        let exchange = Exchange {
-            phy,
-            access,
-            security_overhead,
-            ip_bytes,
-            mpdus,
-        };
+        let exchange = Exchange { phy, access, security_overhead, ip_bytes, mpdus };
         if mpdus > 1 {
             let max = match phy {
                 Phy::Ht { .. } => MAX_HT_AMPDU_BYTES,
@@ -81,14 +68,10 @@ impl Exchange {
                 _ => return Err(Error::Unsupported("A-MPDU needs an HT or VHT PHY")),
             };
             if !access.is_qos() {
-                return Err(Error::Unsupported(
-                    "A-MPDU needs QoS data (an EDCA access category)",
-                ));
+                return Err(Error::Unsupported("A-MPDU needs QoS data (an EDCA access category)"));
             }
             if exchange.psdu_bytes() > max {
-                return Err(Error::Unsupported(
-                    "A-MPDU longer than the PHY's maximum length",
-                ));
+                return Err(Error::Unsupported("A-MPDU longer than the PHY's maximum length"));
             }
         }
         Ok(exchange)
@@ -179,11 +162,7 @@ impl Exchange {
 /// MPDU bytes for an IP packet: MAC header (24, or 26 for QoS data) + LLC/SNAP 8 + IP +
 /// security overhead + FCS 4.
 pub fn mpdu_bytes(ip_bytes: usize, security_overhead: usize, qos: bool) -> usize {
-    let header = if qos {
-        QOS_DATA_HEADER_BYTES
-    } else {
-        DATA_HEADER_BYTES
-    };
+    let header = if qos { QOS_DATA_HEADER_BYTES } else { DATA_HEADER_BYTES };
     header + LLC_SNAP_BYTES + ip_bytes + security_overhead + FCS_BYTES
 }
 

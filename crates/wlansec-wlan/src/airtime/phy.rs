@@ -7,16 +7,7 @@ use core::str::FromStr;
 use std::time::Duration;
 
 /// Legacy OFDM rates in Mbit/s with their data bits per 4 µs symbol (IEEE 802.11-2020 Table 17-4).
-const OFDM_RATES: [(u32, u32); 8] = [
-    (6, 24),
-    (9, 36),
-    (12, 48),
-    (18, 72),
-    (24, 96),
-    (36, 144),
-    (48, 192),
-    (54, 216),
-];
+const OFDM_RATES: [(u32, u32); 8] = [(6, 24), (9, 36), (12, 48), (18, 72), (24, 96), (36, 144), (48, 192), (54, 216)];
 
 /// Mandatory OFDM rates: control responses use the highest of these not above the data
 /// frame's (non-HT reference) rate (10.6.6.5.2 of IEEE 802.11-2020).
@@ -66,9 +57,7 @@ impl Width {
     }
 
     fn from_mhz(mhz: u32) -> Option<Width> {
-        [Width::Mhz20, Width::Mhz40, Width::Mhz80, Width::Mhz160]
-            .into_iter()
-            .find(|w| w.mhz() == mhz)
+        [Width::Mhz20, Width::Mhz40, Width::Mhz80, Width::Mhz160].into_iter().find(|w| w.mhz() == mhz)
     }
 
     /// Data subcarriers (Tables 19-6 and 21-5).
@@ -100,18 +89,10 @@ pub enum Phy {
     Ofdm { mbps: u32 },
     /// Clause 19 HT-mixed, 5 GHz (`n-mcs7-40`, `n-mcs15-20-sgi`).
     #[non_exhaustive]
-    Ht {
-        mcs: u8,
-        width: Width,
-        short_gi: bool,
-    },
+    Ht { mcs: u8, width: Width, short_gi: bool },
     /// Clause 21 VHT single user, one spatial stream, 5 GHz (`ac-mcs9-80`).
     #[non_exhaustive]
-    Vht {
-        mcs: u8,
-        width: Width,
-        short_gi: bool,
-    },
+    Vht { mcs: u8, width: Width, short_gi: bool },
 }
 
 /// Why a PHY name was refused.
@@ -122,11 +103,7 @@ pub enum ParsePhyError {
     /// `g`/`a` with a rate that is not an OFDM rate.
     Rate(u32),
     /// An MCS index beyond the family's table.
-    Mcs {
-        family: &'static str,
-        mcs: u32,
-        max: u8,
-    },
+    Mcs { family: &'static str, mcs: u32, max: u8 },
     /// A channel width the family does not have.
     Width { family: &'static str, mhz: u32 },
     /// A VHT MCS/width pair the standard excludes (non-integer bits per symbol, Table 21-29).
@@ -136,25 +113,18 @@ pub enum ParsePhyError {
 impl fmt::Display for ParsePhyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParsePhyError::Syntax(name) => write!(
-                f,
-                "unknown PHY '{name}': expected g6..g54, a6..a54, n-mcsM-W[-sgi] or ac-mcsM-W[-sgi]"
-            ),
+            ParsePhyError::Syntax(name) => {
+                write!(f, "unknown PHY '{name}': expected g6..g54, a6..a54, n-mcsM-W[-sgi] or ac-mcsM-W[-sgi]")
+            }
             ParsePhyError::Rate(r) => {
-                write!(
-                    f,
-                    "no OFDM rate of {r} Mbit/s: use 6, 9, 12, 18, 24, 36, 48 or 54"
-                )
+                write!(f, "no OFDM rate of {r} Mbit/s: use 6, 9, 12, 18, 24, 36, 48 or 54")
             }
             ParsePhyError::Mcs { family, mcs, max } => {
                 write!(f, "{family} has no MCS {mcs}: use 0..={max}")
             }
             ParsePhyError::Width { family, mhz } => write!(f, "{family} has no {mhz} MHz channel"),
             ParsePhyError::Excluded { mcs, mhz } => {
-                write!(
-                    f,
-                    "VHT MCS {mcs} is not allowed at {mhz} MHz with one spatial stream"
-                )
+                write!(f, "VHT MCS {mcs} is not allowed at {mhz} MHz with one spatial stream")
             }
         }
     }
@@ -176,16 +146,9 @@ impl FromStr for Phy {
         };
         let legacy = |rate: &str| -> Result<u32, ParsePhyError> {
             let mbps = number(rate)?;
-            OFDM_RATES
-                .iter()
-                .any(|&(r, _)| r == mbps)
-                .then_some(mbps)
-                .ok_or(ParsePhyError::Rate(mbps))
+            OFDM_RATES.iter().any(|&(r, _)| r == mbps).then_some(mbps).ok_or(ParsePhyError::Rate(mbps))
         };
-        if let Some(rest) = name
-            .strip_prefix("n-mcs")
-            .or_else(|| name.strip_prefix("ac-mcs"))
-        {
+        if let Some(rest) = name.strip_prefix("n-mcs").or_else(|| name.strip_prefix("ac-mcs")) {
             let vht = name.starts_with("ac");
             let family = if vht { "VHT (ac)" } else { "HT (n)" };
             let mut parts = rest.split('-');
@@ -207,31 +170,15 @@ impl FromStr for Phy {
             let width = Width::from_mhz(mhz)
                 .filter(|w| vht || *w <= Width::Mhz40)
                 .ok_or(ParsePhyError::Width { family, mhz })?;
-            let phy = if vht {
-                Phy::Vht {
-                    mcs,
-                    width,
-                    short_gi,
-                }
-            } else {
-                Phy::Ht {
-                    mcs,
-                    width,
-                    short_gi,
-                }
-            };
+            let phy = if vht { Phy::Vht { mcs, width, short_gi } } else { Phy::Ht { mcs, width, short_gi } };
             if phy.bits_per_symbol_fraction().1 != 1 {
                 return Err(ParsePhyError::Excluded { mcs, mhz });
             }
             Ok(phy)
         } else if let Some(rate) = name.strip_prefix('g') {
-            Ok(Phy::Erp {
-                mbps: legacy(rate)?,
-            })
+            Ok(Phy::Erp { mbps: legacy(rate)? })
         } else if let Some(rate) = name.strip_prefix('a') {
-            Ok(Phy::Ofdm {
-                mbps: legacy(rate)?,
-            })
+            Ok(Phy::Ofdm { mbps: legacy(rate)? })
         } else {
             Err(syntax())
         }
@@ -244,18 +191,10 @@ impl fmt::Display for Phy {
         match *self {
             Phy::Erp { mbps } => write!(f, "g{mbps}"),
             Phy::Ofdm { mbps } => write!(f, "a{mbps}"),
-            Phy::Ht {
-                mcs,
-                width,
-                short_gi,
-            } => {
+            Phy::Ht { mcs, width, short_gi } => {
                 write!(f, "n-mcs{mcs}-{}{}", width.mhz(), sgi(short_gi))
             }
-            Phy::Vht {
-                mcs,
-                width,
-                short_gi,
-            } => {
+            Phy::Vht { mcs, width, short_gi } => {
                 write!(f, "ac-mcs{mcs}-{}{}", width.mhz(), sgi(short_gi))
             }
         }
@@ -292,35 +231,18 @@ impl AccessCategory {
 impl Phy {
     /// Every PHY mode this model knows, in a stable order.
     pub fn all() -> impl Iterator<Item = Phy> {
-        let legacy = OFDM_RATES
-            .iter()
-            .flat_map(|&(mbps, _)| [Phy::Erp { mbps }, Phy::Ofdm { mbps }]);
+        let legacy = OFDM_RATES.iter().flat_map(|&(mbps, _)| [Phy::Erp { mbps }, Phy::Ofdm { mbps }]);
         let ht = (0..32u8).flat_map(|mcs| {
             [Width::Mhz20, Width::Mhz40]
                 .into_iter()
-                .flat_map(move |width| {
-                    [false, true].map(|short_gi| Phy::Ht {
-                        mcs,
-                        width,
-                        short_gi,
-                    })
-                })
+                .flat_map(move |width| [false, true].map(|short_gi| Phy::Ht { mcs, width, short_gi }))
         });
         let vht = (0..10u8).flat_map(|mcs| {
             [Width::Mhz20, Width::Mhz40, Width::Mhz80, Width::Mhz160]
                 .into_iter()
-                .flat_map(move |width| {
-                    [false, true].map(|short_gi| Phy::Vht {
-                        mcs,
-                        width,
-                        short_gi,
-                    })
-                })
+                .flat_map(move |width| [false, true].map(|short_gi| Phy::Vht { mcs, width, short_gi }))
         });
-        legacy
-            .chain(ht)
-            .chain(vht)
-            .filter(|p| p.bits_per_symbol_fraction().1 == 1)
+        legacy.chain(ht).chain(vht).filter(|p| p.bits_per_symbol_fraction().1 == 1)
     }
 
     pub fn band(self) -> Band {
@@ -379,10 +301,7 @@ impl Phy {
     /// the denominator is 1 for every mode the standard allows.
     fn bits_per_symbol_fraction(self) -> (u32, u32) {
         match self {
-            Phy::Erp { mbps } | Phy::Ofdm { mbps } => (
-                OFDM_RATES.iter().find(|r| r.0 == mbps).map_or(0, |r| r.1),
-                1,
-            ),
+            Phy::Erp { mbps } | Phy::Ofdm { mbps } => (OFDM_RATES.iter().find(|r| r.0 == mbps).map_or(0, |r| r.1), 1),
             Phy::Ht { width, .. } | Phy::Vht { width, .. } => {
                 let (bpscs, num, den, _) = self.modulation();
                 let n = width.data_subcarriers() * bpscs * num * self.spatial_streams();
@@ -415,10 +334,7 @@ impl Phy {
     }
 
     pub fn short_gi(self) -> bool {
-        matches!(
-            self,
-            Phy::Ht { short_gi: true, .. } | Phy::Vht { short_gi: true, .. }
-        )
+        matches!(self, Phy::Ht { short_gi: true, .. } | Phy::Vht { short_gi: true, .. })
     }
 
     /// Data rate in bit/s: N_DBPS per 4 µs symbol (3.6 µs with short GI).
@@ -448,12 +364,7 @@ impl Phy {
     /// highest mandatory OFDM rate not above the (reference) data rate, in the same band.
     pub fn control_response(self) -> Phy {
         let reference = self.reference_mbps();
-        let mbps = MANDATORY_OFDM_RATES
-            .iter()
-            .copied()
-            .filter(|&r| r <= reference)
-            .max()
-            .unwrap_or(6);
+        let mbps = MANDATORY_OFDM_RATES.iter().copied().filter(|&r| r <= reference).max().unwrap_or(6);
         match self.band() {
             Band::Ghz2_4 => Phy::Erp { mbps },
             Band::Ghz5 => Phy::Ofdm { mbps },

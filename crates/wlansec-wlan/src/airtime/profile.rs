@@ -16,10 +16,7 @@ pub const POOR_SIGNAL_FRAME_ERROR_RATE: f64 = 0.10;
 impl LinkProfile {
     /// The nominal PHY with no frame errors.
     pub fn clear(phy: Phy) -> LinkProfile {
-        LinkProfile {
-            phy,
-            frame_error_rate: 0.0,
-        }
+        LinkProfile { phy, frame_error_rate: 0.0 }
     }
 
     /// A weak link: the same family at a robust rate (OFDM 12 Mbit/s, HT/VHT MCS 1 with one
@@ -28,24 +25,9 @@ impl LinkProfile {
         let phy = match phy {
             Phy::Erp { .. } => Phy::Erp { mbps: 12 },
             Phy::Ofdm { .. } => Phy::Ofdm { mbps: 12 },
-            Phy::Ht {
-                width, short_gi, ..
-            } => Phy::Ht {
-                mcs: 1,
-                width,
-                short_gi,
-            },
-            Phy::Vht {
-                width, short_gi, ..
-            } => Phy::Vht {
-                mcs: 1,
-                width,
-                short_gi,
-            },
+            Phy::Ht { width, short_gi, .. } => Phy::Ht { mcs: 1, width, short_gi },
+            Phy::Vht { width, short_gi, .. } => Phy::Vht { mcs: 1, width, short_gi },
         };
-        LinkProfile {
-            phy,
-            frame_error_rate: POOR_SIGNAL_FRAME_ERROR_RATE,
-        }
+        LinkProfile { phy, frame_error_rate: POOR_SIGNAL_FRAME_ERROR_RATE }
     }
 }

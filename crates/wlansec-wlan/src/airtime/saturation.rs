@@ -67,8 +67,7 @@ pub fn saturation(exchange: &Exchange, stations: usize) -> Saturation {
     let t_success = exchange.success_time().as_secs_f64() + aifs;
     let t_collision = exchange.collision_time().as_secs_f64();
     let payload_bits = 8.0 * exchange.payload_bytes() as f64;
-    let mean_slot =
-        (1.0 - busy) * slot + busy * success * t_success + busy * (1.0 - success) * t_collision;
+    let mean_slot = (1.0 - busy) * slot + busy * success * t_success + busy * (1.0 - success) * t_collision;
     Saturation {
         stations,
         transmit_probability: tau,
@@ -91,12 +90,7 @@ pub fn single_station_throughput_bps(exchange: &Exchange) -> f64 {
 /// (10.23.2.4: each boundary after AIFS decrements *or* transmits), which DCF does not have
 /// (10.3.4.3: decrement at the end of each idle slot); ns-3's `ChannelAccessManager` does the
 /// same. This one rule is worth ~1.5 % with two AC_BE senders.
-pub fn simulated_saturation(
-    exchange: &Exchange,
-    stations: usize,
-    successes: u64,
-    seed: u64,
-) -> Saturation {
+pub fn simulated_saturation(exchange: &Exchange, stations: usize, successes: u64, seed: u64) -> Saturation {
     assert!(stations >= 1, "saturation needs at least one station");
     let phy = exchange.phy();
     let access = exchange.access();
@@ -106,12 +100,10 @@ pub fn simulated_saturation(
     let t_success = exchange.success_time().as_nanos() + aifs;
     let t_collision = exchange.collision_time().as_nanos();
 
-    let mut backoffs: Vec<Backoff> = (0..stations)
-        .map(|i| Backoff::new(phy, access, seed.wrapping_add(i as u64)))
-        .collect();
+    let mut backoffs: Vec<Backoff> =
+        (0..stations).map(|i| Backoff::new(phy, access, seed.wrapping_add(i as u64))).collect();
     let mut counters: Vec<u32> = backoffs.iter_mut().map(Backoff::draw).collect();
-    let (mut elapsed_ns, mut generic_slots, mut attempts, mut failed, mut delivered) =
-        (0u128, 0u64, 0u64, 0u64, 0u64);
+    let (mut elapsed_ns, mut generic_slots, mut attempts, mut failed, mut delivered) = (0u128, 0u64, 0u64, 0u64, 0u64);
     let mut senders = Vec::with_capacity(stations);
     while delivered < successes {
         let idle = *counters.iter().min().expect("at least one station");
@@ -145,7 +137,6 @@ pub fn simulated_saturation(
         stations,
         transmit_probability: attempts as f64 / (stations as f64 * generic_slots as f64),
         collision_probability: failed as f64 / attempts as f64,
-        throughput_bps: delivered as f64 * 8.0 * exchange.payload_bytes() as f64
-            / (elapsed_ns as f64 * 1e-9),
+        throughput_bps: delivered as f64 * 8.0 * exchange.payload_bytes() as f64 / (elapsed_ns as f64 * 1e-9),
     }
 }

@@ -31,55 +31,18 @@ fn names_round_trip_and_every_listed_mode_parses() {
     }
     assert_eq!(phy("g54"), Phy::Erp { mbps: 54 });
     assert_eq!(phy("a24"), Phy::Ofdm { mbps: 24 });
-    assert_eq!(
-        phy("n-mcs7-40-sgi"),
-        Phy::Ht {
-            mcs: 7,
-            width: Width::Mhz40,
-            short_gi: true
-        }
-    );
-    assert_eq!(
-        phy("ac-mcs9-80"),
-        Phy::Vht {
-            mcs: 9,
-            width: Width::Mhz80,
-            short_gi: false
-        }
-    );
+    assert_eq!(phy("n-mcs7-40-sgi"), Phy::Ht { mcs: 7, width: Width::Mhz40, short_gi: true });
+    assert_eq!(phy("ac-mcs9-80"), Phy::Vht { mcs: 9, width: Width::Mhz80, short_gi: false });
 }
 
 #[test]
 fn bad_names_give_typed_errors() {
     let err = |s: &str| s.parse::<Phy>().unwrap_err();
     assert_eq!(err("g55"), ParsePhyError::Rate(55));
-    assert_eq!(
-        err("n-mcs32-20"),
-        ParsePhyError::Mcs {
-            family: "HT (n)",
-            mcs: 32,
-            max: 31
-        }
-    );
-    assert_eq!(
-        err("ac-mcs10-80"),
-        ParsePhyError::Mcs {
-            family: "VHT (ac)",
-            mcs: 10,
-            max: 9
-        }
-    );
-    assert_eq!(
-        err("n-mcs7-80"),
-        ParsePhyError::Width {
-            family: "HT (n)",
-            mhz: 80
-        }
-    );
-    assert_eq!(
-        err("ac-mcs9-20"),
-        ParsePhyError::Excluded { mcs: 9, mhz: 20 }
-    );
+    assert_eq!(err("n-mcs32-20"), ParsePhyError::Mcs { family: "HT (n)", mcs: 32, max: 31 });
+    assert_eq!(err("ac-mcs10-80"), ParsePhyError::Mcs { family: "VHT (ac)", mcs: 10, max: 9 });
+    assert_eq!(err("n-mcs7-80"), ParsePhyError::Width { family: "HT (n)", mhz: 80 });
+    assert_eq!(err("ac-mcs9-20"), ParsePhyError::Excluded { mcs: 9, mhz: 20 });
     for bad in [
         "",
         "b11",
@@ -107,35 +70,11 @@ fn timing_constants() {
     let n = phy("n-mcs7-40");
     assert_eq!(n.sifs(), Duration::from_micros(16));
     assert_eq!(n.aifs(AccessCategory::Dcf), Duration::from_micros(34));
-    assert_eq!(
-        n.aifs(AccessCategory::BestEffort),
-        Duration::from_micros(43)
-    );
-    assert_eq!(
-        n.aifs(AccessCategory::Background),
-        Duration::from_micros(79)
-    );
-    assert_eq!(
-        (
-            n.cw_min(AccessCategory::Voice),
-            n.cw_max(AccessCategory::Voice)
-        ),
-        (3, 7)
-    );
-    assert_eq!(
-        (
-            n.cw_min(AccessCategory::Video),
-            n.cw_max(AccessCategory::Video)
-        ),
-        (7, 15)
-    );
-    assert_eq!(
-        (
-            g.cw_min(AccessCategory::BestEffort),
-            g.cw_max(AccessCategory::BestEffort)
-        ),
-        (15, 1023)
-    );
+    assert_eq!(n.aifs(AccessCategory::BestEffort), Duration::from_micros(43));
+    assert_eq!(n.aifs(AccessCategory::Background), Duration::from_micros(79));
+    assert_eq!((n.cw_min(AccessCategory::Voice), n.cw_max(AccessCategory::Voice)), (3, 7));
+    assert_eq!((n.cw_min(AccessCategory::Video), n.cw_max(AccessCategory::Video)), (7, 15));
+    assert_eq!((g.cw_min(AccessCategory::BestEffort), g.cw_max(AccessCategory::BestEffort)), (15, 1023));
     assert_eq!(mbps(n.data_rate_bps()), 135.0);
     assert_eq!(mbps(phy("n-mcs7-40-sgi").data_rate_bps()), 150.0);
     assert_eq!(mbps(phy("ac-mcs9-80-sgi").data_rate_bps()).round(), 433.0);
@@ -154,33 +93,21 @@ fn txtime_worked_figures() {
     // BlockAck 32 µs.
     assert_eq!(txtime(phy("g24"), ACK_BYTES), Duration::from_micros(34));
     assert_eq!(txtime(phy("a24"), ACK_BYTES), Duration::from_micros(28));
-    assert_eq!(
-        txtime(phy("a24"), BLOCK_ACK_BYTES),
-        Duration::from_micros(32)
-    );
+    assert_eq!(txtime(phy("a24"), BLOCK_ACK_BYTES), Duration::from_micros(32));
     assert_eq!(ack_time(phy("g54")), Duration::from_micros(34));
     assert_eq!(ack_time(phy("n-mcs7-40")), Duration::from_micros(28));
-    assert_eq!(
-        block_ack_time(phy("n-mcs7-40-sgi")),
-        Duration::from_micros(32)
-    );
+    assert_eq!(block_ack_time(phy("n-mcs7-40-sgi")), Duration::from_micros(32));
     // MCS 0's reference rate is 6 Mbit/s: 20 + 4 · ⌈134 / 24⌉ = 44 µs.
     assert_eq!(ack_time(phy("n-mcs0-20")), Duration::from_micros(44));
     // The note's short-GI example: 1538-B PSDU at HT MCS7 40 MHz SGI: 33 symbols,
     // 118.8 µs of symbols, TXTIME rounded to 120 µs.
     let sgi = phy("n-mcs7-40-sgi");
     assert_eq!(data_symbols(sgi, 1538), 23);
-    assert_eq!(
-        ppdu_duration(sgi, 1538),
-        Duration::from_nanos(36_000 + 23 * 3_600)
-    );
+    assert_eq!(ppdu_duration(sgi, 1538), Duration::from_nanos(36_000 + 23 * 3_600));
     assert_eq!(txtime(sgi, 1538), Duration::from_micros(36 + 84));
     for len in 0..3000 {
         let (standard, symbols) = (txtime(sgi, len), ppdu_duration(sgi, len));
-        assert!(
-            standard >= symbols && standard - symbols < Duration::from_micros(4),
-            "{len}"
-        );
+        assert!(standard >= symbols && standard - symbols < Duration::from_micros(4), "{len}");
         let lgi = phy("n-mcs7-40");
         assert_eq!(txtime(lgi, len), ppdu_duration(lgi, len));
     }
@@ -193,17 +120,11 @@ fn exchange_worked_figures_g54() {
     assert_eq!(open.data_time(), Duration::from_micros(254));
     assert_eq!(open.response_time(), Duration::from_micros(34));
     assert_eq!(us(open.cycle_time()), 393.5);
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&open))),
-        "30.5"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&open))), "30.5");
 
     let ccmp = Exchange::new(phy("g54"), AccessCategory::Dcf, CCMP, 1500).unwrap();
     assert_eq!(ccmp.data_time(), Duration::from_micros(258));
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&ccmp))),
-        "30.2"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&ccmp))), "30.2");
 }
 
 #[test]
@@ -214,47 +135,29 @@ fn exchange_worked_figures_ht40() {
     assert_eq!(open.mpdu_bytes(), 1538);
     assert_eq!(open.data_time(), Duration::from_micros(128));
     assert_eq!(us(open.cycle_time()), 282.5);
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&open))),
-        "42.5"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&open))), "42.5");
 
     let ampdu = Exchange::aggregated(n, be, OPEN, 1500, 32).unwrap();
     assert_eq!(ampdu.psdu_bytes(), 31 * 1544 + 1542);
     assert_eq!(ampdu.response_time(), Duration::from_micros(32));
     assert_eq!(us(ampdu.cycle_time()), 3122.5);
-    assert_eq!(
-        format!("{:.0}", mbps(single_station_throughput_bps(&ampdu))),
-        "123"
-    );
+    assert_eq!(format!("{:.0}", mbps(single_station_throughput_bps(&ampdu))), "123");
     let sgi = Exchange::aggregated(phy("n-mcs7-40-sgi"), be, OPEN, 1500, 32).unwrap();
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&sgi))),
-        "135.7"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&sgi))), "135.7");
 
     // CCMP: the note says 42.0 without aggregation, but 1554 B need 24 symbols (132 µs), so the
     // cycle is 286.5 µs and 12 000 bit / 286.5 µs = 41.9 Mbit/s.
     let ccmp = Exchange::new(n, be, CCMP, 1500).unwrap();
     assert_eq!(ccmp.data_time(), Duration::from_micros(132));
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&ccmp))),
-        "41.9"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&ccmp))), "41.9");
     let ccmp32 = Exchange::aggregated(n, be, CCMP, 1500, 32).unwrap();
-    assert_eq!(
-        format!("{:.1}", mbps(single_station_throughput_bps(&ccmp32))),
-        "121.7"
-    );
+    assert_eq!(format!("{:.1}", mbps(single_station_throughput_bps(&ccmp32))), "121.7");
 }
 
 #[test]
 fn mpdu_sizes() {
     // Open, WEP, TKIP, CCMP/Enhanced, QoS data.
-    let sizes: Vec<usize> = [0, 8, 20, 16]
-        .iter()
-        .map(|&o| mpdu_bytes(1500, o, true))
-        .collect();
+    let sizes: Vec<usize> = [0, 8, 20, 16].iter().map(|&o| mpdu_bytes(1500, o, true)).collect();
     assert_eq!(sizes, [1538, 1546, 1558, 1554]);
     assert_eq!(mpdu_bytes(1500, OPEN, false), 1536);
     // VHT sends a single MPDU as an S-MPDU behind a delimiter.
@@ -344,14 +247,8 @@ fn bianchi_matches_simulated_backoff() {
 #[test]
 fn simulation_is_seeded_and_one_station_meets_the_closed_form() {
     let ex = Exchange::new(phy("n-mcs7-40"), AccessCategory::BestEffort, CCMP, 1500).unwrap();
-    assert_eq!(
-        simulated_saturation(&ex, 3, 10_000, 1),
-        simulated_saturation(&ex, 3, 10_000, 1)
-    );
-    assert_ne!(
-        simulated_saturation(&ex, 3, 10_000, 1),
-        simulated_saturation(&ex, 3, 10_000, 2)
-    );
+    assert_eq!(simulated_saturation(&ex, 3, 10_000, 1), simulated_saturation(&ex, 3, 10_000, 1));
+    assert_ne!(simulated_saturation(&ex, 3, 10_000, 1), simulated_saturation(&ex, 3, 10_000, 2));
     let one = simulated_saturation(&ex, 1, 200_000, 3);
     assert_eq!(one.collision_probability, 0.0);
     assert!((one.throughput_bps / single_station_throughput_bps(&ex) - 1.0).abs() < 0.003);

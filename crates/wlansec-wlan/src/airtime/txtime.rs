@@ -61,11 +61,7 @@ pub fn txtime(phy: Phy, psdu_bytes: usize) -> Duration {
 /// equal to [`txtime`]. This is what ns-3's `WifiPhy::CalculateTxDuration` returns; it is at
 /// most 3.6 µs shorter than TXTIME.
 pub fn ppdu_duration(phy: Phy, psdu_bytes: usize) -> Duration {
-    let symbol_ns = if phy.short_gi() {
-        SHORT_GI_SYMBOL_NS
-    } else {
-        SYMBOL_NS
-    };
+    let symbol_ns = if phy.short_gi() { SHORT_GI_SYMBOL_NS } else { SYMBOL_NS };
     Duration::from_micros(preamble_us(phy))
         + Duration::from_nanos(symbol_ns * data_symbols(phy, psdu_bytes))
         + phy.signal_extension()

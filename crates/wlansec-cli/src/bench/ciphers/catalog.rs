@@ -11,16 +11,15 @@ use std::marker::PhantomData;
 
 use aes::cipher::block_padding::Pkcs7;
 use aes::cipher::{
-    InOutBuf,
-    BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
+    BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, InOutBuf, KeyInit, KeyIvInit,
     StreamCipher, StreamCipherCore,
 };
 use aes::{Aes128, Aes192, Aes256};
 use aes_gcm::aead::{AeadInOut, Nonce, Tag};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 use anyhow::{anyhow, bail, ensure, Result};
-use chacha20poly1305::ChaCha20Poly1305;
 use blowfish::Blowfish;
+use chacha20poly1305::ChaCha20Poly1305;
 use ctr::flavors::{Ctr128BE, Ctr64BE};
 use ctr::CtrCore;
 
@@ -178,7 +177,9 @@ impl Variant {
             (A::Rc6, 128, m) => block::<Rc6_128, Ctr128<Rc6_128>>(m, key, iv)?,
             (A::Rc6, 192, m) => block::<Rc6_192, Ctr128<Rc6_192>>(m, key, iv)?,
             (A::Rc6, 256, m) => block::<Rc6_256, Ctr128<Rc6_256>>(m, key, iv)?,
-            (A::ChaCha20Poly1305, 256, Mode::Aead) => Box::new(AeadEngine::<ChaCha20Poly1305> { key, nonce: iv, aad, _a: PhantomData }),
+            (A::ChaCha20Poly1305, 256, Mode::Aead) => {
+                Box::new(AeadEngine::<ChaCha20Poly1305> { key, nonce: iv, aad, _a: PhantomData })
+            }
             (A::AesGcm, 128, Mode::Aead) => Box::new(AeadEngine::<Aes128Gcm> { key, nonce: iv, aad, _a: PhantomData }),
             (A::AesGcm, 256, Mode::Aead) => Box::new(AeadEngine::<Aes256Gcm> { key, nonce: iv, aad, _a: PhantomData }),
             (A::Rc4, 128, Mode::WepFrames) => Box::new(WepFrames { key }),
@@ -279,13 +280,15 @@ where
     }
 
     fn encrypt(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
-        let enc = cbc::Encryptor::<C>::new_from_slices(&self.key, &self.iv).map_err(|_| anyhow!("CBC: bad key or IV length"))?;
+        let enc = cbc::Encryptor::<C>::new_from_slices(&self.key, &self.iv)
+            .map_err(|_| anyhow!("CBC: bad key or IV length"))?;
         let ct = enc.encrypt_padded_b2b::<Pkcs7>(input, out).map_err(|_| anyhow!("CBC: output buffer too small"))?;
         Ok(ct.len())
     }
 
     fn decrypt(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
-        let dec = cbc::Decryptor::<C>::new_from_slices(&self.key, &self.iv).map_err(|_| anyhow!("CBC: bad key or IV length"))?;
+        let dec = cbc::Decryptor::<C>::new_from_slices(&self.key, &self.iv)
+            .map_err(|_| anyhow!("CBC: bad key or IV length"))?;
         let pt = dec
             .decrypt_padded_b2b::<Pkcs7>(input, out)
             .map_err(|_| anyhow!("CBC: ciphertext is not a whole number of blocks or its padding is bad"))?;
@@ -354,7 +357,11 @@ where
             .ok_or_else(|| anyhow!("AEAD: output buffer too small"))?
             .split_at_mut(input.len());
         let tag = aead
-            .encrypt_inout_detached(&nonce, &self.aad, InOutBuf::new(input, body).map_err(|_| anyhow!("AEAD: length mismatch"))?)
+            .encrypt_inout_detached(
+                &nonce,
+                &self.aad,
+                InOutBuf::new(input, body).map_err(|_| anyhow!("AEAD: length mismatch"))?,
+            )
             .map_err(|_| anyhow!("AEAD: message too long"))?;
         rest.copy_from_slice(&tag);
         Ok(input.len() + TAG_LEN)
@@ -363,12 +370,18 @@ where
     fn decrypt(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
         let aead = A::new_from_slice(&self.key).map_err(|_| anyhow!("AEAD: bad key length"))?;
         let nonce = Nonce::<A>::try_from(&self.nonce[..]).map_err(|_| anyhow!("AEAD: bad nonce length"))?;
-        let body_len = input.len().checked_sub(TAG_LEN).ok_or_else(|| anyhow!("AEAD: ciphertext shorter than its tag"))?;
+        let body_len =
+            input.len().checked_sub(TAG_LEN).ok_or_else(|| anyhow!("AEAD: ciphertext shorter than its tag"))?;
         let (body, tag) = input.split_at(body_len);
         let tag = Tag::<A>::try_from(tag).map_err(|_| anyhow!("AEAD: bad tag length"))?;
         let out = out.get_mut(..body_len).ok_or_else(|| anyhow!("AEAD: output buffer too small"))?;
-        aead.decrypt_inout_detached(&nonce, &self.aad, InOutBuf::new(body, out).map_err(|_| anyhow!("AEAD: length mismatch"))?, &tag)
-            .map_err(|_| anyhow!("AEAD: tag verification failed"))?;
+        aead.decrypt_inout_detached(
+            &nonce,
+            &self.aad,
+            InOutBuf::new(body, out).map_err(|_| anyhow!("AEAD: length mismatch"))?,
+            &tag,
+        )
+        .map_err(|_| anyhow!("AEAD: tag verification failed"))?;
         Ok(body_len)
     }
 }
@@ -465,7 +478,9 @@ impl Engine for CcmpFrames {
             let done = rx.unprotect(frame)?;
             let h = qos_data_header().header_len();
             let body = &frame[h..done.mpdu_len];
-            out.get_mut(at..at + body.len()).ok_or_else(|| anyhow!("CCMP: output buffer too small"))?.copy_from_slice(body);
+            out.get_mut(at..at + body.len())
+                .ok_or_else(|| anyhow!("CCMP: output buffer too small"))?
+                .copy_from_slice(body);
             at += body.len();
         }
         Ok(at)

@@ -59,11 +59,9 @@ pub fn all() -> Vec<DataFile> {
 /// Parses `text-321`, `text-321KB`, `video-4006KB`, ... into one of [`all`].
 pub fn find(name: &str) -> Result<DataFile> {
     let want = name.trim_end_matches("KB").trim_end_matches("kb");
-    all()
-        .into_iter()
-        .find(|f| format!("{}-{}", f.kind.name(), f.kb) == want)
-        .ok_or_else(|| anyhow!("unknown data file {name:?}: expected text-{{{}}}KB or video-{{{}}}KB",
-            join(&TEXT_KB), join(&VIDEO_KB)))
+    all().into_iter().find(|f| format!("{}-{}", f.kind.name(), f.kb) == want).ok_or_else(|| {
+        anyhow!("unknown data file {name:?}: expected text-{{{}}}KB or video-{{{}}}KB", join(&TEXT_KB), join(&VIDEO_KB))
+    })
 }
 
 fn join(kb: &[u32]) -> String {
@@ -84,7 +82,8 @@ fn text(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
             let syllables = 1 + below(rng, 3);
             (0..syllables)
                 .map(|_| {
-                    let pick = |rng: &mut ChaCha8Rng, set: &[&str]| set[below(rng, set.len() as u64) as usize].to_owned();
+                    let pick =
+                        |rng: &mut ChaCha8Rng, set: &[&str]| set[below(rng, set.len() as u64) as usize].to_owned();
                     pick(rng, &ONSETS) + &pick(rng, &VOWELS) + &pick(rng, &CODAS)
                 })
                 .collect()

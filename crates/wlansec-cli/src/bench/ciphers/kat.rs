@@ -141,9 +141,7 @@ fn rc2_rfc2268() {
 
 #[test]
 fn blowfish_schneier() {
-    let n = check_file("blowfish.json", |v| {
-        check_block(&<blowfish::Blowfish>::new_from_slice(&h(&v.key)).unwrap(), v)
-    });
+    let n = check_file("blowfish.json", |v| check_block(&<blowfish::Blowfish>::new_from_slice(&h(&v.key)).unwrap(), v));
     assert_eq!(n, 12);
 }
 
@@ -199,7 +197,8 @@ fn aes_fips197_through_cbc() {
 fn rc4_vectors_and_wep_framing() {
     let mut n = 0;
     for v in load_plain("wep.json").vectors {
-        let (Some(key), Some(pt), Some(ct)) = (field(&v, "key"), field(&v, "plaintext"), field(&v, "ciphertext")) else {
+        let (Some(key), Some(pt), Some(ct)) = (field(&v, "key"), field(&v, "plaintext"), field(&v, "ciphertext"))
+        else {
             continue;
         };
         let mut buf = h(pt);

@@ -39,7 +39,10 @@ pub const ANCHORS: [Anchor; 12] = [
 
 /// `openssl version`, or an error saying the CLI is missing.
 pub fn version() -> Result<String> {
-    let out = Command::new("openssl").arg("version").output().context("running `openssl version` (is the openssl CLI installed?)")?;
+    let out = Command::new("openssl")
+        .arg("version")
+        .output()
+        .context("running `openssl version` (is the openssl CLI installed?)")?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
