@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab-demo lab
+.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab
 
 setup:
 	@bash scripts/setup.sh
@@ -16,14 +16,12 @@ setup:
 build: setup
 	cargo build --release --locked -p wlansec-cli
 
+# The main job: the engine's self-check, then a quick run of every lab experiment on the
+# emulated WLAN, and the report (out/lab/report/index.html). Needs root (namespaces, TAP).
 demo: build
-	@bash scripts/demo.sh
-
-# The laboratory (lab/): a quick run of every experiment on the emulated WLAN and its report
-# (out/lab/report/index.html); `make lab` is the full run, 40 repeats per point.
-lab-demo: build
 	@bash scripts/lab_demo.sh
 
+# The full laboratory run: 40 repeats per point (hours), same report.
 lab: build
 	@LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make lab-demo`: the foundation demo (selftest; tshark decrypts what wlansec protected) as the
+# `make demo`: the foundation demo (selftest; tshark decrypts what wlansec protected) as the
 # report's engine self-check, then a quick version of every laboratory experiment on the
 # emulated WLAN (`wlansec wlan up` ... `down`, done by wlansec-lab per configuration), and the
 # report: out/lab/report/index.html. LAB_ARGS="--repeats 40" (without --quick) is `make lab`.
@@ -12,7 +12,7 @@ LAB_ARGS=${LAB_ARGS:---quick}
 mkdir -p "$OUT"
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "lab-demo: the emulated WLAN needs root (network namespaces, TAP); run as root or with sudo" >&2
+  echo "make demo: the emulated WLAN needs root (network namespaces, TAP); run as root or with sudo" >&2
   exit 1
 fi
 printf '\n== engine self-check (scripts/demo.sh)\n'

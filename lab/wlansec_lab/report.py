@@ -66,7 +66,7 @@ def selftest_section(out: Path, ctx: dict) -> str:
         return "*Not run: no selftest.txt.*"
     text = p.read_text().strip()
     return ("The foundation demo's checks, run first: every published vector through the engine, and "
-            "(in `make lab-demo`) tshark decrypting a capture wlansec protected.\n\n```\n" + text[-3000:] + "\n```")
+            "(in `make demo`) tshark decrypting a capture wlansec protected.\n\n```\n" + text[-3000:] + "\n```")
 
 
 def config_section(out: Path, ctx: dict) -> str:
