@@ -8,9 +8,9 @@ use aes_gcm::aead::{AeadInOut, KeyInit, Nonce, Tag};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{check_protectable, Aad, Pn, PnHeader, ReplayClass, PN_HEADER_LEN};
+use crate::suite::mpdu::{self, Pn, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
-use crate::wire::{Frame, FrameControl, Rules};
+use crate::wire::{Frame, Rules};
 
 /// Octets of the GCMP MIC.
 pub const MIC_LEN: usize = 16;
@@ -71,60 +71,22 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
-        if buf.len() < out_len {
-            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-        }
-        let mut pn_header = [0u8; PN_HEADER_LEN];
-        PnHeader { pn, key_id }.emit(&mut pn_header)?;
-        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
-        check_protectable(&frame)?;
-        frame.set_flag(FrameControl::PROTECTED, true)?;
-        let aad = Aad::new(&frame, self.rules);
-        let nonce = nonce(&frame, pn)?;
-        let h = frame.header_len();
-
-        buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
-        buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
-        let (data, tail) = buf[h + PN_HEADER_LEN..out_len].split_at_mut(mpdu_len - h);
-        let mic = self.seal_raw(&nonce, aad.as_slice(), data)?;
-        tail.copy_from_slice(&mic);
-        Ok(out_len)
+        mpdu::seal_in_place(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, |frame, aad, data, mic| {
+            mic.copy_from_slice(&self.seal_raw(&nonce(frame, pn)?, aad, data)?);
+            Ok(())
+        })
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        let frame = Frame::new_checked(buf, self.rules)?;
-        check_protectable(&frame)?;
-        if !frame.frame_control().protected() {
-            return Err(Error::NotProtected);
-        }
-        let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
-        if buf.len() < needed {
-            return Err(Error::Truncated { what: "GCMP MPDU", needed, got: buf.len() });
-        }
-        let header = PnHeader::parse(frame.body())?;
-        Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+        mpdu::peek(buf, self.rules, MIC_LEN, "GCMP MPDU")
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        let peeked = self.peek(buf)?;
-        let len = buf.len();
-        let mut frame = Frame::new_checked(&mut *buf, self.rules)?;
-        let aad = Aad::new(&frame, self.rules);
-        let nonce = nonce(&frame, peeked.pn)?;
-        let h = frame.header_len();
-        let (data, mic) = frame.body_mut()[PN_HEADER_LEN..].split_at_mut(len - h - PN_HEADER_LEN - MIC_LEN);
-        let tag = Tag::<A>::try_from(&mic[..]).map_err(|_| Error::MicFailure)?;
-        self.aead
-            .decrypt_inout_detached(&Nonce::<A>::from(nonce), aad.as_slice(), data.into(), &tag)
-            .map_err(|_| Error::MicFailure)?;
-        frame.set_flag(FrameControl::PROTECTED, false)?;
-        buf.copy_within(h + PN_HEADER_LEN..len - MIC_LEN, h);
-        Ok(Decapsulated {
-            mpdu_len: len - PN_HEADER_LEN - MIC_LEN,
-            pn: peeked.pn,
-            key_id: peeked.key_id,
-            class: peeked.class,
+        mpdu::open_in_place(buf, self.rules, MIC_LEN, "GCMP MPDU", |frame, pn, aad, data, mic| {
+            let tag = Tag::<A>::try_from(mic).map_err(|_| Error::MicFailure)?;
+            self.aead
+                .decrypt_inout_detached(&Nonce::<A>::from(nonce(frame, pn)?), aad, data.into(), &tag)
+                .map_err(|_| Error::MicFailure)
         })
     }
 }

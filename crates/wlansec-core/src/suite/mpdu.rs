@@ -3,6 +3,7 @@
 //! replay counter a frame belongs to.
 
 use crate::error::{Error, Result};
+use crate::suite::{Decapsulated, Peeked};
 use crate::wire::{Frame, FrameControl, QosControl, Rules};
 
 /// Length of the CCMP/GCMP header that follows the MAC header.
@@ -160,6 +161,84 @@ pub fn check_protectable<T: AsRef<[u8]>>(frame: &Frame<T>) -> Result<()> {
     } else {
         Err(Error::Unsupported("only data and management frames can be protected"))
     }
+}
+
+/// Protect the MPDU in `buf[..mpdu_len]` in place with the framing CCMP and GCMP share: set
+/// Protected, insert the PN header after the MAC header, then let `seal` encrypt the body
+/// and write the `mic_len`-octet MIC behind it. `seal` gets the header (for the nonce), the
+/// AAD, the body and the MIC slot. Returns the protected length.
+pub(crate) fn seal_in_place(
+    buf: &mut [u8],
+    mpdu_len: usize,
+    pn: Pn,
+    key_id: u8,
+    rules: Rules,
+    mic_len: usize,
+    seal: impl FnOnce(&Frame<&[u8]>, &[u8], &mut [u8], &mut [u8]) -> Result<()>,
+) -> Result<usize> {
+    let out_len = mpdu_len + PN_HEADER_LEN + mic_len;
+    if buf.len() < out_len {
+        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+    }
+    let mut pn_header = [0u8; PN_HEADER_LEN];
+    PnHeader { pn, key_id }.emit(&mut pn_header)?;
+    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
+    check_protectable(&frame)?;
+    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let h = frame.header_len();
+
+    buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
+    let (header, rest) = buf[..out_len].split_at_mut(h);
+    rest[..PN_HEADER_LEN].copy_from_slice(&pn_header);
+    let frame = Frame::new_checked(&*header, rules)?;
+    let aad = Aad::new(&frame, rules);
+    let (data, mic) = rest[PN_HEADER_LEN..].split_at_mut(mpdu_len - h);
+    seal(&frame, aad.as_slice(), data, mic)?;
+    Ok(out_len)
+}
+
+/// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
+pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
+    let frame = Frame::new_checked(buf, rules)?;
+    check_protectable(&frame)?;
+    if !frame.frame_control().protected() {
+        return Err(Error::NotProtected);
+    }
+    let needed = frame.header_len() + PN_HEADER_LEN + mic_len;
+    if buf.len() < needed {
+        return Err(Error::Truncated { what, needed, got: buf.len() });
+    }
+    let header = PnHeader::parse(frame.body())?;
+    Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+}
+
+/// Verify and decrypt the protected MPDU that is all of `buf`, the inverse of
+/// `seal_in_place`: `open` gets the header, the PN, the AAD, the body and the MIC, and must
+/// leave the body as it found it when the MIC fails. On success the plaintext MPDU, with
+/// Protected cleared, is at the front of `buf`.
+pub(crate) fn open_in_place(
+    buf: &mut [u8],
+    rules: Rules,
+    mic_len: usize,
+    what: &'static str,
+    open: impl FnOnce(&Frame<&[u8]>, Pn, &[u8], &mut [u8], &[u8]) -> Result<()>,
+) -> Result<Decapsulated> {
+    let peeked = peek(buf, rules, mic_len, what)?;
+    let len = buf.len();
+    let h = Frame::new_checked(&*buf, rules)?.header_len();
+    let (header, rest) = buf.split_at_mut(h);
+    let frame = Frame::new_checked(&*header, rules)?;
+    let aad = Aad::new(&frame, rules);
+    let (data, mic) = rest[PN_HEADER_LEN..].split_at_mut(len - h - PN_HEADER_LEN - mic_len);
+    open(&frame, peeked.pn, aad.as_slice(), data, mic)?;
+    Frame::new_checked(&mut *header, rules)?.set_flag(FrameControl::PROTECTED, false)?;
+    buf.copy_within(h + PN_HEADER_LEN..len - mic_len, h);
+    Ok(Decapsulated {
+        mpdu_len: len - PN_HEADER_LEN - mic_len,
+        pn: peeked.pn,
+        key_id: peeked.key_id,
+        class: peeked.class,
+    })
 }
 
 #[cfg(test)]
