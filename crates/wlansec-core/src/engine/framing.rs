@@ -2,9 +2,9 @@
 //! any CCM-like sealer with a 13-octet nonce, so the engine's suites (Enhanced CCMP-N, the
 //! fast CCMP-128) are MPDU-compatible with `suite::Ccmp128` without repeating its framing.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::suite::ccmp::nonce;
-use crate::suite::mpdu::{check_protectable, Aad, Pn, PnHeader, ReplayClass, PN_HEADER_LEN};
+use crate::suite::mpdu::{self, Aad, Pn, PnHeader, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, FrameControl, Rules};
 
@@ -56,20 +56,13 @@ pub(crate) fn prepare_encapsulate(
     key_id: u8,
     rules: Rules,
 ) -> Result<(Prepared, usize)> {
-    let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
-    if buf.len() < out_len {
-        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-    }
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
-    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
-    check_protectable(&frame)?;
-    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let h = mpdu::insert_security_header(buf, mpdu_len, rules, &pn_header, MIC_LEN)?;
+    let out_len = mpdu_len + PN_HEADER_LEN + MIC_LEN;
+    let frame = Frame::new_checked(&buf[..h], rules)?;
     let aad = Aad::new(&frame, rules);
     let nonce = nonce(&frame, pn)?;
-    let h = frame.header_len();
-    buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
-    buf[h..h + PN_HEADER_LEN].copy_from_slice(&pn_header);
     let data = h + PN_HEADER_LEN..out_len - MIC_LEN;
     Ok((Prepared { nonce, aad, data }, out_len))
 }
@@ -101,17 +94,7 @@ pub(crate) fn finish_decapsulate(
 }
 
 fn peek(buf: &[u8], rules: Rules) -> Result<Peeked> {
-    let frame = Frame::new_checked(buf, rules)?;
-    check_protectable(&frame)?;
-    if !frame.frame_control().protected() {
-        return Err(Error::NotProtected);
-    }
-    let needed = frame.header_len() + PN_HEADER_LEN + MIC_LEN;
-    if buf.len() < needed {
-        return Err(Error::Truncated { what: "CCMP MPDU", needed, got: buf.len() });
-    }
-    let header = PnHeader::parse(frame.body())?;
-    Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+    mpdu::peek(buf, rules, MIC_LEN, "CCMP MPDU")
 }
 
 impl<S: Sealer> FrameSuite for Framed<S> {

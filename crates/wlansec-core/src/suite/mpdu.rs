@@ -163,10 +163,56 @@ pub fn check_protectable<T: AsRef<[u8]>>(frame: &Frame<T>) -> Result<()> {
     }
 }
 
-/// Protect the MPDU in `buf[..mpdu_len]` in place with the framing CCMP and GCMP share: set
-/// Protected, insert the PN header after the MAC header, then let `seal` encrypt the body
-/// and write the `mic_len`-octet MIC behind it. `seal` gets the header (for the nonce), the
-/// AAD, the body and the MIC slot. Returns the protected length.
+/// Make room for a suite's security header in the plaintext MPDU in `buf[..mpdu_len]`: check
+/// the frame can be protected and that `buf` has room for `security_header` and a trailer of
+/// `trailer_len` octets, set Protected, move the body behind the MAC header to open a gap,
+/// and write `security_header` into it. Returns the MAC header length. Every suite frames
+/// its MPDUs this way (IEEE 802.11-2016 12.3.2.2, 12.5.2.2, 12.5.3.2, 12.5.5.2).
+pub(crate) fn insert_security_header(
+    buf: &mut [u8],
+    mpdu_len: usize,
+    rules: Rules,
+    security_header: &[u8],
+    trailer_len: usize,
+) -> Result<usize> {
+    let out_len = mpdu_len + security_header.len() + trailer_len;
+    if buf.len() < out_len {
+        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+    }
+    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
+    check_protectable(&frame)?;
+    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let h = frame.header_len();
+    buf.copy_within(h..mpdu_len, h + security_header.len());
+    buf[h..h + security_header.len()].copy_from_slice(security_header);
+    Ok(h)
+}
+
+/// The protected MPDU that is all of `buf`, checked to be a data or management frame with
+/// Protected set and at least `overhead` octets (security header and trailer) after its MAC
+/// header; `what` names the suite in the error.
+pub(crate) fn protected_frame<'a>(
+    buf: &'a [u8],
+    rules: Rules,
+    overhead: usize,
+    what: &'static str,
+) -> Result<Frame<&'a [u8]>> {
+    let frame = Frame::new_checked(buf, rules)?;
+    check_protectable(&frame)?;
+    if !frame.frame_control().protected() {
+        return Err(Error::NotProtected);
+    }
+    let needed = frame.header_len() + overhead;
+    if buf.len() < needed {
+        return Err(Error::Truncated { what, needed, got: buf.len() });
+    }
+    Ok(frame)
+}
+
+/// Protect the MPDU in `buf[..mpdu_len]` in place with the framing CCMP and GCMP share:
+/// insert the PN header, then let `seal` encrypt the body and write the `mic_len`-octet MIC
+/// behind it. `seal` gets the header (for the nonce), the AAD, the body and the MIC slot.
+/// Returns the protected length.
 pub(crate) fn seal_in_place(
     buf: &mut [u8],
     mpdu_len: usize,
@@ -176,20 +222,11 @@ pub(crate) fn seal_in_place(
     mic_len: usize,
     seal: impl FnOnce(&Frame<&[u8]>, &[u8], &mut [u8], &mut [u8]) -> Result<()>,
 ) -> Result<usize> {
-    let out_len = mpdu_len + PN_HEADER_LEN + mic_len;
-    if buf.len() < out_len {
-        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-    }
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
-    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
-    check_protectable(&frame)?;
-    frame.set_flag(FrameControl::PROTECTED, true)?;
-    let h = frame.header_len();
-
-    buf.copy_within(h..mpdu_len, h + PN_HEADER_LEN);
+    let h = insert_security_header(buf, mpdu_len, rules, &pn_header, mic_len)?;
+    let out_len = mpdu_len + PN_HEADER_LEN + mic_len;
     let (header, rest) = buf[..out_len].split_at_mut(h);
-    rest[..PN_HEADER_LEN].copy_from_slice(&pn_header);
     let frame = Frame::new_checked(&*header, rules)?;
     let aad = Aad::new(&frame, rules);
     let (data, mic) = rest[PN_HEADER_LEN..].split_at_mut(mpdu_len - h);
@@ -199,15 +236,7 @@ pub(crate) fn seal_in_place(
 
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
 pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
-    let frame = Frame::new_checked(buf, rules)?;
-    check_protectable(&frame)?;
-    if !frame.frame_control().protected() {
-        return Err(Error::NotProtected);
-    }
-    let needed = frame.header_len() + PN_HEADER_LEN + mic_len;
-    if buf.len() < needed {
-        return Err(Error::Truncated { what, needed, got: buf.len() });
-    }
+    let frame = protected_frame(buf, rules, PN_HEADER_LEN + mic_len, what)?;
     let header = PnHeader::parse(frame.body())?;
     Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
 }

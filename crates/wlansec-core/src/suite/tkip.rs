@@ -15,7 +15,7 @@ use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
 use crate::suite::michael::{msdu_mic, MICHAEL_LEN};
-use crate::suite::mpdu::{check_protectable, Pn, ReplayClass};
+use crate::suite::mpdu::{self, Pn, ReplayClass};
 use crate::suite::wep::{crc32_icv, ICV_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, FrameControl, HeaderRepr, Rules};
@@ -225,18 +225,11 @@ impl Tkip {
             return Err(Error::Malformed("Key ID must be 0..=3"));
         }
         let out_len = mpdu_len + IV_LEN + ICV_LEN;
-        if buf.len() < out_len {
-            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-        }
-        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
-        check_protectable(&frame)?;
-        let ta = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?.0;
-        frame.set_flag(FrameControl::PROTECTED, true)?;
-        let h = frame.header_len();
         let t = tsc.value().to_le_bytes();
         let iv = [t[1], (t[1] | 0x20) & 0x7f, t[0], (key_id << 6) | EXT_IV, t[2], t[3], t[4], t[5]];
-        buf.copy_within(h..mpdu_len, h + IV_LEN);
-        buf[h..h + IV_LEN].copy_from_slice(&iv);
+        let h = mpdu::insert_security_header(buf, mpdu_len, self.rules, &iv, ICV_LEN)?;
+        let ta =
+            Frame::new_checked(&buf[..h], self.rules)?.addr2().ok_or(Error::Unsupported("frame without Address 2"))?.0;
         let data_end = mpdu_len + IV_LEN;
         let icv = crc32_icv(&buf[h + IV_LEN..data_end]);
         buf[data_end..out_len].copy_from_slice(&icv);
@@ -304,15 +297,7 @@ impl FrameSuite for Tkip {
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        let frame = Frame::new_checked(buf, self.rules)?;
-        check_protectable(&frame)?;
-        if !frame.frame_control().protected() {
-            return Err(Error::NotProtected);
-        }
-        let needed = frame.header_len() + IV_LEN + ICV_LEN;
-        if buf.len() < needed {
-            return Err(Error::Truncated { what: "TKIP MPDU", needed, got: buf.len() });
-        }
+        let frame = mpdu::protected_frame(buf, self.rules, IV_LEN + ICV_LEN, "TKIP MPDU")?;
         let (pn, key_id) = parse_iv(frame.body())?;
         Ok(Peeked { pn, key_id, class: ReplayClass::of(&frame) })
     }

@@ -9,7 +9,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{check_protectable, Pn, ReplayClass};
+use crate::suite::mpdu::{self, Pn, ReplayClass};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, FrameControl, Rules};
 
@@ -69,17 +69,9 @@ impl FrameSuite for Wep {
             return Err(Error::Malformed("WEP IV wider than 24 bits"));
         }
         let out_len = mpdu_len + IV_LEN + ICV_LEN;
-        if buf.len() < out_len {
-            return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-        }
-        let mut frame = Frame::new_checked(&mut buf[..mpdu_len], self.rules)?;
-        check_protectable(&frame)?;
-        frame.set_flag(FrameControl::PROTECTED, true)?;
-        let h = frame.header_len();
         let v = pn.value().to_be_bytes();
         let iv = [v[5], v[6], v[7]];
-        buf.copy_within(h..mpdu_len, h + IV_LEN);
-        buf[h..h + IV_LEN].copy_from_slice(&[iv[0], iv[1], iv[2], key_id << 6]);
+        let h = mpdu::insert_security_header(buf, mpdu_len, self.rules, &[iv[0], iv[1], iv[2], key_id << 6], ICV_LEN)?;
         let data_end = mpdu_len + IV_LEN;
         let icv = crc32_icv(&buf[h + IV_LEN..data_end]);
         buf[data_end..out_len].copy_from_slice(&icv);
@@ -88,15 +80,7 @@ impl FrameSuite for Wep {
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        let frame = Frame::new_checked(buf, self.rules)?;
-        check_protectable(&frame)?;
-        if !frame.frame_control().protected() {
-            return Err(Error::NotProtected);
-        }
-        let needed = frame.header_len() + IV_LEN + ICV_LEN;
-        if buf.len() < needed {
-            return Err(Error::Truncated { what: "WEP MPDU", needed, got: buf.len() });
-        }
+        let frame = mpdu::protected_frame(buf, self.rules, IV_LEN + ICV_LEN, "WEP MPDU")?;
         let b = frame.body();
         if b[3] & 0x20 != 0 {
             return Err(Error::Unsupported("Ext IV set: a TKIP, CCMP or GCMP frame, not WEP"));
