@@ -15,6 +15,8 @@ HDL = Path(__file__).resolve().parents[1]
 # design: (top, parameters, environment, frames the bench pushes through)
 DESIGNS = {
     "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4),
+    "ccmp_core_n2": ("ccmp_core", "N=2", {"CCMP_N": "2"}, 4),
+    "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4),
     "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4),
     "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 20),
 }
