@@ -98,6 +98,35 @@ impl Credential {
             _ => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
         })
     }
+
+    /// The group key this side sends broadcasts under, and its transmitter: a fresh random
+    /// GTK for an RSN network (the authenticator's), the shared key for WEP, none when open.
+    pub(crate) fn group_key(
+        &self,
+        mode: SecurityMode,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(Option<Secret>, Option<Transmitter<Box<dyn FrameSuite>>>)> {
+        Ok(match self {
+            Credential::None => (None, None),
+            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
+            Credential::Psk(_) => {
+                let mut g = [0u8; 32];
+                rng.fill_bytes(&mut g);
+                let len = if mode == SecurityMode::Tkip { 32 } else { 16 };
+                let gtk = Secret::from_slice(&g[..len])?;
+                let tx = Transmitter::new(mode.group_suite(gtk.as_bytes())?, 1);
+                (Some(gtk), Some(tx))
+            }
+        })
+    }
+}
+
+/// Why a 4-way handshake timed out, for status: the last error seen, or `silent` when the
+/// other side never answered; a MIC failure is almost always a wrong passphrase.
+pub(crate) fn handshake_failure(last_error: Option<&str>, silent: &str) -> String {
+    let why = last_error.unwrap_or(silent);
+    let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
+    format!("4-way handshake failed: {why}{hint}")
 }
 
 pub(crate) fn fresh_rng() -> ChaCha8Rng {
@@ -497,18 +526,7 @@ impl AccessPoint {
     pub fn new(config: NetworkConfig) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = match &credential {
-            Credential::None => (None, None),
-            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
-            Credential::Psk(_) => {
-                let mut g = [0u8; 32];
-                rng.fill_bytes(&mut g);
-                let len = if config.mode == SecurityMode::Tkip { 32 } else { 16 };
-                let gtk = Secret::from_slice(&g[..len])?;
-                let tx = Transmitter::new(config.mode.group_suite(gtk.as_bytes())?, 1);
-                (Some(gtk), Some(tx))
-            }
-        };
+        let (gtk, group_tx) = credential.group_key(config.mode, &mut rng)?;
         Ok(AccessPoint {
             config,
             credential,
@@ -739,9 +757,7 @@ impl AccessPoint {
                 }
                 Event::TimedOut => {
                     let Some(a) = self.stations.get_mut(&sta) else { continue };
-                    let why = a.last_error.clone().unwrap_or_else(|| "no answer from the station".into());
-                    let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
-                    a.failed = Some(format!("4-way handshake failed: {why}{hint}"));
+                    a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
                     a.authenticator = None;
                     out.push(Output::Air(management(
                         SUBTYPE_DEAUTH,

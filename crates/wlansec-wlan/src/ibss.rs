@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use wlansec_core::gen::{ChaCha8Rng, Rng};
+use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, EapolKey, Event, KeyInfo, Secret, Supplicant};
 use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
@@ -21,8 +21,8 @@ use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
 use crate::bss::{
-    eapol_of, elements, fresh_rng, management, open_data, qos_data, seal, to_ethernet, AssociationStatus, Counters,
-    Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
+    eapol_of, elements, fresh_rng, handshake_failure, management, open_data, qos_data, seal, to_ethernet,
+    AssociationStatus, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
 };
 use crate::security::{LinkKeys, SecurityMode};
 
@@ -71,18 +71,7 @@ impl IbssStation {
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = match &credential {
-            Credential::None => (None, None),
-            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
-            Credential::Psk(_) => {
-                let mut g = [0u8; 32];
-                rng.fill_bytes(&mut g);
-                let len = if config.mode == SecurityMode::Tkip { 32 } else { 16 };
-                let gtk = Secret::from_slice(&g[..len])?;
-                let tx = Transmitter::new(config.mode.group_suite(gtk.as_bytes())?, 1);
-                (Some(gtk), Some(tx))
-            }
-        };
+        let (gtk, group_tx) = credential.group_key(config.mode, &mut rng)?;
         Ok(IbssStation {
             config,
             mac,
@@ -295,9 +284,7 @@ impl IbssStation {
                 }
                 Event::TimedOut => {
                     let Some(p) = self.peers.get_mut(&peer) else { continue };
-                    let why = p.last_error.clone().unwrap_or_else(|| "no answer from the peer".into());
-                    let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
-                    p.failed = Some(format!("4-way handshake failed: {why}{hint}"));
+                    p.failed = Some(handshake_failure(p.last_error.as_deref(), "no answer from the peer"));
                     p.authenticator = None;
                 }
                 Event::InstallPairwise { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
