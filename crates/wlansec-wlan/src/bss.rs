@@ -82,6 +82,9 @@ pub struct NetworkConfig {
     pub passphrase: String,
 }
 
+/// A transmitter of whichever suite the network negotiated.
+pub(crate) type AnyTransmitter = Transmitter<Box<dyn FrameSuite>>;
+
 /// The secret a network mode needs, derived once (PBKDF2 is slow on purpose).
 #[derive(Clone)]
 pub(crate) enum Credential {
@@ -105,7 +108,7 @@ impl Credential {
         &self,
         mode: SecurityMode,
         rng: &mut ChaCha8Rng,
-    ) -> Result<(Option<Secret>, Option<Transmitter<Box<dyn FrameSuite>>>)> {
+    ) -> Result<(Option<Secret>, Option<AnyTransmitter>)> {
         Ok(match self {
             Credential::None => (None, None),
             Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
@@ -206,11 +209,7 @@ pub(crate) fn qos_data(
 }
 
 /// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
-pub(crate) fn seal(
-    tx: Option<&mut Transmitter<Box<dyn FrameSuite>>>,
-    mut mpdu: Vec<u8>,
-    len: usize,
-) -> Result<Vec<u8>> {
+pub(crate) fn seal(tx: Option<&mut AnyTransmitter>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
     let len = match tx {
         Some(tx) => tx.protect(&mut mpdu, len)?,
         None => len,
@@ -515,7 +514,7 @@ pub struct AccessPoint {
     config: NetworkConfig,
     credential: Credential,
     gtk: Option<Secret>,
-    group_tx: Option<Transmitter<Box<dyn FrameSuite>>>,
+    group_tx: Option<AnyTransmitter>,
     stations: BTreeMap<MacAddr, Association>,
     sequence: Sequence,
     rng: ChaCha8Rng,

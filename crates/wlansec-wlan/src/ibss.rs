@@ -15,14 +15,14 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, EapolKey, Event, KeyInfo, Secret, Supplicant};
-use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
+use wlansec_core::suite::{FrameSuite, Receiver};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
 use crate::bss::{
     eapol_of, elements, fresh_rng, handshake_failure, management, open_data, qos_data, seal, to_ethernet,
-    AssociationStatus, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
+    AnyTransmitter, AssociationStatus, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
 };
 use crate::security::{LinkKeys, SecurityMode};
 
@@ -57,7 +57,7 @@ pub struct IbssStation {
     config: NetworkConfig,
     mac: MacAddr,
     credential: Credential,
-    group_tx: Option<Transmitter<Box<dyn FrameSuite>>>,
+    group_tx: Option<AnyTransmitter>,
     gtk: Option<Secret>,
     peers: BTreeMap<MacAddr, Peer>,
     sequence: Sequence,
