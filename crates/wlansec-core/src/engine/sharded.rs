@@ -45,6 +45,9 @@ type Keys = Arc<HashMap<StationId, Arc<Installed>>>;
 /// Frames per multi-buffer batch inside a worker.
 const BATCH: usize = 64;
 
+/// Work per worker, and the result slot of every submitted frame.
+type Shards = (Vec<Vec<Item>>, Vec<Result<Vec<u8>>>);
+
 /// One frame of a shard: its index in the caller's list, station, PN (transmit only) and
 /// MPDU.
 struct Item {
@@ -109,28 +112,7 @@ impl ShardedEngine {
     /// Protect plaintext MPDUs, each for a station; results come back in submission order.
     /// Fails as a whole (before any PN is used) if a frame names a station without a key.
     pub fn protect_all(&mut self, frames: Vec<(StationId, Vec<u8>)>) -> Result<Vec<Result<Vec<u8>>>> {
-        self.check_stations(&frames)?;
-        let mut shards: Vec<Vec<Item>> = self.workers.iter().map(|_| Vec::new()).collect();
-        let mut results: Vec<Result<Vec<u8>>> = Vec::with_capacity(frames.len());
-        for (index, (station, mpdu)) in frames.into_iter().enumerate() {
-            let class = match Frame::new_checked(&mpdu[..], self.rules) {
-                Ok(frame) => ReplayClass::of(&frame),
-                Err(e) => {
-                    results.push(Err(e));
-                    continue;
-                }
-            };
-            let counter = self.pn.get_mut(&station).expect("stations checked above");
-            let pn = match counter.next_pn() {
-                Ok(pn) => pn,
-                Err(e) => {
-                    results.push(Err(e));
-                    continue;
-                }
-            };
-            shards[shard_of(station, class, self.workers.len())].push(Item { index, station, pn, mpdu });
-            results.push(Ok(Vec::new()));
-        }
+        let (shards, mut results) = self.shard(frames, true)?;
         self.dispatch(true, shards, &mut results);
         Ok(results)
     }
@@ -140,22 +122,35 @@ impl ShardedEngine {
     /// counters persist across calls, per station and replay class, as a station's receiver
     /// keeps them. Fails as a whole if a frame names a station without a key.
     pub fn unprotect_all(&mut self, frames: Vec<(StationId, Vec<u8>)>) -> Result<Vec<Result<Vec<u8>>>> {
+        let (shards, mut results) = self.shard(frames, false)?;
+        self.dispatch(false, shards, &mut results);
+        Ok(results)
+    }
+
+    /// Split frames among the workers by (station, replay class), taking the next PN of each
+    /// transmitted frame; a frame that can't be queued gets its error in `results` at once.
+    fn shard(&mut self, frames: Vec<(StationId, Vec<u8>)>, transmit: bool) -> Result<Shards> {
         self.check_stations(&frames)?;
         let mut shards: Vec<Vec<Item>> = self.workers.iter().map(|_| Vec::new()).collect();
         let mut results: Vec<Result<Vec<u8>>> = Vec::with_capacity(frames.len());
         for (index, (station, mpdu)) in frames.into_iter().enumerate() {
-            let class = match Frame::new_checked(&mpdu[..], self.rules) {
-                Ok(frame) => ReplayClass::of(&frame),
-                Err(e) => {
-                    results.push(Err(e));
-                    continue;
+            let queued =
+                Frame::new_checked(&mpdu[..], self.rules).map(|frame| ReplayClass::of(&frame)).and_then(|class| {
+                    let pn = match transmit {
+                        true => self.pn.get_mut(&station).expect("stations checked above").next_pn()?,
+                        false => Pn::default(),
+                    };
+                    Ok((class, pn))
+                });
+            match queued {
+                Ok((class, pn)) => {
+                    shards[shard_of(station, class, self.workers.len())].push(Item { index, station, pn, mpdu });
+                    results.push(Ok(Vec::new()));
                 }
-            };
-            shards[shard_of(station, class, self.workers.len())].push(Item { index, station, pn: Pn::default(), mpdu });
-            results.push(Ok(Vec::new()));
+                Err(e) => results.push(Err(e)),
+            }
         }
-        self.dispatch(false, shards, &mut results);
-        Ok(results)
+        Ok((shards, results))
     }
 
     fn check_stations(&self, frames: &[(StationId, Vec<u8>)]) -> Result<()> {
