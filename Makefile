@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab
+.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab lab-resume
 
 setup:
 	@bash scripts/setup.sh
@@ -24,6 +24,10 @@ demo: build
 # The full laboratory run: 40 repeats per point (hours), same report.
 lab: build
 	@LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
+
+# Continue a killed `make lab` where it stopped (refused if its options differ).
+lab-resume: build
+	@LAB_ARGS="--repeats 40 --resume" bash scripts/lab_demo.sh
 
 test: build
 	$(MAKE) test-rust test-python

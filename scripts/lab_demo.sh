@@ -2,12 +2,13 @@
 # `make demo`: the foundation demo (selftest; tshark decrypts what wlansec protected) as the
 # report's engine self-check, then a quick version of every laboratory experiment on the
 # emulated WLAN (`wlansec wlan up` ... `down`, done by wlansec-lab per configuration), and the
-# report: out/lab/report/index.html. LAB_ARGS="--repeats 40" (without --quick) is `make lab`.
+# report: out/lab/report/index.html. LAB_ARGS="--repeats 40" (without --quick) is `make lab`;
+# LAB_ARGS="--repeats 40 --resume" continues a killed one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WLANSEC=${WLANSEC:-target/release/wlansec}
 OUT=${OUT:-out/lab}
-PY=${PY:-.venv/bin/python}
+LAB=${LAB:-.venv/bin/wlansec-lab}
 LAB_ARGS=${LAB_ARGS:---quick}
 mkdir -p "$OUT"
 
@@ -20,5 +21,5 @@ OUT="$OUT/demo" bash scripts/demo.sh 2>&1 | tee "$OUT/selftest.txt"
 printf '\n== laboratory: wlansec-lab run %s\n' "$LAB_ARGS"
 # wlansec-lab brings the WLAN up for each configuration and always tears it down at the end.
 # shellcheck disable=SC2086
-PYTHONPATH=lab WLANSEC="$WLANSEC" "$PY" -m wlansec_lab run $LAB_ARGS --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
+WLANSEC="$WLANSEC" "$LAB" run $LAB_ARGS --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
 echo "report: $OUT/report/index.html"

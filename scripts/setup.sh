@@ -45,4 +45,9 @@ if ! cmp -s requirements-dev.txt .venv/.requirements-installed 2>/dev/null; then
   .venv/bin/pip install -q -r requirements-dev.txt
   cp requirements-dev.txt .venv/.requirements-installed
 fi
+# The laboratory's `wlansec-lab` command (editable: lab/ is the source).
+if [ ! -x .venv/bin/wlansec-lab ]; then
+  echo "setup: installing wlansec-lab"
+  .venv/bin/pip install -q -e lab
+fi
 echo "setup: ok"

@@ -2,6 +2,7 @@
 
     wlansec-lab run --quick                 # every experiment, smoke size, then the report
     wlansec-lab run -e tcp --repeats 40     # one experiment, the studies' 40 runs per point
+    wlansec-lab run --resume                # continue a killed run (same options) where it stopped
     wlansec-lab report --out out/lab        # (re)write the report from kept raw JSON
 """
 
@@ -33,6 +34,8 @@ def _run(args) -> int:
         print("wlansec-lab: the network experiments need root (network namespaces); run the bench imports with "
               "-e ccmp-bench,ciphers,hardware", file=sys.stderr)
         return 2
+    if args.cards:
+        runner.set_cards(args.cards.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     selftest = subprocess.run([args.wlansec, "selftest", "--quiet"], capture_output=True, text=True, timeout=300)
     previous = (args.out / "selftest.txt").read_text() if (args.out / "selftest.txt").exists() and args.keep_selftest else ""
@@ -43,8 +46,8 @@ def _run(args) -> int:
     ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 40)
     try:
-        runner.run(names, ctx, repeats, seed=args.seed)
-    except TestbedError as e:
+        runner.run(names, ctx, repeats, seed=args.seed, resume=args.resume)
+    except (TestbedError, runner.PlanMismatch) as e:
         print(f"wlansec-lab: {e}", file=sys.stderr)
         return 1
     finally:
@@ -64,8 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--repeats", type=int, help="runs per point after the warm-up (default 40, --quick 1)")
     r.add_argument("--seconds", type=float, help="traffic seconds per video run (default 10, --quick 3; TCP runs half)")
     r.add_argument("--testbed", choices=["wlan", "veth"], default="wlan", help="the emulated WLAN, or the veth stand-in")
+    r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(runner.CARDS)}; "
+                                   "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
     r.add_argument("--seed", type=int, default=1, help="seed of the configuration order")
+    r.add_argument("--resume", action="store_true",
+                   help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "
+                        "matrix, repeats, seed and settings); without it a run starts over")
     r.add_argument("--out", type=Path, default=Path("out/lab"))
     r.add_argument("--wlansec", default=DEFAULT_WLANSEC)
     r.add_argument("--keep-selftest", action="store_true", help="append to an existing selftest.txt (the demo's log)")

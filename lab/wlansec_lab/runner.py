@@ -47,16 +47,43 @@ class Experiment:
     measure: Callable[[Context, dict], dict] | None = None
     network: Callable[[dict], dict] | None = None   # point → testbed configuration
     bench: Callable[[Context], dict] | None = None  # run-once import of a bench
+    valid: Callable[[dict], bool] | None = None     # drops combinations that mean nothing
+    #: Estimated wall seconds of one run of a point (of the bench: point None) for the plan's
+    #: ETA, from ctx.seconds and quick.
+    estimate: Callable[[float, bool, dict | None], float] = lambda seconds, quick, point: seconds
 
     def points(self, quick: bool) -> list[dict]:
         axes = {**self.axes, **(self.quick_axes if quick else {})}
-        return [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
+        combos = (dict(zip(axes, combo)) for combo in itertools.product(*axes.values()))
+        return [p for p in combos if self.valid is None or self.valid(p)]
 
 
 # ---- network experiments -------------------------------------------------------------------
 
+#: The stations' card models (`wlansec wlan up --card`): `hw`, crypto in the card's hardware at
+#: line rate, and `mcu:88`, the portable software suite on the card's embedded CPU at 88 MHz:
+#: the clock the Atheros AR9170 (2008, an 802.11n USB client chip of the studies' era) runs
+#: its CPU at (`AHB_80_88MHZ` in its open carl9170 firmware and Linux/OpenBSD drivers).
+CARDS = ["hw", "mcu:88"]
+#: Modes whose crypto the card does; open has none and Enhanced runs on the host engine, so
+#: for those the card model changes nothing and they are measured once (card `hw`).
+CARD_SECURITIES = {"wep", "tkip", "ccmp"}
+
+
+def _card_applies(p: dict) -> bool:
+    return p["card"] == "hw" or p["security"] in CARD_SECURITIES
+
+
+def set_cards(cards: list[str]) -> None:
+    """The card axis of every experiment that has one (`hw` always stays: open and Enhanced run on it)."""
+    cards = ["hw", *[c for c in cards if c != "hw"]]
+    for e in EXPERIMENTS.values():
+        if "card" in e.axes:
+            e.axes = {**e.axes, "card": cards}
+
+
 def _video_network(p: dict) -> dict:
-    return {"security": p["security"], "phy": p["phy"]}
+    return {"security": p["security"], "phy": p["phy"], "card": p["card"]}
 
 
 def _video(ctx: Context, p: dict) -> dict:
@@ -64,11 +91,16 @@ def _video(ctx: Context, p: dict) -> dict:
 
 
 def _tcp_network(p: dict) -> dict:
-    return {"security": p["security"], "phy": p["phy"]}
+    return {"security": p["security"], "phy": p["phy"], "card": p["card"]}
+
+
+def _tcp_seconds(seconds: float) -> int:
+    """Seconds of each TCP tool run (iperf3 once, qperf twice: tcp_bw and tcp_lat)."""
+    return max(1, round(seconds / 2))
 
 
 def _tcp(ctx: Context, p: dict) -> dict:
-    seconds = max(1, round(ctx.seconds / 2))
+    seconds = _tcp_seconds(ctx.seconds)
     ip = traffic.iperf3_tcp(ctx.testbed, p["ip"], p["size"], seconds)
     qp = traffic.qperf(ctx.testbed, p["ip"], p["size"], seconds)
     return {"iperf3_mbps": ip["throughput_mbps"], "iperf3_srtt_ms": ip["srtt_ms"], "iperf3_retransmits": ip["retransmits"],
@@ -94,6 +126,16 @@ def _file_path(ctx: Context, name: str) -> Path:
     if not matches:
         raise FileNotFoundError(f"data file {name} not written by wlansec bench ciphers --write-data")
     return matches[0]
+
+
+#: Transfer rate (Mbit/s) of a file per (topology, signal) on g54, and the fixed cost of a run,
+#: for the ETA only; measured with the study's largest file (`wlansec-lab run -e files`).
+FILE_RATE_MBPS = {("bss", "excellent"): 12.0, ("bss", "poor"): 6.0, ("ibss", "excellent"): 24.0, ("ibss", "poor"): 12.0}
+
+
+def _files_estimate(p: dict) -> float:
+    size = float(p["file"].rsplit("-", 1)[1].removesuffix("KB")) * 1e3
+    return RUN_OVERHEAD_S["files"] + size * 8 / (FILE_RATE_MBPS[(p["topology"], p["signal"])] * 1e6)
 
 
 def _files(ctx: Context, p: dict) -> dict:
@@ -140,41 +182,70 @@ def _hardware(ctx: Context) -> dict:
 
 
 SECURITIES = ["open", "wep", "tkip", "ccmp", "enhanced"]
+#: Wall seconds of one run beyond its traffic (tool start-up, servers, status), and of one
+#: WLAN bring-up, measured on the 2-core machine of docs/results (`wlansec-lab run --quick`).
+RUN_OVERHEAD_S = {"video": 1.3, "tcp": 1.7, "files": 1.2}
+WLAN_UP_S = 1.5
 EXPERIMENTS = {e.name: e for e in [
-    Experiment("ccmp-bench", "CCMP engines on the host (wlansec bench ccmp)", {}, {}, bench=_ccmp_bench),
-    Experiment("ciphers", "Ciphers on the study's files (wlansec bench ciphers)", {}, {}, bench=_ciphers),
-    Experiment("hardware", "CCMP hardware cores (hdl/reports/summary.json)", {}, {}, bench=_hardware),
+    Experiment("ccmp-bench", "CCMP engines on the host (wlansec bench ccmp)", {}, {}, bench=_ccmp_bench,
+               estimate=lambda s, quick, p: 25 if quick else 240),
+    Experiment("ciphers", "Ciphers on the study's files (wlansec bench ciphers)", {}, {}, bench=_ciphers,
+               estimate=lambda s, quick, p: 30 if quick else 900),
+    Experiment("hardware", "CCMP hardware cores (hdl/reports/summary.json)", {}, {}, bench=_hardware,
+               estimate=lambda s, quick, p: 0),
+    # --quick: one profile (the variable-rate "high" stream) with every mode × card: the card
+    # models are the point of the comparison, the second rate doubles the time.
     Experiment("video", "HD video between two stations through the AP: delay, jitter, loss",
-               {"security": SECURITIES, "profile": ["cbr-high", "vbr-high", "vbr-very-high"], "phy": ["g54"], "ip": [4]},
-               {"profile": ["vbr-high", "vbr-very-high"]}, measure=_video, network=_video_network),
+               {"security": SECURITIES, "card": CARDS, "profile": ["cbr-high", "vbr-high", "vbr-very-high"], "phy": ["g54"], "ip": [4]},
+               {"profile": ["vbr-high"]}, measure=_video, network=_video_network, valid=_card_applies,
+               estimate=lambda s, quick, p: s + RUN_OVERHEAD_S["video"]),
+    # --quick: IPv4 only, the smallest and largest size, open and WPA2 on both cards: the card ×
+    # packet-size interaction is what the quick run must show; IPv6 differs by ~2% in the study.
     Experiment("tcp", "TCP throughput and RTT vs packet size, IPv4/IPv6, open vs WPA2",
-               {"security": ["open", "ccmp"], "ip": [4, 6], "size": STUDY_SIZES, "phy": ["n-mcs7-40"]},
-               {"size": [128, 1408]}, measure=_tcp, network=_tcp_network),
+               {"security": ["open", "ccmp"], "card": CARDS, "ip": [4, 6], "size": STUDY_SIZES, "phy": ["n-mcs7-40"]},
+               {"ip": [4], "size": [128, 1408]}, measure=_tcp, network=_tcp_network, valid=_card_applies,
+               estimate=lambda s, quick, p: 3 * _tcp_seconds(s) + traffic.IPERF_OMIT_S + RUN_OVERHEAD_S["tcp"]),
     Experiment("files", "Transmission time of the study's files: open/WEP/TKIP, ad hoc/infrastructure, signal",
                {"security": ["open", "wep", "tkip"], "topology": ["ibss", "bss"], "signal": ["excellent", "poor"],
                 "file": ["text-321KB", "text-694KB", "text-1327KB", "text-2492KB", "text-4211KB", "text-7139KB",
                          "video-4006KB", "video-4415KB", "video-5073KB"]},
-               {"file": ["text-321KB"]}, measure=_files, network=_files_network),
+               {"file": ["text-321KB"]}, measure=_files, network=_files_network,
+               estimate=lambda s, quick, p: _files_estimate(p)),
 ]}
 
 
 # ---- the runner ----------------------------------------------------------------------------
 
-class Progress:
-    def __init__(self, total: int, stream=sys.stderr) -> None:
-        self.total, self.done, self.start, self.stream = total, 0, time.monotonic(), stream
+class PlanMismatch(ValueError):
+    """--resume found raw records of a different matrix, seed or settings."""
 
-    def step(self, label: str) -> None:
+
+class Progress:
+    """A progress bar whose ETA starts from the plan's estimate and follows the measured pace."""
+
+    def __init__(self, total: int, estimate_s: float, stream=sys.stderr) -> None:
+        self.total, self.done, self.start, self.stream = total, 0, time.monotonic(), stream
+        self.estimate_s, self.estimated_done = estimate_s, 0.0
+
+    def step(self, label: str, estimate_s: float) -> None:
+        """One run done whose planned estimate was `estimate_s`: the rest of the plan is scaled by
+        the pace so far (measured ÷ estimated), as runs of different experiments differ."""
         self.done += 1
+        self.estimated_done += estimate_s
         elapsed = time.monotonic() - self.start
-        eta = elapsed / self.done * (self.total - self.done)
+        pace = elapsed / self.estimated_done if self.estimated_done > 0 else 1.0
+        eta = max(0.0, self.estimate_s - self.estimated_done) * pace
         width = 30
         filled = int(width * self.done / max(1, self.total))
         self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                          f"{elapsed:5.0f}s elapsed, ETA {eta // 60:.0f}m{eta % 60:02.0f}s  {label[:48]:<48}")
+                          f"{elapsed:5.0f}s elapsed, ETA {_hm(eta)}  {label[:48]:<48}")
         if self.done == self.total:
             self.stream.write("\n")
         self.stream.flush()
+
+
+def _hm(seconds: float) -> str:
+    return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}m" if seconds >= 3600 else f"{seconds // 60:.0f}m{seconds % 60:02.0f}s"
 
 
 def machine() -> dict:
@@ -187,27 +258,129 @@ def _key(point: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in point.items())
 
 
-def run(names: list[str], ctx: Context, repeats: int, seed: int = 1) -> dict:
-    """Run `names`; write OUT/raw/<experiment>.json and OUT/run.json; return the summary."""
+def _config_key(config: dict) -> str:
+    return json.dumps(config, sort_keys=True)
+
+
+def schedule(e: Experiment, points: list[dict], repeats: int, seed: int) -> list[tuple[int, dict]]:
+    """(round, point) in run order. Round 0 is the warm-up. In every round the network
+    configurations come in a fresh random order, and inside one configuration its points do,
+    so no configuration or point is systematically first while the WLAN is brought up once
+    per configuration per round. Seeded per experiment: the same plan on every resume."""
+    rng = random.Random(f"{seed}:{e.name}")
+    groups: dict[str, list[dict]] = {}
+    for p in points:
+        groups.setdefault(_config_key(e.network(p)), []).append(p)
+    order = []
+    for rnd in range(repeats + 1):
+        configs = list(groups)
+        rng.shuffle(configs)
+        for c in configs:
+            pts = list(groups[c])
+            rng.shuffle(pts)
+            order += [(rnd, p) for p in pts]
+    return order
+
+
+def plan_header(e: Experiment, ctx: Context, repeats: int, seed: int) -> dict:
+    """Everything a run record depends on besides the point: a resume must match it exactly."""
+    return {"experiment": e.name, "points": e.points(ctx.quick), "repeats": repeats, "warmup": 1, "seed": seed,
+            "quick": ctx.quick, "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.settings() if ctx.testbed else None}
+
+
+def runs_path(out: Path, name: str) -> Path:
+    return out / "raw" / f"{name}.runs.jsonl"
+
+
+def read_runs(path: Path, header: dict) -> list[dict]:
+    """The run records kept in `path`, after checking its plan is `header`.
+    A torn last line (the run was killed while writing it) is dropped from the file."""
+    text = path.read_text()
+    lines = text.split("\n")
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    good = "\n".join(lines[:len(records)]) + "\n" if records else ""
+    if good != text:
+        path.write_text(good)
+    if not records or "plan" not in records[0]:
+        raise PlanMismatch(f"{path}: no plan line; cannot resume from it (run without --resume to start over)")
+    if records[0]["plan"] != header:
+        old = records[0]["plan"]
+        differ = sorted(k for k in {*old, *header} if old.get(k) != header.get(k))
+        raise PlanMismatch(f"{path} was recorded with a different {', '.join(differ)} "
+                           f"({'; '.join(f'{k}: {json.dumps(old.get(k))[:60]} there, {json.dumps(header.get(k))[:60]} now' for k in differ)}); "
+                           "resume with the same options, or run without --resume to start over")
+    return [r for r in records[1:] if "round" in r]
+
+
+def _latest(records: list[dict]) -> dict[tuple[int, str], dict]:
+    """(round, point) → its last record: a run that ended in an error and was run again on
+    resume counts once, with its new result."""
+    return {(r["round"], _key(r["point"])): r for r in records}
+
+
+def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: bool = False,
+        experiments: dict | None = None) -> dict:
+    """Run `names`: every run record is appended to OUT/raw/<experiment>.runs.jsonl as it
+    completes (with --resume, runs already recorded there are skipped); then
+    OUT/raw/<experiment>.json (summary + runs) and OUT/run.json are built from it."""
+    experiments = experiments or EXPERIMENTS
     (ctx.out / "raw").mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    exps = [EXPERIMENTS[n] for n in names]
-    plan = {e.name: e.points(ctx.quick) for e in exps if e.measure}
-    total = sum(len(pts) * (repeats + 1) for pts in plan.values()) + sum(1 for e in exps if e.bench)
-    progress = Progress(total)
+    exps = [experiments[n] for n in names]
     meta = {"machine": machine(), "quick": ctx.quick, "repeats": repeats, "warmup": 1, "seed": seed,
             "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.kind if ctx.testbed else None, "experiments": names}
+    # The plan: what to run, what is already recorded, and how long the rest should take.
+    todo, estimate, lines = {}, 0.0, []
     for e in exps:
         if e.bench:
-            result = e.bench(ctx)
-            (ctx.out / "raw" / f"{e.name}.json").write_text(json.dumps({"experiment": e.name, "title": e.title, **result}, indent=1))
-            progress.step(f"{e.name}: {result['status']}")
+            done = resume and _bench_done(ctx, e)
+            todo[e.name] = [] if done else [None]
+            estimate += 0 if done else e.estimate(ctx.seconds, ctx.quick, None)
+            lines.append(f"{e.name}: bench" + (" (recorded, skipped)" if done else f", ~{_hm(e.estimate(ctx.seconds, ctx.quick, None))}"))
             continue
-        runs, descriptions = [], {}
-        for rnd in range(repeats + 1):
-            order = list(plan[e.name])
-            rng.shuffle(order)
-            for point in order:
+        header = plan_header(e, ctx, repeats, seed)
+        path = runs_path(ctx.out, e.name)
+        records = read_runs(path, header) if resume and path.exists() else []
+        if not resume and path.exists():  # a fresh run keeps the last records beside it
+            path.replace(path.with_suffix(".jsonl.previous"))
+        if not path.exists():
+            path.write_text(json.dumps({"plan": header}) + "\n")
+        done = {k for k, r in _latest(records).items() if "error" not in r}
+        order = schedule(e, header["points"], repeats, seed)
+        rest = [(rnd, p) for rnd, p in order if (rnd, _key(p)) not in done]
+        todo[e.name] = rest
+        ups = len({(rnd, _config_key(e.network(p))) for rnd, p in rest})
+        seconds = sum(e.estimate(ctx.seconds, ctx.quick, p) for _, p in rest) + ups * WLAN_UP_S
+        estimate += seconds
+        lines.append(f"{e.name}: {len(header['points'])} points × {repeats + 1} rounds (1 warm-up) = {len(order)} runs, "
+                     f"{len(order) - len(rest)} recorded, {len(rest)} to run in {ups} WLAN bring-ups, "
+                     f"~{seconds / max(1, len(rest)):.1f} s per run → ~{_hm(seconds)}")
+    total = sum(len(t) for t in todo.values())
+    print("plan (" + ("resumed" if resume else "fresh") + f"): {total} runs, estimated {_hm(estimate)}\n  " + "\n  ".join(lines),
+          file=sys.stderr, flush=True)
+    progress = Progress(total, estimate)
+    for e in exps:
+        if e.bench:
+            if todo[e.name]:
+                result = e.bench(ctx)
+                (ctx.out / "raw" / f"{e.name}.json").write_text(json.dumps({"experiment": e.name, "title": e.title, "quick": ctx.quick, **result}, indent=1))
+                progress.step(f"{e.name}: {result['status']}", e.estimate(ctx.seconds, ctx.quick, None))
+            continue
+        path = runs_path(ctx.out, e.name)
+        rnd_up = None
+        with path.open("a") as log:
+            def append(record: dict) -> None:
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+            for rnd, point in todo[e.name]:
+                if rnd != rnd_up and ctx.testbed.config is not None:
+                    ctx.testbed.down()  # every round brings each configuration up afresh
+                rnd_up = rnd
+                began = time.monotonic()
                 record = {"point": point, "round": rnd, "warmup": rnd == 0, "loadavg": os.getloadavg()}
                 config = e.network(point)
                 why = ctx.testbed.supports(config)
@@ -215,24 +388,44 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1) -> dict:
                     record["skipped"] = why
                 else:
                     try:
-                        ctx.testbed.ensure(config)
-                        descriptions[json.dumps(config, sort_keys=True)] = ctx.testbed.describe()
+                        if ctx.testbed.config != config:
+                            ctx.testbed.ensure(config)
+                            append({"testbed": ctx.testbed.describe(), "config": config})
                         started = time.monotonic()
                         record["metrics"] = e.measure(ctx, point)
                         record["seconds"] = time.monotonic() - started
                         record["release_error"] = ctx.testbed.release_error()
                     except Exception as err:  # one failed run is recorded, the matrix goes on
                         record["error"] = f"{type(err).__name__}: {err}"
-                runs.append(record)
-                progress.step(f"{e.name} {_key(point)}")
-        summary = summarize_runs(runs)
-        (ctx.out / "raw" / f"{e.name}.json").write_text(json.dumps(
-            {"experiment": e.name, "title": e.title, "meta": meta, "testbed": list(descriptions.values()),
-             "summary": summary, "runs": runs}, indent=1))
+                record["wall_s"] = time.monotonic() - began  # the run with its share of bring-up
+                append(record)
+                progress.step(f"{e.name} r{rnd} {_key(point)}", e.estimate(ctx.seconds, ctx.quick, point))
+        write_experiment(ctx.out, e, seed, repeats, meta)
     if ctx.testbed:
         ctx.testbed.down()
     (ctx.out / "run.json").write_text(json.dumps(meta, indent=1))
     return meta
+
+
+def _bench_done(ctx: Context, e: Experiment) -> bool:
+    p = ctx.out / "raw" / f"{e.name}.json"
+    if not p.exists():
+        return False
+    data = json.loads(p.read_text())
+    return data.get("status") == "ok" and data.get("quick") == ctx.quick
+
+
+def write_experiment(out: Path, e: Experiment, seed: int, repeats: int, meta: dict) -> None:
+    """OUT/raw/<experiment>.json from its JSONL: the runs in plan order and their summary."""
+    path = runs_path(out, e.name)
+    records = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    header = records[0]["plan"]
+    latest = _latest([r for r in records[1:] if "round" in r])
+    runs = [latest[k] for k in ((rnd, _key(p)) for rnd, p in schedule(e, header["points"], repeats, seed)) if k in latest]
+    descriptions = {_config_key(r["testbed"]): r["testbed"] for r in records[1:] if "testbed" in r}
+    (out / "raw" / f"{e.name}.json").write_text(json.dumps(
+        {"experiment": e.name, "title": e.title, "meta": meta, "plan": header, "testbed": list(descriptions.values()),
+         "summary": summarize_runs(runs), "runs": runs}, indent=1))
 
 
 def summarize_runs(runs: list[dict]) -> list[dict]:

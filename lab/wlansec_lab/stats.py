@@ -67,7 +67,7 @@ def t_quantile(p: float, df: float) -> float:
 
 def summarize(values: list[float]) -> dict:
     """n, mean, std (sample, n−1), median, min, max and the 95% CI of the mean as
-    [low, high] (None for n < 2). Non-finite values are rejected, not averaged."""
+    [low, high] (std and CI None for n < 2). Non-finite values are rejected, not averaged."""
     xs = [float(v) for v in values if v is not None]
     if any(not math.isfinite(v) for v in xs):
         raise ValueError("summarize: non-finite value in the sample")
@@ -75,7 +75,7 @@ def summarize(values: list[float]) -> dict:
     if n == 0:
         return {"n": 0, "mean": None, "std": None, "median": None, "min": None, "max": None, "ci95": None}
     mean = statistics.fmean(xs)
-    std = statistics.stdev(xs) if n > 1 else 0.0
+    std = statistics.stdev(xs) if n > 1 else None  # one run has no spread to report
     ci = None
     if n > 1:
         half = t_quantile(0.975, n - 1) * std / math.sqrt(n)

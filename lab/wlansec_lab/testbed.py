@@ -96,6 +96,10 @@ class Testbed:
     def describe(self) -> dict:
         return {"kind": self.kind}
 
+    def settings(self) -> dict:
+        """What, besides the configuration, shapes a run on this testbed (part of a run's plan)."""
+        return {"kind": self.kind}
+
 
 class VethTestbed(Testbed):
     """Two namespaces NAME-a, NAME-b and a veth pair, 10.78.0.1–2/24 and fd78::1–2/64."""
@@ -192,6 +196,9 @@ class WlanTestbed(Testbed):
             return self.status().get("release_error")
         except (TestbedError, json.JSONDecodeError, subprocess.TimeoutExpired):
             return None
+
+    def settings(self) -> dict:
+        return {"kind": self.kind, "stations": self.stations, "seed": self.seed}
 
     def describe(self) -> dict:
         s = self.last_status or {}

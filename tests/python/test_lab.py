@@ -116,3 +116,131 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
     assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
+
+
+# ---- the runner's plan, resume and grouping, on a fake testbed (no root, no network) -------
+
+from collections import Counter  # noqa: E402
+
+from wlansec_lab import testbed as testbeds  # noqa: E402
+
+
+class FakeTestbed(testbeds.Testbed):
+    """Counts bring-ups per configuration; no network."""
+
+    kind = "fake"
+
+    def __init__(self):
+        super().__init__()
+        self.ups = []
+
+    def up(self, config):
+        self.ups.append(json.dumps(config, sort_keys=True))
+
+    def down(self):
+        self.config = None
+
+
+def _fake_video(calls):
+    """A `video`-shaped experiment whose measure is deterministic in (point, how many times
+    that point ran before): the nth run of a point always gives the same metrics."""
+    def measure(ctx, p):
+        key = runner._key(p)
+        calls.append(key)
+        nth = ctx.cache.setdefault(key, 0)
+        ctx.cache[key] = nth + 1
+        base = {"open": 1.0, "ccmp": 2.0}[p["security"]] * (10 if p["card"] != "hw" else 1)
+        return {"delay_ms_mean": base + 0.01 * nth, "jitter_ms": base / 10 + 0.001 * nth, "loss_percent": 0.0, "throughput_mbps": 4.0}
+    return runner.Experiment("video", "fake video", {"security": ["open", "ccmp"], "card": runner.CARDS, "profile": ["vbr-high", "cbr-high"]},
+                             {}, measure=measure, network=lambda p: {"security": p["security"], "card": p["card"]},
+                             valid=runner._card_applies)
+
+
+def _fake_run(out, repeats, resume=False, seed=3, cache=None):
+    calls = []
+    exp = _fake_video(calls)
+    tb = FakeTestbed()
+    ctx = runner.Context(tb, "unused", out, quick=False, seconds=1.0, cache=cache if cache is not None else {})
+    runner.run(["video"], ctx, repeats, seed=seed, resume=resume, experiments={"video": exp})
+    return calls, tb, json.loads((out / "raw" / "video.json").read_text())
+
+
+def test_card_axis_drops_meaningless_points():
+    pts = runner.EXPERIMENTS["tcp"].points(quick=True)
+    assert {(p["security"], p["card"]) for p in pts} == {("open", "hw"), ("ccmp", "hw"), ("ccmp", "mcu:88")}
+    video = {(p["security"], p["card"]) for p in runner.EXPERIMENTS["video"].points(quick=False)}
+    assert ("open", "mcu:88") not in video and ("enhanced", "mcu:88") not in video and ("tkip", "mcu:88") in video
+
+
+def test_each_configuration_is_brought_up_once_per_round(tmp_path):
+    repeats = 4
+    calls, tb, raw = _fake_run(tmp_path, repeats)
+    configs = {json.dumps({"security": s, "card": c}, sort_keys=True) for s, c in [("open", "hw"), ("ccmp", "hw"), ("ccmp", "mcu:88")]}
+    assert len(calls) == 6 * (repeats + 1)
+    assert len(tb.ups) == len(configs) * (repeats + 1)
+    for c in configs:
+        assert tb.ups.count(c) == repeats + 1
+    # Inside a round the runs of one configuration are consecutive, and the order of the
+    # configurations changes between rounds (seeded): none is systematically first.
+    firsts = set()
+    for rnd in range(repeats + 1):
+        seq = [json.dumps({"security": r["point"]["security"], "card": r["point"]["card"]}, sort_keys=True)
+               for r in raw["runs"] if r["round"] == rnd]
+        blocks = [c for i, c in enumerate(seq) if i == 0 or seq[i - 1] != c]
+        assert sorted(blocks) == sorted(configs)
+        firsts.add(blocks[0])
+    assert len(firsts) > 1
+    for e in raw["summary"]:
+        assert e["n"] == repeats
+
+
+def test_resume_after_a_kill_repeats_no_run_and_gives_the_one_shot_summary(tmp_path):
+    repeats = 3
+    one_shot = tmp_path / "one"
+    _, _, full = _fake_run(one_shot, repeats)
+    lines = runner.runs_path(one_shot, "video").read_text().splitlines()
+    # Killed after k run records, in the middle of writing the next line.
+    run_lines = [i for i, l in enumerate(lines) if '"round"' in l]
+    k = 9
+    cut = run_lines[k - 1] + 1
+    killed = tmp_path / "killed"
+    (killed / "raw").mkdir(parents=True)
+    runner.runs_path(killed, "video").write_text("\n".join(lines[:cut]) + "\n" + lines[cut][:17])
+    recorded = [json.loads(l) for l in lines[:cut] if '"round"' in l]
+    cache = {}
+    for r in recorded:  # the fake measure's per-point counter, as the killed process left it
+        cache[runner._key(r["point"])] = cache.get(runner._key(r["point"]), 0) + 1
+    calls, _, resumed = _fake_run(killed, repeats, resume=True, cache=cache)
+    assert len(calls) == len(full["runs"]) - k
+    # Exactly the runs not recorded ran again, each once.
+    assert Counter(calls) == Counter(runner._key(r["point"]) for r in full["runs"]) - Counter(runner._key(r["point"]) for r in recorded)
+    keys = [(r["round"], runner._key(r["point"])) for r in resumed["runs"]]
+    assert len(keys) == len(set(keys)) == len(full["runs"])
+    strip = lambda summary: [(e["point"], e["n"], e["metrics"]) for e in summary]
+    assert strip(resumed["summary"]) == strip(full["summary"])
+    # The torn line is gone and the file is whole JSON Lines again.
+    for line in runner.runs_path(killed, "video").read_text().splitlines():
+        json.loads(line)
+
+
+def test_resume_refuses_a_different_plan(tmp_path):
+    _fake_run(tmp_path, 2)
+    for kwargs in ({"repeats": 3}, {"repeats": 2, "seed": 4}):
+        with pytest.raises(runner.PlanMismatch, match="different"):
+            _fake_run(tmp_path, resume=True, **kwargs)
+    calls, _, _ = _fake_run(tmp_path, 2, resume=True)
+    assert calls == []  # everything was recorded: nothing runs again
+
+
+def test_single_run_statistics_show_a_dash(tmp_path):
+    s = stats.summarize([3.0])
+    assert s["std"] is None and s["ci95"] is None
+    entry = {"metrics": {"x": s}}
+    assert report._spread(entry, "x") == "—"
+    assert report._spread({"metrics": {"x": stats.summarize([1.0, 3.0])}}, "x").startswith("1.41 (±")
+    _fake_run(tmp_path, 1)
+    md = (report.write(tmp_path) / "report.md").read_text()
+    video = md.split("## Video")[1].split("## TCP")[0]
+    rows = [l for l in video.splitlines() if l.startswith("| WPA2")]
+    assert rows and all(r.split(" | ")[4] == "—" for r in rows), rows
+    assert "| n |" in video and "0.00 (" not in video
