@@ -4,7 +4,13 @@
 //
 // Encrypt: in_key is the cipher key; out_round_key is round key 10 (the decryption key).
 // Decrypt: in_key is round key 10; the schedule runs backwards; out_round_key is round key 0.
-// ENABLE_DECRYPT=0 drops the inverse datapath (CCM only ever encrypts).
+// ENABLE_DECRYPT=0 drops the inverse datapath (CCM only ever encrypts) and reorders the
+// round for timing: the state register holds the state before AddRoundKey and the next
+// round starts with state ^ round key, so a loaded block goes straight into the register
+// (no key XOR on the load path) and no S-box reads a bare flip-flop (synthesis would move
+// that register behind the S-box, putting the load mux and its enable in front of it).
+// The key schedule keeps SubWord(RotWord) of the round key's last word in a register for
+// the same reason.
 `default_nettype none
 module aes128_core #(
     parameter ENABLE_DECRYPT = 1
@@ -25,60 +31,114 @@ module aes128_core #(
   reg [127:0] state;
   reg [127:0] round_key;
   reg [3:0]   round;      // the round the next step computes; 0 = idle
+  reg         idle_q;     // round == 0
+  reg         last_step;  // round == 10
   reg         decrypting;
 
-  wire last_step = (round == 4'd10);
   assign out_valid = last_step;
-  assign idle      = (round == 4'd0);
-  assign in_ready  = idle || (last_step && out_ready);
+  assign idle      = idle_q;
+  assign in_ready  = idle_q || (last_step && out_ready);
+
+  wire load = in_valid && in_ready;
+  wire step = !idle_q && !last_step;
 
   wire [3:0] rcon_index = decrypting ? 4'd11 - round : round;
   wire [7:0] rcon;
   aes_rcon rcon_table (.round(rcon_index), .rcon(rcon));
 
-  wire [127:0] enc_state, enc_key;
-  aes_enc_round enc (
-      .state_in(state), .key_in(round_key), .rcon(rcon), .final_round(last_step),
-      .state_out(enc_state), .key_out(enc_key)
-  );
+  always @(posedge clk) begin
+    if (reset) begin
+      round      <= 4'd0;
+      idle_q     <= 1'b1;
+      last_step  <= 1'b0;
+      decrypting <= 1'b0;
+    end else if (load) begin
+      decrypting <= (ENABLE_DECRYPT != 0) && in_decrypt;
+      round      <= 4'd1;
+      idle_q     <= 1'b0;
+      last_step  <= 1'b0;
+    end else if (last_step) begin
+      if (out_ready) begin
+        round     <= 4'd0;
+        idle_q    <= 1'b1;
+        last_step <= 1'b0;
+      end
+    end else if (step) begin
+      round     <= round + 4'd1;
+      last_step <= (round == 4'd9);
+    end
+  end
 
-  wire [127:0] next_state, next_key;
   generate
-    if (ENABLE_DECRYPT != 0) begin : g_dec
-      wire [127:0] dec_state, dec_key;
+    if (ENABLE_DECRYPT != 0) begin : g_enc_dec
+      // state = the state after AddRoundKey; round_key = the key just added.
+      wire [127:0] enc_state, enc_key, dec_state, dec_key;
+      aes_enc_round enc (
+          .state_in(state), .key_in(round_key), .rcon(rcon), .final_round(last_step),
+          .state_out(enc_state), .key_out(enc_key)
+      );
       aes_dec_round dec (
           .state_in(state), .key_in(round_key), .rcon(rcon), .final_round(last_step),
           .state_out(dec_state), .key_out(dec_key)
       );
-      assign next_state = decrypting ? dec_state : enc_state;
-      assign next_key   = decrypting ? dec_key : enc_key;
+      wire [127:0] next_state = decrypting ? dec_state : enc_state;
+      wire [127:0] next_key   = decrypting ? dec_key : enc_key;
+      assign out_block     = next_state;
+      assign out_round_key = next_key;
+
+      always @(posedge clk) begin
+        if (reset) begin
+          state     <= 128'h0;
+          round_key <= 128'h0;
+        end else if (load) begin
+          state     <= in_block ^ in_key;
+          round_key <= in_key;
+        end else if (step) begin
+          state     <= next_state;
+          round_key <= next_key;
+        end
+      end
     end else begin : g_enc_only
-      assign next_state = enc_state;
-      assign next_key   = enc_key;
+      // state = the state before adding round_key (round key r-1 in round r);
+      // key_sub = SubWord(RotWord(last word of round_key)).
+      reg  [31:0]  key_sub;
+      wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
+      aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
+          .state_in(state ^ round_key), .key_in(round_key), .rcon(rcon), .final_round(last_step),
+          .state_out(round_out), .key_out()
+      );
+      wire [31:0]  w0 = round_key[127:96] ^ key_sub ^ {rcon, 24'h0};
+      wire [31:0]  w1 = round_key[95:64] ^ w0;
+      wire [31:0]  w2 = round_key[63:32] ^ w1;
+      wire [31:0]  w3 = round_key[31:0] ^ w2;
+      wire [127:0] next_key = {w0, w1, w2, w3};
+      wire [31:0]  next_key_sub, in_key_sub;
+      genvar i;
+      for (i = 0; i < 4; i = i + 1) begin : g_key_sub
+        aes_sbox next_sbox (.in_byte(w3[31 - 8 * ((i + 1) % 4) -: 8]),
+                            .out_byte(next_key_sub[31 - 8 * i -: 8]));
+        aes_sbox in_sbox (.in_byte(in_key[31 - 8 * ((i + 1) % 4) -: 8]),
+                          .out_byte(in_key_sub[31 - 8 * i -: 8]));
+      end
+      assign out_block     = round_out ^ next_key;
+      assign out_round_key = next_key;
+
+      always @(posedge clk) begin
+        if (reset) begin
+          state     <= 128'h0;
+          round_key <= 128'h0;
+          key_sub   <= 32'h0;
+        end else if (load) begin
+          state     <= in_block;
+          round_key <= in_key;
+          key_sub   <= in_key_sub;
+        end else if (step) begin
+          state     <= round_out;
+          round_key <= next_key;
+          key_sub   <= next_key_sub;
+        end
+      end
     end
   endgenerate
-
-  assign out_block     = next_state;
-  assign out_round_key = next_key;
-
-  always @(posedge clk) begin
-    if (reset) begin
-      round      <= 4'd0;
-      decrypting <= 1'b0;
-      state      <= 128'h0;
-      round_key  <= 128'h0;
-    end else if (in_valid && in_ready) begin
-      state      <= in_block ^ in_key;
-      round_key  <= in_key;
-      decrypting <= (ENABLE_DECRYPT != 0) && in_decrypt;
-      round      <= 4'd1;
-    end else if (last_step) begin
-      if (out_ready) round <= 4'd0;
-    end else if (round != 4'd0) begin
-      state     <= next_state;
-      round_key <= next_key;
-      round     <= round + 4'd1;
-    end
-  end
 endmodule
 `default_nettype wire

@@ -3,8 +3,12 @@
 // build on this one block so the round logic exists in one place.
 //   state_out = AddRoundKey(MixColumns?(ShiftRows(SubBytes(state_in))), key_out)
 //   key_out   = KeyExpansion step from key_in (the previous round key) with rcon
+// ADD_ROUND_KEY=0 leaves AddRoundKey to the caller (state_out without the key), for a core
+// that adds the round key in front of the next round's S-boxes.
 `default_nettype none
-module aes_enc_round (
+module aes_enc_round #(
+    parameter ADD_ROUND_KEY = 1
+) (
     input  wire [127:0] state_in,
     input  wire [127:0] key_in,
     input  wire [7:0]   rcon,
@@ -56,6 +60,6 @@ module aes_enc_round (
   wire [31:0] w2 = key_in[63:32] ^ w1;
   wire [31:0] w3 = key_in[31:0] ^ w2;
   assign key_out   = {w0, w1, w2, w3};
-  assign state_out = (final_round ? shift_rows : mixed) ^ key_out;
+  assign state_out = (final_round ? shift_rows : mixed) ^ (ADD_ROUND_KEY != 0 ? key_out : 128'h0);
 endmodule
 `default_nettype wire

@@ -67,10 +67,14 @@ module ccmp_core #(
   wire              ks_valid, ks_ready;
   wire [128*N-1:0]  ks_data;
   wire [USER_W-1:0] ks_user;
+  // Keystream kept: the beat's octets, or all of S0 (its first 8 octets encrypt the MIC).
+  wire [128*N-1:0] beat_keep;
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(fctr_nbytes), .mask(beat_keep));
   ctr #(.N(N), .USER_W(USER_W)) ctr_unit (
       .clk(clk), .reset(reset),
       .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
-      .in_counters(fctr_counters), .in_data(fctr_data), .in_mask(fctr_mask),
+      .in_counters(fctr_counters), .in_data(fctr_data),
+      .in_keep(fctr_s0 ? {128*N{1'b1}} : beat_keep), .in_mask(fctr_mask),
       .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
       .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
   );
@@ -82,21 +86,20 @@ module ccmp_core #(
   reg         s0_full;      // S0 = E(K, A0) of the frame in flight, kept for its MIC
   reg [63:0]  s0;
   reg         mic_pending;  // all body beats out: the MIC is next
+  reg         tag_full;     // the frame's CBC-MAC tag, taken off the MAC unit at once
+  reg [63:0]  tag_q;
 
   wire emit_header = ks_valid && ks_s0 && !s0_full;
   wire emit_body   = ks_valid && !ks_s0 && !mic_pending;
-  wire emit_mic    = mic_pending && tag_valid;
+  wire emit_mic    = mic_pending && tag_full;
 
-  wire [128*N-1:0] valid_octets;
-  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(ks_nbytes), .mask(valid_octets));
-
+  assign tag_ready  = !tag_full;
   assign ks_ready   = out_ready && (ks_s0 ? !s0_full : !mic_pending);
-  assign tag_ready  = out_ready && mic_pending;
   assign out_valid  = emit_header || emit_body || emit_mic;
   localparam [NB_W-1:0] EIGHT = 8;
-  assign out_data   = emit_mic ? {tag[127:64] ^ s0, {128*N-64{1'b0}}}
+  assign out_data   = emit_mic ? {tag_q ^ s0, {128*N-64{1'b0}}}
                     : emit_header ? {ks_info, {128*N-64{1'b0}}}
-                    : ks_data & valid_octets;
+                    : ks_data;
   assign out_nbytes = (emit_mic || emit_header) ? EIGHT : ks_nbytes;
   assign out_last   = emit_mic;
 
@@ -105,16 +108,25 @@ module ccmp_core #(
       s0_full     <= 1'b0;
       s0          <= 64'h0;
       mic_pending <= 1'b0;
-    end else if (out_ready) begin
-      if (emit_mic) begin
-        s0_full     <= 1'b0;
-        mic_pending <= 1'b0;
-      end else if (emit_header) begin
-        s0_full     <= 1'b1;
-        s0          <= ks_data[128*N-1 -: 64];
-        mic_pending <= ks_last;
-      end else if (emit_body) begin
-        mic_pending <= ks_last;
+      tag_full    <= 1'b0;
+      tag_q       <= 64'h0;
+    end else begin
+      if (tag_valid && tag_ready) begin
+        tag_full <= 1'b1;
+        tag_q    <= tag[127:64];
+      end
+      if (out_ready) begin
+        if (emit_mic) begin
+          s0_full     <= 1'b0;
+          mic_pending <= 1'b0;
+          tag_full    <= 1'b0;
+        end else if (emit_header) begin
+          s0_full     <= 1'b1;
+          s0          <= ks_data[128*N-1 -: 64];
+          mic_pending <= ks_last;
+        end else if (emit_body) begin
+          mic_pending <= ks_last;
+        end
       end
     end
   end

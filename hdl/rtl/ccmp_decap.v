@@ -59,10 +59,15 @@ module ccmp_decap #(
   wire              ks_valid, ks_ready;
   wire [128*N-1:0]  ks_data;
   wire [USER_W-1:0] ks_user;
+  // Keystream kept: the beat's octets (the plaintext comes out zero padded for the MAC), or
+  // all of S0 (its first 8 octets decrypt the MIC).
+  wire [128*N-1:0] beat_keep;
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(fctr_nbytes), .mask(beat_keep));
   ctr #(.N(N), .USER_W(USER_W)) ctr_unit (
       .clk(clk), .reset(reset),
       .in_valid(fctr_valid), .in_ready(fctr_ready), .in_key(fctr_key),
-      .in_counters(fctr_counters), .in_data(fctr_data), .in_mask(fctr_mask),
+      .in_counters(fctr_counters), .in_data(fctr_data),
+      .in_keep(fctr_s0 ? {128*N{1'b1}} : beat_keep), .in_mask(fctr_mask),
       .in_user({fctr_s0, fctr_last, fctr_nbytes, fctr_info}),
       .out_valid(ks_valid), .out_ready(ks_ready), .out_data(ks_data), .out_user(ks_user)
   );
@@ -79,7 +84,8 @@ module ccmp_decap #(
   reg          mic_pending;
   reg  [127:0] payload_key;   // the frame's TK: format may already hold the next frame's
 
-  wire [128*N-1:0] valid_octets;
+  reg          tag_full;      // the frame's CBC-MAC tag, taken off the MAC unit at once
+  reg  [63:0]  tag_q;
   wire [N-1:0]     plaintext_mask;  // lanes holding data: lane l when nbytes > 16 l
   genvar l;
   generate
@@ -88,8 +94,7 @@ module ccmp_decap #(
       assign plaintext_mask[N-1-l] = (ks_nbytes > LANE_OCTET[NB_W-1:0]);
     end
   endgenerate
-  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(ks_nbytes), .mask(valid_octets));
-  wire [128*N-1:0] plaintext = ks_data & valid_octets;
+  wire [128*N-1:0] plaintext = ks_data;
 
   wire         mac_in_valid, mac_in_ready, tag_valid;
   /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
@@ -106,7 +111,7 @@ module ccmp_decap #(
       .in_blocks(mac_payload ? plaintext : fmac_blocks),
       .in_mask(mac_payload ? plaintext_mask : fmac_mask),
       .in_last(mac_payload ? ks_last : fmac_last),
-      .out_valid(tag_valid), .out_ready(res_ready && mic_pending), .out_tag(tag)
+      .out_valid(tag_valid), .out_ready(!tag_full), .out_tag(tag)
   );
 
   assign ks_ready   = ks_s0 ? !s0_full : (mac_payload && mac_in_ready && out_ready);
@@ -114,8 +119,8 @@ module ccmp_decap #(
   assign out_data   = plaintext;
   assign out_nbytes = ks_nbytes;
   assign out_last   = ks_last;
-  assign res_valid  = mic_pending && tag_valid;
-  assign res_mic_ok = ((tag[127:64] ^ s0) == rx_mic);
+  assign res_valid  = mic_pending && tag_full;
+  assign res_mic_ok = ((tag_q ^ s0) == rx_mic);
 
   always @(posedge clk) begin
     if (reset) begin
@@ -126,7 +131,13 @@ module ccmp_decap #(
       rx_mic       <= 64'h0;
       mic_pending  <= 1'b0;
       payload_key  <= 128'h0;
+      tag_full     <= 1'b0;
+      tag_q        <= 64'h0;
     end else begin
+      if (tag_valid && !tag_full) begin
+        tag_full <= 1'b1;
+        tag_q    <= tag[127:64];
+      end
       if (fmac_valid && fmac_ready) begin
         payload_key  <= fmac_key;
         header_beats <= (header_beats == 2'd2) ? 2'd0 : header_beats + 2'd1;
@@ -146,6 +157,7 @@ module ccmp_decap #(
       if (res_valid && res_ready) begin
         s0_full     <= 1'b0;
         mic_pending <= 1'b0;
+        tag_full    <= 1'b0;
       end
     end
   end

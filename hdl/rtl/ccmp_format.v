@@ -27,7 +27,9 @@ module ccmp_format #(
     input  wire [127:0] in_tk,
     input  wire [47:0]  in_pn,
     input  wire [1:0]   in_keyid,
+    /* verilator lint_off UNUSEDSIGNAL */  // Duration, SN and QC octet 1 are not authenticated
     input  wire [255:0] in_header,       // first 32 header octets, octet 0 in [255:248]
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire         in_ht_control,   // Rules.ht_control: 802.11n and later
     input  wire [15:0]  in_body_len,     // octets of body (plaintext or ciphertext)
     input  wire [63:0]  in_mic,          // received MIC (DECAP=1 only)
@@ -54,142 +56,214 @@ module ccmp_format #(
     output wire         ctr_last,
     output wire [63:0]  ctr_frame_info
 );
+  // Every output comes from a flip-flop: a MAC slot and a CTR slot, filled from the frame
+  // state only when empty (so no ready reaches a load enable). A slot emptied in one cycle
+  // is refilled in the next, well inside an AES unit's 10 cycles per block. Encapsulation
+  // captures a body beat into both slots at once, after the MAC has taken all header
+  // blocks; the next frame starts only when both slots are empty, so its A0 never passes
+  // the previous frame's last MAC block.
+  localparam integer BEAT_OCTETS = 16 * N;
+  localparam [15:0] BEAT = BEAT_OCTETS[15:0];
+  localparam integer FLAGS = (N == 1) ? 'h59 : ('h80 | ($clog2(N) << 3));
+  localparam [7:0] SUB_CHAIN_FLAGS = FLAGS[7:0];
+
   reg         busy;
   reg [127:0] tk;
-  reg [47:0]  pn;
-  reg [1:0]   keyid;
-  /* verilator lint_off UNUSEDSIGNAL */  // Duration, SN and QC octet 1 are not authenticated
-  reg [255:0] header;
-  /* verilator lint_on UNUSEDSIGNAL */
-  reg         ht_control;
-  reg [63:0]  mic;
-  reg [15:0]  body_len;
-  reg [15:0]  remaining;     // body octets not yet emitted
-  reg [15:0]  block_index;   // i of the next Ai
-  reg [1:0]   header_beats;  // B0, AAD1, AAD2 emitted so far
-  reg         a0_pending;
+  reg [103:0] nonce;
+  reg [63:0]  frame_info;    // CCMP header (encapsulation) or received MIC (DECAP=1)
+  reg         body_none;     // zero-length body: AAD2 and A0 end the frame
+  reg [255:0] aad;           // AAD blocks not yet in the MAC slot, next on top
+  reg [1:0]   aad_left;
+  reg [15:0]  remaining;     // body octets not yet captured
+  reg         body_left;     // remaining != 0
+  reg [15:0]  block_index;   // i of the next body beat's first counter
+  // shape of the next body beat, from `remaining`
+  reg [NB_W-1:0]   beat_nbytes;
+  reg [128*N-1:0]  beat_keep;
+  reg [N-1:0]      beat_mask;
+  reg              beat_last;
+  // MAC slot
+  reg              mac_full;
+  reg [128*N-1:0]  mac_q;
+  reg [N-1:0]      mac_mask_q;
+  reg              mac_last_q;
+  // CTR slot
+  reg              ctr_full;
+  reg [16*N-1:0]   ctr_index;  // lane l: counter i of its block
+  reg [128*N-1:0]  ctr_data_q;
+  reg [N-1:0]      ctr_mask_q;
+  reg [NB_W-1:0]   ctr_nbytes_q;
+  reg              ctr_s0_q, ctr_last_q;
 
-  // ---- header fields ----
-  wire [7:0] fc0 = header[255:248];
-  wire [7:0] fc1 = header[247:240];
+  // ---- the descriptor's header fields ----
+  wire [7:0] fc0 = in_header[255:248];
+  wire [7:0] fc1 = in_header[247:240];
   wire       is_mgmt = (fc0[3:2] == 2'b00);
   wire       is_data = (fc0[3:2] == 2'b10);
   wire       has_qos = is_data && fc0[7];
   wire       has_a4  = is_data && fc1[0] && fc1[1];
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [7:0] qc0     = has_a4 ? header[255 - 8 * 30 -: 8] : header[255 - 8 * 24 -: 8];
+  /* verilator lint_off UNUSEDSIGNAL */  // QC: only the TID
+  wire [7:0] qc0     = has_a4 ? in_header[255 - 8 * 30 -: 8] : in_header[255 - 8 * 24 -: 8];
   /* verilator lint_on UNUSEDSIGNAL */
   wire [3:0] tid     = qc0[3:0];
 
   wire [7:0] fc0_masked = is_data ? (fc0 & 8'h8f) : fc0;
-  wire [7:0] fc1_masked = ((fc1 & 8'hc7) | 8'h40) & ((has_qos && ht_control) ? 8'h7f : 8'hff);
+  wire [7:0] fc1_masked = ((fc1 & 8'hc7) | 8'h40) & ((has_qos && in_ht_control) ? 8'h7f : 8'hff);
   // FC, A1..A3 (octets 4..21), SC with only the fragment number.
-  wire [175:0] aad_base = {fc0_masked, fc1_masked, header[255 - 8 * 4 -: 144],
-                           header[255 - 8 * 22 -: 8] & 8'h0f, 8'h00};
-  wire [47:0]  a4 = header[255 - 8 * 24 -: 48];
+  wire [175:0] aad_base = {fc0_masked, fc1_masked, in_header[255 - 8 * 4 -: 144],
+                           in_header[255 - 8 * 22 -: 8] & 8'h0f, 8'h00};
+  wire [47:0]  a4 = in_header[255 - 8 * 24 -: 48];
   wire [63:0]  aad_tail = has_a4 ? (has_qos ? {a4, 4'h0, tid, 8'h00} : {a4, 16'h0})
                                  : (has_qos ? {4'h0, tid, 56'h0} : 64'h0);
   wire [15:0]  aad_len = 16'd22 + (has_a4 ? 16'd6 : 16'd0) + (has_qos ? 16'd2 : 16'd0);
-  wire [255:0] aad_blocks = {aad_len, aad_base, aad_tail};
 
   wire [7:0]   nonce_flags = {3'b000, is_mgmt, has_qos ? tid : 4'h0};
-  wire [103:0] nonce = {nonce_flags, header[255 - 8 * 10 -: 48], pn};
-  wire [63:0]  ccmp_header = {pn[7:0], pn[15:8], 8'h00, keyid, 6'b100000,
-                              pn[23:16], pn[31:24], pn[39:32], pn[47:40]};
+  wire [103:0] in_nonce = {nonce_flags, in_header[255 - 8 * 10 -: 48], in_pn};
+  wire [63:0]  ccmp_header = {in_pn[7:0], in_pn[15:8], 8'h00, in_keyid, 6'b100000,
+                              in_pn[23:16], in_pn[31:24], in_pn[39:32], in_pn[47:40]};
 
-  // ---- body beats ----
-  wire         headers_done = (header_beats == 2'd3);
-  wire         in_body = busy && !a0_pending && (remaining != 16'd0) && (DECAP != 0 || headers_done);
-  localparam integer BEAT_OCTETS = 16 * N;
-  localparam [15:0] BEAT = BEAT_OCTETS[15:0];
-  wire [NB_W-1:0]  nbytes = (remaining >= BEAT) ? BEAT[NB_W-1:0] : remaining[NB_W-1:0];
-  wire             body_last = (remaining <= BEAT);
-  wire [128*N-1:0] valid_octets;
-  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(nbytes), .mask(valid_octets));
-  wire [128*N-1:0] body_blocks = body_data & valid_octets;
-  wire [N-1:0]     body_mask;
-  wire [128*N-1:0] b0_lanes, aad1_lanes, aad2_lanes, counters;
-  localparam integer FLAGS = (N == 1) ? 'h59 : ('h80 | ($clog2(N) << 3));
-  localparam [7:0] SUB_CHAIN_FLAGS = FLAGS[7:0];
+  // ---- shape of a body beat from the octets left: the frame's length when it starts,
+  // `remaining` less a full beat when a beat is captured ----
+  wire [15:0]      shape_left = busy ? remaining - BEAT : in_body_len;
+  wire [NB_W-1:0]  shape_nbytes = (shape_left >= BEAT) ? BEAT[NB_W-1:0] : shape_left[NB_W-1:0];
+  wire [128*N-1:0] shape_keep;
+  keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(shape_nbytes), .mask(shape_keep));
+  wire [N-1:0]     shape_mask;
+
+  wire [128*N-1:0] b0_lanes, aad_lanes, body_blocks;
+  wire [16*N-1:0]  body_index;
+  wire [128*N-1:0] counters;
   genvar l;
   generate
     for (l = 0; l < N; l = l + 1) begin : g_lane
       localparam [15:0] LANE = l;
       localparam integer LANE_OCTET = 16 * l;
       localparam [15:0] LANE_START = LANE_OCTET[15:0];
-      assign body_mask[N-1-l] = ({{16-NB_W{1'b0}}, nbytes} > LANE_START);
-      assign b0_lanes[128 * (N - l) - 1 -: 128]   = {SUB_CHAIN_FLAGS | LANE[7:0], nonce, body_len};
-      assign aad1_lanes[128 * (N - l) - 1 -: 128] = aad_blocks[255:128];
-      assign aad2_lanes[128 * (N - l) - 1 -: 128] = aad_blocks[127:0];
-      assign counters[128 * (N - l) - 1 -: 128]   =
-          {8'h01, nonce, a0_pending ? 16'd0 : block_index + LANE};
+      assign shape_mask[N-1-l] = ({{16-NB_W{1'b0}}, shape_nbytes} > LANE_START);
+      assign b0_lanes[128 * (N - l) - 1 -: 128]  = {SUB_CHAIN_FLAGS | LANE[7:0], in_nonce, in_body_len};
+      assign aad_lanes[128 * (N - l) - 1 -: 128] = aad[255:128];
+      assign body_index[16 * (N - l) - 1 -: 16] = block_index + LANE;
+      assign counters[128 * (N - l) - 1 -: 128]  = {8'h01, nonce, ctr_index[16 * (N - l) - 1 -: 16]};
     end
   endgenerate
+  assign body_blocks = body_data & beat_keep;
 
-  wire mac_hdr_valid = busy && !headers_done;
-  localparam JOIN_MAC = (DECAP == 0);  // encapsulation: body block to CBC-MAC and CTR at once
-  wire body_take = in_body && body_valid && ctr_ready && (!JOIN_MAC || mac_ready);
+  localparam JOIN_MAC = (DECAP == 0);  // encapsulation: body beat to CBC-MAC and CTR at once
+  assign in_ready   = !busy;
+  assign body_ready = busy && body_left && !ctr_full && (!JOIN_MAC || (!mac_full && aad_left == 2'd0));
+  wire   start      = in_valid && !busy;
+  wire   capture    = body_valid && body_ready;
+  wire   aad_refill = busy && !mac_full && aad_left != 2'd0;
+  wire   frame_done = busy && !mac_full && !ctr_full && aad_left == 2'd0 && !body_left;
 
-  assign body_ready = in_body && ctr_ready && (!JOIN_MAC || mac_ready);
-
-  assign mac_key   = tk;
-  assign mac_valid = mac_hdr_valid || (JOIN_MAC && in_body && body_valid && ctr_ready);
-  assign mac_blocks = mac_hdr_valid ? (header_beats == 2'd0 ? b0_lanes
-                                       : header_beats == 2'd1 ? aad1_lanes : aad2_lanes)
-                                    : body_blocks;
-  assign mac_mask  = mac_hdr_valid ? {N{1'b1}} : body_mask;
-  assign mac_last  = mac_hdr_valid ? (header_beats == 2'd2 && body_len == 16'd0) : body_last;
+  assign mac_key    = tk;
+  assign mac_valid  = mac_full;
+  assign mac_blocks = mac_q;
+  assign mac_mask   = mac_mask_q;
+  assign mac_last   = mac_last_q;
 
   assign ctr_key        = tk;
-  assign ctr_valid      = (busy && a0_pending) || (in_body && body_valid && (!JOIN_MAC || mac_ready));
+  assign ctr_valid      = ctr_full;
   assign ctr_counters   = counters;
-  assign ctr_data       = a0_pending ? {128*N{1'b0}} : body_blocks;
-  assign ctr_mask       = a0_pending ? {1'b1, {N-1{1'b0}}} : body_mask;
-  assign ctr_nbytes     = a0_pending ? {NB_W{1'b0}} : nbytes;
-  assign ctr_s0         = a0_pending;
-  assign ctr_last       = a0_pending ? (body_len == 16'd0) : body_last;
-  assign ctr_frame_info = (DECAP != 0) ? mic : ccmp_header;
-
-  wire frame_done = headers_done && !a0_pending && remaining == 16'd0;
-  assign in_ready = !busy;
+  assign ctr_data       = ctr_data_q;
+  assign ctr_mask       = ctr_mask_q;
+  assign ctr_nbytes     = ctr_nbytes_q;
+  assign ctr_s0         = ctr_s0_q;
+  assign ctr_last       = ctr_last_q;
+  assign ctr_frame_info = frame_info;
 
   always @(posedge clk) begin
     if (reset) begin
       busy         <= 1'b0;
       tk           <= 128'h0;
-      pn           <= 48'h0;
-      keyid        <= 2'd0;
-      header       <= 256'h0;
-      ht_control   <= 1'b0;
-      mic          <= 64'h0;
-      body_len     <= 16'd0;
+      nonce        <= 104'h0;
+      frame_info   <= 64'h0;
+      body_none    <= 1'b0;
+      aad          <= 256'h0;
+      aad_left     <= 2'd0;
       remaining    <= 16'd0;
+      body_left    <= 1'b0;
       block_index  <= 16'd1;
-      header_beats <= 2'd0;
-      a0_pending   <= 1'b0;
-    end else if (!busy) begin
-      if (in_valid) begin
-        busy         <= 1'b1;
-        tk           <= in_tk;
-        pn           <= in_pn;
-        keyid        <= in_keyid;
-        header       <= in_header;
-        ht_control   <= in_ht_control;
-        mic          <= in_mic;
-        body_len     <= in_body_len;
-        remaining    <= in_body_len;
-        block_index  <= 16'd1;
-        header_beats <= 2'd0;
-        a0_pending   <= 1'b1;
-      end
+      beat_nbytes  <= {NB_W{1'b0}};
+      beat_keep    <= {128*N{1'b0}};
+      beat_mask    <= {N{1'b0}};
+      beat_last    <= 1'b0;
+      mac_full     <= 1'b0;
+      mac_q        <= {128*N{1'b0}};
+      mac_mask_q   <= {N{1'b0}};
+      mac_last_q   <= 1'b0;
+      ctr_full     <= 1'b0;
+      ctr_index    <= {16*N{1'b0}};
+      ctr_data_q   <= {128*N{1'b0}};
+      ctr_mask_q   <= {N{1'b0}};
+      ctr_nbytes_q <= {NB_W{1'b0}};
+      ctr_s0_q     <= 1'b0;
+      ctr_last_q   <= 1'b0;
     end else begin
-      if (mac_hdr_valid && mac_ready) header_beats <= header_beats + 2'd1;
-      if (a0_pending && ctr_ready) a0_pending <= 1'b0;
-      if (body_take) begin
-        remaining   <= remaining - {{16-NB_W{1'b0}}, nbytes};
-        block_index <= block_index + N[15:0];
-      end
+      if (mac_valid && mac_ready) mac_full <= 1'b0;
+      if (ctr_valid && ctr_ready) ctr_full <= 1'b0;
       if (frame_done) busy <= 1'b0;
+
+      if (start || capture) begin
+        beat_nbytes <= shape_nbytes;
+        beat_keep   <= shape_keep;
+        beat_mask   <= shape_mask;
+        beat_last   <= (shape_left <= BEAT);
+      end
+
+      if (start) begin
+        busy        <= 1'b1;
+        tk          <= in_tk;
+        nonce       <= in_nonce;
+        frame_info  <= (DECAP != 0) ? in_mic : ccmp_header;
+        body_none   <= (in_body_len == 16'd0);
+        remaining   <= in_body_len;
+        body_left   <= (in_body_len != 16'd0);
+        block_index <= 16'd1;
+        // MAC slot: B0; the AAD blocks follow.
+        mac_full    <= 1'b1;
+        mac_q       <= b0_lanes;
+        mac_mask_q  <= {N{1'b1}};
+        mac_last_q  <= 1'b0;
+        aad         <= {aad_len, aad_base, aad_tail};
+        aad_left    <= 2'd2;
+        // CTR slot: A0 (counter 0, lane 0 only).
+        ctr_full     <= 1'b1;
+        ctr_index    <= {16*N{1'b0}};
+        ctr_data_q   <= {128*N{1'b0}};
+        ctr_mask_q   <= {1'b1, {N-1{1'b0}}};
+        ctr_nbytes_q <= {NB_W{1'b0}};
+        ctr_s0_q     <= 1'b1;
+        ctr_last_q   <= (in_body_len == 16'd0);
+      end
+
+      if (aad_refill) begin
+        mac_full   <= 1'b1;
+        mac_q      <= aad_lanes;
+        mac_mask_q <= {N{1'b1}};
+        mac_last_q <= (aad_left == 2'd1) && body_none;
+        aad        <= {aad[127:0], 128'h0};
+        aad_left   <= aad_left - 2'd1;
+      end
+
+      if (capture) begin
+        remaining    <= beat_last ? 16'd0 : remaining - BEAT;
+        body_left    <= !beat_last;
+        block_index  <= block_index + N[15:0];
+        ctr_full     <= 1'b1;
+        ctr_index    <= body_index;
+        ctr_data_q   <= body_blocks;
+        ctr_mask_q   <= beat_mask;
+        ctr_nbytes_q <= beat_nbytes;
+        ctr_s0_q     <= 1'b0;
+        ctr_last_q   <= beat_last;
+        if (JOIN_MAC) begin
+          mac_full   <= 1'b1;
+          mac_q      <= body_blocks;
+          mac_mask_q <= beat_mask;
+          mac_last_q <= beat_last;
+        end
+      end
     end
   end
 endmodule

@@ -1,7 +1,10 @@
-// CTR-mode keystream over N lanes: out_data = in_data ^ E(K, in_counters), one block per
-// lane, in_mask (a prefix: lane 0 always) saying which lanes carry a block. The lanes run
-// in lock step, so lane 0's handshake speaks for all of them. in_user rides along with the
-// beat (byte count, flags) so the caller needs no side queue.
+// CTR-mode keystream over N lanes: out_data = (in_data ^ E(K, in_counters)) & in_keep, one
+// block per lane, in_mask (a prefix: lane 0 always) saying which lanes carry a block. The
+// lanes run in lock step, so lane 0's handshake speaks for all of them. in_user rides along
+// with the beat (byte count, flags) so the caller needs no side queue.
+// The result goes into an output register: the AES's combinational last round ends there,
+// and an AES finishes only into an empty register, so no ready from downstream reaches its
+// load enables (the register drains long before the next block's 10 cycles are up).
 `default_nettype none
 module ctr #(
     parameter N      = 1,
@@ -14,6 +17,7 @@ module ctr #(
     input  wire [127:0]      in_key,
     input  wire [128*N-1:0]  in_counters,  // lane 0 in the top 128 bits
     input  wire [128*N-1:0]  in_data,
+    input  wire [128*N-1:0]  in_keep,      // output bits to keep (the rest read as zero)
     input  wire [N-1:0]      in_mask,
     input  wire [USER_W-1:0] in_user,
     output wire              out_valid,
@@ -21,15 +25,18 @@ module ctr #(
     output wire [128*N-1:0]  out_data,
     output wire [USER_W-1:0] out_user
 );
-  reg  [128*N-1:0]  data;
+  reg  [128*N-1:0]  data, keep;
   reg  [USER_W-1:0] user;
+  reg               out_full;
+  reg  [128*N-1:0]  out_q;
+  reg  [USER_W-1:0] out_user_q;
   wire [N-1:0]      lane_in_ready, lane_out_valid;
   wire [128*N-1:0]  keystream;
 
   assign in_ready  = lane_in_ready[N-1];
-  assign out_valid = lane_out_valid[N-1];
-  assign out_data  = data ^ keystream;
-  assign out_user  = user;
+  assign out_valid = out_full;
+  assign out_data  = out_q;
+  assign out_user  = out_user_q;
 
   genvar l;
   generate
@@ -39,7 +46,7 @@ module ctr #(
           .in_valid(in_valid && in_ready && in_mask[N-1-l]), .in_ready(lane_in_ready[N-1-l]),
           .idle(),
           .in_decrypt(1'b0), .in_key(in_key), .in_block(in_counters[128 * (N - l) - 1 -: 128]),
-          .out_valid(lane_out_valid[N-1-l]), .out_ready(out_ready),
+          .out_valid(lane_out_valid[N-1-l]), .out_ready(!out_full),
           .out_block(keystream[128 * (N - l) - 1 -: 128]), .out_round_key()
       );
     end
@@ -47,11 +54,25 @@ module ctr #(
 
   always @(posedge clk) begin
     if (reset) begin
-      data <= {128*N{1'b0}};
-      user <= {USER_W{1'b0}};
-    end else if (in_valid && in_ready) begin
-      data <= in_data;
-      user <= in_user;
+      data       <= {128*N{1'b0}};
+      keep       <= {128*N{1'b0}};
+      user       <= {USER_W{1'b0}};
+      out_full   <= 1'b0;
+      out_q      <= {128*N{1'b0}};
+      out_user_q <= {USER_W{1'b0}};
+    end else begin
+      if (in_valid && in_ready) begin
+        data <= in_data;
+        keep <= in_keep;
+        user <= in_user;
+      end
+      if (lane_out_valid[N-1] && !out_full) begin
+        out_full   <= 1'b1;
+        out_q      <= (data ^ keystream) & keep;
+        out_user_q <= user;
+      end else if (out_ready) begin
+        out_full <= 1'b0;
+      end
     end
   end
 endmodule
