@@ -82,7 +82,14 @@ module ccmp_decap #(
   reg  [63:0]  s0;
   reg  [63:0]  rx_mic;
   reg          mic_pending;
-  reg  [127:0] payload_key;   // the frame's TK: format may already hold the next frame's
+  // MAC input slot: the header blocks from ccmp_format, then the recovered plaintext. It is
+  // filled only when empty, so the CBC-MAC loads from registers and no ready reaches the
+  // load enables; its key stays the frame's TK (format may already hold the next frame's).
+  reg              mac_full;
+  reg  [127:0]     mac_key_q;
+  reg  [128*N-1:0] mac_blocks_q;
+  reg  [N-1:0]     mac_mask_q;
+  reg              mac_last_q;
 
   reg          tag_full;      // the frame's CBC-MAC tag, taken off the MAC unit at once
   reg  [63:0]  tag_q;
@@ -96,26 +103,23 @@ module ccmp_decap #(
   endgenerate
   wire [128*N-1:0] plaintext = ks_data;
 
-  wire         mac_in_valid, mac_in_ready, tag_valid;
+  wire         mac_in_ready, tag_valid;
   /* verilator lint_off UNUSEDSIGNAL */  // CCMP-128 keeps the first 8 tag octets
   wire [127:0] tag;
   /* verilator lint_on UNUSEDSIGNAL */
   wire body_beat = ks_valid && !ks_s0 && mac_payload;
-  assign mac_in_valid = mac_payload ? (body_beat && out_ready) : fmac_valid;
-  assign fmac_ready   = !mac_payload && mac_in_ready;
+  wire plaintext_take = body_beat && !mac_full && out_ready;
+  assign fmac_ready   = !mac_payload && !mac_full;
 
   cbc_mac #(.N(N)) mac (
       .clk(clk), .reset(reset),
-      .in_valid(mac_in_valid), .in_ready(mac_in_ready),
-      .in_key(mac_payload ? payload_key : fmac_key),
-      .in_blocks(mac_payload ? plaintext : fmac_blocks),
-      .in_mask(mac_payload ? plaintext_mask : fmac_mask),
-      .in_last(mac_payload ? ks_last : fmac_last),
+      .in_valid(mac_full), .in_ready(mac_in_ready), .in_key(mac_key_q),
+      .in_blocks(mac_blocks_q), .in_mask(mac_mask_q), .in_last(mac_last_q),
       .out_valid(tag_valid), .out_ready(!tag_full), .out_tag(tag)
   );
 
-  assign ks_ready   = ks_s0 ? !s0_full : (mac_payload && mac_in_ready && out_ready);
-  assign out_valid  = body_beat && mac_in_ready;
+  assign ks_ready   = ks_s0 ? !s0_full : (mac_payload && !mac_full && out_ready);
+  assign out_valid  = body_beat && !mac_full;
   assign out_data   = plaintext;
   assign out_nbytes = ks_nbytes;
   assign out_last   = ks_last;
@@ -130,7 +134,11 @@ module ccmp_decap #(
       s0           <= 64'h0;
       rx_mic       <= 64'h0;
       mic_pending  <= 1'b0;
-      payload_key  <= 128'h0;
+      mac_full     <= 1'b0;
+      mac_key_q    <= 128'h0;
+      mac_blocks_q <= {128*N{1'b0}};
+      mac_mask_q   <= {N{1'b0}};
+      mac_last_q   <= 1'b0;
       tag_full     <= 1'b0;
       tag_q        <= 64'h0;
     end else begin
@@ -138,10 +146,21 @@ module ccmp_decap #(
         tag_full <= 1'b1;
         tag_q    <= tag[127:64];
       end
+      if (mac_full && mac_in_ready) mac_full <= 1'b0;
       if (fmac_valid && fmac_ready) begin
-        payload_key  <= fmac_key;
+        mac_full     <= 1'b1;
+        mac_key_q    <= fmac_key;
+        mac_blocks_q <= fmac_blocks;
+        mac_mask_q   <= fmac_mask;
+        mac_last_q   <= fmac_last;
         header_beats <= (header_beats == 2'd2) ? 2'd0 : header_beats + 2'd1;
         if (header_beats == 2'd2) mac_payload <= !fmac_last;
+      end
+      if (plaintext_take) begin
+        mac_full     <= 1'b1;
+        mac_blocks_q <= plaintext;
+        mac_mask_q   <= plaintext_mask;
+        mac_last_q   <= ks_last;
       end
       if (ks_valid && ks_ready) begin
         if (ks_s0) begin
