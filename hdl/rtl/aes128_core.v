@@ -10,7 +10,9 @@
 // (no key XOR on the load path) and no S-box reads a bare flip-flop (synthesis would move
 // that register behind the S-box, putting the load mux and its enable in front of it).
 // The key schedule keeps SubWord(RotWord) of the round key's last word in a register for
-// the same reason.
+// the same reason. in_chain (CBC): the block loaded is out_block ^ in_block, the block
+// leaving now; the enc-only core folds out_block's last key and in_block into the key it
+// adds first, so the chaining XOR stays off the state path.
 `default_nettype none
 module aes128_core #(
     parameter ENABLE_DECRYPT = 1
@@ -21,6 +23,7 @@ module aes128_core #(
     output wire         in_ready,
     output wire         idle,       // no block inside: in_ready without looking at out_ready
     input  wire         in_decrypt,
+    input  wire         in_chain,   // with in_valid while out_valid: encrypt out_block ^ in_block
     input  wire [127:0] in_key,
     input  wire [127:0] in_block,
     output wire         out_valid,
@@ -91,7 +94,7 @@ module aes128_core #(
           state     <= 128'h0;
           round_key <= 128'h0;
         end else if (load) begin
-          state     <= in_block ^ in_key;
+          state     <= (in_chain ? next_state : 128'h0) ^ in_block ^ in_key;
           round_key <= in_key;
         end else if (step) begin
           state     <= next_state;
@@ -99,12 +102,14 @@ module aes128_core #(
         end
       end
     end else begin : g_enc_only
-      // state = the state before adding round_key (round key r-1 in round r);
+      // state = the state before adding add_key; add_key = round key r-1 in round r, except
+      // in a chained round 1 (previous last round key ^ in_block ^ cipher key);
       // key_sub = SubWord(RotWord(last word of round_key)).
+      reg  [127:0] add_key;
       reg  [31:0]  key_sub;
       wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
       aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
-          .state_in(state ^ round_key), .key_in(round_key), .rcon(rcon), .final_round(last_step),
+          .state_in(state ^ add_key), .key_in(round_key), .rcon(rcon), .final_round(last_step),
           .state_out(round_out), .key_out()
       );
       wire [31:0]  w0 = round_key[127:96] ^ key_sub ^ {rcon, 24'h0};
@@ -126,14 +131,17 @@ module aes128_core #(
       always @(posedge clk) begin
         if (reset) begin
           state     <= 128'h0;
+          add_key   <= 128'h0;
           round_key <= 128'h0;
           key_sub   <= 32'h0;
         end else if (load) begin
-          state     <= in_block;
+          state     <= in_chain ? round_out : in_block;
+          add_key   <= (in_chain ? next_key ^ in_block : 128'h0) ^ in_key;
           round_key <= in_key;
           key_sub   <= in_key_sub;
         end else if (step) begin
           state     <= round_out;
+          add_key   <= next_key;
           round_key <= next_key;
           key_sub   <= next_key_sub;
         end

@@ -3,8 +3,9 @@
 // per sub-chain; in_mask marks the sub-chains that take a block (a prefix: sub-chain 0
 // always does). Sub-chain j: Y = E(K, first block), Y = E(K, Y ^ block) per following block;
 // out_tag = Y_0 ^ ... ^ Y_{N-1} once the in_last beat has gone through.
-// The chaining XOR feeds aes128_core's combinational result straight back, so each chain
-// runs at 10 cycles per block with no bubble while beats keep arriving. All sub-chains
+// Chaining loads the next block into aes128_core as its last round ends (in_chain: the core
+// XORs it with its output), so each chain runs at 10 cycles per block with no bubble
+// while beats keep arriving. All sub-chains
 // move in lock step, so sub-chain 0's handshake speaks for all of them.
 `default_nettype none
 module cbc_mac #(
@@ -50,8 +51,8 @@ module cbc_mac #(
       aes128_core #(.ENABLE_DECRYPT(0)) aes (
           .clk(clk), .reset(reset),
           .in_valid(take && in_mask[BIT]), .in_ready(), .idle(aes_idle[BIT]),
-          .in_decrypt(1'b0),
-          .in_key(in_key), .in_block(chaining[BIT] ? (aes_out[j] ^ block) : block),
+          .in_decrypt(1'b0), .in_chain(chaining[BIT]),
+          .in_key(in_key), .in_block(block),
           .out_valid(aes_out_valid[BIT]),
           .out_ready(chaining[BIT] ? (take && in_mask[BIT]) : (out_ready && out_valid)),
           .out_block(aes_out[j]), .out_round_key()

@@ -45,7 +45,7 @@ module ctr #(
           .clk(clk), .reset(reset),
           .in_valid(in_valid && in_ready && in_mask[N-1-l]), .in_ready(lane_in_ready[N-1-l]),
           .idle(),
-          .in_decrypt(1'b0), .in_key(in_key), .in_block(in_counters[128 * (N - l) - 1 -: 128]),
+          .in_decrypt(1'b0), .in_chain(1'b0), .in_key(in_key), .in_block(in_counters[128 * (N - l) - 1 -: 128]),
           .out_valid(lane_out_valid[N-1-l]), .out_ready(!out_full),
           .out_block(keystream[128 * (N - l) - 1 -: 128]), .out_round_key()
       );
