@@ -1,7 +1,11 @@
 // AES-128 encryption with R rounds per cycle (R divides 10), in one of two shapes:
 //   PIPELINED=0: low latency, one block at a time, 10/R cycles per block (R=10: one cycle);
-//   PIPELINED=1: a register stage every R rounds, a new block every cycle, 10/R cycles of
-//                latency; in_user rides along (which frame or lane a block belongs to).
+//   PIPELINED=1: an input register (the block after AddRoundKey 0, and the key), then a
+//                register stage every R rounds: a new block every cycle, 10/R + 1 cycles
+//                of latency; in_user rides along (which frame or lane a block belongs to).
+//                Every S-box reads a register, so synthesis can put it in block RAM with
+//                that register as the RAM's address register (syn/synth.py *_bram), and a
+//                caller's input muxes do not share a cycle with the first round.
 // out_round_key is round key 10 (the decryption key, as aes128_core). The pipeline moves
 // exactly on the cycles with out_ready high (even when its output stage is empty), so a
 // caller can know which cycle a block comes out: ccmp_multi schedules on that.
@@ -65,38 +69,48 @@ module aes128_unrolled #(
       assign out_round_key = round_key;
       assign out_user      = user;
     end else begin : g_pipelined
-      reg [127:0]      state [0:S-1];
-      reg [127:0]      key   [0:S-1];
-      reg [USER_W-1:0] user  [0:S-1];
-      reg [S-1:0]      valid;
+      // Stage 0 is the input register; stage s (1..S) holds the block after rounds
+      // 1 .. s*R.
+      reg [127:0]      state [0:S];
+      reg [127:0]      key   [0:S];
+      reg [USER_W-1:0] user  [0:S];
+      reg [S:0]        valid;
       wire             advance = out_ready;  // strict lock step: callers count on it
       assign in_ready = advance;
+      always @(posedge clk) begin
+        if (reset) begin
+          valid[0] <= 1'b0;
+        end else if (advance) begin
+          valid[0] <= in_valid;
+          state[0] <= in_block ^ in_key;
+          key[0]   <= in_key;
+          user[0]  <= in_user;
+        end
+      end
       genvar s;
-      for (s = 0; s < S; s = s + 1) begin : g_stage
-        localparam integer FIRST_I = s * R + 1;
+      for (s = 1; s <= S; s = s + 1) begin : g_stage
+        localparam integer FIRST_I = (s - 1) * R + 1;
         localparam [3:0] FIRST = FIRST_I[3:0];
         wire [127:0] next_state, next_key;
         aes_enc_rounds #(.R(R)) rounds (
-            .first_round(FIRST),
-            .state_in(s == 0 ? in_block ^ in_key : state[s == 0 ? 0 : s - 1]),
-            .key_in(s == 0 ? in_key : key[s == 0 ? 0 : s - 1]),
+            .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
             .state_out(next_state), .key_out(next_key)
         );
         always @(posedge clk) begin
           if (reset) begin
             valid[s] <= 1'b0;
           end else if (advance) begin
-            valid[s] <= (s == 0) ? in_valid : valid[s == 0 ? 0 : s - 1];
+            valid[s] <= valid[s - 1];
             state[s] <= next_state;
             key[s]   <= next_key;
-            user[s]  <= (s == 0) ? in_user : user[s == 0 ? 0 : s - 1];
+            user[s]  <= user[s - 1];
           end
         end
       end
-      assign out_valid     = valid[S-1];
-      assign out_block     = state[S-1];
-      assign out_round_key = key[S-1];
-      assign out_user      = user[S-1];
+      assign out_valid     = valid[S];
+      assign out_block     = state[S];
+      assign out_round_key = key[S];
+      assign out_user      = user[S];
     end
   endgenerate
 endmodule

