@@ -1,6 +1,6 @@
 // AES inverse S-box (InvSubBytes), one byte.
 // Generated from the GF(2^8) definition (FIPS-197 5.1.1); a case table so that
-// synthesis maps it to LUTs or ROM as the target prefers.
+// synthesis maps it to LUTs or ROM as the target prefers (block RAM: see aes_sbox.v).
 `default_nettype none
 module aes_inv_sbox (
     input  wire [7:0] in_byte,

@@ -1,6 +1,8 @@
 // AES S-box (SubBytes), one byte.
 // Generated from the GF(2^8) definition (FIPS-197 5.1.1); a case table so that
-// synthesis maps it to LUTs or ROM as the target prefers.
+// synthesis maps it to LUTs or ROM as the target prefers. Where the input byte comes
+// straight from a register, Yosys can make that register the address register of a block
+// RAM holding the table (iCE40 does by itself; ECP5 in syn/synth.py's *_bram designs).
 `default_nettype none
 module aes_sbox (
     input  wire [7:0] in_byte,

@@ -9,7 +9,11 @@ S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
 into a DP16KD block RAM instead (that register becomes the RAM's address register, so the
 cycle behaviour is unchanged; S-boxes fed by logic stay in LUTs), up to the LFE5U-85F's 208
-block RAMs. iCE40 synthesis already makes that choice by itself (SB_RAM40_4K).
+block RAMs, two S-boxes per dual-port RAM. iCE40 synthesis already makes that choice by
+itself (SB_RAM40_4K). RTL whose register placement depends on it reads the define
+AES_SBOX_BRAM, set for the *_bram designs. The *_bram designs also write the netlist at the
+point where the S-boxes are clocked ROMs (build/syn/<design>-ecp5-roms.v), which the
+netlist benches of `make test` simulate.
 """
 import json
 import math
@@ -167,7 +171,7 @@ def synthesize(top, params, target, sbox_bram, rel, tail, log, roms_netlist=None
     read (what the RAMs will do), for the gate-level bench."""
     rtl = " ".join(f"rtl/{p.name}" for p in sorted((HDL / "rtl").glob("*.v")))
     chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
-    read = f"read_verilog {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
+    read = f"read_verilog{' -DAES_SBOX_BRAM' if sbox_bram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
     read += chparam if top != "harness" else ""
     cmd = {"ecp5": "synth_ecp5", "ice40": "synth_ice40", "xilinx": "synth_xilinx -family xc7"}[target]
     if not sbox_bram:
