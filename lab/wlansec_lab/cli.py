@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,8 @@ def _run(args) -> int:
     testbed = None
     if needs_net:
         testbed = VethTestbed() if args.testbed == "veth" else WlanTestbed(args.wlansec, stations=args.stations)
+    # A killed run (SIGTERM; SIGINT is Ctrl-C) still tears the WLAN down; its records stay for --resume.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 40)
     try:
@@ -51,7 +54,7 @@ def _run(args) -> int:
         print(f"wlansec-lab: {e}", file=sys.stderr)
         return 1
     finally:
-        if testbed:
+        if testbed and testbed.config is not None:  # never touch a WLAN this run did not bring up
             testbed.down()
     where = report.write(args.out)
     print(f"wrote {where / 'index.html'} and {where / 'report.md'}")

@@ -115,7 +115,7 @@ def _mode_label(mode: tuple[str, str]) -> str:
 
 def _modes(keys) -> list[tuple[str, str]]:
     present = set(keys)
-    return sorted(present, key=lambda m: (list(pub.MODE_LABEL).index(m[0]), m[1] != "hw", m[1]))
+    return sorted(present, key=lambda m: (list(pub.MODE_LABEL).index(m[0]), _mhz(m[1]) or 0.0, m[1]))
 
 
 MCU_COUNTS = ROOT / "crates" / "wlansec-wlan" / "data" / "mcu-instructions.json"
@@ -233,7 +233,7 @@ def tcp_section(out: Path, ctx: dict) -> str:
     ips = sorted({k[1] for k in by})
     modes = _modes(k[0] for k in by)
     stds = pub.tcp_std_table()
-    colors = dict(zip(modes, ["tab:blue", "tab:red", "tab:orange", "tab:green", "tab:purple"]))
+    colors = {m: f"C{i % 10}" for i, m in enumerate(modes)}
     fig, axes = plt.subplots(2, len(ips), figsize=(6.5 * len(ips), 8), sharex=True, squeeze=False)
     for col, ip in enumerate(ips):
         for m in modes:
@@ -407,6 +407,15 @@ def _verdict(lo: float, hi: float, published: float) -> str:
     return "stays below" if hi < published else "overshoots"
 
 
+#: A clock sweep of the MCU card model, for reports of runs with a single MCU clock: measured
+#: with `wlansec-lab run -e video,tcp --quick --cards hw,mcu:250,mcu:500,mcu:1000,mcu:2000,mcu:4000`
+#: (n = 1 per point, 2026-11-21).
+MCU_SWEEP_MEASURED = ("a sweep of the card's clock (`--cards hw,mcu:250,mcu:500,mcu:1000,mcu:2000,mcu:4000`, quick, n = 1, "
+                      "2026-11-21) put the video's WPA2 ×2 at about 530 MHz (mcu:500 2.13×, mcu:1000 1.10×); TCP's −2.9 Mbit/s at "
+                      "about 730 MHz (mcu:500 −8.3, mcu:1000 −1.1 to −1.4 Mbit/s), where the RTT is already +0.5 to +3.1 ms; "
+                      "+0.19 ms RTT needs 2–4 GHz at 128 octets and more at 1408 (mcu:4000 +0.12 / +0.78 ms)")
+
+
 def _crossing(points: list[tuple[float, float]], target: float) -> float | None:
     """The MHz at which a cost that falls with the card's clock crosses `target`
     (interpolated in log–log between the two measured clocks around it), or None."""
@@ -420,9 +429,11 @@ def _crossing(points: list[tuple[float, float]], target: float) -> float | None:
 
 #: The lab's TCP ceiling, measured with `python -m wlansec_lab.tcpceiling` (open, n-mcs7-40), for
 #: reports of a results directory without OUT/raw/tcpceiling.json.
-TCP_CEILING_MEASURED = ("2026-11-21: iperf3 TCP station → station (two hops through the AP) 14.7 Mbit/s at -t 2, "
-                        "15.4 at -t 10 and -t 30, 15.5 with -l 128 and 15.2 with the default 128 KB writes, qperf tcp_bw 15.3; "
-                        "TCP station → AP (one hop) 30.9; the airtime model: 15.2 (two hops) and 30.3 (one hop)")
+TCP_CEILING_MEASURED = ("2026-11-21, open: iperf3 TCP station → station (two hops through the AP) 14.9 Mbit/s at -t 2, "
+                        "15.4 at -t 10 and 15.5 at -t 30, the same with -l 128, -l 1408 and the default 128 KB writes; qperf tcp_bw "
+                        "15.2–15.4; UDP saturation 21.2 (two hops) and 41.8 (one hop, the 44 of wlan-bench); TCP station → AP (one hop) "
+                        "30.6; the emulator and the tools used 23–61 % of one core throughout; the airtime model: UDP 20.8 / 41.7, "
+                        "TCP 15.2 (two hops) and 30.3 (one hop)")
 
 
 def _tcp_ceiling(out: Path) -> str:
@@ -430,7 +441,7 @@ def _tcp_ceiling(out: Path) -> str:
     if not p.exists():
         return TCP_CEILING_MEASURED
     d = json.loads(p.read_text())
-    rows = "; ".join(f"{r['what']}: {r['mbps']:.1f}" for r in d["rows"] if "UDP" not in r["what"])
+    rows = "; ".join(f"{r['what']}: {r['mbps']:.1f} (CPU {r['cpu_share'] * 100:.0f} % of a core)" for r in d["rows"])
     m = d["model"]
     return f"{rows}; the airtime model: {m['tcp_two_hop_mbps']:.1f} (two hops) and {m['tcp_one_hop_mbps']:.1f} (one hop) Mbit/s"
 
@@ -460,9 +471,9 @@ def reading_section(out: Path, ctx: dict) -> str:
         lines.append("- Video, which card model gives the study's WPA2 ×2: " +
                      ", ".join(f"`{c}` {x:.2f}× ({_verdict(x, x, pub.VIDEO_RATIO['ccmp'])})" for c, x in sorted(ratio.items(), key=lambda i: _mhz(i[0]) or 1e9)) +
                      (f"; between the measured clocks, software CCMP on the card gives ×2 at about **{mhz:,.0f} MHz**." if mhz else
-                      ". `hw` adds only CCMP's 16 octets of airtime; an MCU at the 2008 client chip's clock cannot even carry the stream "
-                      "(it queues and drops): the study's ×2 lies between the two models. `--cards hw,mcu:250,mcu:500,mcu:1000,mcu:2000` "
-                      "sweeps the clock to locate it."))
+                      ". `hw` adds only CCMP's 16 octets of airtime, and an MCU at the 2008 client chip's clock cannot carry the stream "
+                      "(it queues and drops): the study's ×2 lies between the two models." +
+                      ("" if sum(1 for c in ratio if _mhz(c)) > 1 else f" Located: {MCU_SWEEP_MEASURED}.")))
     costs = ctx.get("tcp") or {}
     for card, cs in sorted(costs.items()):
         dts, drs = [c[0] for c in cs], [c[1] for c in cs]
@@ -470,15 +481,20 @@ def reading_section(out: Path, ctx: dict) -> str:
                      f"(study: 2.8–3 Mbit/s and 0.18–0.20 ms) — throughput cost **{_verdict(min(dts), max(dts), 2.9)}**, RTT cost "
                      f"**{_verdict(min(drs), max(drs), 0.19)}** the study's.")
     if costs:
-        mhz_rtt = _crossing([(_mhz(c), sum(x[1] for x in cs) / len(cs)) for c, cs in costs.items() if _mhz(c)], 0.19)
-        mhz_bw = _crossing([(_mhz(c), sum(x[0] for x in cs) / len(cs)) for c, cs in costs.items() if _mhz(c)], 2.9)
+        def where(metric: int, target: float) -> str:
+            pts = [(_mhz(c), sum(x[metric] for x in cs) / len(cs)) for c, cs in costs.items() if _mhz(c)]
+            if len(pts) < 2:
+                return ""
+            mhz = _crossing(pts, target)
+            return f"at about **{mhz:,.0f} MHz**" if mhz else f"nowhere in the measured {min(pts)[0]:.0f}–{max(pts)[0]:.0f} MHz"
+        rtt, bw = where(1, 0.19), where(0, 2.9)
         lines.append("- TCP, reading: with `hw`, WPA2 costs only CCMP's 16 octets per MPDU, a fraction of a percent of the air, well under "
                      "the study's 6–7 %; with an MCU card every frame waits for the card's CPU (one qperf tcp_lat round trip crosses "
                      "four card operations: each station protects its message and unprotects the other's)" +
-                     (f"; the study's +0.19 ms RTT is reached at about **{mhz_rtt:,.0f} MHz**" if mhz_rtt else "") +
-                     (f", its −2.9 Mbit/s at about **{mhz_bw:,.0f} MHz**" if mhz_bw else "") +
-                     ("." if mhz_rtt or mhz_bw else ", and at the 2008 chip's 88 MHz the cost is an order of magnitude beyond the study's: "
-                      "its cost lies between the two models."))
+                     (f"; the mean cost over the sizes crosses the study's −2.9 Mbit/s {bw} and its +0.19 ms RTT {rtt}" if rtt else
+                      ". Neither model reproduces the study's TCP cost (the clock sweep is in the video line above)") +
+                     ". No single card clock gives both the study's throughput and RTT costs: a serial per-frame engine that costs 6 % "
+                     "of throughput adds milliseconds of RTT, so the study's small, size-independent RTT cost is not a slow card engine.")
     lines.append(f"- TCP, why our open throughput is ~15 Mbit/s and not the emulator's ~44 Mbit/s saturation: the saturation figure "
                  "(`scripts/wlan-bench.py --quick`) is UDP over **one** hop (station → AP); the lab's TCP goes station → AP → station, "
                  "two hops on one shared medium, and every delayed ACK crosses both hops too. Without frame aggregation a 52-octet ACK "

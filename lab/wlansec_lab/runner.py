@@ -1,6 +1,9 @@
 """The experiment runner: a declarative matrix per experiment × repeats (one warm-up round
-discarded), the configuration order shuffled in every round, load average and the emulator's
-release-time error recorded per run, raw JSON kept, a progress bar with ETA.
+discarded). In every round the network configurations come in a shuffled order and each is
+brought up once, its points shuffled inside it. Every run record (with load average and the
+emulator's release-time error) is appended to OUT/raw/<experiment>.runs.jsonl as it completes,
+so a killed run continues with --resume; the per-experiment JSON and summary are built from
+that file. The plan (runs, bring-ups, estimated time) is printed first; a progress bar follows.
 
 Experiments: video, tcp, files (network, on a testbed), ccmp-bench, ciphers, hardware
 (import the benches' JSON)."""
@@ -128,9 +131,9 @@ def _file_path(ctx: Context, name: str) -> Path:
     return matches[0]
 
 
-#: Transfer rate (Mbit/s) of a file per (topology, signal) on g54, and the fixed cost of a run,
-#: for the ETA only; measured with the study's largest file (`wlansec-lab run -e files`).
-FILE_RATE_MBPS = {("bss", "excellent"): 12.0, ("bss", "poor"): 6.0, ("ibss", "excellent"): 24.0, ("ibss", "poor"): 12.0}
+#: Transfer rate (Mbit/s) of a file per (topology, signal) on g54, for the ETA only: measured with
+#: the study's largest file, text-7139KB, open (2026-11-21).
+FILE_RATE_MBPS = {("bss", "excellent"): 11.3, ("bss", "poor"): 3.6, ("ibss", "excellent"): 22.8, ("ibss", "poor"): 7.4}
 
 
 def _files_estimate(p: dict) -> float:
@@ -182,13 +185,16 @@ def _hardware(ctx: Context) -> dict:
 
 
 SECURITIES = ["open", "wep", "tkip", "ccmp", "enhanced"]
-#: Wall seconds of one run beyond its traffic (tool start-up, servers, status), and of one
-#: WLAN bring-up, measured on the 2-core machine of docs/results (`wlansec-lab run --quick`).
-RUN_OVERHEAD_S = {"video": 1.3, "tcp": 1.7, "files": 1.2}
-WLAN_UP_S = 1.5
+#: Wall seconds of one run beyond its traffic (tool start-up, servers, status, its share of the
+#: bring-ups), and of one WLAN bring-up, measured on this project's 2-core machine
+#: (`wlansec-lab run -e video,tcp --quick --seconds 3|10`, 2026-11-21): video 3.5 s at 3 s and
+#: 11.2 s at 10 s of traffic, TCP 7.9 s at 2 s and 16.9 s at 5 s per tool, a bring-up 0.2–1.3 s.
+VIDEO_SECONDS_FACTOR = 1.1
+RUN_OVERHEAD_S = {"video": 0.2, "tcp": 0.9, "files": 0.6}
+WLAN_UP_S = 0.3
 EXPERIMENTS = {e.name: e for e in [
     Experiment("ccmp-bench", "CCMP engines on the host (wlansec bench ccmp)", {}, {}, bench=_ccmp_bench,
-               estimate=lambda s, quick, p: 25 if quick else 240),
+               estimate=lambda s, quick, p: 2 if quick else 5),
     Experiment("ciphers", "Ciphers on the study's files (wlansec bench ciphers)", {}, {}, bench=_ciphers,
                estimate=lambda s, quick, p: 30 if quick else 900),
     Experiment("hardware", "CCMP hardware cores (hdl/reports/summary.json)", {}, {}, bench=_hardware,
@@ -198,7 +204,7 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("video", "HD video between two stations through the AP: delay, jitter, loss",
                {"security": SECURITIES, "card": CARDS, "profile": ["cbr-high", "vbr-high", "vbr-very-high"], "phy": ["g54"], "ip": [4]},
                {"profile": ["vbr-high"]}, measure=_video, network=_video_network, valid=_card_applies,
-               estimate=lambda s, quick, p: s + RUN_OVERHEAD_S["video"]),
+               estimate=lambda s, quick, p: VIDEO_SECONDS_FACTOR * s + RUN_OVERHEAD_S["video"]),
     # --quick: IPv4 only, the smallest and largest size, open and WPA2 on both cards: the card ×
     # packet-size interaction is what the quick run must show; IPv6 differs by ~2% in the study.
     Experiment("tcp", "TCP throughput and RTT vs packet size, IPv4/IPv6, open vs WPA2",
@@ -397,6 +403,7 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
                         record["release_error"] = ctx.testbed.release_error()
                     except Exception as err:  # one failed run is recorded, the matrix goes on
                         record["error"] = f"{type(err).__name__}: {err}"
+                        ctx.testbed.down()  # on a fresh WLAN: the failure may have left this one broken
                 record["wall_s"] = time.monotonic() - began  # the run with its share of bring-up
                 append(record)
                 progress.step(f"{e.name} r{rnd} {_key(point)}", e.estimate(ctx.seconds, ctx.quick, point))
