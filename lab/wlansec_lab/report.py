@@ -13,6 +13,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 from wlansec_lab import published_values as pub  # noqa: E402
@@ -255,6 +256,9 @@ def tcp_section(out: Path, ctx: dict) -> str:
         axes[1][col].set_xlabel("packet (message) size, bytes")
         for ax in (axes[0][col], axes[1][col]):
             ax.set_yscale("log")  # the MCU card sits an order of magnitude below the others
+            ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.grid(alpha=0.3, which="both")
             ax.legend(fontsize=7)
     fig_path = _save(fig, out, "tcp.png")

@@ -196,7 +196,7 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("ccmp-bench", "CCMP engines on the host (wlansec bench ccmp)", {}, {}, bench=_ccmp_bench,
                estimate=lambda s, quick, p: 2 if quick else 5),
     Experiment("ciphers", "Ciphers on the study's files (wlansec bench ciphers)", {}, {}, bench=_ciphers,
-               estimate=lambda s, quick, p: 30 if quick else 900),
+               estimate=lambda s, quick, p: 18 if quick else 240),
     Experiment("hardware", "CCMP hardware cores (hdl/reports/summary.json)", {}, {}, bench=_hardware,
                estimate=lambda s, quick, p: 0),
     # --quick: one profile (the variable-rate "high" stream) with every mode × card: the card
