@@ -32,7 +32,6 @@ module aes128_core #(
     output wire [127:0] out_round_key
 );
   reg [127:0] state;
-  reg [127:0] round_key;
   reg [3:0]   round;      // the round the next step computes; 0 = idle
   reg         idle_q;     // round == 0
   reg         last_step;  // round == 10
@@ -75,6 +74,7 @@ module aes128_core #(
   generate
     if (ENABLE_DECRYPT != 0) begin : g_enc_dec
       // state = the state after AddRoundKey; round_key = the key just added.
+      reg  [127:0] round_key;
       wire [127:0] enc_state, enc_key, dec_state, dec_key;
       aes_enc_round enc (
           .state_in(state), .key_in(round_key), .rcon(rcon), .final_round(last_step),
@@ -102,9 +102,63 @@ module aes128_core #(
         end
       end
     end else begin : g_enc_only
+`ifdef AES_SBOX_BRAM
+      // S-boxes in block RAM (synth.py's *_bram designs): every S-box reads a register,
+      // which becomes the RAM's address register, and the round runs RAM -> ShiftRows ->
+      // MixColumns -> AddRoundKey (with the load mux) -> state. state = the state after
+      // AddRoundKey; key_word = the last word of round key r-1 (its SubWord is the RAM read
+      // in round r); key_prefix word j = XOR of round key r-1's words 0..j ^ Rcon[r], so round
+      // key r word j = key_prefix word j ^ SubWord(RotWord(key_word)): one XOR behind the RAM.
+      reg  [127:0] key_prefix;
+      reg  [31:0]  key_word;
+      wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
+      wire [31:0]  key_sub;
+      wire [7:0]   next_rcon = {rcon[6:0], 1'b0} ^ (rcon[7] ? 8'h1b : 8'h00);  // Rcon[r + 1]
+      aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
+          .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(last_step),
+          .state_out(round_out), .key_out()
+      );
+      genvar i;
+      for (i = 0; i < 4; i = i + 1) begin : g_key_sub
+        aes_sbox sbox (.in_byte(key_word[31 - 8 * ((i + 1) % 4) -: 8]),
+                       .out_byte(key_sub[31 - 8 * i -: 8]));
+      end
+      wire [127:0] next_key = key_prefix ^ {4{key_sub}};
+      // XOR of words 0..j of a round key, Rcon added to the top byte of every word.
+      function [127:0] prefix(input [127:0] key, input [7:0] rc);
+        reg [31:0] w;
+        integer j;
+        begin
+          w = {rc, 24'h0};
+          for (j = 0; j < 4; j = j + 1) begin
+            w = w ^ key[127 - 32 * j -: 32];
+            prefix[127 - 32 * j -: 32] = w;
+          end
+        end
+      endfunction
+      assign out_block     = round_out ^ next_key;
+      assign out_round_key = next_key;
+
+      always @(posedge clk) begin
+        if (reset) begin
+          state      <= 128'h0;
+          key_prefix <= 128'h0;
+          key_word   <= 32'h0;
+        end else if (load) begin
+          state      <= (in_chain ? out_block : 128'h0) ^ in_block ^ in_key;
+          key_prefix <= prefix(in_key, 8'h01);
+          key_word   <= in_key[31:0];
+        end else if (step) begin
+          state      <= out_block;
+          key_prefix <= prefix(next_key, next_rcon);
+          key_word   <= next_key[31:0];
+        end
+      end
+`else
       // state = the state before adding add_key; add_key = round key r-1 in round r, except
       // in a chained round 1 (previous last round key ^ in_block ^ cipher key);
       // key_sub = SubWord(RotWord(last word of round_key)).
+      reg  [127:0] round_key;
       reg  [127:0] add_key;
       reg  [31:0]  key_sub;
       wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
@@ -146,6 +200,7 @@ module aes128_core #(
           key_sub   <= next_key_sub;
         end
       end
+`endif
     end
   endgenerate
 endmodule

@@ -1,5 +1,5 @@
 # One cocotb run: make -f tb/cocotb.mk SIM=icarus|verilator TOPLEVEL=<module> MODULE=<test>
-# [PARAMS="NAME=value ..."] [RUN=<name of the build/results directory>]
+# [PARAMS="NAME=value ..."] [DEFINES="MACRO ..."] [RUN=<name of the build/results directory>]
 HDL := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 RUN ?= $(TOPLEVEL)
 TOPLEVEL_LANG = verilog
@@ -7,6 +7,7 @@ VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
 SIM_BUILD = $(HDL)/build/$(SIM)/$(RUN)
 COCOTB_RESULTS_FILE = $(HDL)/build/results/$(SIM)-$(RUN).xml
 export PYTHONPATH := $(HDL)/tb:$(PYTHONPATH)
+COMPILE_ARGS += $(foreach d,$(DEFINES),-D$(d))
 ifeq ($(SIM),verilator)
   COMPILE_ARGS += $(HDL)/lint.vlt $(foreach p,$(PARAMS),-G$(p))
   ifeq ($(TOGGLES),1)
