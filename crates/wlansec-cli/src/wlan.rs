@@ -89,6 +89,10 @@ pub struct UpArgs {
     /// Frames each sender may queue before new ones are dropped.
     #[arg(long, default_value_t = 128)]
     queue: usize,
+    /// Most MPDUs per A-MPDU (HT/VHT; 1..=64, 1 = none). Default 32 on HT/VHT (what
+    /// ath9k-class 802.11n cards and ns-3's A-MPDU scenario send), 1 otherwise.
+    #[arg(long)]
+    ampdu: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Run the supervisor in this terminal (Ctrl-C tears everything down).
@@ -123,6 +127,9 @@ pub struct ModelArgs {
     /// Saturated senders.
     #[arg(long, default_value_t = 1)]
     stations: usize,
+    /// MPDUs per A-MPDU (HT/VHT; 1 = none).
+    #[arg(long, default_value_t = 1)]
+    ampdu: usize,
 }
 
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
@@ -243,9 +250,21 @@ fn read_config(name: &str) -> Result<Config> {
     serde_json::from_str(&text).with_context(|| format!("{}", path.display()))
 }
 
+/// The A-MPDU size `up` runs with: `--ampdu`, or 32 where the PHY aggregates.
+fn ampdu(args: &UpArgs) -> Result<usize> {
+    let phy: wlansec_wlan::airtime::Phy = args.phy.parse().map_err(|e| anyhow::anyhow!("--phy: {e}"))?;
+    let aggregates = wlansec_wlan::airtime::max_ampdu_bytes(phy).is_some();
+    match args.ampdu {
+        None => Ok(if aggregates { 32 } else { 1 }),
+        Some(n) if !(1..=wlansec_wlan::airtime::MAX_AMPDU_MPDUS).contains(&n) => bail!("--ampdu must be 1..=64"),
+        Some(n) if n > 1 && !aggregates => bail!("--ampdu {n} needs an HT or VHT PHY (n-..., ac-...)"),
+        Some(n) => Ok(n),
+    }
+}
+
 fn validate(args: &UpArgs) -> Result<()> {
     let mode: SecurityMode = args.security.parse().map_err(anyhow::Error::msg)?;
-    args.phy.parse::<wlansec_wlan::airtime::Phy>().map_err(|e| anyhow::anyhow!("--phy: {e}"))?;
+    ampdu(args)?;
     args.card.parse::<CryptoModel>().map_err(anyhow::Error::msg)?;
     args.ap_crypto.parse::<CryptoModel>().map_err(anyhow::Error::msg)?;
     if !(1..=200).contains(&args.stations) {
@@ -287,6 +306,7 @@ fn up(args: UpArgs) -> Result<ExitCode> {
         bail!("WLAN `{name}` is already up (wlansec wlan down --name {name})");
     }
     cleanup(&name)?;
+    let max_ampdu = ampdu(&args)?;
     let config = Config {
         name: name.clone(),
         ssid: args.ssid,
@@ -301,6 +321,7 @@ fn up(args: UpArgs) -> Result<ExitCode> {
         pcap: args.pcap.map(|p| std::path::absolute(&p)).transpose()?,
         release_log: args.release_log.map(|p| std::path::absolute(&p)).transpose()?,
         queue_limit: args.queue.max(1),
+        ampdu: max_ampdu,
         seed: args.seed,
         topology: args.topology,
     };
@@ -386,8 +407,8 @@ fn wait_joined(name: &str, config: &Config) -> Result<()> {
 fn print_summary(name: &str) -> Result<()> {
     let status: serde_json::Value = serde_json::from_str(&control(name, "status")?)?;
     println!(
-        "WLAN `{name}` up: ssid {} security {} phy {} (link {})",
-        status["ssid"], status["security"], status["phy"], status["link"]
+        "WLAN `{name}` up: ssid {} security {} phy {} (link {}) A-MPDU ≤ {} MPDUs",
+        status["ssid"], status["security"], status["phy"], status["link"], status["ampdu"]
     );
     println!("{:<6} {:<14} {:<6} {:<18} {:<15} {:<12} crypto", "role", "namespace", "iface", "mac", "ipv4", "ipv6");
     for n in status["nodes"].as_array().into_iter().flatten() {
@@ -414,12 +435,13 @@ fn status(args: StatusArgs) -> Result<ExitCode> {
     }
     let s: serde_json::Value = serde_json::from_str(&answer)?;
     println!(
-        "{} security {} phy {} link {} (FER {}), up {:.1} s",
+        "{} security {} phy {} link {} (FER {}), A-MPDU ≤ {} MPDUs, up {:.1} s",
         s["name"],
         s["security"],
         s["phy"],
         s["link"],
         s["frame_error_rate"],
+        s["ampdu"],
         s["uptime_s"].as_f64().unwrap_or(0.0)
     );
     for n in s["nodes"].as_array().into_iter().flatten() {
@@ -571,10 +593,11 @@ fn model(args: ModelArgs) -> Result<ExitCode> {
     use wlansec_wlan::airtime::{saturation, AccessCategory, Exchange, Phy};
     let mode: SecurityMode = args.security.parse().map_err(anyhow::Error::msg)?;
     let phy: Phy = args.phy.parse().map_err(|e| anyhow::anyhow!("--phy: {e}"))?;
-    let exchange = Exchange::new(phy, AccessCategory::BestEffort, mode.overhead(), args.ip_bytes)?;
+    let exchange = Exchange::aggregated(phy, AccessCategory::BestEffort, mode.overhead(), args.ip_bytes, args.ampdu)?;
     let s = saturation(&exchange, args.stations.max(1));
     let json = serde_json::json!({
         "security": mode.to_string(), "phy": phy.to_string(), "ip_bytes": args.ip_bytes, "stations": s.stations,
+        "ampdu": args.ampdu,
         "throughput_bps": s.throughput_bps, "collision_probability": s.collision_probability,
         "success_time_us": exchange.success_time().as_secs_f64() * 1e6,
     });

@@ -12,8 +12,9 @@ mod txtime;
 
 pub use backoff::{AfterFailure, Backoff, RETRY_LIMIT};
 pub use exchange::{
-    ack_time, block_ack_time, mpdu_bytes, Exchange, ACK_BYTES, BLOCK_ACK_BYTES, DATA_HEADER_BYTES, FCS_BYTES,
-    LLC_SNAP_BYTES, MAX_AMPDU_MPDUS, MAX_MSDU_BYTES, MPDU_DELIMITER_BYTES, QOS_DATA_HEADER_BYTES,
+    ack_time, ampdu_bytes, block_ack_time, max_ampdu_bytes, mpdu_bytes, Exchange, ACK_BYTES, BLOCK_ACK_BYTES,
+    DATA_HEADER_BYTES, FCS_BYTES, LLC_SNAP_BYTES, MAX_AMPDU_MPDUS, MAX_MSDU_BYTES, MPDU_DELIMITER_BYTES, PPDU_MAX_TIME,
+    QOS_DATA_HEADER_BYTES,
 };
 pub use phy::{AccessCategory, Band, ParsePhyError, Phy, Width};
 pub use profile::{LinkProfile, POOR_SIGNAL_FRAME_ERROR_RATE};

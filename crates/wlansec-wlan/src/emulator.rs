@@ -43,6 +43,9 @@ pub struct Config {
     pub pcap: Option<PathBuf>,
     pub release_log: Option<PathBuf>,
     pub queue_limit: usize,
+    /// Most MPDUs per A-MPDU on HT/VHT PHYs (1: every MPDU its own DATA–ACK exchange).
+    #[serde(default = "no_ampdu")]
+    pub ampdu: usize,
     pub seed: u64,
     /// `bss` (stations relay through the access point) or `ibss` (ad hoc: no access point).
     #[serde(default = "bss")]
@@ -51,6 +54,10 @@ pub struct Config {
 
 fn bss() -> String {
     "bss".into()
+}
+
+fn no_ampdu() -> usize {
+    1
 }
 
 impl Config {
@@ -109,6 +116,8 @@ pub struct Status {
     pub phy: String,
     pub link: String,
     pub frame_error_rate: f64,
+    /// Most MPDUs per A-MPDU (1: no aggregation).
+    pub ampdu: usize,
     pub topology: String,
     pub nodes: Vec<NodeStatus>,
     pub associations: Vec<AssociationStatus>,
@@ -270,7 +279,7 @@ impl Emulator {
             let crypto = CryptoEngine::new(if machine.is_ap() { ap_crypto.clone() } else { station_card.clone() });
             nodes.push(Node { addrs, mac, machine, tap, crypto, host_crypto_ns: 0 });
         }
-        let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed);
+        let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed).with_ampdu(config.ampdu);
         let pcap = match &config.pcap {
             Some(path) => Some(
                 pcap::Writer::new(
@@ -611,6 +620,7 @@ impl Emulator {
             phy: self.phy.to_string(),
             link: profile.phy.to_string(),
             frame_error_rate: profile.frame_error_rate,
+            ampdu: self.medium.max_ampdu(),
             topology: self.config.topology.clone(),
             nodes,
             associations,

@@ -27,6 +27,24 @@ const MAX_HT_AMPDU_BYTES: usize = 65_535;
 const MAX_VHT_AMPDU_BYTES: usize = 1_048_575;
 /// The BlockAck bitmap covers 64 MPDUs.
 pub const MAX_AMPDU_MPDUS: usize = 64;
+/// aPPDUMaxTime of the HT and VHT PHYs (Tables 19-25 and 21-28): the longest PPDU, which
+/// bounds an A-MPDU at low MCS long before its byte limit does (ns-3 applies it too).
+pub const PPDU_MAX_TIME: Duration = Duration::from_micros(5_484);
+
+/// The largest A-MPDU `phy` may send, in bytes; None for PHYs without A-MPDU (DSSS/OFDM/ERP).
+pub fn max_ampdu_bytes(phy: Phy) -> Option<usize> {
+    match phy {
+        Phy::Ht { .. } => Some(MAX_HT_AMPDU_BYTES),
+        Phy::Vht { .. } => Some(MAX_VHT_AMPDU_BYTES),
+        _ => None,
+    }
+}
+
+/// A-MPDU bytes for MPDUs of these sizes (FCS included): a delimiter before each MPDU and
+/// every subframe but the last padded to a 4-byte boundary (9.7.1).
+pub fn ampdu_bytes(mpdu_bytes: impl IntoIterator<Item = usize>) -> usize {
+    mpdu_bytes.into_iter().fold(0, |total, mpdu| total.next_multiple_of(4) + MPDU_DELIMITER_BYTES + mpdu)
+}
 
 /// One data transmission as the air sees it: which PHY and access category, the bytes the
 /// security encapsulation adds to each MPDU (`SecurityMode::overhead`: open 0, WEP 8, TKIP 20,
@@ -62,10 +80,8 @@ impl Exchange {
         }
         let exchange = Exchange { phy, access, security_overhead, ip_bytes, mpdus };
         if mpdus > 1 {
-            let max = match phy {
-                Phy::Ht { .. } => MAX_HT_AMPDU_BYTES,
-                Phy::Vht { .. } => MAX_VHT_AMPDU_BYTES,
-                _ => return Err(Error::Unsupported("A-MPDU needs an HT or VHT PHY")),
+            let Some(max) = max_ampdu_bytes(phy) else {
+                return Err(Error::Unsupported("A-MPDU needs an HT or VHT PHY"));
             };
             if !access.is_qos() {
                 return Err(Error::Unsupported("A-MPDU needs QoS data (an EDCA access category)"));
@@ -114,8 +130,7 @@ impl Exchange {
         if self.mpdus == 1 && !matches!(self.phy, Phy::Vht { .. }) {
             return mpdu;
         }
-        let subframe = MPDU_DELIMITER_BYTES + mpdu;
-        (self.mpdus - 1) * subframe.next_multiple_of(4) + subframe
+        ampdu_bytes(std::iter::repeat_n(mpdu, self.mpdus))
     }
 
     /// TXTIME of the data PPDU.
