@@ -13,6 +13,8 @@
 // the same reason. in_chain (CBC): the block loaded is out_block ^ in_block, the block
 // leaving now; the enc-only core folds out_block's last key and in_block into the key it
 // adds first, so the chaining XOR stays off the state path.
+// With AES_SBOX_BRAM defined (S-boxes in block RAM) the enc-only core takes the opposite
+// order: every S-box reads a register, which becomes the RAM's address register.
 `default_nettype none
 module aes128_core #(
     parameter ENABLE_DECRYPT = 1
@@ -105,14 +107,15 @@ module aes128_core #(
 `ifdef AES_SBOX_BRAM
       // S-boxes in block RAM (synth.py's *_bram designs): every S-box reads a register,
       // which becomes the RAM's address register, and the round runs RAM -> ShiftRows ->
-      // MixColumns -> AddRoundKey (with the load mux) -> state. state = the state after
-      // AddRoundKey; key_word = the last word of round key r-1 (its SubWord is the RAM read
-      // in round r); key_prefix word j = XOR of round key r-1's words 0..j ^ Rcon[r], so round
-      // key r word j = key_prefix word j ^ SubWord(RotWord(key_word)): one XOR behind the RAM.
-      reg  [127:0] key_prefix;
-      reg  [31:0]  key_word;
+      // MixColumns -> AddRoundKey -> state. state = the state after AddRoundKey;
+      // round_key = round key r in round r, expanded a round ahead (its SubWord is a RAM
+      // read of its own last word), so no RAM output reaches the state through the key; a
+      // load takes round key 1 from in_key through four more S-boxes. Neither register has
+      // an enable or a reset: a RAM's address register has none, so the hold is a mux that
+      // the state path shares with the load (sel_early), beside the round's XORs.
+      reg  [127:0] round_key;
       wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
-      wire [31:0]  key_sub;
+      wire [31:0]  key_sub, in_key_sub;
       wire [7:0]   next_rcon = {rcon[6:0], 1'b0} ^ (rcon[7] ? 8'h1b : 8'h00);  // Rcon[r + 1]
       aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
           .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(last_step),
@@ -120,39 +123,35 @@ module aes128_core #(
       );
       genvar i;
       for (i = 0; i < 4; i = i + 1) begin : g_key_sub
-        aes_sbox sbox (.in_byte(key_word[31 - 8 * ((i + 1) % 4) -: 8]),
-                       .out_byte(key_sub[31 - 8 * i -: 8]));
+        aes_sbox next_sbox (.in_byte(round_key[31 - 8 * ((i + 1) % 4) -: 8]),
+                            .out_byte(key_sub[31 - 8 * i -: 8]));
+        aes_sbox in_sbox (.in_byte(in_key[31 - 8 * ((i + 1) % 4) -: 8]),
+                          .out_byte(in_key_sub[31 - 8 * i -: 8]));
       end
-      wire [127:0] next_key = key_prefix ^ {4{key_sub}};
-      // XOR of words 0..j of a round key, Rcon added to the top byte of every word.
-      function [127:0] prefix(input [127:0] key, input [7:0] rc);
+      // The key-expansion step (FIPS-197 5.2) from a key, SubWord(RotWord(its last word)), Rcon.
+      function [127:0] expand(input [127:0] key, input [31:0] sub, input [7:0] rc);
         reg [31:0] w;
         integer j;
         begin
-          w = {rc, 24'h0};
+          w = sub ^ {rc, 24'h0};
           for (j = 0; j < 4; j = j + 1) begin
             w = w ^ key[127 - 32 * j -: 32];
-            prefix[127 - 32 * j -: 32] = w;
+            expand[127 - 32 * j -: 32] = w;
           end
         end
       endfunction
-      assign out_block     = round_out ^ next_key;
-      assign out_round_key = next_key;
+      assign out_block     = round_out ^ round_key;
+      assign out_round_key = round_key;
 
+      // state <= sel_early ? early : round_out ^ (round key, and in a chained load in_block ^ in_key)
+      wire         chain_load = load && in_chain;
+      wire         sel_early  = !step && !chain_load;  // an unchained load, or hold
+      wire [127:0] early      = load ? in_block ^ in_key : state;
+      wire [127:0] add        = chain_load ? round_key ^ in_block ^ in_key : round_key;
       always @(posedge clk) begin
-        if (reset) begin
-          state      <= 128'h0;
-          key_prefix <= 128'h0;
-          key_word   <= 32'h0;
-        end else if (load) begin
-          state      <= (in_chain ? out_block : 128'h0) ^ in_block ^ in_key;
-          key_prefix <= prefix(in_key, 8'h01);
-          key_word   <= in_key[31:0];
-        end else if (step) begin
-          state      <= out_block;
-          key_prefix <= prefix(next_key, next_rcon);
-          key_word   <= next_key[31:0];
-        end
+        state     <= sel_early ? early : round_out ^ add;
+        round_key <= load ? expand(in_key, in_key_sub, 8'h01)
+                   : step ? expand(round_key, key_sub, next_rcon) : round_key;
       end
 `else
       // state = the state before adding add_key; add_key = round key r-1 in round r, except
