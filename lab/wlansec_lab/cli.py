@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(runner.CARDS)}; "
                                    "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
-    r.add_argument("--seed", type=int, default=1, help="seed of the configuration order")
+    r.add_argument("--seed", type=int, default=1, help="seed of the configuration order and of each round's emulated medium")
     r.add_argument("--resume", action="store_true",
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "
                         "matrix, repeats, seed and settings); without it a run starts over")

@@ -10,6 +10,7 @@ Experiments: video, tcp, files (network, on a testbed), ccmp-bench, ciphers, har
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -288,10 +289,19 @@ def schedule(e: Experiment, points: list[dict], repeats: int, seed: int) -> list
     return order
 
 
+def medium_seed(seed: int, rnd: int) -> int:
+    """The emulated medium's seed (`wlan up --seed`) in round `rnd` of a run seeded `seed`:
+    every round's bring-ups draw their losses and backoffs independently of the other rounds'."""
+    return int.from_bytes(hashlib.sha256(f"wlansec-lab medium {seed}:{rnd}".encode()).digest()[:4], "big")
+
+
 def plan_header(e: Experiment, ctx: Context, repeats: int, seed: int) -> dict:
     """Everything a run record depends on besides the point: a resume must match it exactly."""
-    return {"experiment": e.name, "points": e.points(ctx.quick), "repeats": repeats, "warmup": 1, "seed": seed,
-            "quick": ctx.quick, "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.settings() if ctx.testbed else None}
+    header = {"experiment": e.name, "points": e.points(ctx.quick), "repeats": repeats, "warmup": 1, "seed": seed,
+              "quick": ctx.quick, "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.settings() if ctx.testbed else None}
+    if ctx.testbed and ctx.testbed.seeded:
+        header["medium_seeds"] = [medium_seed(seed, rnd) for rnd in range(repeats + 1)]
+    return header
 
 
 def runs_path(out: Path, name: str) -> Path:
@@ -383,11 +393,15 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
                 log.write(json.dumps(record) + "\n")
                 log.flush()
             for rnd, point in todo[e.name]:
-                if rnd != rnd_up and ctx.testbed.config is not None:
-                    ctx.testbed.down()  # every round brings each configuration up afresh
+                if rnd != rnd_up:
+                    if ctx.testbed.config is not None:
+                        ctx.testbed.down()  # every round brings each configuration up afresh
+                    ctx.testbed.seed = medium_seed(seed, rnd)
                 rnd_up = rnd
                 began = time.monotonic()
                 record = {"point": point, "round": rnd, "warmup": rnd == 0, "loadavg": os.getloadavg()}
+                if ctx.testbed.seeded:
+                    record["medium_seed"] = ctx.testbed.seed
                 config = e.network(point)
                 why = ctx.testbed.supports(config)
                 if why:

@@ -1,13 +1,17 @@
-"""Why the lab's TCP throughput sits far below the emulator's one-hop saturation: measure
-the candidates side by side on one WLAN (root), and set them beside the airtime model.
+"""Where the lab's TCP throughput station → station stands against the emulator's one-hop
+saturation: measure the candidates side by side on one WLAN (root), and set them beside the
+airtime model at the WLAN's A-MPDU size.
 
-    python -m wlansec_lab.tcpceiling [--phy n-mcs7-40] [--security open] [--json out.json]
+    python -m wlansec_lab.tcpceiling [--phy n-mcs7-40] [--security open] [--ampdu N] [--json out.json]
 
 Rows: iperf3 TCP station → station (the lab's path, two hops through the AP) at several run
 lengths and write sizes; qperf tcp_bw; UDP saturation station → station and station → AP
 (one hop, what `scripts/wlan-bench.py` reports); TCP station → AP; the CPU time the emulator's
-supervisor and the traffic tools used during the run, against the wall time. The model row
-is the airtime a TCP segment and its share of a delayed ACK take over two hops.
+supervisor and the traffic tools used during the run, against the wall time; the mean MPDUs
+per A-MPDU the medium sent during the run (its counters). The model rows are the airtime a TCP
+segment and its share of a delayed ACK take over two hops, with every MPDU in a full A-MPDU of
+the size the WLAN runs with (`wlan status`; an upper bound: a TCP window need not fill one),
+and without aggregation.
 """
 
 from __future__ import annotations
@@ -27,11 +31,21 @@ from wlansec_lab.testbed import Node, WlanTestbed
 MSS_FRAME_IP_BYTES, ACK_IP_BYTES = 1500, 52
 
 
-def _model(wlansec: str, security: str, phy: str, ip_bytes: int) -> float:
-    """Seconds per frame of `ip_bytes` for one saturated sender (airtime model)."""
-    out = json.loads(subprocess.run([wlansec, "wlan", "model", "--security", security, "--phy", phy, "--ip-bytes", str(ip_bytes)],
-                                    capture_output=True, text=True, check=True).stdout)
+def _model(wlansec: str, security: str, phy: str, ip_bytes: int, ampdu: int) -> float:
+    """Seconds per frame of `ip_bytes` for one saturated sender sending `ampdu` MPDUs per
+    A-MPDU (`wlansec wlan model`, the emulator's airtime model)."""
+    out = json.loads(subprocess.run([wlansec, "wlan", "model", "--security", security, "--phy", phy, "--ip-bytes", str(ip_bytes),
+                                     "--ampdu", str(ampdu)], capture_output=True, text=True, check=True).stdout)
     return ip_bytes * 8 / out["throughput_bps"]
+
+
+def model(wlansec: str, security: str, phy: str, ampdu: int) -> dict:
+    """The airtime model's UDP and TCP ceilings, one hop and two, at `ampdu` MPDUs per A-MPDU."""
+    data, ack = (_model(wlansec, security, phy, b, ampdu) for b in (MSS_FRAME_IP_BYTES, ACK_IP_BYTES))
+    # Every 1448-byte segment crosses the air twice; a delayed ACK (one per two segments) too.
+    return {"ampdu": ampdu, "data_frame_us": data * 1e6, "ack_frame_us": ack * 1e6, "udp_one_hop_mbps": 1472 * 8 / data / 1e6,
+            "udp_two_hop_mbps": 1472 * 8 / data / 2e6, "tcp_two_hop_mbps": 1448 * 8 / (2 * data + ack) / 1e6,
+            "tcp_one_hop_mbps": 1448 * 8 / (data + ack / 2) / 1e6}
 
 
 def _cpu_seconds(name: str) -> float:
@@ -56,23 +70,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wlansec", default=os.environ.get("WLANSEC", "target/release/wlansec"))
     p.add_argument("--phy", default="n-mcs7-40")
     p.add_argument("--security", default="open")
+    p.add_argument("--ampdu", type=int, help="MPDUs per A-MPDU (`wlan up --ampdu`; default the emulator's: 32 on HT/VHT)")
     p.add_argument("--json")
     a = p.parse_args(argv)
     tb = WlanTestbed(a.wlansec, name="tcpc")
     rows = []
 
+    per_ampdu: list[float | None] = []  # mean MPDUs per A-MPDU of the last timed run
+
     def row(what: str, mbps: float, wall: float, cpu: float, **extra) -> None:
-        rows.append({"what": what, "mbps": mbps, "cpu_share": cpu / wall, **extra})
-        print(f"{what:<58} {mbps:7.2f} Mbit/s   emulator + tools CPU {cpu / wall * 100:5.1f}% of one core", flush=True)
+        rows.append({"what": what, "mbps": mbps, "cpu_share": cpu / wall, "mpdus_per_ampdu": per_ampdu[-1], **extra})
+        agg = f"{per_ampdu[-1]:4.1f}" if per_ampdu[-1] else "   —"
+        print(f"{what:<64} {mbps:7.2f} Mbit/s   emulator + tools CPU {cpu / wall * 100:5.1f}% of one core, "
+              f"{agg} MPDUs per A-MPDU", flush=True)
+
+    def aggregated() -> tuple[int, int]:
+        medium = tb.status()["medium"]
+        return medium["ampdus"], medium["ampdu_mpdus"]
 
     def timed(fn):
-        w0, c0 = time.monotonic(), _cpu_seconds(tb.name)
+        (a0, m0), w0, c0 = aggregated(), time.monotonic(), _cpu_seconds(tb.name)
         result = fn()
-        return result, time.monotonic() - w0, _cpu_seconds(tb.name) - c0
+        wall, cpu = time.monotonic() - w0, _cpu_seconds(tb.name) - c0
+        a1, m1 = aggregated()
+        per_ampdu.append((m1 - m0) / (a1 - a0) if a1 > a0 else None)
+        return result, wall, cpu
 
     try:
-        tb.ensure({"security": a.security, "phy": a.phy})
-        ap = next(n for n in tb.status()["nodes"] if n["role"] == "ap")
+        tb.ensure({"security": a.security, "phy": a.phy, **({"ampdu": str(a.ampdu)} if a.ampdu else {})})
+        status = tb.status()
+        ampdu = status["ampdu"]
+        ap = next(n for n in status["nodes"] if n["role"] == "ap")
         ap_node = Node("ap", ap["namespace"], ap["interface"], ap["ipv4"], ap["ipv6"])
         for seconds, length in [(2, 1408), (2, 128), (10, 1408), (10, 128), (10, None), (30, None)]:
             args = ["-t", str(seconds)] + (["-l", str(length)] if length else [])
@@ -93,19 +121,17 @@ def main(argv: list[str] | None = None) -> int:
         row("iperf3 TCP sta→AP (1 hop) -t 10", r["end"]["sum_received"]["bits_per_second"] / 1e6, wall, cpu)
     finally:
         tb.down()
-    data, ack = (_model(a.wlansec, a.security, a.phy, b) for b in (MSS_FRAME_IP_BYTES, ACK_IP_BYTES))
-    # Every 1448-byte segment crosses the air twice; a delayed ACK (one per two segments) too.
-    two_hop_tcp = 1448 * 8 / (2 * data + ack) / 1e6
-    one_hop_tcp = 1448 * 8 / (data + ack / 2) / 1e6
-    print(f"{'model: airtime of a 1500-B frame / a 52-B ACK frame':<58} {data * 1e6:.0f} µs / {ack * 1e6:.0f} µs")
-    print(f"{'model: UDP saturation 1 hop / 2 hops':<58} {1472 * 8 / data / 1e6:7.2f} / {1472 * 8 / data / 2e6:.2f} Mbit/s")
-    print(f"{'model: TCP 2 hops (2 data + 1 ACK airtime per segment)':<58} {two_hop_tcp:7.2f} Mbit/s")
-    print(f"{'model: TCP 1 hop (data + ½ ACK per segment)':<58} {one_hop_tcp:7.2f} Mbit/s")
-    model = {"data_frame_us": data * 1e6, "ack_frame_us": ack * 1e6, "udp_one_hop_mbps": 1472 * 8 / data / 1e6,
-             "udp_two_hop_mbps": 1472 * 8 / data / 2e6, "tcp_two_hop_mbps": two_hop_tcp, "tcp_one_hop_mbps": one_hop_tcp}
+    models = [model(a.wlansec, a.security, a.phy, n) for n in dict.fromkeys((ampdu, 1))]
+    for m in models:
+        at = f"A-MPDU {m['ampdu']}" if m["ampdu"] > 1 else "no A-MPDU"
+        print(f"{f'model ({at}): airtime of a 1500-B frame / a 52-B ACK frame':<64} {m['data_frame_us']:.0f} µs / {m['ack_frame_us']:.0f} µs")
+        print(f"{f'model ({at}): UDP saturation 1 hop / 2 hops':<64} {m['udp_one_hop_mbps']:7.2f} / {m['udp_two_hop_mbps']:.2f} Mbit/s")
+        print(f"{f'model ({at}): TCP 2 hops (2 data + 1 ACK per segment)':<64} {m['tcp_two_hop_mbps']:7.2f} Mbit/s")
+        print(f"{f'model ({at}): TCP 1 hop (data + ½ ACK per segment)':<64} {m['tcp_one_hop_mbps']:7.2f} Mbit/s")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"phy": a.phy, "security": a.security, "rows": rows, "model": model, "loadavg": os.getloadavg()}, f, indent=1)
+            json.dump({"phy": a.phy, "security": a.security, "ampdu": ampdu, "rows": rows, "model": models[0],
+                       "model_unaggregated": models[-1], "loadavg": os.getloadavg()}, f, indent=1)
     return 0
 
 

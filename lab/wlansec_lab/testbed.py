@@ -45,10 +45,13 @@ def _run(argv: list[str], timeout: float = 60) -> str:
 
 class Testbed:
     kind = "abstract"
+    #: Whether `seed` shapes the network (the emulated medium's random losses and backoffs).
+    seeded = False
 
-    def __init__(self) -> None:
+    def __init__(self, seed: int = 1) -> None:
         self.config: dict | None = None
         self.nodes: list[Node] = []
+        self.seed = seed  # takes effect at the next bring-up
 
     # The pair every experiment uses: sender and receiver, both wireless hosts.
     @property
@@ -142,10 +145,11 @@ class WlanTestbed(Testbed):
     last two stations through the access point (as in both studies)."""
 
     kind = "emulated WLAN"
+    seeded = True
 
     def __init__(self, wlansec: str, name: str = "lab", stations: int = 2, seed: int = 1) -> None:
-        super().__init__()
-        self.wlansec, self.name, self.stations, self.seed = wlansec, name, stations, seed
+        super().__init__(seed)
+        self.wlansec, self.name, self.stations = wlansec, name, stations
         self._help: str | None = None
         self.last_status: dict | None = None
 
@@ -172,7 +176,7 @@ class WlanTestbed(Testbed):
             argv += ["--topology", config["topology"]]
         if config.get("signal") == "poor":
             argv.append("--poor-signal")
-        for option in ("card", "ap_crypto"):
+        for option in ("card", "ap_crypto", "ampdu"):
             if config.get(option):
                 argv += [f"--{option.replace('_', '-')}", config[option]]
         subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
@@ -198,12 +202,13 @@ class WlanTestbed(Testbed):
             return None
 
     def settings(self) -> dict:
-        return {"kind": self.kind, "stations": self.stations, "seed": self.seed}
+        # The medium's seed is the runner's, per round (runner.medium_seed, in the plan).
+        return {"kind": self.kind, "stations": self.stations}
 
     def describe(self) -> dict:
         s = self.last_status or {}
-        return {"kind": self.kind, "name": self.name, "stations": self.stations,
-                "security": s.get("security"), "phy": s.get("phy"), "link": s.get("link"),
+        return {"kind": self.kind, "name": self.name, "stations": self.stations, "medium_seed": self.seed,
+                "security": s.get("security"), "ampdu": s.get("ampdu"), "phy": s.get("phy"), "link": s.get("link"),
                 "frame_error_rate": s.get("frame_error_rate"), "topology": s.get("topology"),
                 "crypto": {n["role"]: n.get("crypto") for n in s.get("nodes", [])},
                 "medium": s.get("medium")}

@@ -156,10 +156,10 @@ def _fake_video(calls):
                              valid=runner._card_applies)
 
 
-def _fake_run(out, repeats, resume=False, seed=3, cache=None):
+def _fake_run(out, repeats, resume=False, seed=3, cache=None, tb=None):
     calls = []
     exp = _fake_video(calls)
-    tb = FakeTestbed()
+    tb = tb or FakeTestbed()
     ctx = runner.Context(tb, "unused", out, quick=False, seconds=1.0, cache=cache if cache is not None else {})
     runner.run(["video"], ctx, repeats, seed=seed, resume=resume, experiments={"video": exp})
     return calls, tb, json.loads((out / "raw" / "video.json").read_text())
@@ -230,6 +230,40 @@ def test_resume_refuses_a_different_plan(tmp_path):
             _fake_run(tmp_path, resume=True, **kwargs)
     calls, _, _ = _fake_run(tmp_path, 2, resume=True)
     assert calls == []  # everything was recorded: nothing runs again
+
+
+class SeededFakeTestbed(FakeTestbed):
+    """A fake whose network takes a seed, as the emulated WLAN's medium does."""
+
+    seeded = True
+
+    def __init__(self):
+        super().__init__()
+        self.seeds = []
+
+    def up(self, config):
+        super().up(config)
+        self.seeds.append(self.seed)
+
+
+def test_every_round_brings_the_medium_up_with_its_own_seed(tmp_path):
+    repeats, seed = 3, 5
+    tb = SeededFakeTestbed()
+    _, _, raw = _fake_run(tmp_path, repeats, seed=seed, tb=tb)
+    per_round = [runner.medium_seed(seed, rnd) for rnd in range(repeats + 1)]
+    assert len(set(per_round)) == repeats + 1, "rounds draw independent media"
+    assert per_round != [runner.medium_seed(seed + 1, rnd) for rnd in range(repeats + 1)]
+    assert raw["plan"]["medium_seeds"] == per_round
+    for r in raw["runs"]:
+        assert r["medium_seed"] == per_round[r["round"]]
+    # Three configurations per round, each brought up with that round's seed, in round order.
+    assert tb.seeds == [s for s in per_round for _ in range(3)]
+    # A resume recomputes the same seeds, so it matches the plan; the unseeded fake has none.
+    tb2 = SeededFakeTestbed()
+    calls, _, _ = _fake_run(tmp_path, repeats, resume=True, seed=seed, tb=tb2)
+    assert calls == [] and tb2.seeds == []
+    _, _, unseeded = _fake_run(tmp_path / "plain", 1)
+    assert "medium_seeds" not in unseeded["plan"] and "medium_seed" not in unseeded["runs"][0]
 
 
 def test_single_run_statistics_show_a_dash(tmp_path):

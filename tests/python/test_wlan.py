@@ -147,6 +147,19 @@ def test_status_names_every_namespace_interface_and_address(make_wlan):
     ping(w, "sta3", "sta1", "ipv4")
 
 
+AMPDU_CASES = [(("--phy", "n-mcs7-40"), 32), (("--phy", "g54"), 1), (("--phy", "n-mcs7-40", "--ampdu", "1"), 1),
+               (("--phy", "n-mcs7-40", "--ampdu", "8"), 8)]
+
+
+@pytest.mark.parametrize("args,ampdu", AMPDU_CASES, ids=["n-default", "g54-default", "n-off", "n-8"])
+def test_status_reports_the_ampdu_setting(make_wlan, args, ampdu):
+    w = make_wlan(f"wtag{AMPDU_CASES.index((args, ampdu))}", "--security", "open", *args)
+    assert w.status["ampdu"] == ampdu
+    assert {"ampdus", "ampdu_mpdus"} <= set(w.status["medium"])
+    shown = wlansec("wlan", "status", "--name", w.name).stdout
+    assert f"A-MPDU ≤ {ampdu} MPDUs" in shown.splitlines()[0], shown
+
+
 def test_wrong_passphrase_fails_the_handshake_and_no_data_passes():
     name = "wtwrong"
     r = wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE, "--station-passphrase", "not-the-passphrase", check=False)
