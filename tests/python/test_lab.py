@@ -278,3 +278,14 @@ def test_single_run_statistics_show_a_dash(tmp_path):
     rows = [l for l in video.splitlines() if l.startswith("| WPA2")]
     assert rows and all(r.split(" | ")[4] == "—" for r in rows), rows
     assert "| n |" in video and "0.00 (" not in video
+
+
+def test_tcp_reading_states_the_aggregation_in_force(tmp_path):
+    ctx = {"tcp_open": {(4, 128): 45.0, (4, 1408): 51.1}, "tcp_open_rtt": [0.85, 1.16], "tcp_ampdu": [32]}
+    text = report.tcp_level_text(tmp_path, ctx)
+    assert "45.0–51.1 Mbit/s" in text and "A-MPDU ≤ 32 MPDUs" in text and "**overlaps**" in text
+    assert "top is 2.8 Mbit/s above" in text and "not aggregate" not in text
+    unaggregated = report.tcp_level_text(tmp_path, {**ctx, "tcp_open": {(4, 128): 15.6}, "tcp_ampdu": [1]})
+    assert "without A-MPDU" in unaggregated and "**stays below**" in unaggregated
+    assert report.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
+    assert report.ampdu_text(None, short=True) == "A-MPDU not recorded" and report.ampdu_text(1) == "no A-MPDU"
