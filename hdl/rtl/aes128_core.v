@@ -110,17 +110,30 @@ module aes128_core #(
       // MixColumns -> AddRoundKey -> state. state = the state after AddRoundKey;
       // round_key = round key r in round r, expanded a round ahead (its SubWord is a RAM
       // read of its own last word), so no RAM output reaches the state through the key; a
-      // load takes round key 1 from in_key through four more S-boxes. Neither register has
-      // an enable or a reset: a RAM's address register has none, so the hold is a mux that
-      // the state path shares with the load (sel_early), beside the round's XORs.
+      // load takes round key 1 from in_key through four more S-boxes. A RAM's address
+      // register has no enable or reset, so neither register has one: each is a RAM output
+      // term XORed onto a term from registers alone (which holds the value, loads, or adds
+      // the key), and the RAM terms are gated at the XOR trees' leaves (MixColumns is
+      // linear), so two LUT levels lie between a RAM output and the next RAM address.
       reg  [127:0] round_key;
-      wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
+      wire [127:0] shifted;  // ShiftRows(SubBytes(state))
       wire [31:0]  key_sub, in_key_sub;
       wire [7:0]   next_rcon = {rcon[6:0], 1'b0} ^ (rcon[7] ? 8'h1b : 8'h00);  // Rcon[r + 1]
       aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
-          .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(last_step),
-          .state_out(round_out), .key_out()
+          .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(1'b1),
+          .state_out(shifted), .key_out()
       );
+      // MixColumns is linear: a step's MixColumns is the XOR of MixColumns of three parts of
+      // the state, split so that every output bit depends on at most 3, 3 and 2 bits of the
+      // parts (a partition of each column's bits, found by search); kept apart, each part
+      // (gated by step) is a LUT4 per bit at best, and the parts meet the rest in the state's
+      // final LUT.
+      localparam [127:0] PART0 = {4{32'h4d24b390}}, PART1 = {4{32'h001b486f}};
+      wire [127:0] stepped = shifted & {128{step}};
+      (* keep *) wire [127:0] mix0, mix1, mix2;
+      aes_mix_columns mix_part0 (.in_state(stepped & PART0), .out_state(mix0));
+      aes_mix_columns mix_part1 (.in_state(stepped & PART1), .out_state(mix1));
+      aes_mix_columns mix_part2 (.in_state(stepped & ~(PART0 | PART1)), .out_state(mix2));
       genvar i;
       for (i = 0; i < 4; i = i + 1) begin : g_key_sub
         aes_sbox next_sbox (.in_byte(round_key[31 - 8 * ((i + 1) % 4) -: 8]),
@@ -128,30 +141,33 @@ module aes128_core #(
         aes_sbox in_sbox (.in_byte(in_key[31 - 8 * ((i + 1) % 4) -: 8]),
                           .out_byte(in_key_sub[31 - 8 * i -: 8]));
       end
-      // The key-expansion step (FIPS-197 5.2) from a key, SubWord(RotWord(its last word)), Rcon.
-      function [127:0] expand(input [127:0] key, input [31:0] sub, input [7:0] rc);
+      // Key expansion (FIPS-197 5.2) without SubWord: word j of the next round key is
+      // word j of this ^ SubWord(RotWord(its last word)).
+      function [127:0] prefix_xor(input [127:0] key, input [7:0] rc);
         reg [31:0] w;
         integer j;
         begin
-          w = sub ^ {rc, 24'h0};
+          w = {rc, 24'h0};
           for (j = 0; j < 4; j = j + 1) begin
             w = w ^ key[127 - 32 * j -: 32];
-            expand[127 - 32 * j -: 32] = w;
+            prefix_xor[127 - 32 * j -: 32] = w;
           end
         end
       endfunction
-      assign out_block     = round_out ^ round_key;
+      assign out_block     = shifted ^ round_key;  // valid in the last round
       assign out_round_key = round_key;
 
-      // state <= sel_early ? early : round_out ^ (round key, and in a chained load in_block ^ in_key)
       wire         chain_load = load && in_chain;
-      wire         sel_early  = !step && !chain_load;  // an unchained load, or hold
-      wire [127:0] early      = load ? in_block ^ in_key : state;
-      wire [127:0] add        = chain_load ? round_key ^ in_block ^ in_key : round_key;
+      (* keep *) wire [127:0] chained = shifted & {128{chain_load}};
+      (* keep *) wire [127:0] state_term = step       ? round_key
+                              : chain_load ? round_key ^ in_block ^ in_key
+                              : load       ? in_block ^ in_key : state;
+      (* keep *) wire [31:0] sub_term = load ? in_key_sub : step ? key_sub : 32'h0;
+      wire [127:0] key_term   = load ? prefix_xor(in_key, 8'h01)
+                              : step ? prefix_xor(round_key, next_rcon) : round_key;
       always @(posedge clk) begin
-        state     <= sel_early ? early : round_out ^ add;
-        round_key <= load ? expand(in_key, in_key_sub, 8'h01)
-                   : step ? expand(round_key, key_sub, next_rcon) : round_key;
+        state     <= mix0 ^ mix1 ^ mix2 ^ chained ^ state_term;
+        round_key <= {4{sub_term}} ^ key_term;
       end
 `else
       // state = the state before adding add_key; add_key = round key r-1 in round r, except

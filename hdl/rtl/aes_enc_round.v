@@ -16,21 +16,6 @@ module aes_enc_round #(
     output wire [127:0] state_out,
     output wire [127:0] key_out
 );
-  function [7:0] xtime(input [7:0] b);
-    xtime = {b[6:0], 1'b0} ^ (b[7] ? 8'h1b : 8'h00);
-  endfunction
-
-  function [31:0] mix_column(input [31:0] c);
-    reg [7:0] a0, a1, a2, a3;
-    begin
-      {a0, a1, a2, a3} = c;
-      mix_column = {xtime(a0) ^ xtime(a1) ^ a1 ^ a2 ^ a3,
-                    a0 ^ xtime(a1) ^ xtime(a2) ^ a2 ^ a3,
-                    a0 ^ a1 ^ xtime(a2) ^ xtime(a3) ^ a3,
-                    xtime(a0) ^ a0 ^ a1 ^ a2 ^ xtime(a3)};
-    end
-  endfunction
-
   // Byte i of the state is bits [127-8i -: 8]; row = i % 4, column = i / 4.
   wire [127:0] sub_bytes;
   wire [31:0]  key_sub;
@@ -52,8 +37,8 @@ module aes_enc_round #(
     end
   endgenerate
 
-  wire [127:0] mixed = {mix_column(shift_rows[127:96]), mix_column(shift_rows[95:64]),
-                        mix_column(shift_rows[63:32]), mix_column(shift_rows[31:0])};
+  wire [127:0] mixed;
+  aes_mix_columns mix (.in_state(shift_rows), .out_state(mixed));
 
   wire [31:0] w0 = key_in[127:96] ^ key_sub ^ {rcon, 24'h0};
   wire [31:0] w1 = key_in[95:64] ^ w0;
