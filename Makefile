@@ -21,13 +21,14 @@ build: setup
 demo: build
 	@bash scripts/lab_demo.sh
 
-# The full laboratory run: 40 repeats per point (hours), same report.
+# The full laboratory run: 40 repeats per point (about 15 h on 2 cores), its own output
+# directory (out/lab-full) so `make demo` never overwrites it; same report layout.
 lab: build
-	@LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
+	@OUT=$(OUT)/lab-full LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
 
 # Continue a killed `make lab` where it stopped (refused if its options differ).
 lab-resume: build
-	@LAB_ARGS="--repeats 40 --resume" bash scripts/lab_demo.sh
+	@OUT=$(OUT)/lab-full LAB_ARGS="--repeats 40 --resume" bash scripts/lab_demo.sh
 
 test: build
 	$(MAKE) test-rust test-python

@@ -295,10 +295,21 @@ def medium_seed(seed: int, rnd: int) -> int:
     return int.from_bytes(hashlib.sha256(f"wlansec-lab medium {seed}:{rnd}".encode()).digest()[:4], "big")
 
 
+def binary_digest(path: str) -> str | None:
+    """SHA-256 of the wlansec binary: records made by another build of it (which may emulate
+    differently) must not be mixed into one run."""
+    found = shutil.which(path) or path
+    try:
+        return hashlib.sha256(Path(found).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def plan_header(e: Experiment, ctx: Context, repeats: int, seed: int) -> dict:
     """Everything a run record depends on besides the point: a resume must match it exactly."""
     header = {"experiment": e.name, "points": e.points(ctx.quick), "repeats": repeats, "warmup": 1, "seed": seed,
-              "quick": ctx.quick, "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.settings() if ctx.testbed else None}
+              "quick": ctx.quick, "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.settings() if ctx.testbed else None,
+              "wlansec_sha256": binary_digest(ctx.wlansec)}
     if ctx.testbed and ctx.testbed.seeded:
         header["medium_seeds"] = [medium_seed(seed, rnd) for rnd in range(repeats + 1)]
     return header
