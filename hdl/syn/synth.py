@@ -190,7 +190,9 @@ def synthesize(top, params, target, sbox_bram, rel, tail, log, roms_netlist=None
     # The cell library goes in as synth_ecp5 reads it (its RTLIL form loses the parameters).
     lib = "read_verilog -lib -specify +/lattice/cells_sim_ecp5.v +/lattice/cells_bb_ecp5.v"
     if roms_netlist:
-        setattr += (f"design -save roms; techmap t:$alu t:$macc t:$macc_v2; write_verilog -noattr -selected {roms_netlist}; "
+        # Arithmetic cells to gates (Icarus knows no $alu; one pass per level: $macc, $alu, $fa).
+        arith = "techmap t:$macc t:$macc_v2 t:$alu t:$lcu t:$fa;"
+        setattr += (f"design -save roms; {arith} {arith} {arith} write_verilog -noattr -selected {roms_netlist}; "
                     "design -load roms; ")
     return t + yosys(f"{lib}; read_rtlil {coarse}; {setattr}synth_ecp5 -top {top} -run map_ram:; {tail}",
                      log.with_name(log.name.replace("yosys", "yosys-map")))
