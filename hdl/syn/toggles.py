@@ -12,13 +12,16 @@ import sys
 from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
-# design: (top, parameters, environment, frames the bench pushes through)
+# design: (top, parameters, environment, frames the bench pushes through, defines); the
+# *_bram designs simulate the round order chosen for S-boxes in block RAM (AES_SBOX_BRAM).
 DESIGNS = {
-    "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4),
-    "ccmp_core_n2": ("ccmp_core", "N=2", {"CCMP_N": "2"}, 4),
-    "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4),
-    "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4),
-    "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 20),
+    "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, ""),
+    "ccmp_core_n2": ("ccmp_core", "N=2", {"CCMP_N": "2"}, 4, ""),
+    "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4, ""),
+    "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, ""),
+    "ccmp_core_bram": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_SBOX_BRAM"),
+    "ccmp_core_n8_bram": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, "AES_SBOX_BRAM"),
+    "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 22, ""),  # 2 frames on each of 11 lanes
 }
 
 
@@ -26,12 +29,12 @@ def main():
     out = HDL / "build" / "toggles"
     out.mkdir(parents=True, exist_ok=True)
     for name in sys.argv[1:] or list(DESIGNS):
-        top, params, env, frames = DESIGNS[name]
+        top, params, env, frames, defines = DESIGNS[name]
         print(f"[toggles] {name} ...", flush=True)
         cov = HDL / "coverage.dat"
         cov.unlink(missing_ok=True)
         subprocess.run(["make", "-s", "-f", "tb/cocotb.mk", "SIM=verilator", f"TOPLEVEL={top}",
-                        f"MODULE=test_{top}", f"RUN=toggles-{name}", f"PARAMS={params}",
+                        f"MODULE=test_{top}", f"RUN=toggles-{name}", f"PARAMS={params}", f"DEFINES={defines}",
                         "TOGGLES=1", "TESTCASE=cycles_per_1500_octet_frame"],
                        cwd=HDL, env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL)
         total = sum(int(n) for n in re.findall(r"' (\d+)$", cov.read_text(), re.M))
