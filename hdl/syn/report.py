@@ -56,6 +56,15 @@ def pnr_delays(design, target):
     return last(tsu), last(tco), (round(1000 / float(fmax[-1]), 2) if fmax else None)
 
 
+def provenance(design, target):
+    """The commit the synthesis result was measured at, and the router if not the default."""
+    path = SYN / f"{design}-{target}.json"
+    r = json.loads(path.read_text()) if path.exists() else {}
+    commit = r.get("commit")
+    note = f"{commit[:12]}{'+dirty' if 'dirty' in commit else ''}" if commit else "an older RTL (not recorded)"
+    return note + (f", {r['router']}" if r.get("router", "router1") != "router1" else "")
+
+
 def rows():
     out = []
     for path in sorted(SYN.glob("*-*.json")):
@@ -94,8 +103,8 @@ def summary_table(rs):
     keys = ("design", "target", "luts", "ffs", "brams", "fmax_mhz", "cycles_per_frame_1500",
             "mbps_per_mhz", "gbps", "toggles_per_frame")
     head = ["design", "target", "LUTs", "FFs", "BRAMs", "Fmax (MHz)", "cycles / 1500 B", "Mb/s/MHz",
-            "Gb/s", "toggles / frame"]
-    return table(head, [[r[k] for k in keys] for r in rs])
+            "Gb/s", "toggles / frame", "measured at"]
+    return table(head, [[r[k] for k in keys] + [provenance(r["design"], r["target"])] for r in rs])
 
 
 def algredo_layout(rs):
@@ -125,16 +134,18 @@ def algredo_layout(rs):
 
 def parallel_layouts(rs):
     """Hayajneh et al. Tables III (resources), IV (timing), the total-time comparison and
-    V (power/energy, here the toggle proxy), standard vs 2/4/8-way, on ecp5."""
+    V (power/energy, here the toggle proxy), standard vs 2/4/8-way, on ecp5. Each design is
+    set against the standard design of its own S-box mapping (LUTs, or block RAM)."""
     ecp5 = {r["design"]: r for r in rs if r["target"] == "ecp5"}
     designs = [d for d in WAYS if d in ecp5] + [f"{d}_bram" for d in WAYS if f"{d}_bram" in ecp5]
-    std = ecp5.get("ccmp_core")
+    std_of = lambda d: ecp5.get("ccmp_core_bram" if d.endswith("_bram") else "ccmp_core") or {}
     ways = lambda d: WAYS[d.removesuffix("_bram")]
     ratio = lambda a, b: round(a / b, 2) if (a is not None and b) else None
-    res = table(["design", "ways N", "LUT4s", "FFs", "BRAMs", "LUTs × standard", "FFs × standard"],
-                [[d, ways(d), ecp5[d]["luts"], ecp5[d]["ffs"], ecp5[d]["brams"],
-                  ratio(ecp5[d]["luts"], std and std["luts"]), ratio(ecp5[d]["ffs"], std and std["ffs"])]
-                 for d in designs] + [["published: parallel vs standard (Cyclone II LEs)", "–", "–", "–", "–", 2.4, "–"]])
+    vs = lambda d, key: ratio(ecp5[d][key], std_of(d).get(key))
+    res = table(["design", "ways N", "LUT4s", "FFs", "BRAMs", "LUTs × standard", "FFs × standard", "BRAMs × standard"],
+                [[d, ways(d), ecp5[d]["luts"], ecp5[d]["ffs"], ecp5[d]["brams"], vs(d, "luts"), vs(d, "ffs"),
+                  vs(d, "brams")] for d in designs]
+                + [["published: parallel vs standard (Cyclone II LEs)", "–", "–", "–", "–", 2.4, "–", "–"]])
     timing_rows = []
     for d in designs:
         tsu, tco, clk = pnr_delays(d, "ecp5")
@@ -142,25 +153,20 @@ def parallel_layouts(rs):
     timing = table(["design", "Tsu: pin → register (ns)", "Tco: register → pin (ns)", "Clk-Clk: register → register (ns)",
                     "Fmax (MHz)"], timing_rows)
     time_ns = lambda r: round(r["cycles_per_frame_1500"] / r["fmax_mhz"] * 1000, 1) \
-        if (r["cycles_per_frame_1500"] and r["fmax_mhz"]) else None
-    std_time = time_ns(std) if std else None
+        if (r.get("cycles_per_frame_1500") and r.get("fmax_mhz")) else None
     speed = table(["design", "cycles / 1500 B", "speedup (cycles)", "time / 1500 B at Fmax (ns)", "speedup (time)",
                    "LUTs × standard"],
-                  [[d, ecp5[d]["cycles_per_frame_1500"],
-                    ratio(std and std["cycles_per_frame_1500"], ecp5[d]["cycles_per_frame_1500"]),
-                    time_ns(ecp5[d]), ratio(std_time, time_ns(ecp5[d])), ratio(ecp5[d]["luts"], std and std["luts"])]
-                   for d in designs]
+                  [[d, ecp5[d]["cycles_per_frame_1500"], ratio(std_of(d).get("cycles_per_frame_1500"),
+                                                               ecp5[d]["cycles_per_frame_1500"]),
+                    time_ns(ecp5[d]), ratio(time_ns(std_of(d)), time_ns(ecp5[d])), vs(d, "luts")] for d in designs]
                   + [["published: standard → parallel (Cyclone II, Modelsim)", "–", "–", "2830 → 770", 3.7, 2.4]])
-    energy_rows = []
-    std_t = std and std["toggles_per_frame"]
-    for d in designs:
-        t, c = ecp5[d]["toggles_per_frame"], ecp5[d]["cycles_per_frame_1500"]
-        per_cycle = round(t / c) if (t and c) else None
-        std_per_cycle = round(std_t / std["cycles_per_frame_1500"]) if std_t else None
-        energy_rows.append([d, t, ratio(t, std_t), per_cycle, ratio(per_cycle, std_per_cycle)])
+    per_cycle = lambda r: round(r["toggles_per_frame"] / r["cycles_per_frame_1500"]) \
+        if (r.get("toggles_per_frame") and r.get("cycles_per_frame_1500")) else None
     energy = table(["design", "toggles / frame (energy proxy)", "× standard", "toggles / cycle (power proxy)",
                     "× standard"],
-                   energy_rows + [["published: parallel vs standard", "less energy", "–", "more power", "–"]])
+                   [[d, ecp5[d]["toggles_per_frame"], vs(d, "toggles_per_frame"), per_cycle(ecp5[d]),
+                     ratio(per_cycle(ecp5[d]), per_cycle(std_of(d)))] for d in designs]
+                   + [["published: parallel vs standard", "less energy", "–", "more power", "–"]])
     return res, timing, speed, energy
 
 

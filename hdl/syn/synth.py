@@ -45,7 +45,10 @@ DESIGNS = {
     "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"], False),
     "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"], False),
     "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"], False),
+    "ccmp_core_n2_bram": ("ccmp_core", {"N": 2}, ["ecp5"], True),
+    "ccmp_core_n4_bram": ("ccmp_core", {"N": 4}, ["ecp5"], True),
     "ccmp_core_n8_bram": ("ccmp_core", {"N": 8}, ["ecp5"], True),
+    "ccmp_decap_bram": ("ccmp_decap", {"N": 1}, ["ecp5"], True),
     "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], False),
     "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], True),
 }
