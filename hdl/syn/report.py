@@ -46,7 +46,9 @@ def pnr_delays(design, target):
     """(Tsu, Tco, clock-to-clock) in ns from nextpnr's log: the worst pin-to-register,
     register-to-pin and register-to-register paths of the last timing analysis."""
     log = SYN / f"{design}-{target}-nextpnr.log"
-    if not log.exists():
+    result = SYN / f"{design}-{target}.json"
+    # A log without an Fmax in the result is a stale or unfinished run's.
+    if not log.exists() or not result.exists() or json.loads(result.read_text()).get("fmax_mhz") is None:
         return None, None, None
     text = log.read_text()
     tsu = re.findall(r"Max delay <async>\s+-> posedge [^:]+:\s+([\d.]+) ns", text)
