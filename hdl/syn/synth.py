@@ -260,15 +260,24 @@ def synth(name, target):
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     wanted = sys.argv[1:] or list(DESIGNS)
+    failed = []
     for item in wanted:
         name, _, only = item.partition(":")
         for target in [only] if only else DESIGNS[name][2]:
             t = time.time()
             print(f"[synth] {name} on {target} ...", flush=True)
-            r = synth(name, target)
+            try:
+                r = synth(name, target)
+            except subprocess.CalledProcessError as e:  # one failing design must not stop the list
+                failed.append(f"{name}:{target}")
+                print(f"[synth] {name} on {target}: FAILED ({Path(e.cmd[0]).name}; see build/syn/{name}-{target}-*.log)",
+                      flush=True)
+                continue
             print(f"[synth] {name} on {target}: {r['luts']} LUTs, {r['ffs']} FFs, "
                   f"{r['brams']} BRAM, Fmax {r['fmax_mhz']} MHz ({time.time() - t:.0f} s)",
                   flush=True)
+    if failed:
+        sys.exit(f"[synth] failed: {' '.join(failed)}")
 
 
 if __name__ == "__main__":
