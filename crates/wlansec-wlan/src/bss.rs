@@ -672,6 +672,12 @@ impl AccessPoint {
         Ok(())
     }
 
+    /// A management frame from the AP to one of its stations.
+    fn management_to(&mut self, subtype: u8, sta: MacAddr, body: &[u8]) -> Result<Vec<u8>> {
+        let bssid = self.config.bssid;
+        management(subtype, sta, bssid, bssid, self.sequence.next(), body)
+    }
+
     fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
         match subtype {
@@ -690,14 +696,7 @@ impl AccessPoint {
                 let mut resp = vec![0x01, 0x00, 0x00, 0x00];
                 resp.extend_from_slice(&(aid | 0xc000).to_le_bytes());
                 resp.extend_from_slice(&ELEMENT_RATES);
-                out.push(Output::Air(management(
-                    SUBTYPE_ASSOC_RESPONSE,
-                    sta,
-                    bssid,
-                    bssid,
-                    self.sequence.next(),
-                    &resp,
-                )?));
+                out.push(Output::Air(self.management_to(SUBTYPE_ASSOC_RESPONSE, sta, &resp)?));
                 let events = match (&self.credential, &self.gtk) {
                     (Credential::Psk(pmk), Some(gtk)) => {
                         let params = self.config.mode.handshake_params(bssid, sta)?;
@@ -758,14 +757,7 @@ impl AccessPoint {
                     let Some(a) = self.stations.get_mut(&sta) else { continue };
                     a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
                     a.authenticator = None;
-                    out.push(Output::Air(management(
-                        SUBTYPE_DEAUTH,
-                        sta,
-                        bssid,
-                        bssid,
-                        self.sequence.next(),
-                        &15u16.to_le_bytes(),
-                    )?));
+                    out.push(Output::Air(self.management_to(SUBTYPE_DEAUTH, sta, &15u16.to_le_bytes())?));
                 }
                 Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
             }
