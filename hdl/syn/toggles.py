@@ -13,13 +13,15 @@ from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
 # design: (top, parameters, environment, frames the bench pushes through, defines); the
-# *_bram designs simulate the round order chosen for S-boxes in block RAM (AES_SBOX_BRAM).
+# *_bram and *_tbox designs simulate the round orders chosen for S-boxes (AES_SBOX_BRAM) and
+# T-tables (AES_TBOX_BRAM) in block RAM.
 DESIGNS = {
     "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, ""),
     "ccmp_core_n2": ("ccmp_core", "N=2", {"CCMP_N": "2"}, 4, ""),
     "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4, ""),
     "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, ""),
     "ccmp_core_bram": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_SBOX_BRAM"),
+    "ccmp_core_tbox": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_TBOX_BRAM"),
     "ccmp_core_n8_bram": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, "AES_SBOX_BRAM"),
     "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 22, ""),  # 2 frames on each of 11 lanes
 }
