@@ -42,7 +42,7 @@ DESIGNS = {
     "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], None),
     "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"], None),
     "aes128_core_bram": ("aes128_core", {}, ["ecp5"], "sbox"),
-    "aes128_core_enc_bram": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5"], "sbox"),
+    "aes128_core_enc_bram": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40"], "sbox"),
     "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"], None),
     "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"], None),
     "aes128_pipelined_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5"], "sbox"),
@@ -189,9 +189,8 @@ def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
     read = f"read_verilog{' -D' + RAM_DEFINES[ram] if ram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
     read += chparam if top != "harness" else ""
     cmd = {"ecp5": "synth_ecp5", "ice40": "synth_ice40", "xilinx": "synth_xilinx -family xc7"}[target]
-    if not ram:
+    if not ram or target != "ecp5":  # iCE40 puts registered-address ROMs in its RAMs itself
         return yosys(f"{read}; {cmd} -top {top}; {tail}", log)
-    assert target == "ecp5"
     listing, coarse = HDL / f"{rel}-sbox-roms.txt", f"{rel}-coarse.il"
     t = yosys(f"{read}; synth_ecp5 -top {top} -run :map_ram; "
               f"tee -q -o {listing.relative_to(HDL)} select -list "
