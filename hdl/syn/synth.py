@@ -6,7 +6,9 @@ build/syn/<design>-<target>.json, with the commit measured. SYNTH_PNR=0: resourc
 no place and route. SYNTH_ROUTER=router2: nextpnr's second router (recorded in the result),
 for designs whose congestion the default router1 does not resolve in reasonable time.
 SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, every seed's
-is kept in the result (fmax_by_seed). The default is seed 1 alone.
+is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: the
+netlists only, no result record (the netlist benches of `make test`, which must not replace
+a measured Fmax).
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
@@ -243,12 +245,6 @@ def synth(name, target):
         brams = sum(v for k, v in c.items() if k.startswith("RAMB"))
     result = {"design": name, "target": target, "luts": luts, "ffs": ffs, "brams": brams,
               "fmax_mhz": None, "commit": commit}
-    previous = OUT / f"{name}-{target}.json"
-    if previous.exists() and json.loads(previous.read_text()).get("commit") == commit:
-        # A resources-only run (the netlist benches of `make test`) keeps the Fmax that a
-        # place and route measured at the same commit.
-        old = json.loads(previous.read_text())
-        result.update({k: old[k] for k in ("fmax_mhz", "router", "note", "fmax_by_seed") if k in old})
     # 2. Place and route inside the harness: Fmax.
     if target in ("ecp5", "ice40") and os.environ.get("SYNTH_PNR", "1") == "1":
         (HDL / f"{rel}-harness.v").write_text(harness(top, params))
@@ -283,7 +279,8 @@ def synth(name, target):
                 (HDL / f"{rel}-report.json").write_text((HDL / f"{rel}-report-seed{seed}.json").read_text())
         if len(seeds) > 1:
             result["fmax_by_seed"] = by_seed
-    (OUT / f"{name}-{target}.json").write_text(json.dumps(result, indent=1))
+    if os.environ.get("SYNTH_RECORD", "1") == "1":
+        (OUT / f"{name}-{target}.json").write_text(json.dumps(result, indent=1))
     return result
 
 
