@@ -6,6 +6,9 @@
 //                Every S-box reads a register, so synthesis can put it in block RAM with
 //                that register as the RAM's address register (syn/synth.py *_bram), and a
 //                caller's input muxes do not share a cycle with the first round.
+//   PIPELINED=2 (R=1): as 1, with a second register stage in every round, right after
+//                SubBytes (where a block RAM's output register sits): 21 cycles of latency,
+//                and no path runs from one S-box RAM through logic into the next.
 // out_round_key is round key 10 (the decryption key, as aes128_core). The pipeline moves
 // exactly on the cycles with out_ready high (even when its output stage is empty), so a
 // caller can know which cycle a block comes out: ccmp_multi schedules on that.
@@ -28,7 +31,8 @@ module aes128_unrolled #(
     output wire [127:0]      out_round_key,
     output wire [USER_W-1:0] out_user
 );
-  localparam S = 10 / R;  // steps per block
+  localparam S = 10 / R;                      // steps per block
+  localparam LATENCY = PIPELINED * S + 1;       // pipelined: cycles from in to out
 
   generate
     if (PIPELINED == 0) begin : g_iterative
@@ -68,6 +72,73 @@ module aes128_unrolled #(
       assign out_block     = state;
       assign out_round_key = round_key;
       assign out_user      = user;
+    end else if (PIPELINED == 2) begin : g_split
+      // Stage 0 is the input register; stage 2r-1 holds SubBytes of the state after round
+      // r-1 (and SubWord(RotWord) of its key's last word, and that key), stage 2r the state
+      // and key after round r.
+      reg [127:0]      state [0:LATENCY-1];  // even stages: state; odd: SubBytes of it
+      reg [127:0]      key   [0:LATENCY-1];
+      reg [31:0]       key_sub [0:LATENCY-1];
+      reg [USER_W-1:0] user  [0:LATENCY-1];
+      reg [LATENCY-1:0] valid;
+      wire             advance = out_ready;
+      assign in_ready = advance;
+      always @(posedge clk) begin
+        if (reset) begin
+          valid[0] <= 1'b0;
+        end else if (advance) begin
+          valid[0] <= in_valid;
+          state[0] <= in_block ^ in_key;
+          key[0]   <= in_key;
+          user[0]  <= in_user;
+        end
+      end
+      genvar r, i;
+      for (r = 1; r <= 10; r = r + 1) begin : g_round
+        localparam [3:0] ROUND = r;
+        wire [127:0] sub;
+        wire [31:0]  word_sub;
+        for (i = 0; i < 16; i = i + 1) begin : g_sub
+          aes_sbox sbox (.in_byte(state[2 * r - 2][127 - 8 * i -: 8]), .out_byte(sub[127 - 8 * i -: 8]));
+        end
+        for (i = 0; i < 4; i = i + 1) begin : g_key_sub  // RotWord then SubWord
+          aes_sbox sbox (.in_byte(key[2 * r - 2][31 - 8 * ((i + 1) % 4) -: 8]),
+                         .out_byte(word_sub[31 - 8 * i -: 8]));
+        end
+        // ShiftRows(SubBytes) is the final round's output; the others add MixColumns.
+        wire [127:0] shifted, mixed;
+        for (i = 0; i < 16; i = i + 1) begin : g_shift
+          assign shifted[127 - 8 * i -: 8] =
+              state[2 * r - 1][127 - 8 * ((i % 4) + 4 * (((i / 4) + (i % 4)) % 4)) -: 8];
+        end
+        aes_mix_columns mix (.in_state(shifted), .out_state(mixed));
+        wire [7:0]   rcon;
+        aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
+        wire [31:0]  w0 = key[2 * r - 1][127:96] ^ key_sub[2 * r - 1] ^ {rcon, 24'h0};
+        wire [31:0]  w1 = key[2 * r - 1][95:64] ^ w0;
+        wire [31:0]  w2 = key[2 * r - 1][63:32] ^ w1;
+        wire [31:0]  w3 = key[2 * r - 1][31:0] ^ w2;
+        always @(posedge clk) begin
+          if (reset) begin
+            valid[2 * r - 1] <= 1'b0;
+            valid[2 * r]     <= 1'b0;
+          end else if (advance) begin
+            valid[2 * r - 1]   <= valid[2 * r - 2];
+            state[2 * r - 1]   <= sub;
+            key[2 * r - 1]     <= key[2 * r - 2];
+            key_sub[2 * r - 1] <= word_sub;
+            user[2 * r - 1]    <= user[2 * r - 2];
+            valid[2 * r]       <= valid[2 * r - 1];
+            state[2 * r]       <= (r == 10 ? shifted : mixed) ^ {w0, w1, w2, w3};
+            key[2 * r]         <= {w0, w1, w2, w3};
+            user[2 * r]        <= user[2 * r - 1];
+          end
+        end
+      end
+      assign out_valid     = valid[LATENCY-1];
+      assign out_block     = state[LATENCY-1];
+      assign out_round_key = key[LATENCY-1];
+      assign out_user      = user[LATENCY-1];
     end else begin : g_pipelined
       // Stage 0 is the input register; stage s (1..S) holds the block after rounds
       // 1 .. s*R.

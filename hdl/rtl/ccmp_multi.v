@@ -1,6 +1,7 @@
-// Multi-frame CCMP-128 encapsulation ("hardware multi-buffer"): F = 10/R + 1 independent
-// frame lanes share two pipelined AES-128 units (an input register, then R rounds per
-// stage in 10/R stages: F cycles of latency), one for CBC-MAC and one for CTR. A CBC-MAC
+// Multi-frame CCMP-128 encapsulation ("hardware multi-buffer"): F = PIPELINED * 10/R + 1
+// independent frame lanes share two pipelined AES-128 units (an input register, then R
+// rounds per stage in 10/R stages, or with PIPELINED=2 and R=1 two stages per round, the
+// second after SubBytes: F cycles of latency), one for CBC-MAC and one for CTR. A CBC-MAC
 // chain can only issue a block when its previous one has left the pipeline, so the lanes
 // take turns: slot k of every F cycles belongs to lane k, and its result comes back
 // exactly when its slot comes round again. With every lane busy both pipelines start a
@@ -10,7 +11,8 @@
 `default_nettype none
 module ccmp_multi #(
     parameter R = 1,
-    parameter F = 10 / R + 1  // the pipelines' latency: not a free choice
+    parameter PIPELINED = 1,
+    parameter F = PIPELINED * (10 / R) + 1  // the pipelines' latency: not a free choice
 ) (
     input  wire             clk,
     input  wire             reset,
@@ -159,14 +161,14 @@ module ccmp_multi #(
   wire         mac_pipe_valid = mac_valid[slot] && mac_take[slot];
   wire         ctr_pipe_valid = ctr_valid[slot] && ctr_take[slot];
 
-  aes128_unrolled #(.R(R), .PIPELINED(1), .USER_W(LANE_W)) mac_pipe (
+  aes128_unrolled #(.R(R), .PIPELINED(PIPELINED), .USER_W(LANE_W)) mac_pipe (
       .clk(clk), .reset(reset),
       .in_valid(mac_pipe_valid), .in_ready(), .in_key(mac_pipe_key),
       .in_block(mac_pipe_block), .in_user(slot),
       .out_valid(mac_out_valid), .out_ready(advance), .out_block(mac_out),
       .out_round_key(), .out_user(mac_out_lane)
   );
-  aes128_unrolled #(.R(R), .PIPELINED(1), .USER_W(CTR_USER_W)) ctr_pipe (
+  aes128_unrolled #(.R(R), .PIPELINED(PIPELINED), .USER_W(CTR_USER_W)) ctr_pipe (
       .clk(clk), .reset(reset),
       .in_valid(ctr_pipe_valid), .in_ready(), .in_key(ctr_key[128 * slot +: 128]),
       .in_block(ctr_counter[128 * slot +: 128]),

@@ -37,9 +37,10 @@ def cycles(design):
     if base in AES_CYCLES_PER_BLOCK:
         return AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base]
     for name in (design, base):
-        path = HDL / "build" / "cycles" / f"{name}-verilator.json"
-        if path.exists():
-            return json.loads(path.read_text())["cycles_per_frame_1500"]
+        for sim in ("verilator", "icarus"):  # the 21-lane multi-frame core runs on Icarus only
+            path = HDL / "build" / "cycles" / f"{name}-{sim}.json"
+            if path.exists():
+                return json.loads(path.read_text())["cycles_per_frame_1500"]
     return None
 
 

@@ -62,6 +62,7 @@ DESIGNS = {
     "ccmp_decap_tbox": ("ccmp_decap", {"N": 1}, ["ecp5"], "tbox"),
     "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], None),
     "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], "sbox"),
+    "ccmp_multi_r1_split_bram": ("ccmp_multi", {"R": 1, "PIPELINED": 2}, ["ecp5"], "sbox"),
 }
 
 
@@ -71,7 +72,7 @@ def ports(top, params):
     env = {"N": 1, "R": 2, "USER_W": 1}
     env.update(params)
     env["NB_W"] = math.ceil(math.log2(16 * env["N"] + 1))
-    env["F"] = 10 // env["R"] + 1  # ccmp_multi's lanes
+    env["F"] = env.get("PIPELINED", 1) * (10 // env["R"]) + 1  # ccmp_multi's lanes
     found = []
     for d, rng, name in re.findall(r"(input|output)\s+wire\s*(?:\[([^\]]+):0\])?\s*(\w+)", src):
         width = eval(rng, {}, dict(env)) + 1 if rng else 1

@@ -86,4 +86,4 @@ async def latency(dut):
         if dut.out_valid.value == 1:
             break
     assert taken is not None and dut.out_valid.value == 1, "no block came out"
-    assert cycle - taken == (10 // R + 1 if PIPELINED else 10 // R), (taken, cycle)
+    assert cycle - taken == (PIPELINED * (10 // R) + 1 if PIPELINED else 10 // R), (taken, cycle)

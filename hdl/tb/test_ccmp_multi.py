@@ -13,7 +13,8 @@ from golden import body_beats, frames
 from test_ccmp_core import record
 
 R = int(os.environ.get("AES_R", "2"))
-F = 10 // R + 1  # lanes: the pipelines' latency (input register + 10/R stages)
+PIPELINED = int(os.environ.get("AES_PIPELINED", "1"))
+F = PIPELINED * (10 // R) + 1  # lanes: the pipelines' latency (input register + stages)
 FRAMES = int(os.environ.get("CCMP_FRAMES", "20"))
 FIELDS = {"tk": 128, "pn": 48, "keyid": 2, "header": 256, "ht_control": 1, "body_len": 16}
 
@@ -113,5 +114,5 @@ async def cycles_per_1500_octet_frame(dut):
     recs = frames(2 * F, seed=83, min_len=1500, max_len=1500, data_only=True)
     lane_jobs = [[encap_job(r) for r in recs[l::F]] for l in range(F)]
     cycles = await check(dut, lane_jobs, stall=0.0, seed=3, label="1500-octet frames")
-    record(dut, {"design": f"ccmp_multi_r{R}", "lanes": F, "frames": 2 * F,
+    record(dut, {"design": f"ccmp_multi_r{R}" + ("_split" if PIPELINED == 2 else ""), "lanes": F, "frames": 2 * F,
                  "cycles_total": cycles, "cycles_per_frame_1500": cycles / (2 * F)})
