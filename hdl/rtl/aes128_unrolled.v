@@ -72,66 +72,79 @@ module aes128_unrolled #(
       assign out_block     = state;
       assign out_round_key = round_key;
       assign out_user      = user;
-    end else if (PIPELINED == 2) begin : g_split
-      // Stage 0 is the input register; stage 2r-1 holds SubBytes of the state after round
-      // r-1 (and SubWord(RotWord) of its key's last word, and that key), stage 2r the state
-      // and key after round r.
-      reg [127:0]      state [0:LATENCY-1];  // even stages: state; odd: SubBytes of it
-      reg [127:0]      key   [0:LATENCY-1];
-      reg [31:0]       key_sub [0:LATENCY-1];
-      reg [USER_W-1:0] user  [0:LATENCY-1];
+    end else begin : g_pipelined
+      // Stage 0 is the input register. PIPELINED=1: stage s (1..S) holds the block after
+      // rounds 1 .. s*R. PIPELINED=2: stage 2r-1 holds SubBytes of the state after round r-1
+      // (and that state's key), stage 2r the state and key after round r.
+      reg [127:0]       state [0:LATENCY-1];
+      reg [127:0]       key   [0:LATENCY-1];
+      reg [USER_W-1:0]  user  [0:LATENCY-1];
       reg [LATENCY-1:0] valid;
-      wire             advance = out_ready;
+      wire              advance = out_ready;  // strict lock step: callers count on it
       assign in_ready = advance;
+      integer t;
       always @(posedge clk) begin
         if (reset) begin
-          valid[0] <= 1'b0;
+          valid <= {LATENCY{1'b0}};
         end else if (advance) begin
-          valid[0] <= in_valid;
+          valid    <= {valid[LATENCY-2:0], in_valid};
           state[0] <= in_block ^ in_key;
           key[0]   <= in_key;
           user[0]  <= in_user;
+          for (t = 1; t < LATENCY; t = t + 1) user[t] <= user[t - 1];
         end
       end
-      genvar r, i;
-      for (r = 1; r <= 10; r = r + 1) begin : g_round
-        localparam [3:0] ROUND = r;
-        wire [127:0] sub;
-        wire [31:0]  word_sub;
-        for (i = 0; i < 16; i = i + 1) begin : g_sub
-          aes_sbox sbox (.in_byte(state[2 * r - 2][127 - 8 * i -: 8]), .out_byte(sub[127 - 8 * i -: 8]));
+      genvar s, i;
+      if (PIPELINED == 2) begin : g_split
+        for (s = 1; s <= 10; s = s + 1) begin : g_round
+          localparam [3:0] ROUND = s;
+          wire [127:0] sub;
+          wire [31:0]  word_sub;
+          reg  [31:0]  word_sub_q;  // SubWord(RotWord) of key[2s-1]'s last word
+          for (i = 0; i < 16; i = i + 1) begin : g_sub
+            aes_sbox sbox (.in_byte(state[2 * s - 2][127 - 8 * i -: 8]), .out_byte(sub[127 - 8 * i -: 8]));
+          end
+          for (i = 0; i < 4; i = i + 1) begin : g_key_sub  // RotWord then SubWord
+            aes_sbox sbox (.in_byte(key[2 * s - 2][31 - 8 * ((i + 1) % 4) -: 8]),
+                           .out_byte(word_sub[31 - 8 * i -: 8]));
+          end
+          // ShiftRows(SubBytes) is the last round's output; the others add MixColumns.
+          wire [127:0] shifted, mixed;
+          for (i = 0; i < 16; i = i + 1) begin : g_shift
+            assign shifted[127 - 8 * i -: 8] =
+                state[2 * s - 1][127 - 8 * ((i % 4) + 4 * (((i / 4) + (i % 4)) % 4)) -: 8];
+          end
+          aes_mix_columns mix (.in_state(shifted), .out_state(mixed));
+          wire [7:0]   rcon;
+          aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
+          wire [31:0]  w0 = key[2 * s - 1][127:96] ^ word_sub_q ^ {rcon, 24'h0};
+          wire [31:0]  w1 = key[2 * s - 1][95:64] ^ w0;
+          wire [31:0]  w2 = key[2 * s - 1][63:32] ^ w1;
+          wire [31:0]  w3 = key[2 * s - 1][31:0] ^ w2;
+          always @(posedge clk) begin
+            if (advance) begin
+              state[2 * s - 1] <= sub;
+              key[2 * s - 1]   <= key[2 * s - 2];
+              word_sub_q       <= word_sub;
+              state[2 * s]     <= (s == 10 ? shifted : mixed) ^ {w0, w1, w2, w3};
+              key[2 * s]       <= {w0, w1, w2, w3};
+            end
+          end
         end
-        for (i = 0; i < 4; i = i + 1) begin : g_key_sub  // RotWord then SubWord
-          aes_sbox sbox (.in_byte(key[2 * r - 2][31 - 8 * ((i + 1) % 4) -: 8]),
-                         .out_byte(word_sub[31 - 8 * i -: 8]));
-        end
-        // ShiftRows(SubBytes) is the final round's output; the others add MixColumns.
-        wire [127:0] shifted, mixed;
-        for (i = 0; i < 16; i = i + 1) begin : g_shift
-          assign shifted[127 - 8 * i -: 8] =
-              state[2 * r - 1][127 - 8 * ((i % 4) + 4 * (((i / 4) + (i % 4)) % 4)) -: 8];
-        end
-        aes_mix_columns mix (.in_state(shifted), .out_state(mixed));
-        wire [7:0]   rcon;
-        aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
-        wire [31:0]  w0 = key[2 * r - 1][127:96] ^ key_sub[2 * r - 1] ^ {rcon, 24'h0};
-        wire [31:0]  w1 = key[2 * r - 1][95:64] ^ w0;
-        wire [31:0]  w2 = key[2 * r - 1][63:32] ^ w1;
-        wire [31:0]  w3 = key[2 * r - 1][31:0] ^ w2;
-        always @(posedge clk) begin
-          if (reset) begin
-            valid[2 * r - 1] <= 1'b0;
-            valid[2 * r]     <= 1'b0;
-          end else if (advance) begin
-            valid[2 * r - 1]   <= valid[2 * r - 2];
-            state[2 * r - 1]   <= sub;
-            key[2 * r - 1]     <= key[2 * r - 2];
-            key_sub[2 * r - 1] <= word_sub;
-            user[2 * r - 1]    <= user[2 * r - 2];
-            valid[2 * r]       <= valid[2 * r - 1];
-            state[2 * r]       <= (r == 10 ? shifted : mixed) ^ {w0, w1, w2, w3};
-            key[2 * r]         <= {w0, w1, w2, w3};
-            user[2 * r]        <= user[2 * r - 1];
+      end else begin : g_rounds
+        for (s = 1; s <= S; s = s + 1) begin : g_stage
+          localparam integer FIRST_I = (s - 1) * R + 1;
+          localparam [3:0] FIRST = FIRST_I[3:0];
+          wire [127:0] next_state, next_key;
+          aes_enc_rounds #(.R(R)) rounds (
+              .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
+              .state_out(next_state), .key_out(next_key)
+          );
+          always @(posedge clk) begin
+            if (advance) begin
+              state[s] <= next_state;
+              key[s]   <= next_key;
+            end
           end
         end
       end
@@ -139,49 +152,6 @@ module aes128_unrolled #(
       assign out_block     = state[LATENCY-1];
       assign out_round_key = key[LATENCY-1];
       assign out_user      = user[LATENCY-1];
-    end else begin : g_pipelined
-      // Stage 0 is the input register; stage s (1..S) holds the block after rounds
-      // 1 .. s*R.
-      reg [127:0]      state [0:S];
-      reg [127:0]      key   [0:S];
-      reg [USER_W-1:0] user  [0:S];
-      reg [S:0]        valid;
-      wire             advance = out_ready;  // strict lock step: callers count on it
-      assign in_ready = advance;
-      always @(posedge clk) begin
-        if (reset) begin
-          valid[0] <= 1'b0;
-        end else if (advance) begin
-          valid[0] <= in_valid;
-          state[0] <= in_block ^ in_key;
-          key[0]   <= in_key;
-          user[0]  <= in_user;
-        end
-      end
-      genvar s;
-      for (s = 1; s <= S; s = s + 1) begin : g_stage
-        localparam integer FIRST_I = (s - 1) * R + 1;
-        localparam [3:0] FIRST = FIRST_I[3:0];
-        wire [127:0] next_state, next_key;
-        aes_enc_rounds #(.R(R)) rounds (
-            .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
-            .state_out(next_state), .key_out(next_key)
-        );
-        always @(posedge clk) begin
-          if (reset) begin
-            valid[s] <= 1'b0;
-          end else if (advance) begin
-            valid[s] <= valid[s - 1];
-            state[s] <= next_state;
-            key[s]   <= next_key;
-            user[s]  <= user[s - 1];
-          end
-        end
-      end
-      assign out_valid     = valid[S];
-      assign out_block     = state[S];
-      assign out_round_key = key[S];
-      assign out_user      = user[S];
     end
   endgenerate
 endmodule
