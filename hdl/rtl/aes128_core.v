@@ -161,7 +161,8 @@ module aes128_core #(
       // T-tables (aes_tbox, one 512 x 24 RAM per state byte, indexed by {last_step, byte}):
       // the XOR of four entries is a byte of MixColumns(ShiftRows(SubBytes)), or of
       // ShiftRows(SubBytes) in the last step, so each next-state bit is one 6-input
-      // function (four RAM bits, the gate, the register term): one LUT level between RAMs.
+      // function (four RAM bits, the gate, the register term) between RAMs (ECP5: a LUT5
+      // and a LUT4; the routes to and from the RAM rows, not this logic, set the period).
       wire [383:0] entries;  // entry of state byte i at [383 - 24i -: 24]
       wire [127:0] rounded;
       for (i = 0; i < 16; i = i + 1) begin : g_tbox
