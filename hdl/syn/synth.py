@@ -183,8 +183,8 @@ def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
     """Yosys synthesis of `top`, then the `tail` commands. With a RAM round order (ECP5
     only): stop before memory mapping, list the S-box and T-table ROMs whose read port has
     a clock (Yosys has merged the register feeding their address), pair the S-boxes into
-    dual-port ROMs, mark up to
-    ECP5_BRAMS of those rom_style = block, and finish the synthesis from that checkpoint.
+    dual-port ROMs, mark up to ECP5_BRAMS of those rom_style = block, and finish the
+    synthesis from that checkpoint.
     roms_netlist: also write the design at that point as Verilog, each ROM a clocked array
     read (what the RAMs will do), for the gate-level bench."""
     rtl = " ".join(f"rtl/{p.name}" for p in sorted((HDL / "rtl").glob("*.v")))
