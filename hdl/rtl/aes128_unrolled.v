@@ -94,40 +94,27 @@ module aes128_unrolled #(
           for (t = 1; t < LATENCY; t = t + 1) user[t] <= user[t - 1];
         end
       end
-      genvar s, i;
+      genvar s;
       if (PIPELINED == 2) begin : g_split
         for (s = 1; s <= 10; s = s + 1) begin : g_round
           localparam [3:0] ROUND = s;
-          wire [127:0] sub;
+          wire [127:0] sub, next_state, next_key;
           wire [31:0]  word_sub;
           reg  [31:0]  word_sub_q;  // SubWord(RotWord) of key[2s-1]'s last word
-          for (i = 0; i < 16; i = i + 1) begin : g_sub
-            aes_sbox sbox (.in_byte(state[2 * s - 2][127 - 8 * i -: 8]), .out_byte(sub[127 - 8 * i -: 8]));
-          end
-          for (i = 0; i < 4; i = i + 1) begin : g_key_sub  // RotWord then SubWord
-            aes_sbox sbox (.in_byte(key[2 * s - 2][31 - 8 * ((i + 1) % 4) -: 8]),
-                           .out_byte(word_sub[31 - 8 * i -: 8]));
-          end
-          // ShiftRows(SubBytes) is the last round's output; the others add MixColumns.
-          wire [127:0] shifted, mixed;
-          for (i = 0; i < 16; i = i + 1) begin : g_shift
-            assign shifted[127 - 8 * i -: 8] =
-                state[2 * s - 1][127 - 8 * ((i % 4) + 4 * (((i / 4) + (i % 4)) % 4)) -: 8];
-          end
-          aes_mix_columns mix (.in_state(shifted), .out_state(mixed));
           wire [7:0]   rcon;
           aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
-          wire [31:0]  w0 = key[2 * s - 1][127:96] ^ word_sub_q ^ {rcon, 24'h0};
-          wire [31:0]  w1 = key[2 * s - 1][95:64] ^ w0;
-          wire [31:0]  w2 = key[2 * s - 1][63:32] ^ w1;
-          wire [31:0]  w3 = key[2 * s - 1][31:0] ^ w2;
+          aes_enc_sub subst (.state_in(state[2 * s - 2]), .key_word(key[2 * s - 2][31:0]), .sub_bytes(sub), .key_sub(word_sub));
+          aes_enc_linear linear (
+              .sub_bytes(state[2 * s - 1]), .key_in(key[2 * s - 1]), .key_sub(word_sub_q), .rcon(rcon),
+              .final_round(s == 10), .state_out(next_state), .key_out(next_key)
+          );
           always @(posedge clk) begin
             if (advance) begin
               state[2 * s - 1] <= sub;
               key[2 * s - 1]   <= key[2 * s - 2];
               word_sub_q       <= word_sub;
-              state[2 * s]     <= (s == 10 ? shifted : mixed) ^ {w0, w1, w2, w3};
-              key[2 * s]       <= {w0, w1, w2, w3};
+              state[2 * s]     <= next_state;
+              key[2 * s]       <= next_key;
             end
           end
         end
