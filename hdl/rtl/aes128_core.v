@@ -164,24 +164,12 @@ module aes128_core #(
       // function (four RAM bits, the gate, the register term) between RAMs (ECP5: a LUT5
       // and a LUT4; the routes to and from the RAM rows, not this logic, set the period).
       wire [383:0] entries;  // entry of state byte i at [383 - 24i -: 24]
-      wire [127:0] rounded;
       for (i = 0; i < 16; i = i + 1) begin : g_tbox
         aes_tbox tbox (.in_index({last_step, state[127 - 8 * i -: 8]}),
                        .out_entry(entries[383 - 24 * i -: 24]));
       end
-      // Output byte (row j, column c) = 2s ^ 3s ^ s ^ s of the bytes ShiftRows brings to
-      // rows j, j+1, j+2, j+3 of column c: for row k, state byte k % 4 + 4 * ((c + k) % 4).
-      for (i = 0; i < 16; i = i + 1) begin : g_column
-        localparam integer J = i % 4, C = i / 4;
-        localparam integer K0 = J, K1 = (J + 1) % 4, K2 = (J + 2) % 4, K3 = (J + 3) % 4;
-        assign rounded[127 - 8 * i -: 8] =
-            entries[383 - 24 * (K0 + 4 * ((C + K0) % 4)) -: 8] ^  // 2s (s in the last step)
-            entries[375 - 24 * (K1 + 4 * ((C + K1) % 4)) -: 8] ^  // 3s
-            entries[367 - 24 * (K2 + 4 * ((C + K2) % 4)) -: 8] ^  // s
-            entries[367 - 24 * (K3 + 4 * ((C + K3) % 4)) -: 8];   // s
-      end
-      assign last_rows = rounded;
-      always @(posedge clk) state <= (rounded & {128{step || chain_load}}) ^ state_term;
+      aes_tbox_mix mix (.entries(entries), .rounded(last_rows));
+      always @(posedge clk) state <= (last_rows & {128{step || chain_load}}) ^ state_term;
 `else
       // S-boxes (paired two to a dual-port RAM): RAM -> ShiftRows -> MixColumns ->
       // AddRoundKey (ECP5: three LUT4s and a PFUMX on the critical path, behind the RAM's

@@ -22,6 +22,10 @@ itself (SB_RAM40_4K). RTL whose register placement depends on it reads the defin
 AES_SBOX_BRAM or AES_TBOX_BRAM (RAM_DEFINES). Those designs also write the netlist at the
 point where the S-boxes are clocked ROMs (build/syn/<design>-ecp5-roms.v), which the
 netlist benches of `make test` simulate.
+
+Probes (syn/probes/, read beside rtl/): measurement fixtures, not cores. tbox_round_loop is
+the bare one-round-per-cycle loop through the T-table RAMs, the bound on any core built
+around it.
 """
 import json
 import math
@@ -34,6 +38,8 @@ from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
+# Synthesis probes: measurement fixtures, not cores (a bound on what a core can reach).
+PROBES = HDL / "syn" / "probes"
 VENV_BIN = Path(sys.executable).parent
 
 ECP5_BRAMS = 208  # DP16KD blocks in an LFE5U-85F
@@ -64,12 +70,14 @@ DESIGNS = {
     "ccmp_multi_r1": ("ccmp_multi", {"R": 1}, ["ecp5", "xilinx"], None),
     "ccmp_multi_r1_bram": ("ccmp_multi", {"R": 1}, ["ecp5"], "sbox"),
     "ccmp_multi_r1_split_bram": ("ccmp_multi", {"R": 1, "PIPELINED": 2}, ["ecp5"], "sbox"),
+    "tbox_round_loop": ("tbox_round_loop", {}, ["ecp5"], "tbox"),
+    "tbox_round_loop_gated": ("tbox_round_loop", {"GATED": 1}, ["ecp5"], "tbox"),
 }
 
 
 def ports(top, params):
     """(direction, name, width) of each port, widths evaluated with the parameters."""
-    src = (HDL / "rtl" / f"{top}.v").read_text()
+    src = next(p for p in (HDL / "rtl" / f"{top}.v", PROBES / f"{top}.v") if p.exists()).read_text()
     env = {"N": 1, "R": 2, "USER_W": 1}
     env.update(params)
     env["NB_W"] = math.ceil(math.log2(16 * env["N"] + 1))
@@ -190,7 +198,7 @@ def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
     synthesis from that checkpoint.
     roms_netlist: also write the design at that point as Verilog, each ROM a clocked array
     read (what the RAMs will do), for the gate-level bench."""
-    rtl = " ".join(f"rtl/{p.name}" for p in sorted((HDL / "rtl").glob("*.v")))
+    rtl = " ".join(str(p.relative_to(HDL)) for p in sorted((HDL / "rtl").glob("*.v")) + sorted(PROBES.glob("*.v")))
     chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
     read = f"read_verilog{' -D' + RAM_DEFINES[ram] if ram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
     read += chparam if top != "harness" else ""
