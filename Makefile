@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab lab-resume
+.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab lab-resume lab-publish
 
 setup:
 	@bash scripts/setup.sh
@@ -29,6 +29,11 @@ lab: build
 # Continue a killed `make lab` where it stopped (refused if its options differ).
 lab-resume: build
 	@OUT=$(OUT)/lab-full LAB_ARGS="--repeats 40 --resume" bash scripts/lab_demo.sh
+
+# Copy the finished full run (report, figures, raw JSON) to docs/results/<date>-lab-full;
+# refused while runs are missing. NOTE="..." adds a paragraph to its README.
+lab-publish: setup
+	@$(VENV)/bin/wlansec-lab publish --out $(OUT)/lab-full --note "$(NOTE)"
 
 test: build
 	$(MAKE) test-rust test-python

@@ -4,6 +4,7 @@
     wlansec-lab run -e tcp --repeats 40     # one experiment, the studies' 40 runs per point
     wlansec-lab run --resume                # continue a killed run (same options) where it stopped
     wlansec-lab report --out out/lab        # (re)write the report from kept raw JSON
+    wlansec-lab publish --out out/lab-full  # copy a finished run to docs/results/<date>-lab-full
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wlansec_lab import report, runner
+from wlansec_lab import publish, report, runner
 from wlansec_lab.testbed import TestbedError, VethTestbed, WlanTestbed, is_root
 
 DEFAULT_WLANSEC = os.environ.get("WLANSEC") or str(runner.ROOT / "target" / "release" / "wlansec")
@@ -83,9 +84,22 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("report", help="write OUT/report/index.html and report.md from OUT/raw")
     w.add_argument("--out", type=Path, default=Path("out/lab"))
     w.add_argument("--report-dir", type=Path)
+    u = sub.add_parser("publish", help="copy a finished run (report, figures, raw JSON) to DEST/<date>-<name>")
+    u.add_argument("--out", type=Path, default=Path("out/lab-full"))
+    u.add_argument("--dest", type=Path, default=runner.ROOT / "docs" / "results")
+    u.add_argument("--name", default="lab-full")
+    u.add_argument("--note", default="", help="a paragraph for the README (e.g. when the run was resumed)")
     args = p.parse_args(argv)
     if args.cmd == "run":
         return _run(args)
+    if args.cmd == "publish":
+        try:
+            where = publish.publish(args.out, args.dest, args.name, args.note)
+        except (publish.Incomplete, FileNotFoundError) as e:
+            print(f"wlansec-lab: {e}", file=sys.stderr)
+            return 1
+        print(f"published {where}")
+        return 0
     where = report.write(args.out, args.report_dir)
     print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
     return 0

@@ -289,3 +289,25 @@ def test_tcp_reading_states_the_aggregation_in_force(tmp_path):
     assert "without A-MPDU" in unaggregated and "**stays below**" in unaggregated
     assert report.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
     assert report.ampdu_text(None, short=True) == "A-MPDU not recorded" and report.ampdu_text(1) == "no A-MPDU"
+
+
+def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
+    from wlansec_lab import publish
+    out = tmp_path / "run"
+    _fake_run(out, 2)
+    (out / "run.json").write_text(json.dumps({"machine": runner.machine(), "repeats": 2, "warmup": 1, "seed": 3,
+                                              "seconds_per_run": 1.0, "testbed": "fake"}))
+    report.write(out)
+    where = publish.publish(out, tmp_path / "docs", "lab-full", note="resumed once")
+    assert where.name.endswith("-lab-full")
+    assert (where / "report" / "index.html").exists() and (where / "raw" / "video.json").exists()
+    assert not list(where.glob("raw/*.jsonl"))
+    readme = (where / "README.md").read_text()
+    assert f"{os.cpu_count()} cores" in readme
+    assert "video: 6 points × 3 rounds" in readme and "resumed once" in readme
+    # The same run killed before its last record was written (and not resumed) is refused.
+    jsonl = runner.runs_path(out, "video")
+    jsonl.write_text("\n".join(jsonl.read_text().splitlines()[:-1]) + "\n")
+    assert publish.missing(out) == ["video: 17 of 18 runs"]
+    with pytest.raises(publish.Incomplete, match="17 of 18"):
+        publish.publish(out, tmp_path / "docs", "lab-full")
