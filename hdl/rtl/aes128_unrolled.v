@@ -6,9 +6,9 @@
 //                Every S-box reads a register, so synthesis can put it in block RAM with
 //                that register as the RAM's address register (syn/synth.py *_bram), and a
 //                caller's input muxes do not share a cycle with the first round.
-//   PIPELINED=2 (R=1): as 1, with a second register stage in every round, right after
-//                SubBytes (where a block RAM's output register sits): 21 cycles of latency,
-//                and no path runs from one S-box RAM through logic into the next.
+//   PIPELINED=2 (R=1): as 1, with two register stages in every round, both behind its
+//                S-boxes (a block RAM's read register, then a flip-flop): 21 cycles of
+//                latency, and no path runs from one S-box RAM through logic into the next.
 // out_round_key is round key 10 (the decryption key, as aes128_core). The pipeline moves
 // exactly on the cycles with out_ready high (even when its output stage is empty), so a
 // caller can know which cycle a block comes out: ccmp_multi schedules on that.
@@ -74,10 +74,10 @@ module aes128_unrolled #(
       assign out_user      = user;
     end else begin : g_pipelined
       // Stage 0 is the input register. PIPELINED=1: stage s (1..S) holds the block after
-      // rounds 1 .. s*R. PIPELINED=2: stage 2r-1 holds SubBytes of the state after round r-1
-      // (and that state's key), stage 2r the state and key after round r.
-      reg [127:0]       state [0:LATENCY-1];
-      reg [127:0]       key   [0:LATENCY-1];
+      // rounds 1 .. s*R. PIPELINED=2: two stages per round, both behind its S-boxes (below).
+      localparam STAGES = (PIPELINED == 2) ? 1 : LATENCY;  // the state/key registers kept here
+      reg [127:0]       state [0:STAGES-1];
+      reg [127:0]       key   [0:STAGES-1];
       reg [USER_W-1:0]  user  [0:LATENCY-1];
       reg [LATENCY-1:0] valid;
       wire              advance = out_ready;  // strict lock step: callers count on it
@@ -96,28 +96,43 @@ module aes128_unrolled #(
       end
       genvar s;
       if (PIPELINED == 2) begin : g_split
+        // Both registers of a round sit behind its S-boxes: their read register, which
+        // becomes a block RAM's own (Yosys merges the flip-flop behind a ROM into its read
+        // port), then a plain one. So the RAM's slow clock-to-output runs into a flip-flop
+        // and the round's linear half into the next RAM's address register. Round 10's
+        // linear half (ShiftRows, AddRoundKey) drives the output: the input register and
+        // two per round are the 21 stages.
+        wire [127:0] round_state [0:10];  // entering round s + 1: after AddRoundKey s
+        wire [127:0] round_key   [0:10];  // round key s
+        assign round_state[0] = state[0];
+        assign round_key[0]   = key[0];
         for (s = 1; s <= 10; s = s + 1) begin : g_round
           localparam [3:0] ROUND = s;
-          wire [127:0] sub, next_state, next_key;
-          wire [31:0]  word_sub;
-          reg  [31:0]  word_sub_q;  // SubWord(RotWord) of key[2s-1]'s last word
+          wire [127:0] sub;
+          wire [31:0]  word_sub;        // SubWord(RotWord) of round key s-1's last word
+          reg  [127:0] sub_read, sub_q, key_read, key_q;
+          reg  [31:0]  word_read, word_q;
           wire [7:0]   rcon;
           aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
-          aes_enc_sub subst (.state_in(state[2 * s - 2]), .key_word(key[2 * s - 2][31:0]), .sub_bytes(sub), .key_sub(word_sub));
-          aes_enc_linear linear (
-              .sub_bytes(state[2 * s - 1]), .key_in(key[2 * s - 1]), .key_sub(word_sub_q), .rcon(rcon),
-              .final_round(s == 10), .state_out(next_state), .key_out(next_key)
-          );
+          aes_enc_sub subst (.state_in(round_state[s - 1]), .key_word(round_key[s - 1][31:0]),
+                             .sub_bytes(sub), .key_sub(word_sub));
           always @(posedge clk) begin
             if (advance) begin
-              state[2 * s - 1] <= sub;
-              key[2 * s - 1]   <= key[2 * s - 2];
-              word_sub_q       <= word_sub;
-              state[2 * s]     <= next_state;
-              key[2 * s]       <= next_key;
+              sub_read  <= sub;
+              word_read <= word_sub;
+              key_read  <= round_key[s - 1];
+              sub_q     <= sub_read;
+              word_q    <= word_read;
+              key_q     <= key_read;
             end
           end
+          aes_enc_linear linear (
+              .sub_bytes(sub_q), .key_in(key_q), .key_sub(word_q), .rcon(rcon),
+              .final_round(s == 10), .state_out(round_state[s]), .key_out(round_key[s])
+          );
         end
+        assign out_block     = round_state[10];
+        assign out_round_key = round_key[10];
       end else begin : g_rounds
         for (s = 1; s <= S; s = s + 1) begin : g_stage
           localparam integer FIRST_I = (s - 1) * R + 1;
@@ -134,11 +149,11 @@ module aes128_unrolled #(
             end
           end
         end
+        assign out_block     = state[LATENCY-1];
+        assign out_round_key = key[LATENCY-1];
       end
-      assign out_valid     = valid[LATENCY-1];
-      assign out_block     = state[LATENCY-1];
-      assign out_round_key = key[LATENCY-1];
-      assign out_user      = user[LATENCY-1];
+      assign out_valid = valid[LATENCY-1];
+      assign out_user  = user[LATENCY-1];
     end
   endgenerate
 endmodule

@@ -14,7 +14,7 @@ PUBLISHED = HDL / "reports" / "published"
 FRAME_BITS = 1500 * 8
 AES_BLOCKS_1500 = 94  # AES alone: 1500 octets = 94 blocks at the core's measured issue rate
 AES_CYCLES_PER_BLOCK = {"aes128_core": 10, "aes128_core_enc": 10, "aes128_unrolled_r2": 5,
-                        "aes128_pipelined": 1}
+                        "aes128_pipelined": 1, "aes128_pipelined_split": 1}
 # The parallel-vs-standard comparison: CCMP encapsulation with N CBC-MAC sub-chains and N CTR
 # lanes (Enhanced CCMP-N); the standard design is N = 1.
 WAYS = {"ccmp_core": 1, "ccmp_core_n2": 2, "ccmp_core_n4": 4, "ccmp_core_n8": 8}

@@ -55,6 +55,7 @@ DESIGNS = {
     "aes128_unrolled_r2": ("aes128_unrolled", {"R": 2}, ["ecp5", "xilinx"], None),
     "aes128_pipelined": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5", "xilinx"], None),
     "aes128_pipelined_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 1}, ["ecp5"], "sbox"),
+    "aes128_pipelined_split_bram": ("aes128_unrolled", {"R": 1, "PIPELINED": 2}, ["ecp5"], "sbox"),
     "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"], None),
     "ccmp_core_bram": ("ccmp_core", {"N": 1}, ["ecp5"], "sbox"),
     "ccmp_core_tbox": ("ccmp_core", {"N": 1}, ["ecp5"], "tbox"),
