@@ -8,8 +8,9 @@ for designs whose congestion the default router1 does not resolve in reasonable 
 SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, every seed's
 is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: no
 result record, and place-and-route logs named *-unrecorded (the netlist benches of `make
-test`, and experiments, which must not replace a measured Fmax or its timing report). SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack
-(syn/yosys_deep_stack.py), which the 21-lane multi-frame core needs.
+test`, and experiments, which must not replace a measured Fmax or its timing report).
+SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.py), which
+the 21-lane multi-frame core needs.
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
@@ -38,7 +39,6 @@ from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
-# Synthesis probes: measurement fixtures, not cores (a bound on what a core can reach).
 PROBES = HDL / "syn" / "probes"
 VENV_BIN = Path(sys.executable).parent
 
