@@ -9,6 +9,8 @@
 //   PIPELINED=2 (R=1): as 1, with two register stages in every round, both behind its
 //                S-boxes (a block RAM's read register, then a flip-flop): 21 cycles of
 //                latency, and no path runs from one S-box RAM through logic into the next.
+// BLOCKS blocks under the same key go through side by side (block 0 in the high bits) with
+// one key expansion: ccmp_multi's CBC-MAC and CTR blocks of one frame.
 // out_round_key is round key 10 (the decryption key, as aes128_core). The pipeline moves
 // exactly on the cycles with out_ready high (even when its output stage is empty), so a
 // caller can know which cycle a block comes out: ccmp_multi schedules on that.
@@ -16,43 +18,59 @@
 module aes128_unrolled #(
     parameter R         = 2,
     parameter PIPELINED = 0,
-    parameter USER_W    = 1
+    parameter USER_W    = 1,
+    parameter BLOCKS    = 1
 ) (
     input  wire              clk,
     input  wire              reset,
     input  wire              in_valid,
     output wire              in_ready,
     input  wire [127:0]      in_key,
-    input  wire [127:0]      in_block,
+    input  wire [128*BLOCKS-1:0] in_block,
     input  wire [USER_W-1:0] in_user,
     output wire              out_valid,
     input  wire              out_ready,
-    output wire [127:0]      out_block,
+    output wire [128*BLOCKS-1:0] out_block,
     output wire [127:0]      out_round_key,
     output wire [USER_W-1:0] out_user
 );
   localparam S = 10 / R;                      // steps per block
   localparam LATENCY = PIPELINED * S + 1;       // pipelined: cycles from in to out
 
+  localparam W = 128 * BLOCKS;
+
+  genvar b, s;
   generate
     if (PIPELINED == 0) begin : g_iterative
-      reg [127:0]      state, round_key;
+      reg [W-1:0]      state;
+      reg [127:0]      round_key;
       reg [USER_W-1:0] user;
       reg [3:0]        step;  // R-round steps applied; S = done, 0 = idle
       wire             done = (step == S[3:0]);
       wire             load = in_valid && in_ready;
-      wire [127:0]     next_state, next_key;
+      wire [W-1:0]     next_state;
+      wire [127:0]     next_key;
       assign in_ready = (step == 4'd0) || (done && out_ready);
       // The first R rounds happen in the cycle that takes the block.
-      aes_enc_rounds #(.R(R)) rounds (
-          .first_round(load ? 4'd1 : step * R[3:0] + 4'd1),
-          .state_in(load ? in_block ^ in_key : state), .key_in(load ? in_key : round_key),
-          .state_out(next_state), .key_out(next_key)
-      );
+      for (b = 0; b < BLOCKS; b = b + 1) begin : g_block
+        /* verilator lint_off UNUSEDSIGNAL */  // blocks 1.. leave their key copy open
+        wire [127:0] key_out;
+        /* verilator lint_on UNUSEDSIGNAL */
+        aes_enc_rounds #(.R(R)) rounds (
+            .first_round(load ? 4'd1 : step * R[3:0] + 4'd1),
+            .state_in(load ? in_block[W - 128 * b - 1 -: 128] ^ in_key
+                           : state[W - 128 * b - 1 -: 128]),
+            .key_in(load ? in_key : round_key),
+            .state_out(next_state[W - 128 * b - 1 -: 128]), .key_out(key_out)
+        );
+        if (b == 0) begin : g_key
+          assign next_key = key_out;
+        end
+      end
       always @(posedge clk) begin
         if (reset) begin
           step      <= 4'd0;
-          state     <= 128'h0;
+          state     <= {W{1'b0}};
           round_key <= 128'h0;
           user      <= {USER_W{1'b0}};
         end else if (load) begin
@@ -76,7 +94,7 @@ module aes128_unrolled #(
       // Stage 0 is the input register. PIPELINED=1: stage s (1..S) holds the block after
       // rounds 1 .. s*R. PIPELINED=2: two stages per round, both behind its S-boxes (below).
       localparam STAGES = (PIPELINED == 2) ? 1 : LATENCY;  // the state/key registers kept here
-      reg [127:0]       state [0:STAGES-1];
+      reg [W-1:0]       state [0:STAGES-1];
       reg [127:0]       key   [0:STAGES-1];
       reg [USER_W-1:0]  user  [0:LATENCY-1];
       reg [LATENCY-1:0] valid;
@@ -88,13 +106,12 @@ module aes128_unrolled #(
           valid <= {LATENCY{1'b0}};
         end else if (advance) begin
           valid    <= {valid[LATENCY-2:0], in_valid};
-          state[0] <= in_block ^ in_key;
+          state[0] <= in_block ^ {BLOCKS{in_key}};
           key[0]   <= in_key;
           user[0]  <= in_user;
           for (t = 1; t < LATENCY; t = t + 1) user[t] <= user[t - 1];
         end
       end
-      genvar s;
       if (PIPELINED == 2) begin : g_split
         // Both registers of a round sit behind its S-boxes: their read register, which
         // becomes a block RAM's own (Yosys merges the flip-flop behind a ROM into its read
@@ -102,20 +119,38 @@ module aes128_unrolled #(
         // and the round's linear half into the next RAM's address register. Round 10's
         // linear half (ShiftRows, AddRoundKey) drives the output: the input register and
         // two per round are the 21 stages.
-        wire [127:0] round_state [0:10];  // entering round s + 1: after AddRoundKey s
+        wire [W-1:0] round_state [0:10];  // entering round s + 1: after AddRoundKey s
         wire [127:0] round_key   [0:10];  // round key s
         assign round_state[0] = state[0];
         assign round_key[0]   = key[0];
         for (s = 1; s <= 10; s = s + 1) begin : g_round
           localparam [3:0] ROUND = s;
-          wire [127:0] sub;
+          wire [W-1:0] sub;
           wire [31:0]  word_sub;        // SubWord(RotWord) of round key s-1's last word
-          reg  [127:0] sub_read, sub_q, key_read, key_q;
+          reg  [W-1:0] sub_read, sub_q;
+          reg  [127:0] key_read, key_q;
           reg  [31:0]  word_read, word_q;
           wire [7:0]   rcon;
           aes_rcon rcon_table (.round(ROUND), .rcon(rcon));
-          aes_enc_sub subst (.state_in(round_state[s - 1]), .key_word(round_key[s - 1][31:0]),
-                             .sub_bytes(sub), .key_sub(word_sub));
+          for (b = 0; b < BLOCKS; b = b + 1) begin : g_block
+            localparam integer HI = W - 128 * b - 1;
+            /* verilator lint_off UNUSEDSIGNAL */  // blocks 1.. leave their key copy open
+            wire [31:0]  block_word_sub;
+            wire [127:0] block_key;
+            /* verilator lint_on UNUSEDSIGNAL */
+            aes_enc_sub subst (.state_in(round_state[s - 1][HI -: 128]),
+                               .key_word(round_key[s - 1][31:0]),
+                               .sub_bytes(sub[HI -: 128]), .key_sub(block_word_sub));
+            aes_enc_linear linear (
+                .sub_bytes(sub_q[HI -: 128]), .key_in(key_q), .key_sub(word_q), .rcon(rcon),
+                .final_round(s == 10), .state_out(round_state[s][HI -: 128]),
+                .key_out(block_key)
+            );
+            if (b == 0) begin : g_key
+              assign word_sub     = block_word_sub;
+              assign round_key[s] = block_key;
+            end
+          end
           always @(posedge clk) begin
             if (advance) begin
               sub_read  <= sub;
@@ -126,10 +161,6 @@ module aes128_unrolled #(
               key_q     <= key_read;
             end
           end
-          aes_enc_linear linear (
-              .sub_bytes(sub_q), .key_in(key_q), .key_sub(word_q), .rcon(rcon),
-              .final_round(s == 10), .state_out(round_state[s]), .key_out(round_key[s])
-          );
         end
         assign out_block     = round_state[10];
         assign out_round_key = round_key[10];
@@ -137,11 +168,21 @@ module aes128_unrolled #(
         for (s = 1; s <= S; s = s + 1) begin : g_stage
           localparam integer FIRST_I = (s - 1) * R + 1;
           localparam [3:0] FIRST = FIRST_I[3:0];
-          wire [127:0] next_state, next_key;
-          aes_enc_rounds #(.R(R)) rounds (
-              .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
-              .state_out(next_state), .key_out(next_key)
-          );
+          wire [W-1:0] next_state;
+          wire [127:0] next_key;
+          for (b = 0; b < BLOCKS; b = b + 1) begin : g_block
+            /* verilator lint_off UNUSEDSIGNAL */  // blocks 1.. leave their key copy open
+            wire [127:0] key_out;
+            /* verilator lint_on UNUSEDSIGNAL */
+            aes_enc_rounds #(.R(R)) rounds (
+                .first_round(FIRST), .state_in(state[s - 1][W - 128 * b - 1 -: 128]),
+                .key_in(key[s - 1]),
+                .state_out(next_state[W - 128 * b - 1 -: 128]), .key_out(key_out)
+            );
+            if (b == 0) begin : g_key
+              assign next_key = key_out;
+            end
+          end
           always @(posedge clk) begin
             if (advance) begin
               state[s] <= next_state;

@@ -6,10 +6,7 @@
 // N > 1 (Enhanced CCMP-N, docs/enhanced-ccmp.md): every beat is N blocks wide, block i of
 // the body in lane i mod N; the MAC lanes are its sub-chains, whose first blocks B0_j carry
 // flags 0x80 | log2(N) << 3 | j, and the CTR lanes take counters i+1 .. i+N.
-// AAD and nonce come from the header: FC with subtype (data), Retry, PwrMgt and MoreData
-// masked and Protected set, Order masked for QoS frames when in_ht_control (802.11n rules),
-// A1-A3, SC with the sequence number masked, A4 (ToDS and FromDS data), QC with only the
-// TID. Nonce flags: priority = TID for QoS data, 0x10 for management frames.
+// AAD, nonce and CCMP header come from the descriptor (ccmp_descriptor).
 // ctr_frame_info travels with A0: the CCMP header to transmit (encapsulation) or the
 // received MIC (DECAP=1, where the body goes to the CTR unit only: its MAC input is the
 // decrypted plaintext).
@@ -27,9 +24,7 @@ module ccmp_format #(
     input  wire [127:0] in_tk,
     input  wire [47:0]  in_pn,
     input  wire [1:0]   in_keyid,
-    /* verilator lint_off UNUSEDSIGNAL */  // Duration, SN and QC octet 1 are not authenticated
     input  wire [255:0] in_header,       // first 32 header octets, octet 0 in [255:248]
-    /* verilator lint_on UNUSEDSIGNAL */
     input  wire         in_ht_control,   // Rules.ht_control: 802.11n and later
     input  wire [15:0]  in_body_len,     // octets of body (plaintext or ciphertext)
     input  wire [63:0]  in_mic,          // received MIC (DECAP=1 only)
@@ -95,32 +90,14 @@ module ccmp_format #(
   reg [NB_W-1:0]   ctr_nbytes_q;
   reg              ctr_s0_q, ctr_last_q;
 
-  // ---- the descriptor's header fields ----
-  wire [7:0] fc0 = in_header[255:248];
-  wire [7:0] fc1 = in_header[247:240];
-  wire       is_mgmt = (fc0[3:2] == 2'b00);
-  wire       is_data = (fc0[3:2] == 2'b10);
-  wire       has_qos = is_data && fc0[7];
-  wire       has_a4  = is_data && fc1[0] && fc1[1];
-  /* verilator lint_off UNUSEDSIGNAL */  // QC: only the TID
-  wire [7:0] qc0     = has_a4 ? in_header[255 - 8 * 30 -: 8] : in_header[255 - 8 * 24 -: 8];
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [3:0] tid     = qc0[3:0];
-
-  wire [7:0] fc0_masked = is_data ? (fc0 & 8'h8f) : fc0;
-  wire [7:0] fc1_masked = ((fc1 & 8'hc7) | 8'h40) & ((has_qos && in_ht_control) ? 8'h7f : 8'hff);
-  // FC, A1..A3 (octets 4..21), SC with only the fragment number.
-  wire [175:0] aad_base = {fc0_masked, fc1_masked, in_header[255 - 8 * 4 -: 144],
-                           in_header[255 - 8 * 22 -: 8] & 8'h0f, 8'h00};
-  wire [47:0]  a4 = in_header[255 - 8 * 24 -: 48];
-  wire [63:0]  aad_tail = has_a4 ? (has_qos ? {a4, 4'h0, tid, 8'h00} : {a4, 16'h0})
-                                 : (has_qos ? {4'h0, tid, 56'h0} : 64'h0);
-  wire [15:0]  aad_len = 16'd22 + (has_a4 ? 16'd6 : 16'd0) + (has_qos ? 16'd2 : 16'd0);
-
-  wire [7:0]   nonce_flags = {3'b000, is_mgmt, has_qos ? tid : 4'h0};
-  wire [103:0] in_nonce = {nonce_flags, in_header[255 - 8 * 10 -: 48], in_pn};
-  wire [63:0]  ccmp_header = {in_pn[7:0], in_pn[15:8], 8'h00, in_keyid, 6'b100000,
-                              in_pn[23:16], in_pn[31:24], in_pn[39:32], in_pn[47:40]};
+  // ---- what CCMP takes from the descriptor ----
+  wire [103:0] in_nonce;
+  wire [255:0] in_aad;
+  wire [63:0]  ccmp_header;
+  ccmp_descriptor descriptor (
+      .header(in_header), .ht_control(in_ht_control), .pn(in_pn), .keyid(in_keyid),
+      .nonce(in_nonce), .aad(in_aad), .ccmp_header(ccmp_header)
+  );
 
   // ---- shape of a body beat from the octets left: the frame's length when it starts,
   // `remaining` less a full beat when a beat is captured ----
@@ -225,7 +202,7 @@ module ccmp_format #(
         mac_q       <= b0_lanes;
         mac_mask_q  <= {N{1'b1}};
         mac_last_q  <= 1'b0;
-        aad         <= {aad_len, aad_base, aad_tail};
+        aad         <= in_aad;
         aad_left    <= 2'd2;
         // CTR slot: A0 (counter 0, lane 0 only).
         ctr_full     <= 1'b1;

@@ -37,7 +37,7 @@ def cycles(design):
     if base in AES_CYCLES_PER_BLOCK:
         return AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base]
     for name in (design, base):
-        for sim in ("verilator", "icarus"):  # the 21-lane multi-frame core runs on Icarus only
+        for sim in ("verilator", "icarus"):  # Verilator's count first, where both ran
             path = HDL / "build" / "cycles" / f"{name}-{sim}.json"
             if path.exists():
                 return json.loads(path.read_text())["cycles_per_frame_1500"]

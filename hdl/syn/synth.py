@@ -9,8 +9,8 @@ SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, e
 is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: no
 result record, and place-and-route logs named *-unrecorded (the netlist benches of `make
 test`, and experiments, which must not replace a measured Fmax or its timing report).
-SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.py), which
-the 21-lane multi-frame core needs.
+SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.py), for
+designs whose netlist overflows the default one (the first multi-frame core did).
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
@@ -82,9 +82,10 @@ def ports(top, params):
     env = {"N": 1, "R": 2, "USER_W": 1}
     env.update(params)
     env["NB_W"] = math.ceil(math.log2(16 * env["N"] + 1))
-    env["F"] = env.get("PIPELINED", 1) * (10 // env["R"]) + 1  # ccmp_multi's lanes
+    env["F"] = env.get("PIPELINED", 1) * (10 // env["R"]) + 2  # ccmp_multi's lanes
+    env["LANE_W"] = max(1, math.ceil(math.log2(env["F"])))
     found = []
-    for d, rng, name in re.findall(r"(input|output)\s+wire\s*(?:\[([^\]]+):0\])?\s*(\w+)", src):
+    for d, rng, name in re.findall(r"(input|output)\s+(?:wire|reg)\s*(?:\[([^\]]+):0\])?\s*(\w+)", src):
         width = eval(rng, {}, dict(env)) + 1 if rng else 1
         found.append((d, name, width))
     return found

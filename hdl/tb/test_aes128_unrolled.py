@@ -1,7 +1,8 @@
-"""aes128_unrolled (R rounds per cycle; iterative or pipelined): FIPS-197 known answer and
-random blocks against pycryptodome, with stalls; user bits stay with their block; the
-issue rate (10/R cycles per block iterative, one per cycle pipelined) and the pipelined
-latency (10/R + 1 cycles, which ccmp_multi schedules on)."""
+"""aes128_unrolled (R rounds per cycle; iterative or pipelined; BLOCKS blocks side by side
+under one key): FIPS-197 known answer and random blocks against pycryptodome, with stalls;
+user bits stay with their block; the issue rate (10/R cycles per block iterative, one per
+cycle pipelined) and the pipelined latency (PIPELINED * 10/R + 1 cycles, which ccmp_multi
+schedules on)."""
 import os
 import random
 
@@ -15,6 +16,12 @@ from streams import Sink, Source
 
 R = int(os.environ.get("AES_R", "2"))
 PIPELINED = int(os.environ.get("AES_PIPELINED", "0"))
+BLOCKS = int(os.environ.get("AES_BLOCKS", "1"))
+
+
+def side_by_side(blocks):
+    """Blocks as the core's bus: block 0 in the high bits."""
+    return sum(int_be(b) << (128 * (BLOCKS - 1 - i)) for i, b in enumerate(blocks))
 
 
 async def start(dut, stall=0.0, seed=0):
@@ -47,15 +54,19 @@ async def collect(dut, src, sink, beats):
 async def fips197_and_random_blocks(dut):
     src, sink = await start(dut, stall=0.3, seed=5)
     rng = random.Random(9)
-    cases = [(bytes.fromhex(v["key"]), bytes.fromhex(v["plaintext"]))
+    # (key, plaintexts): a known answer's plaintext first, random ones beside it.
+    cases = [(bytes.fromhex(v["key"]), [bytes.fromhex(v["plaintext"])])
              for v in known_answers("aes_block.json") if len(v["key"]) == 32]
-    cases += [(rng.randbytes(16), rng.randbytes(16)) for _ in range(200)]
-    beats = [{"key": int_be(k), "block": int_be(p), "user": i & 1} for i, (k, p) in enumerate(cases)]
+    cases += [(rng.randbytes(16), [rng.randbytes(16)]) for _ in range(200)]
+    cases = [(k, ps + [rng.randbytes(16) for _ in range(BLOCKS - 1)]) for k, ps in cases]
+    beats = [{"key": int_be(k), "block": side_by_side(ps), "user": i & 1}
+             for i, (k, ps) in enumerate(cases)]
     got = await collect(dut, src, sink, beats)
-    assert [b["block"] for b in got] == [int_be(AES.new(k, AES.MODE_ECB).encrypt(p)) for k, p in cases]
+    assert [b["block"] for b in got] == [
+        side_by_side([AES.new(k, AES.MODE_ECB).encrypt(p) for p in ps]) for k, ps in cases]
     assert [b["user"] for b in got] == [i & 1 for i in range(len(cases))]
     fips = known_answers("aes_block.json")[0]
-    assert got[0]["block"] == int_be(bytes.fromhex(fips["ciphertext"]))
+    assert got[0]["block"] >> (128 * (BLOCKS - 1)) == int_be(bytes.fromhex(fips["ciphertext"]))
 
 
 @cocotb.test()
