@@ -6,22 +6,23 @@
 // stages, then the result register here), so a lane's results come back exactly in its
 // next turn. With every lane busy the pipeline starts a MAC and a CTR block each cycle.
 //
-// One formatter serves all lanes: a lane's state is read, advanced and written back only
-// in its turn, so it lives in small RAMs indexed by the slot (LUT RAM on an FPGA), not in
-// F copies of the formatting logic. Per frame and lane, one turn each:
+// One formatter serves all lanes: a lane's state lives in small RAMs indexed by lane (LUT
+// RAM on an FPGA), is read into the head registers in the cycle before its turn, advanced
+// in its turn and written back, so F lanes cost F RAM words, not F copies of the logic.
+// Per frame and lane, one turn each:
 //   B0 (taking the descriptor) | AAD1 with A0 | AAD2 | body block i with A_i ... ;
 // a lane takes its next descriptor in the turn its last MAC block comes back.
 // Streams: descriptors go to the lane whose turn it is when that lane is free (`in_lane`
 // says which), body beats come addressed to a lane (`body_ready` per lane), and the output
 // interleaves the lanes (`out_lane`): per frame the CCMP header, the ciphertext, the MIC
-// (`out_last`), as ccmp_core. A lane whose frame's body beat is late skips its turn; an
-// output not taken holds everything.
+// (`out_last`), as ccmp_core. A lane whose body beat is late skips its turn; an output not
+// taken holds everything but the body port.
 `default_nettype none
 module ccmp_multi #(
     parameter R         = 1,
-    parameter PIPELINED = 1,
+    parameter PIPELINED = 1,  // 1 or 2 (aes128_unrolled)
     parameter F         = PIPELINED * (10 / R) + 2,  // the loop's latency: not a free choice
-    parameter LANE_W    = (F > 1) ? $clog2(F) : 1
+    parameter LANE_W    = $clog2(F)
 ) (
     input  wire              clk,
     input  wire              reset,
@@ -50,16 +51,23 @@ module ccmp_multi #(
 );
   localparam integer LAST_LANE_I = F - 1;
   localparam [LANE_W-1:0] LAST_LANE = LAST_LANE_I[LANE_W-1:0];
+  localparam [LANE_W-1:0] LANE_1 = 1;
   localparam USER_W = 9;  // mac, final, ctr, s0, nbytes
   localparam [1:0] STEP_AAD1 = 2'd0, STEP_AAD2 = 2'd1, STEP_BODY = 2'd2, STEP_FINAL = 2'd3;
 
   // Everything but the body port moves on `advance`: the output register is free.
   wire advance = !out_valid || out_ready;
 
-  reg [LANE_W-1:0] slot;  // the lane whose turn it is
+  reg [LANE_W-1:0] slot;       // the lane whose turn it is
+  reg [LANE_W-1:0] next_slot;  // the next one, whose state is read now
   always @(posedge clk) begin
-    if (reset) slot <= {LANE_W{1'b0}};
-    else if (advance) slot <= (slot == LAST_LANE) ? {LANE_W{1'b0}} : slot + 1'b1;
+    if (reset) begin
+      slot      <= {LANE_W{1'b0}};
+      next_slot <= LANE_1;
+    end else if (advance) begin
+      slot      <= next_slot;
+      next_slot <= (next_slot == LAST_LANE) ? {LANE_W{1'b0}} : next_slot + 1'b1;
+    end
   end
 
   // ---- per-lane flags (flip-flops: reset, and body_ready shows them at any time) ----
@@ -67,28 +75,33 @@ module ccmp_multi #(
   reg [F-1:0] wants_body;   // ... and not all its body beats have been issued
   reg [F-1:0] beat_full;    // the lane's body beat buffer holds a beat
   reg [F-1:0] mic_pending;  // the MIC goes out in the lane's next turn
+  assign body_ready = wants_body & ~beat_full;
+  wire body_write = body_valid && body_ready[body_lane];
 
-  // ---- per-lane state, only touched in the lane's turn ----
-  reg [127:0] lane_tk     [0:F-1];
-  reg [103:0] lane_nonce  [0:F-1];
-  reg [63:0]  lane_header [0:F-1];  // the CCMP header to transmit
-  reg [255:0] lane_aad    [0:F-1];
-  reg [1:0]   lane_step   [0:F-1];
-  reg [15:0]  lane_left   [0:F-1];  // body octets not yet issued
-  reg [15:0]  lane_index  [0:F-1];  // counter i of the next body block
-  reg [127:0] lane_chain  [0:F-1];  // CBC-MAC value, when a turn was skipped
-  reg [127:0] lane_data   [0:F-1];  // the body block whose keystream is in flight
-  reg [63:0]  lane_s0     [0:F-1];  // first 8 octets of E(K, A0)
-  reg [63:0]  lane_mic    [0:F-1];
-  reg [127:0] lane_beat   [0:F-1];  // body beat buffer, written from the body port
+  // ---- per-lane state (RAM) and the head registers: the state of lane `slot` ----
+  // LUT RAM, not block RAM: the S-boxes need those.
+  (* ram_style = "distributed" *) reg [127:0] lane_tk     [0:F-1];
+  (* ram_style = "distributed" *) reg [103:0] lane_nonce  [0:F-1];
+  (* ram_style = "distributed" *) reg [63:0]  lane_header [0:F-1];  // the CCMP header to transmit
+  (* ram_style = "distributed" *) reg [255:0] lane_aad    [0:F-1];
+  (* ram_style = "distributed" *) reg [1:0]   lane_step   [0:F-1];
+  (* ram_style = "distributed" *) reg [15:0]  lane_left   [0:F-1];  // body octets not yet issued
+  (* ram_style = "distributed" *) reg [4:0]   lane_nbytes [0:F-1];  // ... in the next body beat
+  (* ram_style = "distributed" *) reg [15:0]  lane_index  [0:F-1];  // counter i of the next body block
+  (* ram_style = "distributed" *) reg [127:0] lane_chain  [0:F-1];  // CBC-MAC value, when a turn was skipped
+  (* ram_style = "distributed" *) reg [127:0] lane_data   [0:F-1];  // the body block whose keystream is in flight
+  (* ram_style = "distributed" *) reg [63:0]  lane_s0     [0:F-1];  // first 8 octets of E(K, A0)
+  (* ram_style = "distributed" *) reg [63:0]  lane_mic    [0:F-1];
+  (* ram_style = "distributed" *) reg [127:0] lane_beat   [0:F-1];  // body beat buffer, written from the body port
 
-  wire [127:0] tk     = lane_tk[slot];
-  wire [103:0] nonce  = lane_nonce[slot];
-  wire [255:0] aad    = lane_aad[slot];
-  wire [1:0]   step   = lane_step[slot];
-  wire [15:0]  left   = lane_left[slot];
-  wire [15:0]  index  = lane_index[slot];
-  wire [127:0] beat   = lane_beat[slot];
+  reg [127:0] tk, chain_q, data, beat;
+  reg [103:0] nonce;
+  reg [63:0]  header, s0, mic;
+  reg [255:0] aad;
+  reg [1:0]   step;
+  reg [15:0]  left, index;
+  reg [4:0]   nbytes;
+  reg         is_busy, has_body, has_beat, has_mic;
 
   // ---- the pipeline's results for this lane, issued in its previous turn ----
   reg          res_valid, res_mac, res_final, res_ctr, res_s0;
@@ -97,7 +110,7 @@ module ccmp_multi #(
   wire         mac_back   = res_valid && res_mac;
   wire         final_back = mac_back && res_final;
   wire         ctr_back   = res_valid && res_ctr;
-  wire [127:0] chain      = mac_back ? res_mac_block : lane_chain[slot];
+  wire [127:0] chain      = mac_back ? res_mac_block : chain_q;
 
   // ---- this turn: start a frame, or issue its next blocks ----
   wire [103:0] in_nonce;
@@ -107,21 +120,19 @@ module ccmp_multi #(
       .header(in_header), .ht_control(in_ht_control), .pn(in_pn), .keyid(in_keyid),
       .nonce(in_nonce), .aad(in_aad), .ccmp_header(in_header_ccmp)
   );
-  wire free  = !busy[slot] || final_back;
-  assign in_ready = advance && free;
+  assign in_ready = advance && (!is_busy || final_back);
   assign in_lane  = slot;
   wire start = in_valid && in_ready;
 
-  wire         running  = busy[slot] && !final_back;
-  wire         body_now = running && step == STEP_BODY && beat_full[slot];
-  wire         last     = left <= 16'd16;
-  wire [4:0]   nbytes   = last ? left[4:0] : 5'd16;
+  wire running  = is_busy && !final_back;
+  wire body_now = running && step == STEP_BODY && has_beat;
+  wire last     = !(|left[15:5]) && (left[4:0] <= 5'd16);  // the next beat is the last
   wire [127:0] keep;
   keep_mask #(.BYTES(16), .NB_W(5)) body_keep (.nbytes(nbytes), .mask(keep));
   wire [127:0] body_block = beat & keep;
 
   wire mac_issue = start || (running && (step == STEP_AAD1 || step == STEP_AAD2)) || body_now;
-  wire mac_final = (running && step == STEP_AAD2 && left == 16'd0) || (body_now && last);
+  wire mac_final = (running && step == STEP_AAD2 && !has_body) || (body_now && last);
   wire ctr_issue = running && (step == STEP_AAD1 || body_now);
   wire ctr_s0    = step == STEP_AAD1;
   reg  [127:0] mac_block;
@@ -144,7 +155,6 @@ module ccmp_multi #(
       .out_valid(pipe_valid), .out_ready(advance), .out_block(pipe_blocks),
       .out_round_key(), .out_user(pipe_user)
   );
-
   always @(posedge clk) begin
     if (reset) begin
       res_valid <= 1'b0;
@@ -155,76 +165,95 @@ module ccmp_multi #(
     end
   end
 
-  // ---- lane state write-back ----
-  wire [127:0] res_keep;
-  keep_mask #(.BYTES(16), .NB_W(5)) out_keep (.nbytes(res_nbytes), .mask(res_keep));
+  // ---- the lane's next state, written back at the end of its turn ----
+  wire [15:0]  left_next = start ? in_body_len : body_now ? left - {11'd0, nbytes} : left;
+  wire [4:0]   nbytes_next = (left_next >= 16'd16) ? 5'd16 : left_next[4:0];
+  wire [1:0]   step_next = start ? STEP_AAD1
+                         : !mac_issue ? step
+                         : mac_final ? STEP_FINAL
+                         : (step == STEP_AAD1) ? STEP_AAD2 : STEP_BODY;
+  wire [63:0]  s0_next  = (ctr_back && res_s0) ? res_ctr_block[127:64] : s0;
+  wire [63:0]  mic_next = final_back ? res_mac_block[127:64] ^ s0 : mic;
   always @(posedge clk) begin
     if (advance) begin
-      lane_chain[slot] <= chain;
-      if (start) begin
-        lane_tk[slot]     <= in_tk;
-        lane_nonce[slot]  <= in_nonce;
-        lane_header[slot] <= in_header_ccmp;
-        lane_aad[slot]    <= in_aad;
-        lane_left[slot]   <= in_body_len;
-        lane_index[slot]  <= 16'd1;
-      end else if (body_now) begin
-        lane_left[slot]   <= left - {11'd0, nbytes};
-        lane_index[slot]  <= index + 16'd1;
-      end
-      if (start) lane_step[slot] <= STEP_AAD1;
-      else if (mac_issue) lane_step[slot] <= mac_final ? STEP_FINAL
-                                            : (step == STEP_AAD1) ? STEP_AAD2 : STEP_BODY;
-      if (body_now) lane_data[slot] <= body_block;
-      if (ctr_back && res_s0) lane_s0[slot] <= res_ctr_block[127:64];
-      if (final_back) lane_mic[slot] <= res_mac_block[127:64] ^ lane_s0[slot];
+      lane_tk[slot]     <= start ? in_tk : tk;
+      lane_nonce[slot]  <= start ? in_nonce : nonce;
+      lane_header[slot] <= start ? in_header_ccmp : header;
+      lane_aad[slot]    <= start ? in_aad : aad;
+      lane_step[slot]   <= step_next;
+      lane_left[slot]   <= left_next;
+      lane_nbytes[slot] <= nbytes_next;
+      lane_index[slot]  <= start ? 16'd1 : body_now ? index + 16'd1 : index;
+      lane_chain[slot]  <= chain;
+      lane_data[slot]   <= body_now ? body_block : data;
+      lane_s0[slot]     <= s0_next;
+      lane_mic[slot]    <= mic_next;
+      // The next lane's state into the head registers (its last write was F cycles ago).
+      tk     <= lane_tk[next_slot];
+      nonce  <= lane_nonce[next_slot];
+      header <= lane_header[next_slot];
+      aad    <= lane_aad[next_slot];
+      step   <= lane_step[next_slot];
+      left   <= lane_left[next_slot];
+      nbytes <= lane_nbytes[next_slot];
+      index  <= lane_index[next_slot];
+      chain_q <= lane_chain[next_slot];
+      data   <= lane_data[next_slot];
+      s0     <= lane_s0[next_slot];
+      mic    <= lane_mic[next_slot];
     end
-    if (body_valid && body_ready[body_lane]) lane_beat[body_lane] <= body_data;
+    if (body_write) lane_beat[body_lane] <= body_data;
+    // The beat buffer is written at any time: a beat arriving for the lane being read,
+    // or for the head lane while the turn is held, goes straight into the head register.
+    if (advance) beat <= (body_write && body_lane == next_slot) ? body_data : lane_beat[next_slot];
+    else if (body_write && body_lane == slot) beat <= body_data;
   end
 
   // ---- flags and output ----
-  assign body_ready = wants_body & ~beat_full;
   always @(posedge clk) begin
     if (reset) begin
       busy        <= {F{1'b0}};
       wants_body  <= {F{1'b0}};
       beat_full   <= {F{1'b0}};
       mic_pending <= {F{1'b0}};
+      is_busy     <= 1'b0;
+      has_body    <= 1'b0;
+      has_beat    <= 1'b0;
+      has_mic     <= 1'b0;
       out_valid   <= 1'b0;
     end else begin
       if (out_valid && out_ready) out_valid <= 1'b0;
+      if (body_write) beat_full[body_lane] <= 1'b1;
       if (advance) begin
-        if (final_back) begin
-          busy[slot]        <= 1'b0;
-          mic_pending[slot] <= 1'b1;
-        end
-        if (start) begin
-          busy[slot]       <= 1'b1;
-          wants_body[slot] <= in_body_len != 16'd0;
-        end
-        if (body_now) begin
-          beat_full[slot] <= 1'b0;
-          if (last) wants_body[slot] <= 1'b0;
-        end
+        busy[slot]        <= start || running;
+        mic_pending[slot] <= final_back;
+        if (start) wants_body[slot] <= in_body_len != 16'd0;
+        else if (body_now && last) wants_body[slot] <= 1'b0;
+        if (body_now) beat_full[slot] <= 1'b0;
+        is_busy  <= busy[next_slot];
+        has_body <= wants_body[next_slot];
+        has_beat <= beat_full[next_slot] || (body_write && body_lane == next_slot);
+        has_mic  <= mic_pending[next_slot];
         // The MIC goes out in the turn after the last MAC block came back, when this lane
         // has no keystream arriving (its next frame's A0 is issued no earlier).
-        if (mic_pending[slot]) begin
-          mic_pending[slot] <= 1'b0;
+        if (has_mic) begin
           out_valid  <= 1'b1;
-          out_data   <= {lane_mic[slot], 64'h0};
+          out_data   <= {mic, 64'h0};
           out_nbytes <= 5'd8;
           out_last   <= 1'b1;
         end else if (ctr_back) begin
           out_valid  <= 1'b1;
-          out_data   <= res_s0 ? {lane_header[slot], 64'h0}
-                               : (lane_data[slot] ^ res_ctr_block) & res_keep;
+          out_data   <= res_s0 ? {header, 64'h0} : (data ^ res_ctr_block) & res_keep;
           out_nbytes <= res_s0 ? 5'd8 : res_nbytes;
           out_last   <= 1'b0;
         end
         out_lane <= slot;
+      end else if (body_write && body_lane == slot) begin
+        has_beat <= 1'b1;
       end
-      if (body_valid && body_ready[body_lane]) beat_full[body_lane] <= 1'b1;
     end
   end
+  wire [127:0] res_keep;
+  keep_mask #(.BYTES(16), .NB_W(5)) out_keep (.nbytes(res_nbytes), .mask(res_keep));
 endmodule
 `default_nettype wire

@@ -79,13 +79,14 @@ DESIGNS = {
 def ports(top, params):
     """(direction, name, width) of each port, widths evaluated with the parameters."""
     src = next(p for p in (HDL / "rtl" / f"{top}.v", PROBES / f"{top}.v") if p.exists()).read_text()
-    env = {"N": 1, "R": 2, "USER_W": 1}
+    env = {"N": 1, "R": 2, "USER_W": 1, "BLOCKS": 1}
     env.update(params)
     env["NB_W"] = math.ceil(math.log2(16 * env["N"] + 1))
     env["F"] = env.get("PIPELINED", 1) * (10 // env["R"]) + 2  # ccmp_multi's lanes
     env["LANE_W"] = max(1, math.ceil(math.log2(env["F"])))
     found = []
-    for d, rng, name in re.findall(r"(input|output)\s+(?:wire|reg)\s*(?:\[([^\]]+):0\])?\s*(\w+)", src):
+    for d, rng, name in re.findall(r"^\s*(input|output)\s+(?:wire|reg)\b\s*(?:\[([^\]]+):0\])?\s*(\w+)",
+                                   src, re.M):
         width = eval(rng, {}, dict(env)) + 1 if rng else 1
         found.append((d, name, width))
     return found
