@@ -52,21 +52,12 @@ module aes128_unrolled #(
       wire [127:0]     next_key;
       assign in_ready = (step == 4'd0) || (done && out_ready);
       // The first R rounds happen in the cycle that takes the block.
-      for (b = 0; b < BLOCKS; b = b + 1) begin : g_block
-        /* verilator lint_off UNUSEDSIGNAL */  // blocks 1.. leave their key copy open
-        wire [127:0] key_out;
-        /* verilator lint_on UNUSEDSIGNAL */
-        aes_enc_rounds #(.R(R)) rounds (
-            .first_round(load ? 4'd1 : step * R[3:0] + 4'd1),
-            .state_in(load ? in_block[W - 128 * b - 1 -: 128] ^ in_key
-                           : state[W - 128 * b - 1 -: 128]),
-            .key_in(load ? in_key : round_key),
-            .state_out(next_state[W - 128 * b - 1 -: 128]), .key_out(key_out)
-        );
-        if (b == 0) begin : g_key
-          assign next_key = key_out;
-        end
-      end
+      aes_enc_rounds #(.R(R), .BLOCKS(BLOCKS)) rounds (
+          .first_round(load ? 4'd1 : step * R[3:0] + 4'd1),
+          .state_in(load ? in_block ^ {BLOCKS{in_key}} : state),
+          .key_in(load ? in_key : round_key),
+          .state_out(next_state), .key_out(next_key)
+      );
       always @(posedge clk) begin
         if (reset) begin
           step      <= 4'd0;
@@ -170,19 +161,10 @@ module aes128_unrolled #(
           localparam [3:0] FIRST = FIRST_I[3:0];
           wire [W-1:0] next_state;
           wire [127:0] next_key;
-          for (b = 0; b < BLOCKS; b = b + 1) begin : g_block
-            /* verilator lint_off UNUSEDSIGNAL */  // blocks 1.. leave their key copy open
-            wire [127:0] key_out;
-            /* verilator lint_on UNUSEDSIGNAL */
-            aes_enc_rounds #(.R(R)) rounds (
-                .first_round(FIRST), .state_in(state[s - 1][W - 128 * b - 1 -: 128]),
-                .key_in(key[s - 1]),
-                .state_out(next_state[W - 128 * b - 1 -: 128]), .key_out(key_out)
-            );
-            if (b == 0) begin : g_key
-              assign next_key = key_out;
-            end
-          end
+          aes_enc_rounds #(.R(R), .BLOCKS(BLOCKS)) rounds (
+              .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
+              .state_out(next_state), .key_out(next_key)
+          );
           always @(posedge clk) begin
             if (advance) begin
               state[s] <= next_state;
