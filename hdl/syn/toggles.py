@@ -23,7 +23,11 @@ DESIGNS = {
     "ccmp_core_bram": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_SBOX_BRAM"),
     "ccmp_core_tbox": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_TBOX_BRAM"),
     "ccmp_core_n8_bram": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, "AES_SBOX_BRAM"),
-    "ccmp_multi_r1": ("ccmp_multi", "R=1", {"AES_R": "1"}, 22, ""),  # 2 frames on each of 11 lanes
+    # The multi-frame cores' RTL is the same with S-boxes in LUTs or block RAM; the bench
+    # pushes 2 frames through each lane (12 lanes; 22 with PIPELINED=2).
+    "ccmp_multi_r1_bram": ("ccmp_multi", "R=1", {"AES_R": "1"}, 24, ""),
+    "ccmp_multi_r1_split_bram": ("ccmp_multi", "R=1 PIPELINED=2",
+                                 {"AES_R": "1", "AES_PIPELINED": "2"}, 44, ""),
 }
 
 
