@@ -36,8 +36,7 @@ module aes128_unrolled #(
 );
   localparam S = 10 / R;                      // steps per block
   localparam LATENCY = PIPELINED * S + 1;       // pipelined: cycles from in to out
-
-  localparam W = 128 * BLOCKS;
+  localparam W = 128 * BLOCKS;                  // the blocks side by side
 
   genvar b, s;
   generate
