@@ -4,23 +4,13 @@
 //
 // Encrypt: in_key is the cipher key; out_round_key is round key 10 (the decryption key).
 // Decrypt: in_key is round key 10; the schedule runs backwards; out_round_key is round key 0.
-// ENABLE_DECRYPT=0 drops the inverse datapath (CCM only ever encrypts) and reorders the
-// round for timing: the state register holds the state before AddRoundKey and the next
-// round starts with state ^ round key, so a loaded block goes straight into the register
-// (no key XOR on the load path) and no S-box reads a bare flip-flop (synthesis would move
-// that register behind the S-box, putting the load mux and its enable in front of it).
-// The key schedule keeps SubWord(RotWord) of the round key's last word in a register for
-// the same reason. in_chain (CBC): the block loaded is out_block ^ in_block, the block
-// leaving now; the enc-only core folds out_block's last key and in_block into the key it
-// adds first, so the chaining XOR stays off the state path.
-// With AES_SBOX_BRAM or AES_TBOX_BRAM defined (S-boxes or T-tables in block RAM) the
-// enc-only core takes the opposite order: every S-box reads a register, which becomes the
-// RAM's address register.
-`ifdef AES_TBOX_BRAM
-`define AES128_CORE_RAM_ORDER
-`elsif AES_SBOX_BRAM
-`define AES128_CORE_RAM_ORDER
-`endif
+// ENABLE_DECRYPT=0 drops the inverse datapath (CCM only ever encrypts) and orders the round
+// for timing: every S-box reads a register, the round runs S-box -> (ShiftRows,
+// MixColumns) -> AddRoundKey -> state, and all control is folded into terms from registers
+// alone. On ECP5 that register becomes a block RAM's address register (AES_SBOX_BRAM,
+// AES_TBOX_BRAM: synth.py's *_bram and *_tbox designs), or feeds a LUT S-box that synthesis
+// keeps apart (two PFU levels; syn/synth.py keeps the S-box modules out of ABC's merging).
+// in_chain (CBC): the block loaded is out_block ^ in_block, the block leaving now.
 `default_nettype none
 module aes128_core #(
     parameter ENABLE_DECRYPT = 1
@@ -111,17 +101,13 @@ module aes128_core #(
         end
       end
     end else begin : g_enc_only
-`ifdef AES128_CORE_RAM_ORDER
-      // S-boxes in block RAM (synth.py's *_bram and *_tbox designs): every S-box reads a
-      // register, which becomes the RAM's address register, and the round runs RAM ->
-      // (ShiftRows, MixColumns) -> AddRoundKey -> state. state = the state after
-      // AddRoundKey; round_key = round key r in round r, expanded a round ahead (its SubWord
-      // is a RAM read of its own last word), so no RAM output reaches the state through the
-      // key; a load takes round key 1 from in_key through four more S-boxes. A RAM's address
-      // register has no enable or reset, so neither register has one: each is a RAM output
-      // term XORed onto a term from registers alone (which holds the value, loads, or adds
-      // the key), with the RAM terms gated at the XOR trees' leaves, which keeps the logic
-      // between a RAM output and the next RAM address shallow.
+      // state = the state after AddRoundKey; round_key = round key r in round r, expanded a
+      // round ahead (its SubWord reads its own last word), so no S-box output reaches the
+      // state through the key; a load takes round key 1 from in_key through four more
+      // S-boxes. A RAM's address register has no enable or reset, so neither register has
+      // one: each is an S-box term XORed onto a term from registers alone (which holds the
+      // value, loads, or adds the key), with the S-box terms gated at the XOR trees' leaves,
+      // which keeps the logic between one S-box and the next shallow.
       reg  [127:0] round_key;
       wire [127:0] last_rows;  // ShiftRows(SubBytes(state)) in the last step
       wire [31:0]  key_sub, in_key_sub;
@@ -171,9 +157,9 @@ module aes128_core #(
       aes_tbox_mix mix (.entries(entries), .rounded(last_rows));
       always @(posedge clk) state <= (last_rows & {128{step || chain_load}}) ^ state_term;
 `else
-      // S-boxes (paired two to a dual-port RAM): RAM -> ShiftRows -> MixColumns ->
-      // AddRoundKey (ECP5: three LUT4s and a PFUMX on the critical path, behind the RAM's
-      // 5.8 ns clock-to-output).
+      // S-boxes (in LUTs, or paired two to a dual-port RAM): S-box -> ShiftRows ->
+      // MixColumns -> AddRoundKey (ECP5: three LUT4s and a PFUMX on the critical path,
+      // behind the RAM's 5.8 ns clock-to-output or the LUT S-box's two PFU levels).
       aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
           .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(1'b1),
           .state_out(last_rows), .key_out()
@@ -192,55 +178,7 @@ module aes128_core #(
       (* keep *) wire [127:0] chained = last_rows & {128{chain_load}};
       always @(posedge clk) state <= mix0 ^ mix1 ^ mix2 ^ chained ^ state_term;
 `endif
-`else
-      // state = the state before adding add_key; add_key = round key r-1 in round r, except
-      // in a chained round 1 (previous last round key ^ in_block ^ cipher key);
-      // key_sub = SubWord(RotWord(last word of round_key)).
-      reg  [127:0] round_key;
-      reg  [127:0] add_key;
-      reg  [31:0]  key_sub;
-      wire [127:0] round_out;  // ShiftRows(SubBytes(.)) in the last round, MixColumns of it before
-      aes_enc_round #(.ADD_ROUND_KEY(0)) enc (
-          .state_in(state ^ add_key), .key_in(round_key), .rcon(rcon), .final_round(last_step),
-          .state_out(round_out), .key_out()
-      );
-      wire [31:0]  w0 = round_key[127:96] ^ key_sub ^ {rcon, 24'h0};
-      wire [31:0]  w1 = round_key[95:64] ^ w0;
-      wire [31:0]  w2 = round_key[63:32] ^ w1;
-      wire [31:0]  w3 = round_key[31:0] ^ w2;
-      wire [127:0] next_key = {w0, w1, w2, w3};
-      wire [31:0]  next_key_sub, in_key_sub;
-      genvar i;
-      for (i = 0; i < 4; i = i + 1) begin : g_key_sub
-        aes_sbox next_sbox (.in_byte(w3[31 - 8 * ((i + 1) % 4) -: 8]),
-                            .out_byte(next_key_sub[31 - 8 * i -: 8]));
-        aes_sbox in_sbox (.in_byte(in_key[31 - 8 * ((i + 1) % 4) -: 8]),
-                          .out_byte(in_key_sub[31 - 8 * i -: 8]));
-      end
-      assign out_block     = round_out ^ next_key;
-      assign out_round_key = next_key;
-
-      always @(posedge clk) begin
-        if (reset) begin
-          state     <= 128'h0;
-          add_key   <= 128'h0;
-          round_key <= 128'h0;
-          key_sub   <= 32'h0;
-        end else if (load) begin
-          state     <= in_chain ? round_out : in_block;
-          add_key   <= (in_chain ? next_key ^ in_block : 128'h0) ^ in_key;
-          round_key <= in_key;
-          key_sub   <= in_key_sub;
-        end else if (step) begin
-          state     <= round_out;
-          add_key   <= next_key;
-          round_key <= next_key;
-          key_sub   <= next_key_sub;
-        end
-      end
-`endif
     end
   endgenerate
 endmodule
 `default_nettype wire
-`undef AES128_CORE_RAM_ORDER

@@ -69,10 +69,15 @@ module ccmp_format #(
   reg         body_none;     // zero-length body: AAD2 and A0 end the frame
   reg [255:0] aad;           // AAD blocks not yet in the MAC slot, next on top
   reg [1:0]   aad_left;
-  reg [15:0]  remaining;     // body octets not yet captured
-  reg         body_left;     // remaining != 0
+  reg         body_left;     // body octets not yet captured
+  // The octets left once the next beat is captured, and how they compare with a beat, kept
+  // a beat ahead so that a capture shapes the beat after it from registers alone (no
+  // subtract-then-compare carry chains in front of the beat registers).
+  reg [15:0]  left_after;
+  reg         after_full;    // left_after >= BEAT: the beat after the next one is full
+  reg         after_last;    // left_after <= BEAT: ... and the frame's last
   reg [15:0]  block_index;   // i of the next body beat's first counter
-  // shape of the next body beat, from `remaining`
+  // shape of the next body beat
   reg [NB_W-1:0]   beat_nbytes;
   reg [128*N-1:0]  beat_keep;
   reg [N-1:0]      beat_mask;
@@ -100,9 +105,12 @@ module ccmp_format #(
   );
 
   // ---- shape of a body beat from the octets left: the frame's length when it starts,
-  // `remaining` less a full beat when a beat is captured ----
-  wire [15:0]      shape_left = busy ? remaining - BEAT : in_body_len;
-  wire [NB_W-1:0]  shape_nbytes = (shape_left >= BEAT) ? BEAT[NB_W-1:0] : shape_left[NB_W-1:0];
+  // left_after when a beat is captured ----
+  localparam [15:0] TWO_BEATS = 2 * BEAT;
+  wire [15:0]      shape_left = busy ? left_after : in_body_len;
+  wire             shape_full = busy ? after_full : (in_body_len >= BEAT);
+  wire             shape_last = busy ? after_last : (in_body_len <= BEAT);
+  wire [NB_W-1:0]  shape_nbytes = shape_full ? BEAT[NB_W-1:0] : shape_left[NB_W-1:0];
   wire [128*N-1:0] shape_keep;
   keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(shape_nbytes), .mask(shape_keep));
   wire [N-1:0]     shape_mask;
@@ -158,8 +166,10 @@ module ccmp_format #(
       body_none    <= 1'b0;
       aad          <= 256'h0;
       aad_left     <= 2'd0;
-      remaining    <= 16'd0;
       body_left    <= 1'b0;
+      left_after   <= 16'd0;
+      after_full   <= 1'b0;
+      after_last   <= 1'b0;
       block_index  <= 16'd1;
       beat_nbytes  <= {NB_W{1'b0}};
       beat_keep    <= {128*N{1'b0}};
@@ -185,7 +195,10 @@ module ccmp_format #(
         beat_nbytes <= shape_nbytes;
         beat_keep   <= shape_keep;
         beat_mask   <= shape_mask;
-        beat_last   <= (shape_left <= BEAT);
+        beat_last   <= shape_last;
+        left_after  <= shape_left - BEAT;
+        after_full  <= shape_left >= TWO_BEATS;
+        after_last  <= shape_left <= TWO_BEATS;
       end
 
       if (start) begin
@@ -194,7 +207,6 @@ module ccmp_format #(
         nonce       <= in_nonce;
         frame_info  <= (DECAP != 0) ? in_mic : ccmp_header;
         body_none   <= (in_body_len == 16'd0);
-        remaining   <= in_body_len;
         body_left   <= (in_body_len != 16'd0);
         block_index <= 16'd1;
         // MAC slot: B0; the AAD blocks follow.
@@ -224,7 +236,6 @@ module ccmp_format #(
       end
 
       if (capture) begin
-        remaining    <= beat_last ? 16'd0 : remaining - BEAT;
         body_left    <= !beat_last;
         block_index  <= block_index + N[15:0];
         ctr_full     <= 1'b1;

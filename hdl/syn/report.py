@@ -45,8 +45,12 @@ def cycles(design):
 
 
 def toggles(design):
-    path = HDL / "build" / "toggles" / f"{design}.json"
-    return json.loads(path.read_text())["toggles_per_frame"] if path.exists() else None
+    """From the design's own run; a *_bram design (its LUT twin's RTL) from the twin's."""
+    for name in (design, re.sub(r"_bram$", "", design)):
+        path = HDL / "build" / "toggles" / f"{name}.json"
+        if path.exists():
+            return json.loads(path.read_text())["toggles_per_frame"]
+    return None
 
 
 def pnr_delays(design, target):

@@ -13,20 +13,23 @@ SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.
 designs whose netlist overflows the default one (the first multi-frame core did).
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
-LUTs; the `*_bram` designs put every S-box whose input byte comes straight from a register
-into a DP16KD block RAM instead (that register becomes the RAM's address register, so the
-cycle behaviour is unchanged; S-boxes fed by logic stay in LUTs), up to the LFE5U-85F's 208
-block RAMs, two S-boxes per dual-port RAM. The `*_tbox` designs do the same with the
-T-table round order (aes_tbox: a 512 x 24 ROM per state byte, one PDPW16KD each, and the
-key schedule's S-boxes paired as above). iCE40 synthesis already makes that choice by
-itself (SB_RAM40_4K). RTL whose register placement depends on it reads the define
-AES_SBOX_BRAM or AES_TBOX_BRAM (RAM_DEFINES). Those designs also write the netlist at the
+LUTs, each S-box kept a module of its own (keep_hierarchy) so that ABC maps it alone: an
+8-input function is then two PFU levels (a LUT7 and a LUT4 mux), where ABC, free to merge
+it with the MixColumns XORs around it, makes five or more LUT levels (an iterative core's
+round loop: ~85 -> ~100 MHz). The `*_bram` designs put every S-box whose input byte comes
+straight from a register into a DP16KD block RAM instead (that register becomes the RAM's
+address register, so the cycle behaviour is unchanged; S-boxes fed by logic stay in LUTs),
+up to the LFE5U-85F's 208 block RAMs, two S-boxes per dual-port RAM. The `*_tbox` designs
+do the same with the T-table round order (aes_tbox: a 512 x 24 ROM per state byte, one
+PDPW16KD each, and the key schedule's S-boxes paired as above), which the RTL takes with the
+define AES_TBOX_BRAM (RAM_DEFINES). iCE40 synthesis already puts registered-address ROMs in
+its block RAM by itself (SB_RAM40_4K). The block-RAM designs also write the netlist at the
 point where the S-boxes are clocked ROMs (build/syn/<design>-ecp5-roms.v), which the
 netlist benches of `make test` simulate.
 
 Probes (syn/probes/, read beside rtl/): measurement fixtures, not cores. tbox_round_loop is
-the bare one-round-per-cycle loop through the T-table RAMs, the bound on any core built
-around it.
+the bare one-round-per-cycle loop through the T-table RAMs, sbox_round_loop the same loop
+through LUT S-boxes: the bounds on any core built around them.
 """
 import json
 import math
@@ -44,8 +47,11 @@ VENV_BIN = Path(sys.executable).parent
 
 ECP5_BRAMS = 208  # DP16KD blocks in an LFE5U-85F
 
-# ECP5 block-RAM round orders of aes128_core: what goes into the RAMs -> its define.
-RAM_DEFINES = {"sbox": "AES_SBOX_BRAM", "tbox": "AES_TBOX_BRAM"}
+# ECP5 block-RAM round orders of aes128_core: what goes into the RAMs -> the define the RTL
+# takes for it (S-boxes need none: they read registers in every order).
+RAM_DEFINES = {"sbox": None, "tbox": "AES_TBOX_BRAM"}
+# LUT S-boxes kept from ABC's merging (ECP5 LUT designs).
+SBOX_MODULES = "aes_*sbox"  # aes_sbox, aes_inv_sbox
 # name: (top module, parameters, targets, ECP5 block-RAM round order or None for LUTs)
 DESIGNS = {
     "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], None),
@@ -73,6 +79,7 @@ DESIGNS = {
     "ccmp_multi_r1_split_bram": ("ccmp_multi", {"R": 1, "PIPELINED": 2}, ["ecp5"], "sbox"),
     "tbox_round_loop": ("tbox_round_loop", {}, ["ecp5"], "tbox"),
     "tbox_round_loop_gated": ("tbox_round_loop", {"GATED": 1}, ["ecp5"], "tbox"),
+    "sbox_round_loop": ("sbox_round_loop", {}, ["ecp5"], None),
 }
 
 
@@ -203,11 +210,13 @@ def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
     read (what the RAMs will do), for the gate-level bench."""
     rtl = " ".join(str(p.relative_to(HDL)) for p in sorted((HDL / "rtl").glob("*.v")) + sorted(PROBES.glob("*.v")))
     chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
-    read = f"read_verilog{' -D' + RAM_DEFINES[ram] if ram else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
+    define = RAM_DEFINES[ram] if ram else None
+    read = f"read_verilog{' -D' + define if define else ''} {rtl}{' ' + rel + '-harness.v' if top == 'harness' else ''}; hierarchy -top {top}"
     read += chparam if top != "harness" else ""
     cmd = {"ecp5": "synth_ecp5", "ice40": "synth_ice40", "xilinx": "synth_xilinx -family xc7"}[target]
     if not ram or target != "ecp5":  # iCE40 puts registered-address ROMs in its RAMs itself
-        return yosys(f"{read}; {cmd} -top {top}; {tail}", log)
+        keep = f"setattr -mod -set keep_hierarchy 1 {SBOX_MODULES}; " if target == "ecp5" else ""
+        return yosys(f"{read}; {keep}{cmd} -top {top}; {tail}", log)
     listing, coarse = HDL / f"{rel}-sbox-roms.txt", f"{rel}-coarse.il"
     t = yosys(f"{read}; synth_ecp5 -top {top} -run :map_ram; "
               f"tee -q -o {listing.relative_to(HDL)} select -list "

@@ -13,16 +13,14 @@ from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
 # design: (top, parameters, environment, frames the bench pushes through, defines); the
-# *_bram and *_tbox designs simulate the round orders chosen for S-boxes (AES_SBOX_BRAM) and
-# T-tables (AES_TBOX_BRAM) in block RAM.
+# *_tbox design simulates the T-table round order (AES_TBOX_BRAM). A *_bram design's RTL is
+# its LUT twin's (syn/report.py takes the twin's count).
 DESIGNS = {
     "ccmp_core": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, ""),
     "ccmp_core_n2": ("ccmp_core", "N=2", {"CCMP_N": "2"}, 4, ""),
     "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4, ""),
     "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, ""),
-    "ccmp_core_bram": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_SBOX_BRAM"),
     "ccmp_core_tbox": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_TBOX_BRAM"),
-    "ccmp_core_n8_bram": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, "AES_SBOX_BRAM"),
     # The multi-frame cores' RTL is the same with S-boxes in LUTs or block RAM; the bench
     # pushes 2 frames through each lane (12 lanes; 22 with PIPELINED=2).
     "ccmp_multi_r1_bram": ("ccmp_multi", "R=1", {"AES_R": "1"}, 24, ""),
