@@ -7,9 +7,10 @@
 // ENABLE_DECRYPT=0 drops the inverse datapath (CCM only ever encrypts) and orders the round
 // for timing: every S-box reads a register, the round runs S-box -> (ShiftRows,
 // MixColumns) -> AddRoundKey -> state, and all control is folded into terms from registers
-// alone. On ECP5 that register becomes a block RAM's address register (AES_SBOX_BRAM,
-// AES_TBOX_BRAM: synth.py's *_bram and *_tbox designs), or feeds a LUT S-box that synthesis
-// keeps apart (two PFU levels; syn/synth.py keeps the S-box modules out of ABC's merging).
+// alone. On ECP5 that register becomes a block RAM's address register (synth.py's *_bram
+// designs; with AES_TBOX_BRAM defined, *_tbox, the RAMs hold T-tables), or feeds a LUT
+// S-box that synthesis keeps apart (two PFU levels: syn/synth.py keeps the S-box modules
+// out of ABC's merging).
 // in_chain (CBC): the block loaded is out_block ^ in_block, the block leaving now.
 `default_nettype none
 module aes128_core #(
