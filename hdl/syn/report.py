@@ -19,10 +19,13 @@ AES_CYCLES_PER_BLOCK = {"aes128_core": 10, "aes128_core_enc": 10, "aes128_unroll
 # lanes (Enhanced CCMP-N); the standard design is N = 1.
 WAYS = {"ccmp_core": 1, "ccmp_core_n2": 2, "ccmp_core_n4": 4, "ccmp_core_n8": 8}
 # The issue's open anchors: Fmax measured with this flow on LFE5U-85F by the issue's author;
-# cycles per block and LUT4 count from the aes_core author's published figures
-# (reports/published/aes_core_anchor.json); tiny_aes publishes no LUT count.
-ANCHORS = [("tiny_aes (fully pipelined AES-128)", 136.0, 1, None),
-           ("OpenCores aes_core (iterative AES-128; LUT4s as published for Spartan-IIe)", 105.0, 12, 3497)]
+# cycles per block from the aes_core author's published figures
+# (reports/published/aes_core_anchor.json); LUT4s and block RAMs measured here with Yosys
+# `synth_ecp5` (default flow) on each core's own RTL, fetched for the measurement and not
+# kept in this repository (freecores/tiny_aes rtl/aes_128.v ee0c025 + rtl/table.v 95a4f08;
+# OpenCores aes_core aes_cipher_top, aes_key_expand_128, aes_rcon, aes_sbox).
+ANCHORS = [("tiny_aes (fully pipelined AES-128)", 136.0, 1, 12687, 144),
+           ("OpenCores aes_core (iterative AES-128)", 105.0, 12, 4584, 0)]
 
 
 def lut_twin(design):
@@ -193,10 +196,9 @@ def anchors_layout(rs):
         mbps = r["gbps"] * 1000 if r["gbps"] else None
         body.append([r["design"], r["fmax_mhz"], r["gbps"], r["luts"], r["brams"],
                      round(mbps / r["luts"], 3) if mbps else None])
-    for name, fmax, cycles_per_block, luts in ANCHORS:
+    for name, fmax, cycles_per_block, luts, brams in ANCHORS:
         gbps = round(128 * fmax / cycles_per_block / 1000, 2)
-        body.append([f"anchor: {name}", fmax, gbps, luts or "not published", "–",
-                     round(gbps * 1000 / luts, 3) if luts else "–"])
+        body.append([f"anchor: {name}", fmax, gbps, luts, brams, round(gbps * 1000 / luts, 3)])
     return table(["design", "Fmax (MHz)", "Gb/s", "LUT4s", "BRAMs", "Mb/s per LUT"], body)
 
 
