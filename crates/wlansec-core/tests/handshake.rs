@@ -141,6 +141,41 @@ fn forged_and_wrong_key_messages_change_nothing() {
 }
 
 #[test]
+fn a_forged_message_1_cannot_wedge_the_handshake() {
+    // Message 1 has no MIC: anyone (or a bit error) can send one with another ANonce after
+    // the real one. The supplicant keeps its SNonce for the handshake and takes the PTK from
+    // message 3's ANonce, which that message's MIC authenticates.
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut a, mut s) = pair(Akm::Psk, CipherSuite::Ccmp128);
+    let m1 = sends(&a.start(&mut rng).unwrap());
+    let m2 = sends(&s.receive(&m1[0], &mut rng).unwrap());
+    let mut forged = m1[0].clone();
+    forged[17] ^= 0x01; // first ANonce octet: 4 (EAPOL) + 1 + 2 + 2 + 8 (replay counter)
+    let forged_m2 = sends(&s.receive(&forged, &mut rng).unwrap());
+    assert!(a.receive(&forged_m2[0]).is_err(), "the authenticator takes no M2 for a forged ANonce");
+    let m3 = sends(&a.receive(&m2[0]).unwrap());
+    let ev = s.receive(&m3[0], &mut rng).unwrap();
+    assert_eq!(count(&ev, |e| matches!(e, Event::PairwiseComplete)), 1);
+    assert!(a.receive(&sends(&ev)[0]).unwrap().contains(&Event::PairwiseComplete));
+    assert_eq!(a.ptk(), s.ptk());
+}
+
+#[test]
+fn message_3_with_its_mic_bit_cleared_is_not_a_message_1() {
+    // A corrupted M3 without the MIC flag would parse as message 1; answered, its M2 (with
+    // M3's replay counter) could pass for message 4 and complete the authenticator alone.
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (mut a, mut s) = pair(Akm::Psk, CipherSuite::Ccmp128);
+    let m1 = sends(&a.start(&mut rng).unwrap());
+    let m2 = sends(&s.receive(&m1[0], &mut rng).unwrap());
+    let mut m3 = sends(&a.receive(&m2[0]).unwrap()).remove(0);
+    m3[5] &= !0x01; // Key Information, high octet: the MIC flag (0x0100)
+    assert!(matches!(s.receive(&m3, &mut rng), Err(Error::Malformed(_))));
+    // ... and an M2 never passes for message 4.
+    assert!(matches!(a.receive(&m2[0]), Err(Error::Replay { .. }) | Err(Error::Malformed(_))));
+}
+
+#[test]
 fn the_authenticator_gives_up_after_its_retransmissions() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let (a, _) = pair(Akm::Psk, CipherSuite::Ccmp128);

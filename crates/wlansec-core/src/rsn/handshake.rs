@@ -260,6 +260,11 @@ impl Authenticator {
                 self.send_current()
             }
             (AuthState::SentM3, true) => {
+                // Message 4 has empty Key Data; a message 2 (which carries the RSN element)
+                // signed with the same PTK must not pass for it.
+                if !view.key_data().is_empty() {
+                    return Err(Error::Malformed("message 2 where message 4 was expected"));
+                }
                 let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 4 without a PTK"))?;
                 eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
                 self.state = AuthState::Done;
@@ -289,9 +294,12 @@ pub struct Supplicant {
     pmk: Pmk,
     /// The highest replay counter of a frame whose MIC verified.
     last_counter: Option<u64>,
-    anonce: Option<[u8; 32]>,
-    snonce: [u8; 32],
-    tptk: Option<Ptk>,
+    /// This handshake's SNonce, kept for every message 1 until a message 3 completes it
+    /// (He and Mitchell's defence): message 3's ANonce, authenticated by its MIC, then gives
+    /// the PTK, so a forged or corrupted message 1 (it has no MIC) cannot wedge the handshake.
+    snonce: Option<[u8; 32]>,
+    /// A message 3 has completed the handshake of `snonce`: the next message 1 starts a new one.
+    snonce_spent: bool,
     installed_tk: Option<Secret>,
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
@@ -305,9 +313,8 @@ impl Supplicant {
             params,
             pmk,
             last_counter: None,
-            anonce: None,
-            snonce: [0; 32],
-            tptk: None,
+            snonce: None,
+            snonce_spent: false,
             installed_tk: None,
             ptk: None,
             installed_gtks: Vec::new(),
@@ -326,8 +333,8 @@ impl Supplicant {
         }
     }
 
-    /// Handle an EAPOL-Key frame from the authenticator. `rng` gives the SNonce for a new
-    /// ANonce. Frames that fail a check are refused with an error and change nothing.
+    /// Handle an EAPOL-Key frame from the authenticator. `rng` gives the SNonce of a new
+    /// handshake. Frames that fail a check are refused with an error and change nothing.
     pub fn receive(&mut self, bytes: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<Event>> {
         let view = EapolKey::new_checked(bytes)?;
         let info = view.key_info();
@@ -337,26 +344,25 @@ impl Supplicant {
         self.check_counter(view.replay_counter())?;
         let p = &self.params;
         match (info.has(KeyInfo::PAIRWISE), info.has(KeyInfo::MIC)) {
+            (true, false) if info.has(KeyInfo::INSTALL) || info.has(KeyInfo::SECURE) => {
+                Err(Error::Malformed("message 1 with Install or Secure set"))
+            }
             (true, false) => {
-                // Message 1. Its counter is not recorded (it carries no MIC); the same ANonce
-                // keeps the same SNonce so a late M2 still matches.
-                let anonce = view.nonce();
-                if self.anonce != Some(anonce) {
-                    rng.fill_bytes(&mut self.snonce);
-                }
-                let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &anonce, &self.snonce)?;
-                let m2 = frame(
-                    self.version,
-                    KeyInfo::PAIRWISE | KeyInfo::MIC,
-                    0,
-                    view.replay_counter(),
-                    self.snonce,
-                    0,
-                    &p.sta_rsne,
-                )
-                .to_signed_bytes(tptk.kck.as_bytes())?;
-                self.anonce = Some(anonce);
-                self.tptk = Some(tptk);
+                // Message 1. Its counter is not recorded (it carries no MIC); every message 1
+                // of one handshake gets the same SNonce, so a late M2 still matches.
+                let snonce = match self.snonce {
+                    Some(snonce) if !self.snonce_spent => snonce,
+                    _ => {
+                        let mut fresh = [0; 32];
+                        rng.fill_bytes(&mut fresh);
+                        fresh
+                    }
+                };
+                let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
+                let m2 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC, 0, view.replay_counter(), snonce, 0, &p.sta_rsne)
+                    .to_signed_bytes(tptk.kck.as_bytes())?;
+                self.snonce = Some(snonce);
+                self.snonce_spent = false;
                 Ok(vec![Event::Send(m2)])
             }
             (true, true) => self.message_3(bytes, &view),
@@ -370,10 +376,9 @@ impl Supplicant {
         if !info.has(KeyInfo::INSTALL) || !info.has(KeyInfo::ENCRYPTED_KEY_DATA) {
             return Err(Error::Malformed("message 3 without Install or encrypted Key Data"));
         }
-        if self.anonce != Some(view.nonce()) {
-            return Err(Error::Malformed("message 3 ANonce differs from message 1"));
-        }
-        let tptk = self.tptk.as_ref().ok_or(Error::Malformed("message 3 before message 1"))?;
+        let snonce = self.snonce.ok_or(Error::Malformed("message 3 before message 1"))?;
+        let p = &self.params;
+        let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
         eapol::verify_mic(tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         if !rsne_matches(&key_data, &self.params.ap_rsne) {
@@ -385,8 +390,8 @@ impl Supplicant {
             refuse_zero(g)?;
         }
         // Everything checked: now commit.
-        let tptk = tptk.clone();
         self.last_counter = Some(view.replay_counter());
+        self.snonce_spent = true;
         let m4 = frame(
             self.version,
             KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE,
