@@ -359,8 +359,16 @@ impl Supplicant {
                     }
                 };
                 let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
-                let m2 = frame(self.version, KeyInfo::PAIRWISE | KeyInfo::MIC, 0, view.replay_counter(), snonce, 0, &p.sta_rsne)
-                    .to_signed_bytes(tptk.kck.as_bytes())?;
+                let m2 = frame(
+                    self.version,
+                    KeyInfo::PAIRWISE | KeyInfo::MIC,
+                    0,
+                    view.replay_counter(),
+                    snonce,
+                    0,
+                    &p.sta_rsne,
+                )
+                .to_signed_bytes(tptk.kck.as_bytes())?;
                 self.snonce = Some(snonce);
                 self.snonce_spent = false;
                 Ok(vec![Event::Send(m2)])
