@@ -26,8 +26,10 @@ demo: build
 lab: build
 	@OUT=$(OUT)/lab-full LAB_ARGS="--repeats 40" bash scripts/lab_demo.sh
 
-# Continue a killed `make lab` where it stopped (refused if its options differ).
-lab-resume: build
+# Continue a killed `make lab` where it stopped (refused if its options or binary differ).
+# No rebuild: the run's plan pins the binary's hash, so newer source would only be refused.
+lab-resume: setup
+	@test -x $(WLANSEC) || { echo "lab-resume: $(WLANSEC) missing; rebuild the commit the run started from"; exit 1; }
 	@OUT=$(OUT)/lab-full LAB_ARGS="--repeats 40 --resume" bash scripts/lab_demo.sh
 
 # Copy the finished full run (report, figures, raw JSON) to docs/results/<date>-lab-full;
