@@ -29,6 +29,17 @@ VIDEO_QUOTES = {
     "ccmp": "WPA2 has almost doubled the values of the delay and the jitter",
 }
 
+#: The FPGA figures of the study's access point (standard vs parallel CBC-MAC/CTR design).
+def hayajneh_claim(quantity: str) -> float:
+    study = json.loads((PUBLISHED / "hayajneh_enhanced_wlan_security.json").read_text())
+    return next(c["value"] for c in study["claims"] if c["quantity"] == quantity)
+
+
+HW_STANDARD_NS = hayajneh_claim("Total time, standard FPGA design")
+HW_PARALLEL_NS = hayajneh_claim("Total time, parallel FPGA design")
+HW_SPEEDUP = hayajneh_claim("Speedup ratio of parallel vs standard FPGA design")
+HW_LE_RATIO = hayajneh_claim("Logic elements of the parallel design relative to the standard design")
+
 MODE_LABEL = {"open": "Open", "wep": "WEP", "tkip": "WPA1 (TKIP)", "ccmp": "WPA2 (CCMP)", "enhanced": "Enhanced (host CCMP)"}
 
 

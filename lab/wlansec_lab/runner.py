@@ -178,11 +178,20 @@ def _ciphers(ctx: Context) -> dict:
 
 
 def _hardware(ctx: Context) -> dict:
-    src = ROOT / "hdl" / "reports" / "summary.json"
+    """The hardware benches' rows (hdl/reports/summary.json) and their tables in the published
+    layouts (hdl/reports/README.md, between the LAYOUTS markers, written by hdl/syn/report.py)."""
+    reports = ROOT / "hdl" / "reports"
+    src = reports / "summary.json"
     if not src.exists():
         return {"status": "absent", "error": f"{src.relative_to(ROOT)} not present (the hardware bench has not run here)"}
     shutil.copy(src, ctx.out / "raw" / "hardware.bench.json")
-    return {"status": "ok", "json": "hardware.bench.json"}
+    result = {"status": "ok", "json": "hardware.bench.json"}
+    readme = (reports / "README.md").read_text() if (reports / "README.md").exists() else ""
+    if "<!-- LAYOUTS -->" in readme and "<!-- /LAYOUTS -->" in readme:
+        layouts = readme.split("<!-- LAYOUTS -->", 1)[1].split("<!-- /LAYOUTS -->", 1)[0].strip()
+        (ctx.out / "raw" / "hardware.layouts.md").write_text(layouts + "\n")
+        result["layouts"] = "hardware.layouts.md"
+    return result
 
 
 SECURITIES = ["open", "wep", "tkip", "ccmp", "enhanced"]

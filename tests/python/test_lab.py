@@ -79,6 +79,20 @@ def test_report_without_results_names_every_missing_section(tmp_path):
     assert "Not run" in md
 
 
+def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
+    runner.run(["hardware"], runner.Context(None, "unused", tmp_path, quick=True, seconds=1.0), repeats=1)
+    md = (report.write(tmp_path) / "report.md").read_text()
+    hardware = md.split("## Hardware", 1)[1].split("## Reading", 1)[0]
+    summary = json.loads((Path(runner.ROOT) / "hdl" / "reports" / "summary.json").read_text())
+    core = next(r for r in summary if r["design"] == "ccmp_core" and r["target"] == "ecp5")
+    row = next(line for line in hardware.splitlines() if line.startswith("| ccmp_core | ecp5 |"))
+    assert f"| {core['luts']} |" in row and f"| {core['fmax_mhz']:g} |" in row
+    assert "Algredo-Badillo 2010, Table 2 layout" in hardware and "770 ns" in hardware and "2830 ns" in hardware
+    assert (tmp_path / "figures" / "hardware.png").stat().st_size > 10_000
+    reading = md.split("## Reading", 1)[1]
+    assert "Hardware, iterative CCMP" in reading and "Hardware, parallel vs standard" in reading
+
+
 @pytest.mark.skipif(not is_root(), reason="the veth stand-in needs root (network namespaces); CI runs as root")
 @pytest.mark.skipif(not Path(WLANSEC).exists(), reason=f"no wlansec binary at {WLANSEC}")
 def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
@@ -112,7 +126,7 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
     md = (report.write(tmp_path) / "report.md").read_text()
     for title in report.SECTIONS:
         assert f"## {title}" in md
-    for figure in ("video.png", "tcp.png", "files.png", "ccmp.png"):
+    for figure in ("video.png", "tcp.png", "files.png", "ccmp.png", "hardware.png"):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
     assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
