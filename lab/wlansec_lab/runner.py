@@ -137,8 +137,13 @@ def _file_path(ctx: Context, name: str) -> Path:
 FILE_RATE_MBPS = {("bss", "excellent"): 11.3, ("bss", "poor"): 3.6, ("ibss", "excellent"): 22.8, ("ibss", "poor"): 7.4}
 
 
+def file_kb(name: str) -> float:
+    """The size in the study's file name (`text-321KB` → 321)."""
+    return float(name.rsplit("-", 1)[1].removesuffix("KB"))
+
+
 def _files_estimate(p: dict) -> float:
-    size = float(p["file"].rsplit("-", 1)[1].removesuffix("KB")) * 1e3
+    size = file_kb(p["file"]) * 1e3
     return RUN_OVERHEAD_S["files"] + size * 8 / (FILE_RATE_MBPS[(p["topology"], p["signal"])] * 1e6)
 
 

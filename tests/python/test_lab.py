@@ -128,7 +128,7 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
         assert f"## {title}" in md
     for figure in ("video.png", "tcp.png", "files.png", "ccmp.png", "hardware.png"):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
-    assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md
+    assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md and "Table II layout" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
 
 
