@@ -252,6 +252,38 @@ def video_section(out: Path, ctx: dict) -> str:
             "do no crypto on the card and run once.")
 
 
+def _tcp_figure(by: dict, modes: list, ips: list, sizes: list, colors: dict, log: bool):
+    """Throughput (top) and RTT (bottom) against packet size, one column per IP version, with
+    the study's ranges as bands."""
+    fig, axes = plt.subplots(2, len(ips), figsize=(6.5 * len(ips), 8), sharex=True, squeeze=False)
+    for col, ip in enumerate(ips):
+        for m in modes:
+            for metric, ax, style in (("iperf3_mbps", axes[0][col], "-o"), ("qperf_mbps", axes[0][col], "--s"), ("qperf_rtt_ms", axes[1][col], "-o")):
+                pts = [(s, _m(by[(m, ip, s)], metric), _m(by[(m, ip, s)], metric, "std") or 0) for s in sizes
+                       if (m, ip, s) in by and _m(by[(m, ip, s)], metric) is not None]
+                if pts:
+                    xs, ys, es = zip(*pts)
+                    ax.errorbar(xs, ys, yerr=es, fmt=style, color=colors[m], capsize=3, label=f"{_mode_label(m)} {metric.split('_')[0]}")
+        for sec in ("open", "ccmp"):
+            color = colors.get((sec, "hw"), "grey")  # the band in its measured series' colour
+            if (sec, ip) in pub.TCP_RANGES:
+                (tlo, thi), (rlo, rhi) = pub.TCP_RANGES[(sec, ip)]
+                axes[0][col].axhspan(tlo, thi, color=color, alpha=0.08, label=f"published {pub.MODE_LABEL[sec]} range")
+                axes[1][col].axhspan(rlo, rhi, color=color, alpha=0.08, label=f"published {pub.MODE_LABEL[sec]} range")
+        axes[0][col].set_title(f"TCP throughput, IPv{ip} (bars: std; bands: published, Fedora 12)", fontsize=9)
+        axes[1][col].set_title(f"TCP RTT (qperf tcp_lat × 2), IPv{ip}", fontsize=9)
+        axes[0][col].set_ylabel("Mbit/s")
+        axes[1][col].set_ylabel("ms")
+        axes[1][col].set_xlabel("packet (message) size, bytes")
+        for ax in (axes[0][col], axes[1][col]):
+            if log:
+                ax.set_yscale("log")
+                _log_ticks(ax.yaxis)
+            ax.grid(alpha=0.3, which="both")
+            ax.legend(fontsize=7)
+    return fig
+
+
 def tcp_section(out: Path, ctx: dict) -> str:
     data = _load(out, "tcp")
     if (msg := _not_run(data, "tcp")):
@@ -262,33 +294,11 @@ def tcp_section(out: Path, ctx: dict) -> str:
     modes = _modes(k[0] for k in by)
     stds = pub.tcp_std_table()
     colors = {m: f"C{i % 10}" for i, m in enumerate(modes)}
-    fig, axes = plt.subplots(2, len(ips), figsize=(6.5 * len(ips), 8), sharex=True, squeeze=False)
-    for col, ip in enumerate(ips):
-        for m in modes:
-            for metric, ax, style in (("iperf3_mbps", axes[0][col], "-o"), ("qperf_mbps", axes[0][col], "--s"), ("qperf_rtt_ms", axes[1][col], "-o")):
-                pts = [(s, _m(by[(m, ip, s)], metric), _m(by[(m, ip, s)], metric, "std") or 0) for s in sizes
-                       if (m, ip, s) in by and _m(by[(m, ip, s)], metric) is not None]
-                if pts:
-                    xs, ys, es = zip(*pts)
-                    ax.errorbar(xs, ys, yerr=es, fmt=style, color=colors[m], capsize=3, label=f"{_mode_label(m)} {metric.split('_')[0]}")
-        for sec, color in (("open", "tab:blue"), ("ccmp", "tab:red")):
-            if (sec, ip) in pub.TCP_RANGES:
-                (tlo, thi), (rlo, rhi) = pub.TCP_RANGES[(sec, ip)]
-                axes[0][col].axhspan(tlo, thi, color=color, alpha=0.08)
-                axes[1][col].axhspan(rlo, rhi, color=color, alpha=0.08)
-        axes[0][col].set_title(f"TCP throughput, IPv{ip} (bars: std; bands: published, Fedora 12)", fontsize=9)
-        axes[1][col].set_title(f"TCP RTT (qperf tcp_lat × 2), IPv{ip}", fontsize=9)
-        axes[0][col].set_ylabel("Mbit/s")
-        axes[1][col].set_ylabel("ms")
-        axes[1][col].set_xlabel("packet (message) size, bytes")
-        for ax in (axes[0][col], axes[1][col]):
-            ax.set_yscale("log")  # the MCU card sits an order of magnitude below the others
-            ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-            ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7)
-    fig_path = _save(fig, out, "tcp.png")
+    # The study's layout (linear, open vs WPA2 with the card's crypto inline); then every card
+    # model on log axes, since the MCU card sits an order of magnitude away from the others.
+    inline = [m for m in modes if m[1] == "hw"]
+    fig_path = _save(_tcp_figure(by, inline, ips, sizes, colors, log=False), out, "tcp.png")
+    cards_path = _save(_tcp_figure(by, modes, ips, sizes, colors, log=True), out, "tcp-cards.png") if inline != modes else None
     rows, costs = [], defaultdict(list)
     for ip in ips:
         for s in sizes:
@@ -311,7 +321,7 @@ def tcp_section(out: Path, ctx: dict) -> str:
     ctx["tcp_open_rtt"] = [_m(e, "qperf_rtt_ms") for (m, _, _), e in by.items() if m == ("open", "hw") and _m(e, "qperf_rtt_ms") is not None]
     ctx["tcp_ampdu"] = sorted({d.get("ampdu") or 1 for d in data.get("testbed", []) if d.get("kind") == "emulated WLAN"})
     ranges = "; ".join(f"{pub.MODE_LABEL[s]} IPv{ip}: {t[0]}–{t[1]} Mbit/s, RTT {r[0]}–{r[1]} ms" for (s, ip), (t, r) in pub.TCP_RANGES.items())
-    return (f"![tcp]({fig_path})\n\n" +
+    return (f"![tcp]({fig_path})\n\n" + (f"Every card model (log axes):\n\n![tcp-cards]({cards_path})\n\n" if cards_path else "") +
             _table(["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
                     "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s", "this − open RTT ms", "errors"], rows) +
             f"\n\nn: runs per point after the warm-up (the study: 40). Published ({pub.LI_KOLAHI}), Fedora 12, 40 runs per point: {ranges}. WPA2 cost: "
