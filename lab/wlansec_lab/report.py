@@ -195,35 +195,49 @@ def video_section(out: Path, ctx: dict) -> str:
         by[(_mode(e["point"]), e["point"]["profile"])] = e
     profiles = sorted({p for _, p in by})
     modes = _modes(m for m, _ in by)
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
-    width = 0.8 / max(1, len(profiles))
-    ratios = {}
-    for j, prof in enumerate(profiles):
-        xs = [i + j * width for i in range(len(modes))]
-        for ax, metric in zip(axes[:2], ("delay_ms_mean", "jitter_ms")):
-            ys = [_m(by[(m, prof)], metric) or 0 if (m, prof) in by else 0 for m in modes]
-            err = [_ci_half(by[(m, prof)], metric) if (m, prof) in by else 0 for m in modes]
-            ax.bar(xs, ys, width, yerr=err, capsize=3, label=prof)
+    ratios = {}  # (mode, profile) → (delay ÷ open, jitter ÷ open)
+    for (m, prof), e in by.items():
         base = by.get((("open", "hw"), prof))
-        rat = []
-        for m in modes:
-            e = by.get((m, prof))
-            d = _m(e, "delay_ms_mean") if e else None
-            b = _m(base, "delay_ms_mean") if base else None
-            rat.append(d / b if d and b else 0)
-            ratios[(m, prof)] = (d / b if d and b else None,
-                                 (_m(e, "jitter_ms") / _m(base, "jitter_ms")) if e and base and _m(base, "jitter_ms") and _m(e, "jitter_ms") is not None else None)
-        axes[2].bar(xs, rat, width, label=prof)
-    for sec, r in pub.VIDEO_RATIO.items():
-        for i, m in enumerate(modes):
-            if m[0] == sec:
-                axes[2].plot([i - 0.1, i + 0.8], [r, r], "k--", lw=2, label="published" if m == ("ccmp", "hw") else None)
-    for ax, title, unit in zip(axes, ("One-way delay (mean, 95% CI)", "RFC 3550 jitter (mean, 95% CI)", "Delay ratio to open (dashed: published)"),
-                               ("ms", "ms", "× open")):
+        ratios[(m, prof)] = tuple(_m(e, k) / _m(base, k) if base and _m(e, k) is not None and _m(base, k) else None
+                                  for k in ("delay_ms_mean", "jitter_ms"))
+
+    def increase(metric: str):
+        def over_open(m, prof):
+            base = by.get((("open", "hw"), prof))
+            return _m(by[(m, prof)], metric) - _m(base, metric) if base and _m(by[(m, prof)], metric) is not None else None
+        return over_open
+    # The study's views: the values, their increase over open, and their ratio to open.
+    panels = [("One-way delay (mean, 95% CI)", "ms", lambda m, p: _m(by[(m, p)], "delay_ms_mean"), "delay_ms_mean", "log"),
+              ("RFC 3550 jitter (mean, 95% CI)", "ms", lambda m, p: _m(by[(m, p)], "jitter_ms"), "jitter_ms", "log"),
+              ("Throughput delivered (mean, 95% CI)", "Mbit/s", lambda m, p: _m(by[(m, p)], "throughput_mbps"), "throughput_mbps", "linear"),
+              ("Loss (mean, 95% CI)", "%", lambda m, p: _m(by[(m, p)], "loss_percent"), "loss_percent", "linear"),
+              ("Delay increase over open", "ms", increase("delay_ms_mean"), None, "symlog"),
+              ("Jitter increase over open", "ms", increase("jitter_ms"), None, "symlog"),
+              ("Delay ratio to open (dashed: published)", "× open", lambda m, p: ratios[(m, p)][0], None, "log"),
+              ("Jitter ratio to open (dashed: published)", "× open", lambda m, p: ratios[(m, p)][1], None, "log")]
+    fig, axes = plt.subplots(2, 4, figsize=(22, 10))
+    width = 0.8 / max(1, len(profiles))
+    for ax, (title, unit, value, ci_metric, scale) in zip(axes.flat, panels):
+        extent = [0.0, 0.0]  # symlog's autoscale clips bars; its limits are set from the values
+        for j, prof in enumerate(profiles):
+            xs = [i + j * width for i in range(len(modes))]
+            ys = [(value(m, prof) or 0) if (m, prof) in by else 0 for m in modes]
+            extent = [min(extent[0], *ys), max(extent[1], *ys)]
+            err = [_ci_half(by[(m, prof)], ci_metric) if ci_metric and (m, prof) in by else 0 for m in modes]
+            ax.bar(xs, ys, width, yerr=err if ci_metric else None, capsize=3, label=prof)
+        if "published" in title:
+            for sec, r in pub.VIDEO_RATIO.items():
+                for i, m in enumerate(modes):
+                    if m[0] == sec:
+                        ax.plot([i - 0.1, i + 0.8], [r, r], "k--", lw=2, label="published" if m == ("ccmp", "hw") else None)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(modes))], [_mode_label(m) for m in modes], rotation=30, ha="right", fontsize=8)
         ax.set_title(title)
         ax.set_ylabel(unit)
-        if max((p.get_height() for p in ax.patches), default=0) > 20 * max(1e-9, min((p.get_height() for p in ax.patches if p.get_height() > 0), default=1)):
+        if scale == "symlog":
+            ax.set_yscale("symlog", linthresh=0.1)
+            ax.set_ylim(min(-0.2, 3 * extent[0]), max(0.2, 3 * extent[1]))
+            ax.axhline(0, color="grey", lw=1)
+        elif scale == "log":
             ax.set_yscale("log")  # a card that cannot keep up is orders of magnitude above the others
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
@@ -233,18 +247,17 @@ def video_section(out: Path, ctx: dict) -> str:
             e = by.get((m, prof))
             if not e:
                 continue
-            base = by.get((("open", "hw"), prof))
-            inc = (_m(e, "delay_ms_mean") - _m(base, "delay_ms_mean")) if base and _m(e, "delay_ms_mean") is not None and _m(base, "delay_ms_mean") is not None else None
+            inc, inc_jitter = increase("delay_ms_mean")(m, prof), increase("jitter_ms")(m, prof)
             rd, rj = ratios.get((m, prof), (None, None))
             rows.append([_mode_label(m), prof, e["n"], _f(_m(e, "delay_ms_mean"), "{:.3f}"), _spread(e, "delay_ms_mean", "{:.3f}"),
                          _f(_m(e, "jitter_ms"), "{:.3f}"), _spread(e, "jitter_ms", "{:.3f}"), _f(_m(e, "loss_percent"), "{:.2f}"),
-                         _f(_m(e, "throughput_mbps")), _f(inc, "{:+.3f}"), _f(rd, "{:.2f}×"), _f(rj, "{:.2f}×"),
+                         _f(_m(e, "throughput_mbps")), _f(inc, "{:+.3f}"), _f(inc_jitter, "{:+.3f}"), _f(rd, "{:.2f}×"), _f(rj, "{:.2f}×"),
                          f"{pub.VIDEO_RATIO[m[0]]:.1f}×" if m[0] in pub.VIDEO_RATIO else ("1×" if m[0] == "open" else "—"),
                          _f(e["release_error_p99_us"]["median"], "{:.0f}"), len(e["errors"]) or ""])
     ctx["video"] = ratios
     return (f"![video]({fig_path})\n\n" +
             _table(["mode [card]", "traffic", "n", "delay ms", "std (±95% CI)", "jitter ms", "std (±95% CI)", "loss %", "Mbit/s",
-                    "delay − open ms", "delay ÷ open", "jitter ÷ open", "published ÷ open", "release err p99 µs", "errors"], rows) +
+                    "delay − open ms", "jitter − open ms", "delay ÷ open", "jitter ÷ open", "published ÷ open", "release err p99 µs", "errors"], rows) +
             f"\n\nn: runs per point after the warm-up. Published ({pub.HAYAJNEH}): “{pub.VIDEO_QUOTES['enhanced']}”; “{pub.VIDEO_QUOTES['ccmp']}”. "
             "The study prints its delay/jitter/throughput values and its two data rates only in figures, so only these "
             "ratios can be set beside ours; our “high” and “very high” rates (4 and 8 Mbit/s, H.264 720p/1080p-like, "
