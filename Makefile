@@ -19,7 +19,7 @@ build: setup
 # The main job: the engine's self-check, then a quick run of every lab experiment on the
 # emulated WLAN, and the report (out/lab/report/index.html). Needs root (namespaces, TAP).
 demo: build
-	@bash scripts/lab_demo.sh
+	@LAB_NAME=demo bash scripts/lab_demo.sh
 
 # The full laboratory run: 40 repeats per point (about 15 h on 2 cores), its own output
 # directory (out/lab-full) so `make demo` never overwrites it; same report layout.

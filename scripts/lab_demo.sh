@@ -10,6 +10,8 @@ WLANSEC=${WLANSEC:-target/release/wlansec}
 OUT=${OUT:-out/lab}
 LAB=${LAB:-.venv/bin/wlansec-lab}
 LAB_ARGS=${LAB_ARGS:---quick}
+# The WLAN's name: `make demo` (demo) and `make lab` (lab) can run at the same time.
+LAB_NAME=${LAB_NAME:-lab}
 mkdir -p "$OUT"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -21,5 +23,5 @@ OUT="$OUT/demo" bash scripts/demo.sh 2>&1 | tee "$OUT/selftest.txt"
 printf '\n== laboratory: wlansec-lab run %s\n' "$LAB_ARGS"
 # wlansec-lab brings the WLAN up for each configuration and always tears it down at the end.
 # shellcheck disable=SC2086
-WLANSEC="$WLANSEC" "$LAB" run $LAB_ARGS --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
+WLANSEC="$WLANSEC" "$LAB" run $LAB_ARGS --name "$LAB_NAME" --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
 echo "report: $OUT/report/index.html"

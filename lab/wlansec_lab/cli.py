@@ -38,13 +38,19 @@ def _run(args) -> int:
         return 2
     if args.cards:
         runner.set_cards(args.cards.split(","))
+    testbed = None
+    if needs_net:
+        named = {"name": args.name} if args.name else {}
+        testbed = VethTestbed(**named) if args.testbed == "veth" else WlanTestbed(args.wlansec, stations=args.stations, **named)
+        try:
+            testbed.claim()
+        except TestbedError as e:
+            print(f"wlansec-lab: {e}", file=sys.stderr)
+            return 1
     args.out.mkdir(parents=True, exist_ok=True)
     selftest = subprocess.run([args.wlansec, "selftest", "--quiet"], capture_output=True, text=True, timeout=300)
     previous = (args.out / "selftest.txt").read_text() if (args.out / "selftest.txt").exists() and args.keep_selftest else ""
     (args.out / "selftest.txt").write_text(previous + f"$ wlansec selftest --quiet  (exit {selftest.returncode})\n{selftest.stdout}{selftest.stderr}")
-    testbed = None
-    if needs_net:
-        testbed = VethTestbed() if args.testbed == "veth" else WlanTestbed(args.wlansec, stations=args.stations)
     # A killed run (SIGTERM; SIGINT is Ctrl-C) still tears the WLAN down; its records stay for --resume.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
@@ -74,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(runner.CARDS)}; "
                                    "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
+    r.add_argument("--name", help="the testbed's name: the WLAN's (`wlansec wlan --name`, default lab) or the veth "
+                                  "namespaces' prefix (default wlsl); runs at the same time need different names")
     r.add_argument("--seed", type=int, default=1, help="seed of the configuration order and of each round's emulated medium")
     r.add_argument("--resume", action="store_true",
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "

@@ -10,10 +10,16 @@ Both use only addresses inside namespaces they create and remove them in `down`.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
+
+#: Where a run's claim on its testbed's name is held (see `Testbed.claim`).
+LOCK_DIR = Path("/run/lock") if os.access("/run/lock", os.W_OK) else Path(tempfile.gettempdir())
 
 
 class TestbedError(RuntimeError):
@@ -48,10 +54,31 @@ class Testbed:
     #: Whether `seed` shapes the network (the emulated medium's random losses and backoffs).
     seeded = False
 
+    name = "abstract"
+
     def __init__(self, seed: int = 1) -> None:
         self.config: dict | None = None
         self.nodes: list[Node] = []
         self.seed = seed  # takes effect at the next bring-up
+        self._claim = None
+
+    def claim(self) -> None:
+        """Hold this testbed's name for the life of the process. Bringing a WLAN up first takes
+        down any WLAN of that name, so two runs sharing a name would wreck each other's runs;
+        the lock goes with the process, so a killed run leaves nothing to clean up."""
+        lock = open(LOCK_DIR / f"wlansec-lab.{self.name}.lock", "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "?"
+            lock.close()
+            raise TestbedError(f"another wlansec-lab run (pid {holder}) is using the testbed named '{self.name}'; "
+                               "wait for it, or give this run its own --name") from None
+        lock.truncate(0)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        self._claim = lock
 
     # The pair every experiment uses: sender and receiver, both wireless hosts.
     @property

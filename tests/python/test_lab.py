@@ -15,6 +15,7 @@ sys.path.insert(0, str(ROOT / "lab"))
 WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
 
 from wlansec_lab import report, runner, stats, udpvideo  # noqa: E402
+from wlansec_lab import testbed as testbeds  # noqa: E402
 from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 from wlansec_lab.traffic import parse_qperf  # noqa: E402
 
@@ -79,6 +80,16 @@ def test_report_without_results_names_every_missing_section(tmp_path):
     assert "Not run" in md
 
 
+def test_two_runs_cannot_share_a_testbed_name():
+    first, second, other = (VethTestbed(name=n) for n in ("wlslk", "wlslk", "wlslm"))
+    first.claim()
+    with pytest.raises(testbeds.TestbedError, match=f"pid {os.getpid()}.*'wlslk'"):
+        second.claim()
+    other.claim()  # another name is free
+    first._claim.close()  # as when the first run's process ends
+    second.claim()
+
+
 def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
     runner.run(["hardware"], runner.Context(None, "unused", tmp_path, quick=True, seconds=1.0), repeats=1)
     md = (report.write(tmp_path) / "report.md").read_text()
@@ -135,8 +146,6 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
 # ---- the runner's plan, resume and grouping, on a fake testbed (no root, no network) -------
 
 from collections import Counter  # noqa: E402
-
-from wlansec_lab import testbed as testbeds  # noqa: E402
 
 
 class FakeTestbed(testbeds.Testbed):
