@@ -18,12 +18,17 @@ class Incomplete(ValueError):
 def missing(out: Path) -> list[str]:
     """What the run in `out` still lacks: per network experiment, runs of its plan that its
     JSON Lines record (the runner's source of truth) does not hold, or holds ended in an
-    error; per bench, a status other than ok; a run.json (written when a run ends)."""
+    error; per bench, a status other than ok; a run.json (written when a run ends); the
+    results of any experiment run.json names."""
     out = Path(out)
     raw = out / "raw"
     if not raw.is_dir():
         return [f"{raw} does not exist"]
-    lacks = [] if (out / "run.json").exists() else ["run.json (the run has not ended)"]
+    if not (out / "run.json").exists():
+        lacks = ["run.json (the run has not ended)"]
+    else:  # every experiment the run was asked for has its results
+        lacks = [f"{name}: no raw/{name}.json" for name in json.loads((out / "run.json").read_text()).get("experiments", [])
+                 if not (raw / f"{name}.json").exists()]
     for path in sorted(raw.glob("*.runs.jsonl")):
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         plan = lines[0]["plan"]

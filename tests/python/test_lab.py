@@ -319,7 +319,7 @@ def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     out = tmp_path / "run"
     _fake_run(out, 2)
     (out / "run.json").write_text(json.dumps({"machine": runner.machine(), "repeats": 2, "warmup": 1, "seed": 3,
-                                              "seconds_per_run": 1.0, "testbed": "fake"}))
+                                              "seconds_per_run": 1.0, "testbed": "fake", "experiments": ["video"]}))
     report.write(out)
     where = publish.publish(out, tmp_path / "docs", "lab-full", note="resumed once")
     assert where.name.endswith("-lab-full")
@@ -334,3 +334,7 @@ def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     assert publish.missing(out) == ["video: 17 of 18 runs"]
     with pytest.raises(publish.Incomplete, match="17 of 18"):
         publish.publish(out, tmp_path / "docs", "lab-full")
+    # A bench the run was asked for whose results were removed (to be imported again) is missing.
+    meta = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps({**meta, "experiments": ["video", "hardware"]}))
+    assert publish.missing(out) == ["hardware: no raw/hardware.json", "video: 17 of 18 runs"]
