@@ -1,8 +1,10 @@
-//! The cipher suites the CLI can select, and the edition rules that go with them.
+//! The cipher suites the CLI can select (names for the core's registry), and the edition
+//! rules that go with them.
 
 use clap::ValueEnum;
-use wlansec_core::engine::{EnhancedCcmp, Variant, Ways};
-use wlansec_core::suite::{Ccmp128, Ccmp256, FrameSuite, Gcmp128, Gcmp256, Tkip, Wep};
+use wlansec_core::engine::{Variant, Ways};
+use wlansec_core::registry::SuiteId;
+use wlansec_core::suite::FrameSuite;
 use wlansec_core::wire::Rules;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -27,19 +29,24 @@ pub enum SuiteName {
 }
 
 impl SuiteName {
-    pub fn label(self) -> &'static str {
+    /// The core registry's suite this name stands for.
+    pub fn id(self) -> SuiteId {
         match self {
-            SuiteName::Ccmp128 => "ccmp128",
-            SuiteName::Ccmp256 => "ccmp256",
-            SuiteName::Gcmp128 => "gcmp128",
-            SuiteName::Gcmp256 => "gcmp256",
-            SuiteName::Tkip => "tkip",
-            SuiteName::Wep40 => "wep40",
-            SuiteName::Wep104 => "wep104",
-            SuiteName::Enhanced2 => "enhanced-2",
-            SuiteName::Enhanced4 => "enhanced-4",
-            SuiteName::Enhanced8 => "enhanced-8",
+            SuiteName::Ccmp128 => SuiteId::Ccmp128,
+            SuiteName::Ccmp256 => SuiteId::Ccmp256,
+            SuiteName::Gcmp128 => SuiteId::Gcmp128,
+            SuiteName::Gcmp256 => SuiteId::Gcmp256,
+            SuiteName::Tkip => SuiteId::Tkip,
+            SuiteName::Wep40 => SuiteId::Wep40,
+            SuiteName::Wep104 => SuiteId::Wep104,
+            SuiteName::Enhanced2 => SuiteId::Enhanced(Ways::N2),
+            SuiteName::Enhanced4 => SuiteId::Enhanced(Ways::N4),
+            SuiteName::Enhanced8 => SuiteId::Enhanced(Ways::N8),
         }
+    }
+
+    pub fn label(self) -> &'static str {
+        self.id().label()
     }
 
     /// The suite's label, with `-naive` appended for the naive Enhanced variant.
@@ -51,14 +58,7 @@ impl SuiteName {
     }
 
     pub fn key_len(self) -> usize {
-        match self {
-            SuiteName::Ccmp128 => 16,
-            SuiteName::Ccmp256 | SuiteName::Gcmp256 | SuiteName::Tkip => 32,
-            SuiteName::Gcmp128 => 16,
-            SuiteName::Wep40 => 5,
-            SuiteName::Wep104 => 13,
-            SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8 => 16,
-        }
+        self.id().key_len()
     }
 
     pub fn keyed_variant(
@@ -71,28 +71,7 @@ impl SuiteName {
             VariantName::Default => Variant::DomainSeparated,
             VariantName::Naive => Variant::Naive,
         };
-        let enhanced = |ways| -> wlansec_core::Result<Box<dyn FrameSuite>> {
-            Ok(Box::new(EnhancedCcmp::keyed(tk, ways, variant)?.with_rules(rules)))
-        };
-        if variant != Variant::DomainSeparated
-            && !matches!(self, SuiteName::Enhanced2 | SuiteName::Enhanced4 | SuiteName::Enhanced8)
-        {
-            return Err(wlansec_core::Error::Unsupported("--variant applies only to enhanced-N suites"));
-        }
-        match self {
-            SuiteName::Ccmp128 => Ok(Box::new(Ccmp128::new(tk)?.with_rules(rules))),
-            SuiteName::Ccmp256 => Ok(Box::new(Ccmp256::new(tk)?.with_rules(rules))),
-            SuiteName::Gcmp128 => Ok(Box::new(Gcmp128::new(tk)?.with_rules(rules))),
-            SuiteName::Gcmp256 => Ok(Box::new(Gcmp256::new(tk)?.with_rules(rules))),
-            SuiteName::Tkip => Ok(Box::new(Tkip::new(tk)?.with_rules(rules))),
-            SuiteName::Wep40 | SuiteName::Wep104 if tk.len() != self.key_len() => {
-                Err(wlansec_core::Error::KeyLength { expected: self.key_len(), got: tk.len() })
-            }
-            SuiteName::Wep40 | SuiteName::Wep104 => Ok(Box::new(Wep::new(tk)?.with_rules(rules))),
-            SuiteName::Enhanced2 => enhanced(Ways::N2),
-            SuiteName::Enhanced4 => enhanced(Ways::N4),
-            SuiteName::Enhanced8 => enhanced(Ways::N8),
-        }
+        self.id().keyed_variant(tk, rules, variant)
     }
 }
 

@@ -31,6 +31,9 @@ pub enum Error {
     Replay { pn: u64, last: u64 },
     /// The 48-bit packet number space of this key is used up: rekey.
     PnExhausted,
+    /// A protected frame for which no key is installed: a group-addressed frame's GTK, or
+    /// the pairwise key of its link (its handshake was not seen or has not completed).
+    NoKey { group: bool },
 }
 
 pub type Result<T> = core::result::Result<T, Error>;
@@ -60,6 +63,12 @@ impl fmt::Display for Error {
                 write!(f, "replayed frame: PN {pn} is not above the last accepted PN {last}")
             }
             Error::PnExhausted => write!(f, "packet number space exhausted: the key must be renewed"),
+            Error::NoKey { group: true } => {
+                write!(f, "no group key for this frame (message 3 or group message 1 not captured)")
+            }
+            Error::NoKey { group: false } => {
+                write!(f, "no pairwise key for this frame (its 4-way handshake was not seen or not complete)")
+            }
         }
     }
 }

@@ -15,7 +15,9 @@ pub mod decrypt;
 pub mod engine;
 pub mod error;
 pub mod gen;
+pub mod registry;
 pub mod rsn;
+pub mod rx;
 pub mod suite;
 pub mod wire;
 

@@ -12,18 +12,21 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
+use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
-use wlansec_core::rsn::{pmk_from_passphrase, Authenticator, Event, Pmk, Secret, Supplicant};
-use wlansec_core::suite::{FrameSuite, Receiver, Transmitter};
+use wlansec_core::rsn::{Authenticator, Event, Secret, Supplicant};
+use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
-use wlansec_core::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
-use crate::security::{wep_key, LinkKeys, SecurityMode};
+use crate::node::{
+    eapol_of, elements, fresh_rng, handshake_failure, management, owned_msdus, qos_data, receive, seal, to_ethernet,
+    AnyTransmitter, Credential, Sequence, ELEMENT_RATES, SUBTYPE_BEACON,
+};
+pub use crate::node::{Counters, NetworkConfig, Output};
+use crate::security::{LinkKeys, SecurityMode};
 
-/// Room left behind an MPDU for the largest security overhead.
-const ROOM: usize = 32;
 /// Ticks (of [`TICK_MS`]) a station waits for an answer before it starts again.
 const STATION_PATIENCE_TICKS: u32 = 4;
 /// How often the owner calls `tick`.
@@ -31,236 +34,8 @@ pub const TICK_MS: u64 = 250;
 
 const SUBTYPE_ASSOC_REQUEST: u8 = 0;
 const SUBTYPE_ASSOC_RESPONSE: u8 = 1;
-pub(crate) const SUBTYPE_BEACON: u8 = 8;
 const SUBTYPE_AUTH: u8 = 11;
 const SUBTYPE_DEAUTH: u8 = 12;
-const SUBTYPE_QOS_DATA: u8 = 8;
-const ELEMENT_SSID: u8 = 0;
-pub(crate) const ELEMENT_RATES: [u8; 10] = [1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24];
-
-/// What the machines ask their owner to do.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum Output {
-    /// Put this MPDU on the air.
-    Air(Vec<u8>),
-    /// Hand this Ethernet frame to the host.
-    Ethernet(Vec<u8>),
-}
-
-/// Per-node counters, reported by `status`.
-#[derive(Clone, Copy, Default, Debug, Serialize)]
-pub struct Counters {
-    pub tx_msdus: u64,
-    pub rx_msdus: u64,
-    pub forwarded_msdus: u64,
-    /// Data from or to a station whose 802.1X port is closed (no keys yet, or failed).
-    pub dropped_port_closed: u64,
-    pub dropped_replay: u64,
-    /// MIC, ICV or Michael failure: wrong key or a tampered frame.
-    pub dropped_integrity: u64,
-    /// Unprotected data where protection is required, unknown receivers, malformed frames.
-    pub dropped_other: u64,
-    pub handshake_errors: u64,
-}
-
-impl Counters {
-    pub(crate) fn count_unprotect_error(&mut self, err: &Error) {
-        match err {
-            Error::Replay { .. } => self.dropped_replay += 1,
-            Error::MicFailure | Error::IcvFailure => self.dropped_integrity += 1,
-            _ => self.dropped_other += 1,
-        }
-    }
-}
-
-/// What a network is: its name, access point address, mode and secret.
-#[derive(Clone, Debug)]
-pub struct NetworkConfig {
-    pub ssid: String,
-    pub bssid: MacAddr,
-    pub mode: SecurityMode,
-    pub passphrase: String,
-}
-
-/// A transmitter of whichever suite the network negotiated.
-pub(crate) type AnyTransmitter = Transmitter<Box<dyn FrameSuite>>;
-
-/// The secret a network mode needs, derived once (PBKDF2 is slow on purpose).
-#[derive(Clone)]
-pub(crate) enum Credential {
-    None,
-    Wep(Vec<u8>),
-    Psk(Pmk),
-}
-
-impl Credential {
-    pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
-        Ok(match config.mode {
-            SecurityMode::Open => Credential::None,
-            SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
-            _ => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
-        })
-    }
-
-    /// The group key this side sends broadcasts under, and its transmitter: a fresh random
-    /// GTK for an RSN network (the authenticator's), the shared key for WEP, none when open.
-    pub(crate) fn group_key(
-        &self,
-        mode: SecurityMode,
-        rng: &mut ChaCha8Rng,
-    ) -> Result<(Option<Secret>, Option<AnyTransmitter>)> {
-        Ok(match self {
-            Credential::None => (None, None),
-            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
-            Credential::Psk(_) => {
-                let mut g = [0u8; 32];
-                rng.fill_bytes(&mut g);
-                let len = if mode == SecurityMode::Tkip { 32 } else { 16 };
-                let gtk = Secret::from_slice(&g[..len])?;
-                let tx = Transmitter::new(mode.group_suite(gtk.as_bytes())?, 1);
-                (Some(gtk), Some(tx))
-            }
-        })
-    }
-}
-
-/// Why a 4-way handshake timed out, for status: the last error seen, or `silent` when the
-/// other side never answered; a MIC failure is almost always a wrong passphrase.
-pub(crate) fn handshake_failure(last_error: Option<&str>, silent: &str) -> String {
-    let why = last_error.unwrap_or(silent);
-    let hint = if why.contains("MIC") { " (wrong passphrase?)" } else { "" };
-    format!("4-way handshake failed: {why}{hint}")
-}
-
-pub(crate) fn fresh_rng() -> ChaCha8Rng {
-    let mut seed = [0u8; 32];
-    if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed)).is_err() {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        seed[..16].copy_from_slice(&t.to_le_bytes());
-    }
-    ChaCha8Rng::from_seed(seed)
-}
-
-/// Sequence numbers of one transmitter.
-#[derive(Default)]
-pub(crate) struct Sequence(u16);
-
-impl Sequence {
-    pub(crate) fn next(&mut self) -> SequenceControl {
-        let sc = SequenceControl::new(self.0, 0);
-        self.0 = (self.0 + 1) & 0x0fff;
-        sc
-    }
-}
-
-pub(crate) fn management(
-    subtype: u8,
-    da: MacAddr,
-    sa: MacAddr,
-    bssid: MacAddr,
-    sc: SequenceControl,
-    body: &[u8],
-) -> Result<Vec<u8>> {
-    let header = HeaderRepr {
-        frame_control: FrameControl::new(FrameType::Management, subtype),
-        duration: 0,
-        addr1: da,
-        addr2: sa,
-        addr3: bssid,
-        sequence_control: sc,
-        addr4: None,
-        qos_control: None,
-        ht_control: None,
-    };
-    let mut mpdu = vec![0u8; header.header_len()];
-    header.emit(&mut mpdu, Rules::default())?;
-    mpdu.extend_from_slice(body);
-    Ok(mpdu)
-}
-
-/// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
-pub(crate) fn qos_data(
-    ds: u16,
-    a1: MacAddr,
-    a2: MacAddr,
-    a3: MacAddr,
-    sc: SequenceControl,
-    ethertype: u16,
-    payload: &[u8],
-) -> Result<(Vec<u8>, usize)> {
-    let header = HeaderRepr {
-        frame_control: FrameControl(FrameControl::new(FrameType::Data, SUBTYPE_QOS_DATA).0 | ds),
-        duration: 0,
-        addr1: a1,
-        addr2: a2,
-        addr3: a3,
-        sequence_control: sc,
-        addr4: None,
-        qos_control: Some(QosControl(0)),
-        ht_control: None,
-    };
-    let hl = header.header_len();
-    let len = hl + SNAP_HEADER_LEN + payload.len();
-    let mut mpdu = vec![0u8; len + ROOM];
-    header.emit(&mut mpdu, Rules::default())?;
-    llc::emit_snap(ethertype, &mut mpdu[hl..])?;
-    mpdu[hl + SNAP_HEADER_LEN..len].copy_from_slice(payload);
-    Ok((mpdu, len))
-}
-
-/// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
-pub(crate) fn seal(tx: Option<&mut AnyTransmitter>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
-    let len = match tx {
-        Some(tx) => tx.protect(&mut mpdu, len)?,
-        None => len,
-    };
-    mpdu.truncate(len);
-    Ok(mpdu)
-}
-
-/// A received data MPDU after unprotection: its header and MSDU.
-pub(crate) struct Received {
-    pub(crate) header: HeaderRepr,
-    /// Whether the frame arrived protected (decapsulation clears the bit).
-    pub(crate) protected: bool,
-    pub(crate) msdu: Vec<u8>,
-}
-
-/// Decrypt (if protected) and split a data MPDU. `rx` is the receiver to use for a
-/// protected frame; `None` means none is installed.
-pub(crate) fn open_data(mut mpdu: Vec<u8>, rx: Option<&mut Receiver<Box<dyn FrameSuite>>>) -> Result<Received> {
-    let protected = Frame::new_checked(&mpdu[..], Rules::default())?.frame_control().protected();
-    let len = match (protected, rx) {
-        (true, Some(rx)) => rx.unprotect(&mut mpdu)?.mpdu_len,
-        (true, None) => return Err(Error::Unsupported("protected frame without an installed key")),
-        (false, _) => mpdu.len(),
-    };
-    let frame = Frame::new_checked(&mpdu[..len], Rules::default())?;
-    let header = HeaderRepr::parse(&frame)?;
-    let msdu = frame.body().to_vec();
-    Ok(Received { header, protected, msdu })
-}
-
-pub(crate) fn eapol_of(msdu: &[u8]) -> Option<&[u8]> {
-    (llc::parse_snap(msdu).ok()? == ETHERTYPE_EAPOL).then(|| &msdu[SNAP_HEADER_LEN..])
-}
-
-pub(crate) fn to_ethernet(received: &Received) -> Result<Vec<u8>> {
-    let mut out = vec![0u8; ETHERNET_HEADER_LEN + received.msdu.len()];
-    let n = llc::msdu_to_ethernet(received.header.da(), received.header.sa(), &received.msdu, &mut out)?;
-    out.truncate(n);
-    Ok(out)
-}
-
-pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Vec<u8> {
-    let mut e = vec![ELEMENT_SSID, ssid.len() as u8];
-    e.extend_from_slice(ssid.as_bytes());
-    e.extend_from_slice(&ELEMENT_RATES);
-    if let Some(rsne) = rsne {
-        e.extend_from_slice(rsne);
-    }
-    e
-}
 
 /// Where a station is in joining its network.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
@@ -282,7 +57,8 @@ pub struct Station {
     waited: u32,
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
-    group_rx: Option<Receiver<Box<dyn FrameSuite>>>,
+    group_rx: Option<RxKey>,
+    pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
     pub counters: Counters,
@@ -300,6 +76,7 @@ impl Station {
             supplicant: None,
             keys: None,
             group_rx: None,
+            pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng: fresh_rng(),
             counters: Counters::default(),
@@ -321,6 +98,7 @@ impl Station {
         self.supplicant = None;
         self.keys = None;
         self.group_rx = None;
+        self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
         let body = [0, 0, 1, 0, 0, 0];
         out.push(Output::Air(management(SUBTYPE_AUTH, bssid, self.mac, bssid, self.sequence.next(), &body)?));
@@ -374,26 +152,26 @@ impl Station {
         if !fc.is_data() || !fc.from_ds() {
             return Ok(());
         }
-        let rx = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
-        let received = match open_data(mpdu.to_vec(), rx) {
-            Ok(r) => r,
-            Err(e) => {
-                self.counters.count_unprotect_error(&e);
-                return Err(e);
-            }
-        };
-        if received.header.sa() == self.mac {
+        let key = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
+        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
+        if delivered.header.sa() == self.mac {
             return Ok(()); // our own group frame, relayed back by the access point
         }
-        if !received.protected && self.config.mode != SecurityMode::Open {
-            if let Some(eapol) = eapol_of(&received.msdu) {
-                return self.eapol(eapol, out);
+        let protected = delivered.protected;
+        let msdus = owned_msdus(&delivered)?;
+        if !protected && self.config.mode != SecurityMode::Open {
+            if let [(_, _, msdu)] = &msdus[..] {
+                if let Some(eapol) = eapol_of(msdu) {
+                    return self.eapol(eapol, out);
+                }
             }
             self.counters.dropped_other += 1;
             return Err(Error::NotProtected);
         }
-        out.push(Output::Ethernet(to_ethernet(&received)?));
-        self.counters.rx_msdus += 1;
+        for (da, sa, msdu) in msdus {
+            out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            self.counters.rx_msdus += 1;
+        }
         Ok(())
     }
 
@@ -440,7 +218,7 @@ impl Station {
             Credential::None => self.state = StationState::Connected,
             Credential::Wep(key) => {
                 self.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
-                self.group_rx = Some(Receiver::new(SecurityMode::Wep.suite(key)?));
+                self.group_rx = Some(SecurityMode::Wep.rx_key(key)?);
                 self.state = StationState::Connected;
             }
             Credential::Psk(pmk) => {
@@ -478,10 +256,12 @@ impl Station {
                     // message 4 is sent before the key it confirms is installed).
                     out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
                 }
-                Event::InstallPairwise { tk } => self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?),
+                Event::InstallPairwise { tk } => {
+                    self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?);
+                    self.pipeline.clear_fragments();
+                }
                 Event::InstallGroup { key_id, gtk, .. } => {
-                    self.group_rx =
-                        Some(Receiver::new(self.config.mode.group_suite(gtk.as_bytes())?).with_key_id(key_id));
+                    self.group_rx = Some(self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id));
                 }
                 Event::PairwiseComplete => self.state = StationState::Connected,
                 Event::GroupComplete | Event::TimedOut => {}
@@ -516,6 +296,7 @@ pub struct AccessPoint {
     gtk: Option<Secret>,
     group_tx: Option<AnyTransmitter>,
     stations: BTreeMap<MacAddr, Association>,
+    pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
     pub counters: Counters,
@@ -532,6 +313,7 @@ impl AccessPoint {
             gtk,
             group_tx,
             stations: BTreeMap::new(),
+            pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng,
             counters: Counters::default(),
@@ -645,29 +427,29 @@ impl AccessPoint {
             self.counters.dropped_other += 1;
             return Ok(());
         };
-        let received = match open_data(mpdu.to_vec(), assoc.keys.as_mut().map(|k| &mut k.rx)) {
-            Ok(r) => r,
-            Err(e) => {
-                self.counters.count_unprotect_error(&e);
-                return Err(e);
-            }
-        };
-        if !received.protected && !open {
-            if let Some(eapol) = eapol_of(&received.msdu) {
-                return self.eapol(sta, eapol.to_vec(), out);
+        let key = assoc.keys.as_mut().map(|k| &mut k.rx);
+        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
+        let protected = delivered.protected;
+        let msdus = owned_msdus(&delivered)?;
+        if !protected && !open {
+            if let [(_, _, msdu)] = &msdus[..] {
+                if let Some(eapol) = eapol_of(msdu) {
+                    return self.eapol(sta, eapol.to_vec(), out);
+                }
             }
             self.counters.dropped_port_closed += 1;
             return Ok(());
         }
-        self.counters.rx_msdus += 1;
-        let (da, sa) = (received.header.da(), received.header.sa());
-        if da == bssid || da.is_group() {
-            out.push(Output::Ethernet(to_ethernet(&received)?));
-        }
-        if da != bssid {
-            let ethertype = llc::parse_snap(&received.msdu)?;
-            self.forward(da, sa, ethertype, &received.msdu[SNAP_HEADER_LEN..], out)?;
-            self.counters.forwarded_msdus += 1;
+        for (da, sa, msdu) in msdus {
+            self.counters.rx_msdus += 1;
+            if da == bssid || da.is_group() {
+                out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            }
+            if da != bssid {
+                let ethertype = llc::parse_snap(&msdu)?;
+                self.forward(da, sa, ethertype, &msdu[SNAP_HEADER_LEN..], out)?;
+                self.counters.forwarded_msdus += 1;
+            }
         }
         Ok(())
     }
@@ -682,8 +464,9 @@ impl AccessPoint {
         let bssid = self.config.bssid;
         match subtype {
             SUBTYPE_AUTH if body.len() >= 6 && body[2] == 1 => {
-                // A (re)starting station forgets its old association and keys.
+                // A (re)starting station forgets its old association, keys and fragments.
                 self.stations.remove(&sta);
+                self.pipeline.forget(sta);
                 let reply = [0, 0, 2, 0, 0, 0];
                 out.push(Output::Air(management(SUBTYPE_AUTH, sta, bssid, bssid, self.sequence.next(), &reply)?));
             }
@@ -752,6 +535,7 @@ impl AccessPoint {
                     if let Some(a) = self.stations.get_mut(&sta) {
                         a.keys = Some(keys);
                     }
+                    self.pipeline.forget(sta);
                 }
                 Event::TimedOut => {
                     let Some(a) = self.stations.get_mut(&sta) else { continue };
@@ -769,6 +553,7 @@ impl AccessPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wlansec_core::wire::SequenceControl;
 
     const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 

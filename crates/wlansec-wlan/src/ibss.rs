@@ -15,14 +15,15 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, EapolKey, Event, KeyInfo, Secret, Supplicant};
-use wlansec_core::suite::{FrameSuite, Receiver};
+use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
-use crate::bss::{
-    eapol_of, elements, fresh_rng, handshake_failure, management, open_data, qos_data, seal, to_ethernet,
-    AnyTransmitter, AssociationStatus, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
+use crate::bss::AssociationStatus;
+use crate::node::{
+    eapol_of, elements, fresh_rng, handshake_failure, management, owned_msdus, qos_data, receive, seal, to_ethernet,
+    AnyTransmitter, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
 };
 use crate::security::{LinkKeys, SecurityMode};
 
@@ -47,7 +48,7 @@ struct Peer {
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
     /// The peer's group key (its broadcasts).
-    group_rx: Option<Receiver<Box<dyn FrameSuite>>>,
+    group_rx: Option<RxKey>,
     last_error: Option<String>,
     failed: Option<String>,
 }
@@ -60,6 +61,7 @@ pub struct IbssStation {
     group_tx: Option<AnyTransmitter>,
     gtk: Option<Secret>,
     peers: BTreeMap<MacAddr, Peer>,
+    pipeline: Pipeline,
     sequence: Sequence,
     ticks: u32,
     rng: ChaCha8Rng,
@@ -79,6 +81,7 @@ impl IbssStation {
             group_tx,
             gtk,
             peers: BTreeMap::new(),
+            pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             ticks: 0,
             rng,
@@ -187,23 +190,23 @@ impl IbssStation {
         }
         let wep = matches!(self.credential, Credential::Wep(_));
         let peer = self.peers.get_mut(&sender).ok_or(Error::Unsupported("unknown peer"))?;
-        let rx = if group || wep { peer.group_rx.as_mut() } else { peer.keys.as_mut().map(|k| &mut k.rx) };
-        let received = match open_data(mpdu.to_vec(), rx) {
-            Ok(r) => r,
-            Err(e) => {
-                self.counters.count_unprotect_error(&e);
-                return Err(e);
-            }
-        };
-        if !received.protected && self.config.mode != SecurityMode::Open {
-            if let Some(eapol) = eapol_of(&received.msdu) {
-                return self.eapol(sender, eapol, out);
+        let key = if group || wep { peer.group_rx.as_mut() } else { peer.keys.as_mut().map(|k| &mut k.rx) };
+        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
+        let protected = delivered.protected;
+        let msdus = owned_msdus(&delivered)?;
+        if !protected && self.config.mode != SecurityMode::Open {
+            if let [(_, _, msdu)] = &msdus[..] {
+                if let Some(eapol) = eapol_of(msdu) {
+                    return self.eapol(sender, eapol, out);
+                }
             }
             self.counters.dropped_other += 1;
             return Err(Error::NotProtected);
         }
-        out.push(Output::Ethernet(to_ethernet(&received)?));
-        self.counters.rx_msdus += 1;
+        for (da, sa, msdu) in msdus {
+            out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            self.counters.rx_msdus += 1;
+        }
         Ok(())
     }
 
@@ -215,7 +218,7 @@ impl IbssStation {
         let mut p = Peer::default();
         let mut events = Vec::new();
         match (&self.credential, &self.gtk) {
-            (Credential::Wep(key), _) => p.group_rx = Some(Receiver::new(SecurityMode::Wep.suite(key)?)),
+            (Credential::Wep(key), _) => p.group_rx = Some(SecurityMode::Wep.rx_key(key)?),
             (Credential::Psk(pmk), Some(gtk)) => {
                 let params = self.config.mode.handshake_params(self.mac, peer)?;
                 let mut auth = Authenticator::new(params, pmk.clone(), 1, gtk.clone())?;
@@ -275,9 +278,10 @@ impl IbssStation {
                     if let Some(p) = self.peers.get_mut(&peer) {
                         p.keys = Some(keys);
                     }
+                    self.pipeline.forget(peer);
                 }
                 Event::InstallGroup { key_id, gtk, .. } => {
-                    let rx = Receiver::new(self.config.mode.group_suite(gtk.as_bytes())?).with_key_id(key_id);
+                    let rx = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id);
                     if let Some(p) = self.peers.get_mut(&peer) {
                         p.group_rx = Some(rx);
                     }

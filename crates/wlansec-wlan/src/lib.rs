@@ -7,6 +7,7 @@
 //! * [`card`]: where the crypto runs (host engine, card models hw/mcu/fixed, AP sw/rtl).
 //! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
+//! * `node`: the frame-exchange core the roles share (frames, counters, the receive path).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
 //! * [`udp`]: the access point and a station as separate processes over a UDP "air".
 //! * [`ibss`]: the ad-hoc station (direct links, a pair of 4-way handshakes per peer pair).
@@ -18,5 +19,6 @@ pub mod emulator;
 pub mod ibss;
 pub mod medium;
 pub mod netns;
+mod node;
 pub mod security;
 pub mod udp;

@@ -5,14 +5,15 @@
 use std::fmt;
 use std::str::FromStr;
 
-use wlansec_core::decrypt::data_suite;
 use wlansec_core::engine::enhanced::enhanced_selector;
-use wlansec_core::engine::{Engine, FastCcmp, Mode, Ways};
+use wlansec_core::engine::Ways;
+use wlansec_core::registry::SuiteId;
 use wlansec_core::rsn::element::ElementKind;
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
+use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
-use wlansec_core::suite::{FrameSuite, Receiver, Tkip, Transmitter};
-use wlansec_core::wire::MacAddr;
+use wlansec_core::suite::{FrameSuite, Tkip, Transmitter};
+use wlansec_core::wire::{MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
 /// How data frames are protected.
@@ -89,23 +90,44 @@ impl SecurityMode {
         Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne: rsne.clone(), sta_rsne: rsne })
     }
 
-    /// The frame suite for a temporal key: the host engine for Enhanced, the core's suite
-    /// (what a card implements) otherwise.
-    pub fn suite(self, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+    /// The suite that protects the mode's unicast frames: the host engine's Enhanced CCMP-N
+    /// for Enhanced, what a card implements otherwise (CCMP-128 runs on the fast engine
+    /// either way; the card model decides where its time is spent).
+    pub fn suite_id(self, key_len: usize) -> Result<SuiteId> {
         match self {
-            SecurityMode::Enhanced(ways) => Ok(Box::new(FastCcmp::keyed(Engine::new(), tk, Mode::enhanced(ways))?)),
+            SecurityMode::Enhanced(ways) => Ok(SuiteId::Enhanced(ways)),
             SecurityMode::Open => Err(Error::Unsupported("open network has no frame suite")),
-            _ => data_suite(self.cipher(tk.len()).ok_or(Error::Unsupported("no cipher"))?, tk),
+            _ => SuiteId::from_cipher(self.cipher(key_len).ok_or(Error::Unsupported("no cipher"))?),
         }
     }
 
-    /// The group-frame suite: the GTK is always used with the standard suite (Enhanced
+    /// The suite of group frames: the GTK is always used with the standard suite (Enhanced
     /// CCMP-N is pairwise only).
-    pub fn group_suite(self, gtk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+    pub fn group_suite_id(self, key_len: usize) -> Result<SuiteId> {
         match self {
-            SecurityMode::Enhanced(_) => Ok(Box::new(FastCcmp::keyed(Engine::new(), gtk, Mode::CCMP128)?)),
-            _ => self.suite(gtk),
+            SecurityMode::Enhanced(_) => Ok(SuiteId::Ccmp128),
+            _ => self.suite_id(key_len),
         }
+    }
+
+    /// The frame suite for a temporal key.
+    pub fn suite(self, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+        self.suite_id(tk.len())?.keyed(tk, Rules::default())
+    }
+
+    /// The group-frame suite for a GTK.
+    pub fn group_suite(self, gtk: &[u8]) -> Result<Box<dyn FrameSuite>> {
+        self.group_suite_id(gtk.len())?.keyed(gtk, Rules::default())
+    }
+
+    /// The receive state of a temporal key.
+    pub fn rx_key(self, tk: &[u8]) -> Result<RxKey> {
+        RxKey::new(self.suite_id(tk.len())?, tk, Rules::default())
+    }
+
+    /// The receive state of a GTK.
+    pub fn group_rx_key(self, gtk: &[u8]) -> Result<RxKey> {
+        RxKey::new(self.group_suite_id(gtk.len())?, gtk, Rules::default())
     }
 }
 
@@ -144,13 +166,13 @@ impl fmt::Display for SecurityMode {
 /// The keys of one direction pair of a link: what we send with and what we accept.
 pub struct LinkKeys {
     pub tx: Transmitter<Box<dyn FrameSuite>>,
-    pub rx: Receiver<Box<dyn FrameSuite>>,
+    pub rx: RxKey,
 }
 
 impl LinkKeys {
     /// Pairwise keys (Key ID 0) of `mode` for `tk`.
     pub fn pairwise(mode: SecurityMode, tk: &[u8]) -> Result<Self> {
-        Ok(LinkKeys { tx: Transmitter::new(mode.suite(tk)?, 0), rx: Receiver::new(mode.suite(tk)?).with_key_id(0) })
+        Ok(LinkKeys { tx: Transmitter::new(mode.suite(tk)?, 0), rx: mode.rx_key(tk)?.with_key_id(0) })
     }
 
     /// Pairwise keys of a link whose direction the frames do not show (IBSS: To DS = From
@@ -161,8 +183,10 @@ impl LinkKeys {
             return Self::pairwise(mode, tk);
         }
         let role = if authenticator { Role::Authenticator } else { Role::Supplicant };
-        let suite = || -> Result<Box<dyn FrameSuite>> { Ok(Box::new(Tkip::new(tk)?.with_role(role))) };
-        Ok(LinkKeys { tx: Transmitter::new(suite()?, 0), rx: Receiver::new(suite()?).with_key_id(0) })
+        Ok(LinkKeys {
+            tx: Transmitter::new(Box::new(Tkip::new(tk)?.with_role(role)), 0),
+            rx: mode.rx_key(tk)?.with_receiver_role(role).with_key_id(0),
+        })
     }
 }
 

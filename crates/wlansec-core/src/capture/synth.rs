@@ -11,9 +11,9 @@
 
 use std::collections::HashMap;
 
-use crate::decrypt::data_suite;
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
+use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{
@@ -93,7 +93,7 @@ impl Tx {
     fn new(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Self> {
         Ok(match cipher {
             CipherSuite::Tkip => Tx::Tkip { tkip: Tkip::new(key)?, pn: PnCounter::default(), key_id },
-            _ => Tx::Frame(Transmitter::new(data_suite(cipher, key)?, key_id)),
+            _ => Tx::Frame(Transmitter::new(SuiteId::from_cipher(cipher)?.keyed(key, Rules::default())?, key_id)),
         })
     }
 
@@ -186,7 +186,7 @@ impl Synth {
             let key = self.config.wep_key.clone().ok_or(Error::Malformed("a WEP network needs a WEP key"))?;
             // WEP IVs start at a random point, as real stations' do.
             let first_iv = 1 + below(&mut self.rng, 1 << 23);
-            let tx = Transmitter::new(data_suite(self.config.cipher, &key)?, 0);
+            let tx = Transmitter::new(SuiteId::from_cipher(self.config.cipher)?.keyed(&key, Rules::default())?, 0);
             self.group_tx = Some(Tx::Frame(tx.with_pn_counter(PnCounter::starting_at(first_iv))));
         } else {
             self.new_gtk(1)?;

@@ -102,6 +102,19 @@ impl ReplayCounters {
         let slot = &mut self.last[class.index()];
         *slot = (*slot).max(pn.value());
     }
+
+    /// The replay-checked receive sequence: refuse a PN not above the last one accepted,
+    /// then `decapsulate`, and record the PN only once the frame has verified.
+    pub fn receive(
+        &mut self,
+        peeked: Peeked,
+        decapsulate: impl FnOnce() -> Result<Decapsulated>,
+    ) -> Result<Decapsulated> {
+        self.check(peeked.class, peeked.pn)?;
+        let done = decapsulate()?;
+        self.commit(done.class, done.pn);
+        Ok(done)
+    }
 }
 
 /// The sending side of a key: suite, Key ID and PN counter.
@@ -158,15 +171,11 @@ impl<S: FrameSuite> Receiver<S> {
         if let Some(expected) = self.key_id.filter(|&k| k != peeked.key_id) {
             return Err(Error::KeyId { expected, got: peeked.key_id });
         }
-        let replay_protected = self.suite.replay_protected();
-        if replay_protected {
-            self.replay.check(peeked.class, peeked.pn)?;
+        if self.suite.replay_protected() {
+            self.replay.receive(peeked, || self.suite.decapsulate(buf))
+        } else {
+            self.suite.decapsulate(buf)
         }
-        let done = self.suite.decapsulate(buf)?;
-        if replay_protected {
-            self.replay.commit(done.class, done.pn);
-        }
-        Ok(done)
     }
 }
 

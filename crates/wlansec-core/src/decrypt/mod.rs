@@ -1,0 +1,321 @@
+//! Capture decryption, airdecap-ng style: follow every station's 4-way and group key
+//! handshakes in a capture, derive its keys from the PMK (or take a TK or WEP key given
+//! outright), and decrypt the protected data frames of every suite, pairwise and group.
+//!
+//! A [`Decryptor`] is a thin loop: each 802.11 MPDU (no radiotap header, no FCS), in capture
+//! order, is classified (`rx::classify`), its key found by the [`tracker`] (which follows the
+//! handshakes and holds the keys), and taken through the receive pipeline the emulated WLAN
+//! uses too (`rx`: decapsulation, replay check, reassembly, A-MSDU, Ethernet); the caller
+//! writes what comes out.
+
+mod tracker;
+
+pub use tracker::Keys;
+
+use crate::error::{Error, Result};
+use crate::rx::batch::Batch;
+use crate::rx::{classify, Class, DataFrame, Delivered, Pipeline, Security};
+use crate::wire::{MacAddr, Rules};
+use tracker::{KeySlot, KeyTracker};
+
+/// How decrypted frames are written out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OutputForm {
+    /// Ethernet II: DA, SA and the EtherType from the SNAP header (one frame per A-MSDU
+    /// subframe).
+    Ethernet,
+    /// The 802.11 MPDU with Protected cleared (fragments reassembled into one frame).
+    Ieee80211,
+}
+
+/// The counts airdecap-ng prints, plus what the handshakes told.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    pub packets_read: u64,
+    pub plaintext_data: u64,
+    pub wep_data: u64,
+    pub wpa_data: u64,
+    pub decrypted_wep: u64,
+    pub decrypted_wpa: u64,
+    /// Protected frames whose integrity check failed under the key that should fit.
+    pub bad_integrity: u64,
+    /// Protected unicast frames of a station whose handshake was not seen.
+    pub no_key: u64,
+    /// Protected group frames whose GTK was not seen (no message 3 or group message 1).
+    pub no_group_key: u64,
+    /// Protected frames refused as replays.
+    pub replays: u64,
+    /// 4-way handshakes whose message 2 MIC verified (keys installed).
+    pub handshakes: u64,
+    /// Messages 2 whose MIC did not verify under the derived KCK: a wrong passphrase/PMK.
+    pub mic_mismatches: u64,
+    /// Group keys installed (from message 3 or group message 1).
+    pub group_keys: u64,
+    /// Handshake messages refused (forged MIC, bad key data, unknown link).
+    pub bad_handshake_messages: u64,
+    /// Protected frames that failed for another reason (truncated, malformed).
+    pub malformed: u64,
+}
+
+impl Stats {
+    /// Count a protected frame's outcome.
+    fn count(&mut self, wep: bool, result: &Result<()>) {
+        match result {
+            Ok(()) if wep => self.decrypted_wep += 1,
+            Ok(()) => self.decrypted_wpa += 1,
+            Err(Error::MicFailure | Error::IcvFailure) => self.bad_integrity += 1,
+            Err(Error::Replay { .. }) => self.replays += 1,
+            Err(Error::NoKey { group: true }) => self.no_group_key += 1,
+            Err(Error::NoKey { group: false }) => self.no_key += 1,
+            Err(_) => self.malformed += 1,
+        }
+    }
+
+    fn installed_keys(&self) -> (u64, u64) {
+        (self.handshakes, self.group_keys)
+    }
+}
+
+/// Why [`Decryptor::process`] stopped: the frame could not be decrypted (it is counted in
+/// [`Stats`] too), or the caller's `emit` failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Rejected<E> {
+    Frame(Error),
+    Output(E),
+}
+
+impl<E> From<Error> for Rejected<E> {
+    fn from(e: Error) -> Self {
+        Rejected::Frame(e)
+    }
+}
+
+/// The capture-decryption loop.
+pub struct Decryptor {
+    ssid: Option<Vec<u8>>,
+    bssid: Option<MacAddr>,
+    form: OutputForm,
+    rules: Rules,
+    tracker: KeyTracker,
+    pipeline: Pipeline,
+    stats: Stats,
+    batch: Batch<KeySlot>,
+}
+
+impl Decryptor {
+    /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
+    /// `bssid` to one BSS.
+    pub fn new(keys: Keys, ssid: Option<&[u8]>, bssid: Option<MacAddr>, form: OutputForm) -> Result<Self> {
+        let rules = Rules::default();
+        Ok(Decryptor {
+            ssid: ssid.map(<[u8]>::to_vec),
+            bssid,
+            form,
+            rules,
+            tracker: KeyTracker::new(keys, rules)?,
+            pipeline: Pipeline::new(rules),
+            stats: Stats::default(),
+            batch: Batch::default(),
+        })
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Stations (links) on which a handshake or key was seen.
+    pub fn stations_seen(&self) -> usize {
+        self.tracker.links_seen()
+    }
+
+    /// Feed one captured MPDU; each decrypted frame it completes goes to `emit`.
+    pub fn process<E>(
+        &mut self,
+        mpdu: &[u8],
+        mut emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), Rejected<E>> {
+        self.stats.packets_read += 1;
+        let data = match classify(mpdu, self.rules)? {
+            Class::Management { .. } => {
+                self.tracker.learn_network(mpdu, self.rules);
+                return Ok(());
+            }
+            Class::Other => return Ok(()),
+            Class::Data(data) if !self.wanted(&data) => return Ok(()),
+            Class::Data(data) => data,
+        };
+        let wep = match data.security {
+            Security::Plaintext => return self.plaintext(mpdu),
+            Security::Wep { .. } => true,
+            Security::ExtIv { .. } => false,
+        };
+        if wep {
+            self.stats.wep_data += 1;
+        } else {
+            self.stats.wpa_data += 1;
+        }
+        let slot = self.tracker.slot_of(&data)?;
+        let Some(key) = self.tracker.key_mut(slot) else {
+            let e = Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
+            self.stats.count(wep, &Err(e.clone()));
+            return Err(Rejected::Frame(e));
+        };
+        let received = self.pipeline.receive(mpdu, Some(key));
+        self.stats.count(wep, &received.as_ref().map(|_| ()).map_err(Clone::clone));
+        match received? {
+            Some(delivered) => {
+                deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut emit).map_err(Rejected::Output)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// An unprotected data frame: followed if it is a handshake message, else only counted
+    /// (as airdecap-ng does: EAPOL frames are not "plaintext data"); never written out.
+    fn plaintext<E>(&mut self, mpdu: &[u8]) -> core::result::Result<(), Rejected<E>> {
+        let Some(delivered) = self.pipeline.receive(mpdu, None)? else { return Ok(()) };
+        let mut eapol_seen = false;
+        for msdu in delivered.msdus().flatten() {
+            if let Some(eapol) = msdu.eapol() {
+                self.tracker.handshake(&delivered.header, eapol, &mut self.stats);
+                eapol_seen = true;
+            }
+        }
+        if !eapol_seen {
+            self.stats.plaintext_data += 1;
+        }
+        Ok(())
+    }
+
+    /// Feed MPDUs in capture order, like [`Decryptor::process`] one by one; `emit(i, frame)`
+    /// receives each decrypted frame with the index of the MPDU that completed it. Runs of
+    /// whole CCMP-128 frames with known keys are opened together across the engine's lanes;
+    /// their replay checks and output keep capture order. Per-frame errors are counted in
+    /// [`Stats`]; an error from `emit` stops the batch.
+    pub fn process_batch<E>(
+        &mut self,
+        mpdus: &[&[u8]],
+        mut emit: impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        for (i, mpdu) in mpdus.iter().enumerate() {
+            if let Some(slot) = self.batch_slot(mpdu) {
+                self.stats.packets_read += 1;
+                self.stats.wpa_data += 1;
+                self.batch.push(i, slot, mpdu);
+                continue;
+            }
+            self.open_batch(&mut emit)?;
+            match self.process(mpdu, |frame| emit(i, frame)) {
+                Err(Rejected::Output(e)) => return Err(e),
+                Ok(()) | Err(Rejected::Frame(_)) => {}
+            }
+        }
+        self.open_batch(&mut emit)
+    }
+
+    /// Whether a data frame belongs to the network asked for.
+    fn wanted(&self, data: &DataFrame) -> bool {
+        let bss = data.bss();
+        self.bssid.is_none_or(|b| b == bss) && self.tracker.ssid_matches(self.ssid.as_deref(), bss)
+    }
+
+    /// The key of a protected, unfragmented data frame that the engine can open in a batch.
+    fn batch_slot(&mut self, mpdu: &[u8]) -> Option<KeySlot> {
+        let Ok(Class::Data(data)) = classify(mpdu, self.rules) else { return None };
+        let unfragmented =
+            !data.header.frame_control.more_fragments() && data.header.sequence_control.fragment_number() == 0;
+        if !unfragmented || !matches!(data.security, Security::ExtIv { .. }) || !self.wanted(&data) {
+            return None;
+        }
+        let slot = self.tracker.slot_of(&data).ok()?;
+        self.tracker.key(slot)?.engine_key().is_some().then_some(slot)
+    }
+
+    /// Open the frames waiting in the batch at once, then replay-check, count and emit them
+    /// in order.
+    fn open_batch<E>(
+        &mut self,
+        emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let rules = self.rules;
+        let tracker = &self.tracker;
+        self.batch.open(rules, |slot| tracker.key(slot));
+        let keys_at_start = self.stats.installed_keys();
+        let mut result = Ok(());
+        for mut item in self.batch.take() {
+            if result.is_ok() {
+                result = self.finish_item(&mut item, keys_at_start, emit);
+            }
+            self.batch.recycle(item);
+        }
+        result
+    }
+
+    fn finish_item<E>(
+        &mut self,
+        item: &mut crate::rx::batch::Item<KeySlot>,
+        keys_at_start: (u64, u64),
+        emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        let i = item.index;
+        if item.verified() == Err(Error::MicFailure) && keys_at_start != self.stats.installed_keys() {
+            // A handshake earlier in this batch changed keys: this frame may be under the
+            // new key, so it goes through the ordinary path (which counts it itself).
+            self.stats.packets_read -= 1;
+            self.stats.wpa_data -= 1;
+            return match self.process(item.mpdu(), |frame| emit(i, frame)) {
+                Err(Rejected::Output(e)) => Err(e),
+                Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
+            };
+        }
+        let Some(key) = self.tracker.key_mut(item.slot) else {
+            self.stats.count(false, &Err(Error::NoKey { group: false }));
+            return Ok(());
+        };
+        let finished = item.finish(key, self.rules);
+        self.stats.count(false, &finished.as_ref().map(|_| ()).map_err(Clone::clone));
+        let Ok(done) = finished else { return Ok(()) };
+        let key = self.tracker.key(item.slot);
+        let Some(key) = key else { return Ok(()) };
+        match self.pipeline.receive_opened(item.buffer(), key, done.pn.value()) {
+            Ok(Some(delivered)) => {
+                deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut |f| emit(i, f))
+            }
+            Ok(None) | Err(_) => Ok(()),
+        }
+    }
+}
+
+/// Write one delivered MSDU in the output form; an EAPOL frame sent under a pairwise key
+/// (a rekey) is also followed as a handshake.
+fn deliver<E>(
+    delivered: Delivered<'_>,
+    form: OutputForm,
+    tracker: &mut KeyTracker,
+    stats: &mut Stats,
+    emit: &mut impl FnMut(&[u8]) -> core::result::Result<(), E>,
+) -> core::result::Result<(), E> {
+    for msdu in delivered.msdus().flatten() {
+        if let Some(eapol) = msdu.eapol() {
+            tracker.handshake(&delivered.header, eapol, stats);
+        }
+    }
+    match form {
+        OutputForm::Ieee80211 => emit(delivered.mpdu()),
+        OutputForm::Ethernet if !delivered.is_amsdu() => match delivered.into_ethernet() {
+            Ok(frame) => emit(frame),
+            Err(_) => Ok(()),
+        },
+        OutputForm::Ethernet => {
+            for msdu in delivered.msdus().flatten() {
+                if let Ok(frame) = msdu.to_ethernet() {
+                    emit(&frame)?;
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! The capture decryptor's key tracker: follows every network's beacons and every station's
+//! 4-way and group key handshakes, and holds the keys they install, each by the link or
+//! transmitter whose frames it opens. A pairwise key is installed only after the
+//! supplicant's message 2 MIC verifies under the derived KCK, so a wrong passphrase
+//! installs nothing and is counted; each key has its own replay counters per direction, and
+//! a retransmitted message 3 (the same key again) never resets them.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::registry::SuiteId;
+use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message};
+use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
+use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
+use crate::rx::{DataFrame, RxKey, Security};
+use crate::suite::tkip::Role;
+use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
+
+use super::Stats;
+
+/// What the decryptor is given to find keys with.
+pub enum Keys {
+    /// The PMK of a PSK network (from passphrase and SSID, or given): pairwise keys come
+    /// from each station's 4-way handshake, group keys from messages 3 and group message 1.
+    Pmk(Pmk),
+    /// One temporal key used for every pairwise link. The cipher is the network's (from its
+    /// beacon), else CCMP-128 for a 16-octet key and TKIP for a 32-octet one.
+    Tk(Secret),
+    /// A static WEP key (5 or 13 octets) for every frame.
+    Wep(Secret),
+}
+
+/// The link a pairwise key protects: the two addresses in a fixed order.
+type LinkId = (MacAddr, MacAddr);
+
+fn link_id(a: MacAddr, b: MacAddr) -> LinkId {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// What a beacon, probe response or association request told about a network.
+#[derive(Clone, Debug, Default)]
+struct Network {
+    ssid: Option<Vec<u8>>,
+    pairwise: Option<CipherSuite>,
+    akm: Option<Akm>,
+}
+
+/// A receive key for `cipher`; `receiver` is the handshake side that receives under it,
+/// which picks TKIP's Michael key (None reads it off each frame).
+fn rx_key(cipher: CipherSuite, tk: &[u8], receiver: Option<Role>, rules: Rules) -> Result<RxKey> {
+    let key = RxKey::new(SuiteId::from_cipher(cipher)?, tk, rules)?;
+    Ok(match receiver {
+        Some(role) => key.with_receiver_role(role),
+        None => key,
+    })
+}
+
+/// A pairwise key with one receive state per direction.
+struct PairwiseKey {
+    tk: Secret,
+    from_authenticator: RxKey,
+    from_supplicant: RxKey,
+}
+
+impl PairwiseKey {
+    fn new(cipher: CipherSuite, tk: Secret, rules: Rules) -> Result<Self> {
+        Ok(PairwiseKey {
+            from_authenticator: rx_key(cipher, tk.as_bytes(), Some(Role::Supplicant), rules)?,
+            from_supplicant: rx_key(cipher, tk.as_bytes(), Some(Role::Authenticator), rules)?,
+            tk,
+        })
+    }
+}
+
+/// A 4-way handshake: (authenticator, supplicant). In an IBSS each pair of stations runs
+/// two, one with each station as authenticator.
+type HandshakeId = (MacAddr, MacAddr);
+
+/// One 4-way handshake in progress (or done).
+#[derive(Default)]
+struct Handshake {
+    anonce: Option<[u8; 32]>,
+    /// Message 2 frames waiting for an ANonce (message 1 was not captured).
+    pending_m2: Vec<Vec<u8>>,
+    ptk: Option<Ptk>,
+    cipher: Option<CipherSuite>,
+}
+
+/// A pairwise link and the key in use on it.
+#[derive(Default)]
+struct Link {
+    /// The authenticator of the handshake whose key is installed.
+    authenticator: Option<MacAddr>,
+    key: Option<PairwiseKey>,
+}
+
+/// Group keys of one transmitter (the AP of a BSS; each station of an IBSS), by Key ID.
+#[derive(Default)]
+struct Group {
+    keys: [Option<(Secret, RxKey)>; 4],
+}
+
+/// Where a protected frame's key is looked up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum KeySlot {
+    Wep,
+    /// A pairwise key, and whether the frame came from the authenticator.
+    Pairwise(LinkId, bool),
+    /// A group key of a transmitter, by Key ID.
+    Group(MacAddr, u8),
+}
+
+/// Networks, handshakes and the keys they installed.
+pub(super) struct KeyTracker {
+    keys: Keys,
+    rules: Rules,
+    networks: HashMap<MacAddr, Network>,
+    handshakes: HashMap<HandshakeId, Handshake>,
+    links: HashMap<LinkId, Link>,
+    /// Group keys by the address that sends frames under them.
+    groups: HashMap<MacAddr, Group>,
+    wep: Option<RxKey>,
+}
+
+impl KeyTracker {
+    pub(super) fn new(keys: Keys, rules: Rules) -> Result<Self> {
+        let wep = match &keys {
+            Keys::Wep(key) => Some(RxKey::new(SuiteId::wep(key.len())?, key.as_bytes(), rules)?),
+            _ => None,
+        };
+        Ok(KeyTracker {
+            keys,
+            rules,
+            networks: HashMap::new(),
+            handshakes: HashMap::new(),
+            links: HashMap::new(),
+            groups: HashMap::new(),
+            wep,
+        })
+    }
+
+    /// Stations (links) on which a handshake or key was seen.
+    pub(super) fn links_seen(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Whether the network `bss` announced the SSID `wanted` (or announced none).
+    pub(super) fn ssid_matches(&self, wanted: Option<&[u8]>, bss: MacAddr) -> bool {
+        match (wanted, self.networks.get(&bss).and_then(|n| n.ssid.as_deref())) {
+            (Some(wanted), Some(seen)) => wanted == seen,
+            _ => true,
+        }
+    }
+
+    /// Beacons and probe responses give SSID and RSN element; association requests the
+    /// station's chosen suites.
+    pub(super) fn learn_network(&mut self, mpdu: &[u8], rules: Rules) {
+        const ASSOC_REQUEST: u8 = 0;
+        const PROBE_RESPONSE: u8 = 5;
+        const BEACON: u8 = 8;
+        let Ok(frame) = Frame::new_checked(mpdu, rules) else { return };
+        let (fixed, bss) = match frame.frame_control().subtype() {
+            BEACON | PROBE_RESPONSE => (12, frame.addr3()),
+            ASSOC_REQUEST => (4, frame.addr3()),
+            _ => return,
+        };
+        let (Some(bss), Some(elements)) = (bss, frame.body().get(fixed..)) else {
+            return;
+        };
+        let network = self.networks.entry(bss).or_default();
+        for item in key_data_items(elements) {
+            let Ok(item) = item else { break };
+            let element = match item {
+                KeyDataItem::Element { id: 0, element } => {
+                    network.ssid = Some(element[2..].to_vec());
+                    continue;
+                }
+                KeyDataItem::Element { element, .. } => element.to_vec(),
+                // A vendor element: rebuild it whole, the WPA element is one of these.
+                KeyDataItem::Kde { oui, data_type, data } => {
+                    let mut whole = vec![0xdd, (data.len() + 4) as u8];
+                    whole.extend_from_slice(&oui);
+                    whole.push(data_type);
+                    whole.extend_from_slice(data);
+                    whole
+                }
+            };
+            if let Ok((_, rsn)) = RsnElementRepr::parse(&element) {
+                network.pairwise = rsn.pairwise_ciphers.first().copied();
+                network.akm = rsn.akms.first().copied();
+            }
+        }
+    }
+
+    /// Follow one EAPOL-Key frame of a handshake. Bad messages are counted and ignored:
+    /// they never install a key.
+    pub(super) fn handshake(&mut self, header: &HeaderRepr, eapol: &[u8], stats: &mut Stats) {
+        if let Err(err) = self.try_handshake(header, eapol, stats) {
+            if err != Error::Unsupported("not an EAPOL-Key frame") {
+                stats.bad_handshake_messages += 1;
+            }
+        }
+    }
+
+    fn try_handshake(&mut self, header: &HeaderRepr, eapol: &[u8], stats: &mut Stats) -> Result<()> {
+        let Keys::Pmk(_) = &self.keys else {
+            return Ok(());
+        };
+        let view = EapolKey::new_checked(eapol).map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
+        let ta = header.addr2;
+        let ra = header.addr1;
+        let bss = header.bssid().unwrap_or(header.addr2);
+        let frame = view.frame().to_vec();
+        self.links.entry(link_id(ta, ra)).or_default();
+        match view.message() {
+            Message::FourWay1 => self.new_anonce((ta, ra), bss, view.nonce(), stats),
+            Message::FourWay2 => {
+                let id = (ra, ta);
+                let handshake = self.handshakes.entry(id).or_default();
+                if handshake.anonce.is_none() {
+                    handshake.pending_m2.push(frame);
+                    return Ok(());
+                }
+                self.message2(id, bss, &frame, stats)
+            }
+            Message::FourWay3 => {
+                let id = (ta, ra);
+                if self.handshakes.get(&id).and_then(|h| h.anonce) != Some(view.nonce()) {
+                    self.new_anonce(id, bss, view.nonce(), stats)?;
+                }
+                self.group_key_message(id, bss, &frame, stats)
+            }
+            Message::Group1 => self.group_key_message((ta, ra), bss, &frame, stats),
+            Message::FourWay4 | Message::Group2 | Message::Request => Ok(()),
+        }
+    }
+
+    /// Message 1 (or a message 3 whose ANonce is new): take the ANonce and try the
+    /// messages 2 that were waiting for it.
+    fn new_anonce(&mut self, id: HandshakeId, bss: MacAddr, anonce: [u8; 32], stats: &mut Stats) -> Result<()> {
+        let handshake = self.handshakes.entry(id).or_default();
+        handshake.anonce = Some(anonce);
+        for m2 in std::mem::take(&mut handshake.pending_m2) {
+            self.message2(id, bss, &m2, stats)?;
+        }
+        Ok(())
+    }
+
+    /// Derive the PTK for a message 2 and install it if its MIC verifies. Of a pair's two
+    /// IBSS handshakes, the one whose authenticator has the larger address keys the link
+    /// (IEEE 802.11-2020 12.6.10.1); a smaller one keys it only until then.
+    fn message2(&mut self, id: HandshakeId, bss: MacAddr, frame: &[u8], stats: &mut Stats) -> Result<()> {
+        let Keys::Pmk(pmk) = &self.keys else {
+            return Ok(());
+        };
+        let network = self.networks.get(&bss).cloned().unwrap_or_default();
+        let (aa, spa) = id;
+        let handshake = self.handshakes.get_mut(&id).ok_or(Error::Malformed("message 2 on an unknown link"))?;
+        let view = EapolKey::new_checked(frame)?;
+        let version = view.key_info().version()?;
+        let (cipher, akm) = suites_of(view.key_data(), version, &network);
+        let anonce = handshake.anonce.ok_or(Error::Malformed("message 2 without an ANonce"))?;
+        let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
+        if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
+            stats.mic_mismatches += 1;
+            return Err(Error::MicFailure);
+        }
+        stats.handshakes += 1;
+        let tk = ptk.tk.clone();
+        handshake.cipher = Some(cipher);
+        handshake.ptk = Some(ptk);
+        let link = self.links.entry(link_id(aa, spa)).or_default();
+        let preferred = link.authenticator.is_none_or(|current| aa >= current);
+        let same_key = link.key.as_ref().is_some_and(|k| k.tk == tk);
+        if preferred && !same_key {
+            link.key = Some(PairwiseKey::new(cipher, tk, self.rules)?);
+        }
+        if preferred {
+            link.authenticator = Some(aa);
+        }
+        Ok(())
+    }
+
+    /// Message 3 or group message 1 from authenticator `id.0`: verify its MIC under the KCK
+    /// of a handshake between the two (its own; a group message 1 in an IBSS may come
+    /// under the pair's other one), decrypt the Key Data under that KEK and install the
+    /// GTK it carries as the sender's.
+    fn group_key_message(&mut self, id: HandshakeId, bss: MacAddr, frame: &[u8], stats: &mut Stats) -> Result<()> {
+        let network = self.networks.get(&bss).cloned().unwrap_or_default();
+        let mut candidates = [id, (id.1, id.0)]
+            .into_iter()
+            .filter_map(|h| self.handshakes.get(&h))
+            .filter(|h| h.ptk.is_some())
+            .peekable();
+        if candidates.peek().is_none() {
+            return Ok(());
+        }
+        let handshake = candidates
+            .find(|h| h.ptk.as_ref().is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok()))
+            .ok_or(Error::MicFailure)?;
+        let Some(ptk) = &handshake.ptk else {
+            return Ok(());
+        };
+        let view = EapolKey::new_checked(frame)?;
+        let info = view.key_info();
+        let version = info.version()?;
+        if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn {
+            return Ok(());
+        }
+        let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        let group_cipher = group_cipher_of(&plain, version, &network, handshake.cipher);
+        let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
+            // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
+            if info.has(KeyInfo::PAIRWISE) {
+                return Ok(());
+            }
+            let len = usize::from(view.key_length()).min(plain.len());
+            (info.wpa_key_index(), Secret::from_slice(&plain[..len])?)
+        } else {
+            let kde = key_data_items(&plain)
+                .filter_map(|i| i.ok())
+                .find_map(|i| match i {
+                    KeyDataItem::Kde { oui, data_type, data } if oui == IEEE_OUI && data_type == kde_type::GTK => {
+                        Some(data)
+                    }
+                    _ => None,
+                })
+                .ok_or(Error::Malformed("group key message without a GTK KDE"))?;
+            let kde = GtkKde::parse(kde)?;
+            (kde.key_id, Secret::from_slice(kde.gtk)?)
+        };
+        if gtk.is_all_zero() {
+            return Err(Error::Malformed("all-zero GTK refused"));
+        }
+        let slot = &mut self.groups.entry(id.0).or_default().keys[usize::from(key_id & 3)];
+        if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {
+            return Ok(());
+        }
+        let gtk_len = group_cipher.tk_len().unwrap_or(gtk.len());
+        let rx = rx_key(group_cipher, &gtk.as_bytes()[..gtk_len.min(gtk.len())], None, self.rules)?;
+        *slot = Some((gtk, rx));
+        stats.group_keys += 1;
+        Ok(())
+    }
+
+    /// Where the key of a protected data frame is (installing a given TK on first sight).
+    pub(super) fn slot_of(&mut self, data: &DataFrame) -> Result<KeySlot> {
+        let header = &data.header;
+        Ok(match data.security {
+            Security::Plaintext => return Err(Error::NotProtected),
+            Security::Wep { .. } => KeySlot::Wep,
+            Security::ExtIv { key_id } if header.addr1.is_group() => KeySlot::Group(header.addr2, key_id),
+            Security::ExtIv { .. } => {
+                let id = link_id(header.addr1, header.addr2);
+                self.install_given_tk(id, header.addr2);
+                let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
+                KeySlot::Pairwise(id, from_authenticator)
+            }
+        })
+    }
+
+    pub(super) fn key(&self, slot: KeySlot) -> Option<&RxKey> {
+        match slot {
+            KeySlot::Wep => self.wep.as_ref(),
+            KeySlot::Pairwise(id, from_authenticator) => {
+                let key = self.links.get(&id)?.key.as_ref()?;
+                Some(if from_authenticator { &key.from_authenticator } else { &key.from_supplicant })
+            }
+            KeySlot::Group(bss, key_id) => {
+                self.groups.get(&bss)?.keys[usize::from(key_id & 3)].as_ref().map(|(_, rx)| rx)
+            }
+        }
+    }
+
+    pub(super) fn key_mut(&mut self, slot: KeySlot) -> Option<&mut RxKey> {
+        match slot {
+            KeySlot::Wep => self.wep.as_mut(),
+            KeySlot::Pairwise(id, from_authenticator) => {
+                let key = self.links.get_mut(&id)?.key.as_mut()?;
+                Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+            }
+            KeySlot::Group(bss, key_id) => {
+                self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)].as_mut().map(|(_, rx)| rx)
+            }
+        }
+    }
+
+    /// With `--tk`, every link gets the given key the first time one of its frames is seen;
+    /// the AP is the side that announced a network, else the receiver of the first frame.
+    fn install_given_tk(&mut self, id: LinkId, ta: MacAddr) {
+        let Keys::Tk(tk) = &self.keys else { return };
+        if self.links.get(&id).is_some_and(|l| l.key.is_some()) {
+            return;
+        }
+        let ra = if id.0 == ta { id.1 } else { id.0 };
+        let ap = if self.networks.contains_key(&ta) { ta } else { ra };
+        let cipher = self.networks.get(&ap).and_then(|n| n.pairwise).unwrap_or(if tk.len() == 16 {
+            CipherSuite::Ccmp128
+        } else {
+            CipherSuite::Tkip
+        });
+        // Which side is the authenticator is a guess here, so TKIP reads each frame's
+        // direction instead.
+        let key = (|| -> Result<PairwiseKey> {
+            Ok(PairwiseKey {
+                tk: tk.clone(),
+                from_authenticator: rx_key(cipher, tk.as_bytes(), None, self.rules)?,
+                from_supplicant: rx_key(cipher, tk.as_bytes(), None, self.rules)?,
+            })
+        })();
+        if let Ok(key) = key {
+            let link = self.links.entry(id).or_default();
+            link.authenticator = Some(ap);
+            link.key = Some(key);
+        }
+    }
+}
+
+/// The pairwise cipher and AKM a message 2 names in its RSN/WPA element, else what the
+/// network announced, else what the key descriptor version implies.
+fn suites_of(key_data: &[u8], version: KeyDescriptorVersion, network: &Network) -> (CipherSuite, Akm) {
+    let element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok(),
+        KeyDataItem::Kde { .. } => None,
+    });
+    let by_version = match version {
+        KeyDescriptorVersion::HmacMd5Rc4 => (CipherSuite::Tkip, Akm::Psk),
+        KeyDescriptorVersion::HmacSha1Aes => (CipherSuite::Ccmp128, Akm::Psk),
+        KeyDescriptorVersion::AesCmac => (CipherSuite::Ccmp128, Akm::PskSha256),
+    };
+    let from_element = element.map(|(_, e)| (e.pairwise_ciphers.first().copied(), e.akms.first().copied()));
+    let (cipher, akm) = from_element.unwrap_or((network.pairwise, network.akm));
+    (cipher.unwrap_or(by_version.0), akm.unwrap_or(by_version.1))
+}
+
+/// The group cipher: from the RSN element in message 3's Key Data, else the pairwise one.
+fn group_cipher_of(
+    key_data: &[u8],
+    version: KeyDescriptorVersion,
+    network: &Network,
+    pairwise: Option<CipherSuite>,
+) -> CipherSuite {
+    let from_element = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Element { element, .. } => RsnElementRepr::parse(element).ok().map(|(_, e)| e.group_cipher),
+        KeyDataItem::Kde { .. } => None,
+    });
+    from_element.or(pairwise).or(network.pairwise).unwrap_or(if version == KeyDescriptorVersion::HmacMd5Rc4 {
+        CipherSuite::Tkip
+    } else {
+        CipherSuite::Ccmp128
+    })
+}

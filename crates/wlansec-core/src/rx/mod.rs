@@ -1,0 +1,112 @@
+//! The receive pipeline, shared by the emulated access point, stations and IBSS peers and by
+//! the capture decryptor, so every defence and decoder exists once.
+//!
+//! ```text
+//! MPDU ─► classify ─► (owner picks the key) ─► decapsulate + replay check ─► defragment
+//!      ─► Delivered ─► msdus() (A-MSDU subframes) ─► LLC/SNAP → Ethernet
+//! ```
+//!
+//! * [`classify`]: what a received MPDU is (management, data and its protection, other).
+//! * [`key`]: [`RxKey`], one installed key: suite, Key ID, replay counters per TID.
+//! * [`defrag`]: the fragment cache, bound to the key and PN of each fragment.
+//! * [`msdu`]: A-MSDU subframes and the Ethernet form.
+//! * [`batch`]: many CCMP-128 frames opened at once across the engine's lanes.
+//!
+//! The owner holds its keys (a station its AP's, an AP each station's, the decryptor every
+//! link's it learnt) and its policy (which frames it accepts unprotected); the pipeline
+//! holds the fragment caches and one work buffer.
+
+pub mod batch;
+pub mod classify;
+pub mod defrag;
+pub mod key;
+pub mod msdu;
+
+pub use classify::{classify, Class, DataFrame, Security};
+pub use defrag::{Defragmenter, Protection, Reassembly};
+pub use key::{is_fragment, KeyTag, RxKey};
+pub use msdu::{Delivered, Msdu, Msdus};
+
+use crate::error::{Error, Result};
+use crate::wire::{Frame, Rules};
+
+/// The receive pipeline of one node.
+pub struct Pipeline {
+    rules: Rules,
+    fragments: Defragmenter,
+    work: Vec<u8>,
+}
+
+impl Pipeline {
+    pub fn new(rules: Rules) -> Self {
+        Pipeline { rules, fragments: Defragmenter::default(), work: Vec::with_capacity(4096) }
+    }
+
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Take one received data MPDU through decapsulation under `key` (when it is protected),
+    /// the replay check and reassembly. Returns the whole MSDU, or `None` while fragments
+    /// are still missing. A protected frame without a key is refused with [`Error::NoKey`].
+    pub fn receive(&mut self, mpdu: &[u8], key: Option<&mut RxKey>) -> Result<Option<Delivered<'_>>> {
+        self.work.clear();
+        self.work.extend_from_slice(mpdu);
+        let frame = Frame::new_checked(&self.work[..], self.rules)?;
+        let (protected, group) = (frame.frame_control().protected(), frame.addr1().is_group());
+        let (protection, key) = match (protected, key) {
+            (false, _) => (None, None),
+            (true, None) => return Err(Error::NoKey { group }),
+            (true, Some(key)) => {
+                let done = key.open(&mut self.work)?;
+                self.work.truncate(done.mpdu_len);
+                let pn = key.suite().replay_protected().then_some(done.pn.value());
+                (Some(Protection { key: key.tag(), pn }), Some(&*key))
+            }
+        };
+        self.complete(protected, protection, key)
+    }
+
+    /// Take the plaintext MPDU in `plaintext`, opened elsewhere under `key` (a batch), on
+    /// through reassembly; the buffers are swapped, so no octet is copied.
+    pub(crate) fn receive_opened(
+        &mut self,
+        plaintext: &mut Vec<u8>,
+        key: &RxKey,
+        pn: u64,
+    ) -> Result<Option<Delivered<'_>>> {
+        std::mem::swap(&mut self.work, plaintext);
+        let protection = Protection { key: key.tag(), pn: Some(pn) };
+        self.complete(true, Some(protection), Some(key))
+    }
+
+    fn complete(
+        &mut self,
+        protected: bool,
+        protection: Option<Protection>,
+        key: Option<&RxKey>,
+    ) -> Result<Option<Delivered<'_>>> {
+        let rules = self.rules;
+        let ta = Frame::new_checked(&self.work[..], rules)?.addr2().ok_or(Error::Malformed("data frame without A2"))?;
+        let fragmented = is_fragment(&Frame::new_checked(&self.work[..], rules)?);
+        if self.fragments.push(ta, &mut self.work, rules, protection)? == Reassembly::Pending {
+            return Ok(None);
+        }
+        let (header, header_len) = defrag::header_of(&self.work, rules)?;
+        if let (true, Some(key)) = (fragmented, key) {
+            let msdu_len = key.verify_reassembled(&Frame::new_checked(&self.work[..], rules)?)?;
+            self.work.truncate(header_len + msdu_len);
+        }
+        Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }))
+    }
+
+    /// Forget every MSDU in progress: call on a key installation or a (re)association.
+    pub fn clear_fragments(&mut self) {
+        self.fragments.clear();
+    }
+
+    /// Forget the MSDU in progress from one transmitter (it left, or reassociated).
+    pub fn forget(&mut self, ta: crate::wire::MacAddr) {
+        self.fragments.forget(ta);
+    }
+}
