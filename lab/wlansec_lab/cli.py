@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
@@ -18,8 +17,6 @@ from pathlib import Path
 
 from wlansec_lab import publish, report, runner
 from wlansec_lab.testbed import TestbedError, VethTestbed, WlanTestbed, is_root
-
-DEFAULT_WLANSEC = os.environ.get("WLANSEC") or str(runner.ROOT / "target" / "release" / "wlansec")
 
 
 def _run(args) -> int:
@@ -63,7 +60,7 @@ def _run(args) -> int:
     finally:
         if testbed and testbed.config is not None:  # never touch a WLAN this run did not bring up
             testbed.down()
-    where = report.write(args.out)
+    where = report.write(args.out, wlansec=args.wlansec)
     print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
     return 0
 
@@ -87,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "
                         "matrix, repeats, seed and settings); without it a run starts over")
     r.add_argument("--out", type=Path, default=Path("out/lab"))
-    r.add_argument("--wlansec", default=DEFAULT_WLANSEC)
+    r.add_argument("--wlansec", default=runner.DEFAULT_WLANSEC)
     r.add_argument("--keep-selftest", action="store_true", help="append to an existing selftest.txt (the demo's log)")
     w = sub.add_parser("report", help="write OUT/report/index.html and report.md from OUT/raw")
     w.add_argument("--out", type=Path, default=Path("out/lab"))
     w.add_argument("--report-dir", type=Path)
+    w.add_argument("--wlansec", default=runner.DEFAULT_WLANSEC, help="the binary whose card model the report states")
     u = sub.add_parser("publish", help="copy a finished run (report, figures, raw JSON) to DEST/<date>-<name>")
     u.add_argument("--out", type=Path, default=Path("out/lab-full"))
     u.add_argument("--dest", type=Path, default=runner.ROOT / "docs" / "results")
@@ -108,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"published {where}")
         return 0
-    where = report.write(args.out, args.report_dir)
+    where = report.write(args.out, args.report_dir, args.wlansec)
     print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
     return 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 from wlansec_lab import published_values as pub  # noqa: E402
-from wlansec_lab.runner import CARD_SECURITIES, CARDS, EXPERIMENTS, ROOT, file_kb  # noqa: E402
+from wlansec_lab.runner import CARD_SECURITIES, CARDS, DEFAULT_WLANSEC, EXPERIMENTS, ROOT, file_kb  # noqa: E402
 
 SECTIONS = ["Engine self-check", "Configuration", "Video: delay, jitter, throughput", "TCP: throughput and RTT vs packet size",
             "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
@@ -95,7 +96,7 @@ def config_section(out: Path, ctx: dict) -> str:
              f"configuration order shuffled each round (seed {run.get('seed')}), {run.get('seconds_per_run')} s of traffic per video run"
              + (" — **quick smoke run**" if run.get("quick") else "")]
     cards = {e["point"].get("card", "hw") for name in ("video", "tcp") for e in (_load(out, name) or {}).get("summary", [])}
-    lines.append(card_models_text(sorted(cards)))
+    lines.append(card_models_text(sorted(cards), ctx["wlansec"]))
     seen, ampdu_by_phy, seeds = set(), defaultdict(set), {}
     for name in ("video", "tcp", "files"):
         data = _load(out, name)
@@ -146,36 +147,31 @@ def _modes(keys) -> list[tuple[str, str]]:
     return sorted(present, key=lambda m: (list(pub.MODE_LABEL).index(m[0]), _mhz(m[1]) or 0.0, m[1]))
 
 
-MCU_COUNTS = ROOT / "crates" / "wlansec-wlan" / "data" / "mcu-instructions.json"
+#: Frame sizes (MPDU octets) at which the report states each card's crypto time.
+CARD_MPDU_BYTES = (128, 1536)
 
 
-def mcu_instructions(suite: str, mpdu_bytes: float) -> float | None:
-    """The emulator's MCU model (crates/wlansec-wlan/src/card.rs): callgrind instructions per
-    frame of the portable suite, interpolated linearly between the counted sizes."""
-    if not MCU_COUNTS.exists():
-        return None
-    pts = json.loads(MCU_COUNTS.read_text())["counts"].get(suite)
-    if not pts:
-        return None
-    pair = next((w for w in zip(pts, pts[1:]) if mpdu_bytes <= w[1][0]), (pts[-2], pts[-1]))
-    (x0, y0), (x1, y1) = pair
-    return y0 + (y1 - y0) * (mpdu_bytes - x0) / (x1 - x0)
+def card_costs_us(wlansec: str, card: str) -> dict[tuple[str, int], float]:
+    """The emulator's modelled crypto time per frame of `card` (µs), by (security, MPDU
+    octets), as `wlansec wlan card` states it."""
+    out = subprocess.run([wlansec, "wlan", "card", "--card", card, "--security", ",".join(CARD_SECURITIES),
+                          "--mpdu-bytes", ",".join(map(str, CARD_MPDU_BYTES))],
+                         capture_output=True, text=True, check=True, timeout=30).stdout
+    return {(c["security"], c["mpdu_bytes"]): c["cost_us"] for c in json.loads(out)["costs"]}
 
 
 def _mhz(card: str) -> float | None:
     return float(card.split(":", 1)[1]) if card.startswith("mcu:") else None
 
 
-def card_models_text(cards: list[str]) -> str:
+def card_models_text(cards: list[str], wlansec: str) -> str:
     default = _mhz(CARDS[1])
     per = []
     for card in sorted({c for c in cards if _mhz(c)}, key=_mhz):
-        costs = []
-        for suite in ("wep", "tkip", "ccmp"):
-            small, big = mcu_instructions(suite, 128), mcu_instructions(suite, 1536)
-            if small and big:
-                costs.append(f"{suite.upper()} {small / _mhz(card):.0f} / {big / _mhz(card):.0f} µs")
-        per.append(f"`{card}`: " + ", ".join(costs))
+        costs = card_costs_us(wlansec, card)
+        small, big = CARD_MPDU_BYTES
+        per.append(f"`{card}`: " + ", ".join(f"{suite.upper()} {costs[(suite, small)]:.0f} / {costs[(suite, big)]:.0f} µs"
+                                             for suite in CARD_SECURITIES))
     return (f"- Card models (`wlansec wlan up --card`, stations; the access point's crypto is the host engine, `sw`): "
             f"**`hw`**: crypto in the card's hardware inline with the PHY, no time of its own (as 802.11n cards do it); "
             f"**`mcu:MHZ`**: the portable software suite (constant-time AES) on the card's embedded CPU at MHZ, "
@@ -831,12 +827,13 @@ BUILDERS = [selftest_section, config_section, video_section, tcp_section, files_
             hardware_section, reading_section]
 
 
-def write(out: Path, report_dir: Path | None = None) -> Path:
-    """Write REPORT/report.md and REPORT/index.html (REPORT defaults to OUT/report)."""
+def write(out: Path, report_dir: Path | None = None, wlansec: str = DEFAULT_WLANSEC) -> Path:
+    """Write REPORT/report.md and REPORT/index.html (REPORT defaults to OUT/report); `wlansec`
+    is the binary whose card model the configuration states."""
     out = Path(out)
     report_dir = Path(report_dir or out / "report")
     report_dir.mkdir(parents=True, exist_ok=True)
-    ctx: dict = {}
+    ctx: dict = {"wlansec": wlansec}
     bodies = [(title, build(out, ctx)) for title, build in zip(SECTIONS, BUILDERS)]
     # Figures are written under OUT/figures; the report refers to them relative to itself.
     rel = Path("..") if report_dir == out / "report" else Path(out.resolve())

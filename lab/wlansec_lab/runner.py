@@ -29,6 +29,8 @@ from wlansec_lab.stats import summarize
 from wlansec_lab.testbed import Testbed
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The `wlansec` binary the lab runs: $WLANSEC, else the release build.
+DEFAULT_WLANSEC = os.environ.get("WLANSEC") or str(ROOT / "target" / "release" / "wlansec")
 STUDY_SIZES = [128, 384, 640, 896, 1152, 1408]
 
 
@@ -71,7 +73,7 @@ class Experiment:
 CARDS = ["hw", "mcu:88"]
 #: Modes whose crypto the card does; open has none and Enhanced runs on the host engine, so
 #: for those the card model changes nothing and they are measured once (card `hw`).
-CARD_SECURITIES = {"wep", "tkip", "ccmp"}
+CARD_SECURITIES = ("wep", "tkip", "ccmp")
 
 
 def _card_applies(p: dict) -> bool:

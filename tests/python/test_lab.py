@@ -5,6 +5,7 @@ matrix (one repeat per point) on the veth stand-in, producing a report with ever
 import json
 import math
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -78,6 +79,23 @@ def test_report_without_results_names_every_missing_section(tmp_path):
     for title in report.SECTIONS:
         assert f"## {title}" in md
     assert "Not run" in md
+
+
+@pytest.mark.skipif(not Path(WLANSEC).exists(), reason=f"no wlansec binary at {WLANSEC}")
+def test_report_states_the_card_model_the_cli_states():
+    """The configuration's card figures are what `wlansec wlan card` prints; and at the
+    counted frame sizes that is callgrind's instruction count over the clock."""
+    printed = json.loads(subprocess.run([WLANSEC, "wlan", "card", "--card", "mcu:250"],
+                                        capture_output=True, text=True, check=True).stdout)
+    assert printed["card"] == {"model": "mcu", "mhz": 250.0}
+    us = {(c["security"], c["mpdu_bytes"]): c["cost_us"] for c in printed["costs"]}
+    assert set(us) == {(s, n) for s in ("wep", "tkip", "ccmp") for n in (128, 1536)}
+    counts = json.loads((ROOT / "crates" / "wlansec-wlan" / "data" / "mcu-instructions.json").read_text())["counts"]
+    for (suite, size), cost in us.items():
+        assert cost == dict(counts[suite])[size] / 250.0, (suite, size)
+    text = report.card_models_text(["hw", "mcu:250"], WLANSEC)
+    stated = "`mcu:250`: " + ", ".join(f"{s.upper()} {us[(s, 128)]:.0f} / {us[(s, 1536)]:.0f} µs" for s in ("wep", "tkip", "ccmp"))
+    assert f"128-octet / 1536-octet MPDU: {stated}. " in text
 
 
 def test_two_runs_cannot_share_a_testbed_name():

@@ -34,6 +34,9 @@ pub enum Command {
     ProtectLoop(ProtectLoopArgs),
     /// The analytical saturation throughput (airtime model) for a mode, PHY and packet size.
     Model(ModelArgs),
+    /// A card model's modelled crypto time per frame, for each security mode and MPDU size,
+    /// as JSON (what `wlan up --card` charges each protected frame).
+    Card(CardArgs),
     #[command(hide = true)]
     Supervise(NameArg),
     #[command(hide = true)]
@@ -130,6 +133,19 @@ pub struct ModelArgs {
     /// MPDUs per A-MPDU (HT/VHT; 1 = none).
     #[arg(long, default_value_t = 1)]
     ampdu: usize,
+}
+
+#[derive(ClapArgs)]
+pub struct CardArgs {
+    /// hw, mcu:MHZ, fixed:US (stations), or sw, rtl (access point).
+    #[arg(long)]
+    card: String,
+    /// Security modes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "wep,tkip,ccmp")]
+    security: Vec<String>,
+    /// MPDU sizes in bytes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "128,1536")]
+    mpdu_bytes: Vec<usize>,
 }
 
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
@@ -231,6 +247,7 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
         }
         Command::ProtectLoop(args) => protect_loop(args),
         Command::Model(args) => model(args),
+        Command::Card(args) => card(args),
         Command::Supervise(args) => supervise(&args.name),
         Command::Run(args) => run_emulator(&args.name),
     }
@@ -602,5 +619,19 @@ fn model(args: ModelArgs) -> Result<ExitCode> {
         "success_time_us": exchange.success_time().as_secs_f64() * 1e6,
     });
     println!("{json}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn card(args: CardArgs) -> Result<ExitCode> {
+    let model: CryptoModel = args.card.parse().map_err(anyhow::Error::msg)?;
+    let mut costs = Vec::new();
+    for security in &args.security {
+        let mode: SecurityMode = security.parse().map_err(anyhow::Error::msg)?;
+        for &mpdu_bytes in &args.mpdu_bytes {
+            let cost_us = model.cost_us(mode, mpdu_bytes).map_err(anyhow::Error::msg)?;
+            costs.push(serde_json::json!({"security": mode.to_string(), "mpdu_bytes": mpdu_bytes, "cost_us": cost_us}));
+        }
+    }
+    println!("{}", serde_json::json!({"card": model, "costs": costs}));
     Ok(ExitCode::SUCCESS)
 }

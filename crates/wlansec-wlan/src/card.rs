@@ -121,26 +121,31 @@ pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
 }
 
 impl CryptoModel {
-    /// Modelled nanoseconds to protect (or unprotect) one MPDU; 0 when this model adds
+    /// Modelled microseconds to protect (or unprotect) one MPDU; 0 when this model adds
     /// nothing (host crypto, a line-rate card, or no crypto at all).
-    pub fn cost_ns(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
+    pub fn cost_us(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<f64, String> {
         if mode == SecurityMode::Open {
-            return Ok(0);
+            return Ok(0.0);
         }
         Ok(match self {
-            CryptoModel::Host | CryptoModel::Hw => 0,
-            CryptoModel::Fixed { us } => (us * 1e3) as u64,
+            CryptoModel::Host | CryptoModel::Hw => 0.0,
+            CryptoModel::Fixed { us } => *us,
             CryptoModel::Mcu { mhz } => {
                 let suite = mode.to_string();
                 let instructions = mcu_instructions(&suite, mpdu_bytes)
                     .ok_or_else(|| format!("no MCU instruction counts for {suite}"))?;
-                (instructions / mhz * 1e3) as u64
+                instructions / mhz
             }
             CryptoModel::Rtl { cycles_per_block, cycles_per_frame, fmax_mhz } => {
                 let blocks = mpdu_bytes.div_ceil(16) as f64;
-                ((cycles_per_frame + cycles_per_block * blocks) / fmax_mhz * 1e3) as u64
+                (cycles_per_frame + cycles_per_block * blocks) / fmax_mhz
             }
         })
+    }
+
+    /// [`CryptoModel::cost_us`] in whole nanoseconds, the emulator's clock.
+    pub fn cost_ns(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
+        Ok((self.cost_us(mode, mpdu_bytes)? * 1e3) as u64)
     }
 }
 
@@ -225,6 +230,16 @@ mod tests {
         // Portable AES costs hundreds of instructions per byte of CCMP (two AES blocks per
         // 16 bytes); counts of a few per byte would be AES-NI, not what an MCU runs.
         assert!(mcu_instructions("ccmp", 1536).unwrap() / 1536.0 > 100.0);
+    }
+
+    #[test]
+    fn an_mcu_costs_its_instructions_over_its_clock() {
+        let mcu = CryptoModel::Mcu { mhz: 88.0 };
+        // 128 and 256 bytes are counted sizes (71,902 and 134,917 CCMP instructions); 192 lies halfway.
+        assert_eq!(mcu.cost_us(SecurityMode::Ccmp, 128).unwrap(), 71_902.0 / 88.0);
+        assert_eq!(mcu.cost_us(SecurityMode::Ccmp, 192).unwrap(), 103_409.5 / 88.0);
+        assert_eq!(mcu.cost_ns(SecurityMode::Ccmp, 128).unwrap(), 817_068); // 817.068 µs
+        assert_eq!(mcu.cost_us(SecurityMode::Open, 128).unwrap(), 0.0);
     }
 
     /// One sender offered ten times what the air carries, every frame handed through
