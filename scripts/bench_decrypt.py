@@ -9,6 +9,11 @@ accounting of each child), the figure that stays fair on a shared machine; wall 
 shown beside it. Prints a table, writes JSON.
 
     python3 scripts/bench_decrypt.py [--frames 300000] [--runs 3] [--json out/bench_decrypt.json]
+                                     [--baseline OLD_WLANSEC]
+
+`--baseline` runs a second wlansec binary (an older build) alternately on the same capture,
+so a change's before and after are measured side by side, and checks that both write the
+same bytes.
 """
 
 import argparse
@@ -42,6 +47,16 @@ def timed(cmd):
     return wall, cpu, run.stdout
 
 
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
 def count(summary, label):
     m = re.search(re.escape(label) + r"\s+(\d+)", summary)
     return int(m.group(1)) if m else None
@@ -53,6 +68,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", default=str(ROOT / "out" / "bench_decrypt.json"))
     ap.add_argument("--wlansec", default=os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec")))
+    ap.add_argument("--baseline", help="an older wlansec binary to run alternately (before/after a change)")
     args = ap.parse_args()
     for tool in (args.wlansec, "airdecap-ng", "taskset"):
         if not shutil.which(tool) and not Path(tool).exists():
@@ -72,6 +88,9 @@ def main():
             "wlansec decrypt": [args.wlansec, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap), "-o", str(Path(tmp) / "ours.pcap")],
             "airdecap-ng": ["airdecap-ng", "-e", SSID, "-p", PASSPHRASE, "-o", str(Path(tmp) / "theirs.pcap"), str(cap)],
         }
+        if args.baseline:
+            tools["wlansec (baseline)"] = [args.baseline, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap),
+                                           "-o", str(Path(tmp) / "baseline.pcap")]
         results = {name: {"wall_s": [], "cpu_s": []} for name in tools}
         summaries = {}
         for run in range(args.runs):
@@ -80,7 +99,10 @@ def main():
                 results[name]["wall_s"].append(wall)
                 results[name]["cpu_s"].append(cpu)
                 summaries[name] = out
-                print(f"  run {run + 1}/{args.runs}  {name:<16} wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
+                print(f"  run {run + 1}/{args.runs}  {name:<18} wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
+        same_output = None
+        if args.baseline:
+            same_output = (Path(tmp) / "ours.pcap").read_bytes() == (Path(tmp) / "baseline.pcap").read_bytes()
 
     rows = {}
     for name, r in results.items():
@@ -105,6 +127,11 @@ def main():
     for name, r in rows.items():
         print(f"{name:<18}{r['median_cpu_s']:>8.2f}{r['mb_per_cpu_s']:>10.0f}{r['median_wall_s']:>8.2f}{r['mb_per_wall_s']:>11.0f}{r['decrypted_wpa'] or 0:>11}")
     print(f"{'ratio (ours/theirs)':<18}{'':>8}{ratio_cpu:>9.1f}x{'':>8}{ratio_wall:>10.1f}x")
+    if args.baseline:
+        before = rows["wlansec (baseline)"]
+        print(f"{'ratio (ours/baseline)':<18}{'':>5}{ours['mb_per_cpu_s'] / before['mb_per_cpu_s']:>9.2f}x"
+              f"{'':>8}{ours['mb_per_wall_s'] / before['mb_per_wall_s']:>10.2f}x"
+              f"   output {'byte-identical' if same_output else 'DIFFERS'}")
     print("(airdecap-ng decrypts no group-addressed frames, so it writes fewer frames.)")
 
     report = {
@@ -113,7 +140,12 @@ def main():
         "frames": args.frames,
         "runs": args.runs,
         "pinning": "taskset -c 0",
-        "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "load_avg": os.getloadavg()},
+        "host": {"machine": platform.machine(), "cpu_model": cpu_model(), "cpus": os.cpu_count(),
+                 "load_avg": os.getloadavg()},
+        "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                 capture_output=True, text=True).stdout.strip(),
+        "baseline": args.baseline,
+        "baseline_output_identical": same_output if args.baseline else None,
         "tools": rows,
         "ratio_cpu_throughput": ratio_cpu,
         "ratio_wall_throughput": ratio_wall,

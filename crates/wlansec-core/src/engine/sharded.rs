@@ -300,10 +300,9 @@ fn open_shard(
                     return Err(Error::MicFailure);
                 }
                 let generation = keys[&item.station].generation;
-                let counters = counters_of(replay, item.station, generation);
-                counters.check(peeked.class, peeked.pn)?;
-                counters.commit(peeked.class, peeked.pn);
-                let done = framing::finish_decapsulate(&mut item.mpdu, rules, &prepared, peeked)?;
+                let mpdu = &mut item.mpdu;
+                let done = counters_of(replay, item.station, generation)
+                    .receive(peeked, || framing::finish_decapsulate(mpdu, rules, &prepared, peeked))?;
                 item.mpdu.truncate(done.mpdu_len);
                 Ok(item.mpdu)
             });
