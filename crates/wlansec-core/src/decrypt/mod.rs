@@ -245,12 +245,14 @@ impl Decryptor {
         self.batch.open(rules, |slot| tracker.key(slot));
         let keys_at_start = self.stats.installed_keys();
         let mut result = Ok(());
-        for mut item in self.batch.take() {
+        let mut items = self.batch.take();
+        for mut item in items.drain(..) {
             if result.is_ok() {
                 result = self.finish_item(&mut item, keys_at_start, emit);
             }
             self.batch.recycle(item);
         }
+        self.batch.give_back(items);
         result
     }
 
@@ -278,8 +280,6 @@ impl Decryptor {
         let finished = item.finish(key, self.rules);
         self.stats.count(false, &finished.as_ref().map(|_| ()).map_err(Clone::clone));
         let Ok(done) = finished else { return Ok(()) };
-        let key = self.tracker.key(item.slot);
-        let Some(key) = key else { return Ok(()) };
         match self.pipeline.receive_opened(item.buffer(), key, done.pn.value()) {
             Ok(Some(delivered)) => {
                 deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut |f| emit(i, f))

@@ -120,9 +120,17 @@ impl<S: Copy> Batch<S> {
         }
     }
 
-    /// The frames in arrival order; hand each back with [`Batch::recycle`].
+    /// The frames in arrival order; hand each back with [`Batch::recycle`] and the emptied
+    /// list with [`Batch::give_back`], so the next batch allocates nothing.
     pub fn take(&mut self) -> Vec<Item<S>> {
         std::mem::take(&mut self.items)
+    }
+
+    pub fn give_back(&mut self, mut emptied: Vec<Item<S>>) {
+        if self.items.is_empty() {
+            emptied.clear();
+            self.items = emptied;
+        }
     }
 
     /// Keep an item's buffer for the next batch.

@@ -28,7 +28,7 @@ pub use key::{is_fragment, KeyTag, RxKey};
 pub use msdu::{Delivered, Msdu, Msdus};
 
 use crate::error::{Error, Result};
-use crate::wire::{Frame, Rules};
+use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
 /// The receive pipeline of one node.
 pub struct Pipeline {
@@ -87,13 +87,19 @@ impl Pipeline {
         key: Option<&RxKey>,
     ) -> Result<Option<Delivered<'_>>> {
         let rules = self.rules;
-        let ta = Frame::new_checked(&self.work[..], rules)?.addr2().ok_or(Error::Malformed("data frame without A2"))?;
-        let fragmented = is_fragment(&Frame::new_checked(&self.work[..], rules)?);
-        if self.fragments.push(ta, &mut self.work, rules, protection)? == Reassembly::Pending {
+        let frame = Frame::new_checked(&self.work[..], rules)?;
+        let header = HeaderRepr::parse(&frame)?;
+        if !is_fragment(&frame) {
+            // The common case, parsed once: a whole MSDU ends any MSDU in progress.
+            let header_len = frame.header_len();
+            self.fragments.forget(header.addr2);
+            return Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }));
+        }
+        if self.fragments.push(header.addr2, &mut self.work, rules, protection)? == Reassembly::Pending {
             return Ok(None);
         }
         let (header, header_len) = defrag::header_of(&self.work, rules)?;
-        if let (true, Some(key)) = (fragmented, key) {
+        if let Some(key) = key {
             let msdu_len = key.verify_reassembled(&Frame::new_checked(&self.work[..], rules)?)?;
             self.work.truncate(header_len + msdu_len);
         }
@@ -106,7 +112,7 @@ impl Pipeline {
     }
 
     /// Forget the MSDU in progress from one transmitter (it left, or reassociated).
-    pub fn forget(&mut self, ta: crate::wire::MacAddr) {
+    pub fn forget(&mut self, ta: MacAddr) {
         self.fragments.forget(ta);
     }
 }
