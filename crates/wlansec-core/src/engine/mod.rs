@@ -10,6 +10,17 @@
 //! Backends: `portable` (the `aes` crate), `aesni` (AES-NI, also built with AVX-512VL for 32
 //! registers) and `vaes` (four lanes per 512-bit VAESENC), all driving the one lane
 //! scheduler in `lanes`.
+//!
+//! Module dependencies: each module uses only modules below it, so there is no cycle.
+//!
+//! ```text
+//! sharded
+//!    └─► batch ──────────────────────────► framing ─► crate::suite
+//!          └─► aesni, vaes, portable       (kernels: implement lanes::Kernel)
+//!                └─► lanes                 (the scheduler, generic over the kernel)
+//!                      └─► key             (TK, mode, AES schedules, expanded here only)
+//!                            └─► enhanced  (reference model, Ways, Variant, constants)
+//! ```
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
