@@ -265,6 +265,9 @@ pub(crate) fn prepare_decapsulate<'b, const NONCE: usize>(
 
 /// After the MIC verified and the data was decrypted in place: clear Protected and close
 /// the gap of the PN header, leaving the plaintext MPDU at the front of `buf`.
+// Inlined like the rest of the receive path: as a call it cost the sharded engine's
+// unprotect about 2% (measured with `wlansec bench ccmp`).
+#[inline]
 pub(crate) fn finish_decapsulate<const NONCE: usize>(
     buf: &mut [u8],
     rules: Rules,
