@@ -5,10 +5,11 @@ use subtle::ConstantTimeEq;
 
 use crate::error::{Error, Result};
 use crate::suite::mpdu::Pn;
+use crate::suite::{Ccmp, Sealer};
 use crate::wire::Rules;
 
 use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
-use super::framing::{self, Framed, Sealer};
+use super::framing;
 use super::key::{Key, Mode};
 use super::lanes::FrameTask;
 
@@ -320,15 +321,15 @@ pub struct Keyed {
 }
 
 /// The fast engine's frame suite.
-pub type FastCcmp = Framed<Keyed>;
+pub type FastCcmp = Ccmp<Keyed, MIC_LEN>;
 
 impl FastCcmp {
     pub fn keyed(engine: Engine, tk: &[u8], mode: Mode) -> Result<Self> {
-        Ok(Framed::new(Keyed { engine, key: Key::new(tk, mode)? }))
+        Ok(Ccmp::from_sealer(Keyed { engine, key: Key::new(tk, mode)? }))
     }
 }
 
-impl Sealer for Keyed {
+impl Sealer<MIC_LEN> for Keyed {
     fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()> {
         *mic = self.engine.seal(&self.key, nonce, aad, data)?;
         Ok(())

@@ -1,5 +1,7 @@
 //! An engine key: the temporal key, the mode it was negotiated for (CCMP-128 or Enhanced
-//! CCMP-N), and its AES-128 schedule for each backend.
+//! CCMP-N), and its AES-128 schedules. The one place keys are expanded: the kernels only
+//! read the schedule they need (the `aes` crate's for the portable kernel, the round keys
+//! for AES-NI and VAES).
 
 use aes::cipher::KeyInit;
 use aes::Aes128;
@@ -51,12 +53,53 @@ impl Key {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("aes") {
             // SAFETY: AES-NI is present (checked just above).
-            unsafe { super::aesni::expand_key(tk, &mut round_keys) };
+            unsafe { expand_key(tk, &mut round_keys) };
         }
         Ok(Key { soft, round_keys, mode })
     }
 
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+}
+
+/// AES-128 key expansion with AESKEYGENASSIST.
+///
+/// # Safety
+/// The CPU must have AES-NI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "aes")]
+unsafe fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
+    use core::arch::x86_64::*;
+
+    #[inline(always)]
+    unsafe fn step(key: __m128i, assist: __m128i) -> __m128i {
+        let assist = _mm_shuffle_epi32::<0xff>(assist);
+        let mut key = key;
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
+        _mm_xor_si128(key, assist)
+    }
+    let mut k = _mm_loadu_si128(tk.as_ptr().cast());
+    let mut keys = [k; 11];
+    macro_rules! round {
+        ($i:expr, $rcon:expr) => {
+            k = step(k, _mm_aeskeygenassist_si128::<$rcon>(k));
+            keys[$i] = k;
+        };
+    }
+    round!(1, 0x01);
+    round!(2, 0x02);
+    round!(3, 0x04);
+    round!(4, 0x08);
+    round!(5, 0x10);
+    round!(6, 0x20);
+    round!(7, 0x40);
+    round!(8, 0x80);
+    round!(9, 0x1b);
+    round!(10, 0x36);
+    for (dst, key) in out.0.iter_mut().zip(keys) {
+        _mm_storeu_si128(dst.as_mut_ptr().cast(), key);
     }
 }

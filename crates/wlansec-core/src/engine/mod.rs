@@ -3,13 +3,26 @@
 //! * [`batch`]: the [`Engine`] (run-time backend dispatch), single-frame and multi-buffer
 //!   seal/open, MPDU batches, and [`FastCcmp`], the engine as a `FrameSuite`.
 //! * [`enhanced`]: Enhanced CCMP-N (reference model, RSN selectors, negotiation).
-//! * [`framing`]: CCMP framing around any sealer, so each engine suite is a `FrameSuite`.
+//! * [`framing`]: `suite::ccmp`'s framing with the engine's MIC length, for the batch
+//!   paths. The engine's suites ([`EnhancedCcmp`], [`FastCcmp`]) are `suite::Ccmp` around
+//!   an engine `suite::Sealer`, so CCMP framing exists once.
 //! * [`key`]: engine keys (TK, mode, AES schedules).
 //! * [`sharded`]: the multi-core engine (shards by station and TID, PN order kept).
 //!
 //! Backends: `portable` (the `aes` crate), `aesni` (AES-NI, also built with AVX-512VL for 32
 //! registers) and `vaes` (four lanes per 512-bit VAESENC), all driving the one lane
 //! scheduler in `lanes`.
+//!
+//! Module dependencies: each module uses only modules below it, so there is no cycle.
+//!
+//! ```text
+//! sharded
+//!    └─► batch ──────────────────────────► framing ─► crate::suite::ccmp (the framing)
+//!          └─► aesni, vaes, portable       (kernels: implement lanes::Kernel)
+//!                └─► lanes                 (the scheduler, generic over the kernel)
+//!                      └─► key             (TK, mode, AES schedules, expanded here only)
+//!                            └─► enhanced  (reference model, Ways, Variant, constants)
+//! ```
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
@@ -25,23 +38,23 @@ mod vaes;
 
 pub use batch::{Backend, Engine, FastCcmp, Job, MpduJob};
 pub use enhanced::{EnhancedCcm, Variant, Ways};
-pub use framing::{Framed, Sealer};
 pub use key::{Key, Mode};
 
 use crate::error::Result;
+use crate::suite::{Ccmp, Sealer};
 use enhanced::{MIC_LEN, NONCE_LEN};
 
 /// Enhanced CCMP-N as a frame suite (reference model; MPDU layout identical to CCMP-128).
-pub type EnhancedCcmp = Framed<EnhancedCcm>;
+pub type EnhancedCcmp = Ccmp<EnhancedCcm, MIC_LEN>;
 
 impl EnhancedCcmp {
     /// Key Enhanced CCMP-N with a 16-octet temporal key.
     pub fn keyed(tk: &[u8], ways: Ways, variant: Variant) -> Result<Self> {
-        Ok(Framed::new(EnhancedCcm::new(tk, ways, variant)?))
+        Ok(Ccmp::from_sealer(EnhancedCcm::new(tk, ways, variant)?))
     }
 }
 
-impl Sealer for EnhancedCcm {
+impl Sealer<MIC_LEN> for EnhancedCcm {
     fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC_LEN]) -> Result<()> {
         EnhancedCcm::seal(self, nonce, aad, data, mic)
     }

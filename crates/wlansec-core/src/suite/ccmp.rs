@@ -3,6 +3,10 @@
 //! (CCMP-256) MIC.
 //!
 //! Protected MPDU: `MAC header | PN0 PN1 0 KeyID|ExtIV PN2..PN5 | encrypted data | MIC`.
+//!
+//! The one CCMP framing: [`Ccmp`] puts it around any [`Sealer`] (a CCM-like cipher with
+//! CCMP's nonce), so the reference suites (`crate::ccm::Ccm`) and the engine's (Enhanced
+//! CCMP-N, the fast CCMP-128) produce the same MPDUs.
 
 use aes::cipher::{consts::U16, BlockCipherEncrypt, KeyInit};
 use aes::{Aes128, Aes256};
@@ -13,28 +17,33 @@ use crate::suite::mpdu::{self, Pn, ReplayClass, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, Rules};
 
+/// CCMP's CCM nonce length (L = 2 length octets).
+pub const NONCE_LEN: usize = 13;
 /// Nonce Flags bit 4: a management frame (802.11w and later).
 const NONCE_MANAGEMENT: u8 = 0x10;
+const WHAT: &str = "CCMP MPDU";
 
-/// CCMP keyed with one temporal key, with MIC length `MIC`.
-pub struct Ccmp<C, const MIC: usize> {
-    ccm: Ccm<C>,
+/// An authenticated cipher with CCMP's nonce and a `MIC`-octet MIC, in place, detached MIC.
+pub trait Sealer<const MIC: usize> {
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC]) -> Result<()>;
+    /// Verify and decrypt; on failure `data` is left as ciphertext and `MicFailure` returned.
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC]) -> Result<()>;
+}
+
+/// A `Sealer` with a `MIC`-octet MIC inside CCMP framing: a `FrameSuite`.
+pub struct Ccmp<S, const MIC: usize> {
+    sealer: S,
     rules: Rules,
 }
 
 /// CCMP-128: AES-128, 16-octet TK, 8-octet MIC.
-pub type Ccmp128 = Ccmp<Aes128, 8>;
+pub type Ccmp128 = Ccmp<Ccm<Aes128>, 8>;
 /// CCMP-256: AES-256, 32-octet TK, 16-octet MIC.
-pub type Ccmp256 = Ccmp<Aes256, 16>;
+pub type Ccmp256 = Ccmp<Ccm<Aes256>, 16>;
 
-impl<C, const MIC: usize> Ccmp<C, MIC>
-where
-    C: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
-{
-    /// Key the suite with a temporal key of the cipher's key length.
-    pub fn new(tk: &[u8]) -> Result<Self> {
-        let cipher = C::new_from_slice(tk).map_err(|_| Error::KeyLength { expected: C::key_size(), got: tk.len() })?;
-        Ok(Ccmp { ccm: Ccm::new(cipher), rules: Rules::default() })
+impl<S: Sealer<MIC>, const MIC: usize> Ccmp<S, MIC> {
+    pub fn from_sealer(sealer: S) -> Self {
+        Ccmp { sealer, rules: Rules::default() }
     }
 
     /// Use another edition's header and AAD rules (e.g. 802.11i-2004, SPP A-MSDU).
@@ -48,10 +57,30 @@ where
     }
 }
 
+impl<C, const MIC: usize> Ccmp<Ccm<C>, MIC>
+where
+    C: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
+{
+    /// The reference suite keyed with a temporal key of the cipher's key length.
+    pub fn new(tk: &[u8]) -> Result<Self> {
+        let cipher = C::new_from_slice(tk).map_err(|_| Error::KeyLength { expected: C::key_size(), got: tk.len() })?;
+        Ok(Ccmp::from_sealer(Ccm::new(cipher)))
+    }
+}
+
+impl<C: BlockCipherEncrypt<BlockSize = U16>, const MIC: usize> Sealer<MIC> for Ccm<C> {
+    fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &mut [u8; MIC]) -> Result<()> {
+        Ccm::seal(self, nonce, aad, data, mic)
+    }
+    fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC]) -> Result<()> {
+        Ccm::open(self, nonce, aad, data, mic)
+    }
+}
+
 /// The 13-octet CCM nonce: Flags (priority, management) || A2 || PN5..PN0.
-pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 13]> {
+pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; NONCE_LEN]> {
     let a2 = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
-    let mut n = [0u8; 13];
+    let mut n = [0u8; NONCE_LEN];
     let class = ReplayClass::of(frame);
     n[0] = class.priority() | if frame.frame_control().is_management() { NONCE_MANAGEMENT } else { 0 };
     n[1..7].copy_from_slice(&a2.0);
@@ -59,27 +88,48 @@ pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 13]> {
     Ok(n)
 }
 
-impl<C, const MIC: usize> FrameSuite for Ccmp<C, MIC>
-where
-    C: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
-{
+/// Where the CCM inputs of one CCMP MPDU are, once its framing is done.
+pub(crate) type Prepared = mpdu::Prepared<NONCE_LEN>;
+
+/// `mpdu::prepare_encapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
+pub(crate) fn prepare_encapsulate(
+    buf: &mut [u8],
+    mpdu_len: usize,
+    pn: Pn,
+    key_id: u8,
+    rules: Rules,
+    mic_len: usize,
+) -> Result<(Prepared, usize)> {
+    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, nonce)
+}
+
+/// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
+pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules, mic_len: usize) -> Result<(Prepared, Peeked)> {
+    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, nonce)
+}
+
+impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
     fn overhead(&self) -> usize {
         PN_HEADER_LEN + MIC
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        mpdu::seal_in_place(buf, mpdu_len, pn, key_id, self.rules, MIC, |frame, aad, data, mic| {
-            self.ccm.seal(&nonce(frame, pn)?, aad, data, mic)
-        })
+        let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC)?;
+        let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
+        let mic: &mut [u8; MIC] = mic.try_into().expect("MIC octets by construction");
+        self.sealer.seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        Ok(out_len)
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        mpdu::peek(buf, self.rules, MIC, "CCMP MPDU")
+        mpdu::peek(buf, self.rules, MIC, WHAT)
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        mpdu::open_in_place(buf, self.rules, MIC, "CCMP MPDU", |frame, pn, aad, data, mic| {
-            self.ccm.open(&nonce(frame, pn)?, aad, data, mic)
-        })
+        let (prepared, peeked) = prepare_decapsulate(buf, self.rules, MIC)?;
+        let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+        let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
+        self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked)
     }
 }

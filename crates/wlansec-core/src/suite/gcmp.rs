@@ -14,6 +14,7 @@ use crate::wire::{Frame, Rules};
 
 /// Octets of the GCMP MIC.
 pub const MIC_LEN: usize = 16;
+const WHAT: &str = "GCMP MPDU";
 
 /// GCMP keyed with one temporal key.
 pub struct Gcmp<A> {
@@ -71,22 +72,23 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        mpdu::seal_in_place(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, |frame, aad, data, mic| {
-            mic.copy_from_slice(&self.seal_raw(&nonce(frame, pn)?, aad, data)?);
-            Ok(())
-        })
+        let (prepared, out_len) = mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, nonce)?;
+        let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
+        mic.copy_from_slice(&self.seal_raw(&prepared.nonce, prepared.aad.as_slice(), data)?);
+        Ok(out_len)
     }
 
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
-        mpdu::peek(buf, self.rules, MIC_LEN, "GCMP MPDU")
+        mpdu::peek(buf, self.rules, MIC_LEN, WHAT)
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        mpdu::open_in_place(buf, self.rules, MIC_LEN, "GCMP MPDU", |frame, pn, aad, data, mic| {
-            let tag = Tag::<A>::try_from(mic).map_err(|_| Error::MicFailure)?;
-            self.aead
-                .decrypt_inout_detached(&Nonce::<A>::from(nonce(frame, pn)?), aad, data.into(), &tag)
-                .map_err(|_| Error::MicFailure)
-        })
+        let (prepared, peeked) = mpdu::prepare_decapsulate(buf, self.rules, MIC_LEN, WHAT, nonce)?;
+        let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+        let tag = Tag::<A>::try_from(&*mic).map_err(|_| Error::MicFailure)?;
+        self.aead
+            .decrypt_inout_detached(&Nonce::<A>::from(prepared.nonce), prepared.aad.as_slice(), data.into(), &tag)
+            .map_err(|_| Error::MicFailure)?;
+        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked)
     }
 }

@@ -8,7 +8,7 @@ pub mod mpdu;
 pub mod tkip;
 pub mod wep;
 
-pub use ccmp::{Ccmp, Ccmp128, Ccmp256};
+pub use ccmp::{Ccmp, Ccmp128, Ccmp256, Sealer};
 pub use gcmp::{Gcmp, Gcmp128, Gcmp256};
 pub use michael::{Countermeasure, MicFailureMonitor};
 pub use mpdu::{Aad, Pn, PnHeader, ReplayClass};
