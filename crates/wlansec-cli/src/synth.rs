@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
-use wlansec_core::capture::synth::{generated_traffic, Config, Synth};
+use wlansec_core::synth::{generated_traffic, Config, Synth};
 use wlansec_core::capture::{pcap, pcapng, radiotap, LinkType, Reader};
 use wlansec_core::rsn::CipherSuite;
 

@@ -2,7 +2,7 @@
 //! went in (the interop tests check the same captures against tshark and airdecap-ng);
 //! and damaged captures: decryption never panics and never outputs a frame that was not sent.
 
-use wlansec_core::capture::synth::{generated_traffic, Config, Synth};
+use wlansec_core::synth::{generated_traffic, Config, Synth};
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
 use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite, Secret};

@@ -7,12 +7,10 @@
 //!
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is
 //! stripped when the Flags field says it is present) and Ethernet (1, for output).
-//! [`synth`] makes realistic protected captures to test decryptors with.
 
 pub mod pcap;
 pub mod pcapng;
 pub mod radiotap;
-pub mod synth;
 
 use crate::error::{Error, Result};
 
