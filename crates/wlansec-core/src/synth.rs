@@ -21,6 +21,10 @@ use crate::rsn::{
 };
 use crate::suite::{FrameSuite, PnCounter, Tkip, Transmitter};
 use crate::wire::llc::{self, EthernetRepr};
+use crate::wire::mgmt::{
+    capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr, DeauthenticationRepr,
+    Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+};
 use crate::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
 /// What to synthesize.
@@ -223,63 +227,59 @@ impl Synth {
         RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk).to_bytes(ElementKind::Rsn)
     }
 
-    fn management(&mut self, subtype: u8, da: MacAddr, sa: MacAddr, body: &[u8]) -> Result<()> {
-        let header = HeaderRepr {
-            frame_control: FrameControl::new(FrameType::Management, subtype),
-            duration: 0,
-            addr1: da,
-            addr2: sa,
-            addr3: self.bssid,
-            sequence_control: SequenceControl::new(self.next_sequence(sa), 0),
-            addr4: None,
-            qos_control: None,
-            ht_control: None,
-        };
-        let mut mpdu = vec![0u8; header.header_len()];
-        header.emit(&mut mpdu, Rules::default())?;
-        mpdu.extend_from_slice(body);
+    fn management(&mut self, body: ManagementBody, da: MacAddr, sa: MacAddr) -> Result<()> {
+        let sequence_control = SequenceControl::new(self.next_sequence(sa), 0);
+        let mpdu = body.to_mpdu(da, sa, self.bssid, sequence_control)?;
         self.push(mpdu);
         Ok(())
     }
 
-    fn elements(&self, with_rsn: bool) -> Result<Vec<u8>> {
-        let mut e = vec![0, self.config.ssid.len() as u8];
-        e.extend_from_slice(&self.config.ssid);
-        e.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        e.extend_from_slice(&[3, 1, 6]);
-        if with_rsn {
-            e.extend_from_slice(&self.rsn_element()?);
-        }
-        Ok(e)
+    /// SSID, rates, channel and (but on WEP networks) the RSN element.
+    fn elements(&self) -> Result<Vec<u8>> {
+        let elements = ElementsBuilder::new()
+            .ssid(&self.config.ssid)?
+            .supported_rates(&SUPPORTED_RATES_BG)?
+            .ds_parameter_set(6)?;
+        Ok(if is_wep(self.config.cipher) { elements } else { elements.encoded(&self.rsn_element()?)? }.build())
     }
 
     fn beacon(&mut self) -> Result<()> {
-        const BEACON: u8 = 8;
-        let mut body = (self.records.len() as u64 * 200).to_le_bytes().to_vec();
-        body.extend_from_slice(&100u16.to_le_bytes());
-        body.extend_from_slice(&0x0011u16.to_le_bytes()); // ESS, Privacy
-        body.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
-        self.management(BEACON, MacAddr::BROADCAST, self.bssid, &body)
+        let elements = self.elements()?;
+        let beacon = BeaconRepr {
+            timestamp: self.records.len() as u64 * 200,
+            beacon_interval: 100,
+            capability: capability::ESS | capability::PRIVACY,
+            elements: Elements::new(&elements),
+        };
+        self.management(ManagementBody::Beacon(beacon), MacAddr::BROADCAST, self.bssid)
     }
 
     /// Open authentication, association and (for RSN) the 4-way handshake.
     fn associate(&mut self, i: usize) -> Result<()> {
-        const ASSOC_REQUEST: u8 = 0;
-        const ASSOC_RESPONSE: u8 = 1;
-        const AUTHENTICATION: u8 = 11;
         let sta = self.stations[i].mac;
         let ap = self.bssid;
-        self.management(AUTHENTICATION, ap, sta, &[0, 0, 1, 0, 0, 0])?;
-        self.management(AUTHENTICATION, sta, ap, &[0, 0, 2, 0, 0, 0])?;
-        let mut req = 0x0011u16.to_le_bytes().to_vec();
-        req.extend_from_slice(&10u16.to_le_bytes());
-        req.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
-        self.management(ASSOC_REQUEST, ap, sta, &req)?;
-        let mut resp = 0x0011u16.to_le_bytes().to_vec();
-        resp.extend_from_slice(&0u16.to_le_bytes());
-        resp.extend_from_slice(&(0xc001 + i as u16).to_le_bytes());
-        resp.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        self.management(ASSOC_RESPONSE, sta, ap, &resp)?;
+        let capability = capability::ESS | capability::PRIVACY;
+        let auth = |transaction_sequence| {
+            ManagementBody::Authentication(AuthenticationRepr::open_system(transaction_sequence, STATUS_SUCCESS))
+        };
+        self.management(auth(1), ap, sta)?;
+        self.management(auth(2), sta, ap)?;
+        let elements = self.elements()?;
+        let request = AssociationRequestRepr {
+            capability,
+            listen_interval: 10,
+            current_ap: None,
+            elements: Elements::new(&elements),
+        };
+        self.management(ManagementBody::AssociationRequest(request), ap, sta)?;
+        let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        let response = AssociationResponseRepr {
+            capability,
+            status: STATUS_SUCCESS,
+            aid: 1 + i as u16,
+            elements: Elements::new(&rates),
+        };
+        self.management(ManagementBody::AssociationResponse(response), sta, ap)?;
         if is_wep(self.config.cipher) {
             return Ok(());
         }
@@ -430,7 +430,6 @@ impl Synth {
     /// A new GTK, sent to every station with the group key handshake under its PTK; then
     /// station 0 leaves and associates again (a fresh PTK).
     fn rekey(&mut self) -> Result<()> {
-        const DEAUTHENTICATION: u8 = 12;
         let key_id = if self.gtk.as_ref().is_some_and(|(k, _)| *k == 1) { 2 } else { 1 };
         self.new_gtk(key_id)?;
         let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
@@ -456,7 +455,8 @@ impl Synth {
             }
         }
         let sta = self.stations[0].mac;
-        self.management(DEAUTHENTICATION, sta, self.bssid, &3u16.to_le_bytes())?;
+        let deauthentication = DeauthenticationRepr { reason: REASON_LEAVING };
+        self.management(ManagementBody::Deauthentication(deauthentication), sta, self.bssid)?;
         self.associate(0)
     }
 
