@@ -11,6 +11,12 @@
 
 use std::collections::HashMap;
 
+mod traffic;
+mod tx;
+
+pub use traffic::generated_traffic;
+use tx::Tx;
+
 use crate::decrypt::data_suite;
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
@@ -19,13 +25,13 @@ use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{
     derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
 };
-use crate::suite::{FrameSuite, PnCounter, Tkip, Transmitter};
-use crate::wire::llc::{self, EthernetRepr};
+use crate::suite::{PnCounter, Transmitter};
+use crate::wire::llc;
 use crate::wire::mgmt::{
     capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr, DeauthenticationRepr,
     Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS, SUPPORTED_RATES_BG,
 };
-use crate::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
 /// What to synthesize.
 #[derive(Clone, Debug)]
@@ -55,74 +61,6 @@ const START_NS: u64 = 1_700_000_000_000_000_000;
 const FRAME_SPACING_NS: u64 = 200_000;
 const BEACON_EVERY: usize = 200;
 const MAX_OVERHEAD: usize = 32;
-
-/// Random Ethernet frames between the stations, hosts behind the AP, and group addresses.
-pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7261_6666_6963);
-    let hosts: Vec<MacAddr> = (0..4).map(|_| random_mac(&mut rng)).collect();
-    let groups = [MacAddr::BROADCAST, MacAddr([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb])];
-    (0..count)
-        .map(|_| {
-            let sta = stations[below(&mut rng, stations.len() as u64) as usize];
-            let host = hosts[below(&mut rng, hosts.len() as u64) as usize];
-            let (dst, src) = match below(&mut rng, 10) {
-                0..=3 => (host, sta),
-                4..=6 => (sta, host),
-                7 => (groups[below(&mut rng, 2) as usize], host),
-                8 => (groups[below(&mut rng, 2) as usize], sta),
-                _ => (
-                    hosts[(below(&mut rng, 3) as usize + 1 + hosts.iter().position(|h| *h == host).unwrap_or(0))
-                        % hosts.len()],
-                    host,
-                ),
-            };
-            let len = 28 + below(&mut rng, 1472) as usize;
-            let ethertype = if below(&mut rng, 8) == 0 { 0x86dd } else { 0x0800 };
-            let mut frame = vec![0u8; 14 + len];
-            EthernetRepr { dst, src, ethertype }.emit(&mut frame).expect("frame is longer than its header");
-            rng.fill_bytes(&mut frame[14..]);
-            frame
-        })
-        .collect()
-}
-
-/// The transmit side of one key. TKIP stands apart: the Michael MIC is added to the MSDU
-/// before it is fragmented, and each fragment is then encrypted on its own.
-enum Tx {
-    Frame(Transmitter<Box<dyn FrameSuite>>),
-    Tkip { tkip: Tkip, pn: PnCounter, key_id: u8 },
-}
-
-impl Tx {
-    fn new(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Self> {
-        Ok(match cipher {
-            CipherSuite::Tkip => Tx::Tkip { tkip: Tkip::new(key)?, pn: PnCounter::default(), key_id },
-            _ => Tx::Frame(Transmitter::new(data_suite(cipher, key)?, key_id)),
-        })
-    }
-
-    /// Protect a whole MSDU's MPDU (`fragment` false) or one fragment of an MSDU that
-    /// already carries its Michael MIC.
-    fn protect(&mut self, buf: &mut [u8], mpdu_len: usize, fragment: bool) -> Result<usize> {
-        match self {
-            Tx::Frame(tx) => tx.protect(buf, mpdu_len),
-            Tx::Tkip { tkip, pn, key_id } if fragment => tkip.encapsulate_mpdu(buf, mpdu_len, pn.next_pn()?, *key_id),
-            Tx::Tkip { tkip, pn, key_id } => tkip.encapsulate(buf, mpdu_len, pn.next_pn()?, *key_id),
-        }
-    }
-
-    /// The Michael MIC to append to an MSDU before fragmenting it (TKIP only).
-    fn michael(&self, header: &HeaderRepr, msdu: &[u8]) -> Result<Option<[u8; 8]>> {
-        let Tx::Tkip { tkip, .. } = self else {
-            return Ok(None);
-        };
-        let mut mpdu = vec![0u8; header.header_len()];
-        header.emit(&mut mpdu, Rules::default())?;
-        mpdu.extend_from_slice(msdu);
-        let frame = Frame::new_checked(&mpdu[..], Rules::default())?;
-        tkip.msdu_mic(&frame, msdu, true).map(Some)
-    }
-}
 
 struct Station {
     mac: MacAddr,
