@@ -10,13 +10,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wlansec_core::capture::{LinkType, Reader};
+use wlansec_core::capture::{LinkType, Reader, Writer};
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm, Stats};
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::wire::MacAddr;
 
 use crate::hexarg;
-use crate::synth::{CaptureWriter, FileFormat};
+use crate::synth::FileFormat;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let file = File::create(&output).with_context(|| format!("creating {}", output.display()))?;
-    let mut writer = CaptureWriter::new(BufWriter::with_capacity(1 << 20, file), link, args.format)?;
+    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, file), link, args.format.into())?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;

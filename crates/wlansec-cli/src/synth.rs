@@ -10,9 +10,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
-use wlansec_core::capture::synth::{generated_traffic, Config, Synth};
-use wlansec_core::capture::{pcap, pcapng, radiotap, LinkType, Reader};
+use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
 use wlansec_core::rsn::CipherSuite;
+use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 use crate::hexarg;
 
@@ -52,10 +52,20 @@ pub enum Link {
     Radiotap,
 }
 
+/// The capture file format to write (core's [`Format`], as a command-line value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FileFormat {
     Pcap,
     Pcapng,
+}
+
+impl From<FileFormat> for Format {
+    fn from(format: FileFormat) -> Self {
+        match format {
+            FileFormat::Pcap => Format::Pcap,
+            FileFormat::Pcapng => Format::Pcapng,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -138,7 +148,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Link::Radiotap => LinkType::Radiotap,
     };
     let file = File::create(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
-    let mut writer = CaptureWriter::new(BufWriter::new(file), link, args.format)?;
+    let mut writer = Writer::new(BufWriter::new(file), link, args.format.into())?;
     let mut packet = Vec::new();
     for record in &records {
         packet.clear();
@@ -184,35 +194,4 @@ fn read_ethernet(path: &PathBuf) -> Result<Vec<Vec<u8>>> {
         out.push(packet.data.to_vec());
     }
     Ok(out)
-}
-
-/// A pcap or pcapng writer.
-pub enum CaptureWriter<W: std::io::Write> {
-    Pcap(pcap::Writer<W>),
-    Pcapng(pcapng::Writer<W>),
-}
-
-impl<W: std::io::Write> CaptureWriter<W> {
-    pub fn new(out: W, link: LinkType, format: FileFormat) -> std::io::Result<Self> {
-        Ok(match format {
-            FileFormat::Pcap => CaptureWriter::Pcap(pcap::Writer::new(out, link)?),
-            FileFormat::Pcapng => CaptureWriter::Pcapng(pcapng::Writer::new(out, link)?),
-        })
-    }
-
-    pub fn write(&mut self, timestamp_ns: u64, data: &[u8]) -> std::io::Result<()> {
-        match self {
-            CaptureWriter::Pcap(w) => w.write(timestamp_ns, data),
-            CaptureWriter::Pcapng(w) => w.write(timestamp_ns, data),
-        }
-    }
-
-    pub fn finish(self) -> std::io::Result<W> {
-        let mut out = match self {
-            CaptureWriter::Pcap(w) => w.into_inner(),
-            CaptureWriter::Pcapng(w) => w.into_inner(),
-        };
-        out.flush()?;
-        Ok(out)
-    }
 }

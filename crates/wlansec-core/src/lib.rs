@@ -7,6 +7,8 @@
 //! * [`ccm`]: the CCM mode the CCMP suites are built on.
 //! * [`capture`]: pcap and pcapng files, radiotap headers.
 //! * [`decrypt`]: capture decryption (handshakes followed per station, every suite).
+//! * [`synth`]: realistic protected captures (handshakes and traffic of every suite) to test
+//!   decryptors with.
 //! * [`gen`]: deterministic random frames of every header shape.
 
 pub mod capture;
@@ -19,6 +21,7 @@ pub mod registry;
 pub mod rsn;
 pub mod rx;
 pub mod suite;
+pub mod synth;
 pub mod wire;
 
 pub use error::{Error, Result};

@@ -2,10 +2,10 @@
 //! went in (the interop tests check the same captures against tshark and airdecap-ng);
 //! and damaged captures: decryption never panics and never outputs a frame that was not sent.
 
-use wlansec_core::capture::synth::{generated_traffic, Config, Synth};
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
 use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite, Secret};
+use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 const SSID: &[u8] = b"wlansec-test";
 const PASSPHRASE: &str = "correct horse battery";

@@ -5,16 +5,13 @@
 //! does not name) stays `Other { oui, suite_type }` and round-trips unchanged.
 
 use crate::error::{Error, Result};
+use crate::wire::mgmt::WPA_VENDOR_TYPE;
 
 /// The OUI of the IEEE 802.11 suite selectors.
 pub const IEEE_OUI: [u8; 3] = [0x00, 0x0f, 0xac];
-/// The Microsoft OUI that WPA (version 1) selectors and its vendor element use.
-pub const WPA_OUI: [u8; 3] = [0x00, 0x50, 0xf2];
-
-/// Element ID of the RSN element.
-pub const RSN_ELEMENT_ID: u8 = 48;
-/// Element ID of a vendor-specific element (and of KDEs in Key Data).
-pub const VENDOR_ELEMENT_ID: u8 = 0xdd;
+/// Element IDs of the RSN element and of vendor-specific ones (KDEs in Key Data too).
+pub use crate::wire::mgmt::element_id::{RSN as RSN_ELEMENT_ID, VENDOR_SPECIFIC as VENDOR_ELEMENT_ID};
+pub use crate::wire::mgmt::WPA_OUI;
 
 /// A cipher suite selector (9.4.2.25.2, Table 9-131).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -189,7 +186,7 @@ pub enum ElementKind {
     Wpa,
 }
 
-const WPA_ELEMENT_HEADER: [u8; 4] = [0x00, 0x50, 0xf2, 0x01];
+const WPA_ELEMENT_HEADER: [u8; 4] = [WPA_OUI[0], WPA_OUI[1], WPA_OUI[2], WPA_VENDOR_TYPE];
 
 impl RsnElementRepr {
     /// A typical WPA2-Personal element: one pairwise suite, PSK.

@@ -5,6 +5,7 @@
 
 pub mod ieee80211;
 pub mod llc;
+pub mod mgmt;
 
 pub use ieee80211::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 pub use llc::EthernetRepr;

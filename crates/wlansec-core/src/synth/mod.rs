@@ -11,6 +11,12 @@
 
 use std::collections::HashMap;
 
+mod traffic;
+mod tx;
+
+pub use traffic::generated_traffic;
+use tx::Tx;
+
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
@@ -19,9 +25,13 @@ use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{
     derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
 };
-use crate::suite::{FrameSuite, PnCounter, Tkip, Transmitter};
-use crate::wire::llc::{self, EthernetRepr};
-use crate::wire::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
+use crate::suite::{PnCounter, Transmitter};
+use crate::wire::llc;
+use crate::wire::mgmt::{
+    capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr, DeauthenticationRepr,
+    Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+};
+use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
 /// What to synthesize.
 #[derive(Clone, Debug)]
@@ -51,74 +61,6 @@ const START_NS: u64 = 1_700_000_000_000_000_000;
 const FRAME_SPACING_NS: u64 = 200_000;
 const BEACON_EVERY: usize = 200;
 const MAX_OVERHEAD: usize = 32;
-
-/// Random Ethernet frames between the stations, hosts behind the AP, and group addresses.
-pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7261_6666_6963);
-    let hosts: Vec<MacAddr> = (0..4).map(|_| random_mac(&mut rng)).collect();
-    let groups = [MacAddr::BROADCAST, MacAddr([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb])];
-    (0..count)
-        .map(|_| {
-            let sta = stations[below(&mut rng, stations.len() as u64) as usize];
-            let host = hosts[below(&mut rng, hosts.len() as u64) as usize];
-            let (dst, src) = match below(&mut rng, 10) {
-                0..=3 => (host, sta),
-                4..=6 => (sta, host),
-                7 => (groups[below(&mut rng, 2) as usize], host),
-                8 => (groups[below(&mut rng, 2) as usize], sta),
-                _ => (
-                    hosts[(below(&mut rng, 3) as usize + 1 + hosts.iter().position(|h| *h == host).unwrap_or(0))
-                        % hosts.len()],
-                    host,
-                ),
-            };
-            let len = 28 + below(&mut rng, 1472) as usize;
-            let ethertype = if below(&mut rng, 8) == 0 { 0x86dd } else { 0x0800 };
-            let mut frame = vec![0u8; 14 + len];
-            EthernetRepr { dst, src, ethertype }.emit(&mut frame).expect("frame is longer than its header");
-            rng.fill_bytes(&mut frame[14..]);
-            frame
-        })
-        .collect()
-}
-
-/// The transmit side of one key. TKIP stands apart: the Michael MIC is added to the MSDU
-/// before it is fragmented, and each fragment is then encrypted on its own.
-enum Tx {
-    Frame(Transmitter<Box<dyn FrameSuite>>),
-    Tkip { tkip: Tkip, pn: PnCounter, key_id: u8 },
-}
-
-impl Tx {
-    fn new(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Self> {
-        Ok(match cipher {
-            CipherSuite::Tkip => Tx::Tkip { tkip: Tkip::new(key)?, pn: PnCounter::default(), key_id },
-            _ => Tx::Frame(Transmitter::new(SuiteId::from_cipher(cipher)?.keyed(key, Rules::default())?, key_id)),
-        })
-    }
-
-    /// Protect a whole MSDU's MPDU (`fragment` false) or one fragment of an MSDU that
-    /// already carries its Michael MIC.
-    fn protect(&mut self, buf: &mut [u8], mpdu_len: usize, fragment: bool) -> Result<usize> {
-        match self {
-            Tx::Frame(tx) => tx.protect(buf, mpdu_len),
-            Tx::Tkip { tkip, pn, key_id } if fragment => tkip.encapsulate_mpdu(buf, mpdu_len, pn.next_pn()?, *key_id),
-            Tx::Tkip { tkip, pn, key_id } => tkip.encapsulate(buf, mpdu_len, pn.next_pn()?, *key_id),
-        }
-    }
-
-    /// The Michael MIC to append to an MSDU before fragmenting it (TKIP only).
-    fn michael(&self, header: &HeaderRepr, msdu: &[u8]) -> Result<Option<[u8; 8]>> {
-        let Tx::Tkip { tkip, .. } = self else {
-            return Ok(None);
-        };
-        let mut mpdu = vec![0u8; header.header_len()];
-        header.emit(&mut mpdu, Rules::default())?;
-        mpdu.extend_from_slice(msdu);
-        let frame = Frame::new_checked(&mpdu[..], Rules::default())?;
-        tkip.msdu_mic(&frame, msdu, true).map(Some)
-    }
-}
 
 struct Station {
     mac: MacAddr,
@@ -223,63 +165,59 @@ impl Synth {
         RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk).to_bytes(ElementKind::Rsn)
     }
 
-    fn management(&mut self, subtype: u8, da: MacAddr, sa: MacAddr, body: &[u8]) -> Result<()> {
-        let header = HeaderRepr {
-            frame_control: FrameControl::new(FrameType::Management, subtype),
-            duration: 0,
-            addr1: da,
-            addr2: sa,
-            addr3: self.bssid,
-            sequence_control: SequenceControl::new(self.next_sequence(sa), 0),
-            addr4: None,
-            qos_control: None,
-            ht_control: None,
-        };
-        let mut mpdu = vec![0u8; header.header_len()];
-        header.emit(&mut mpdu, Rules::default())?;
-        mpdu.extend_from_slice(body);
+    fn management(&mut self, body: ManagementBody, da: MacAddr, sa: MacAddr) -> Result<()> {
+        let sequence_control = SequenceControl::new(self.next_sequence(sa), 0);
+        let mpdu = body.to_mpdu(da, sa, self.bssid, sequence_control)?;
         self.push(mpdu);
         Ok(())
     }
 
-    fn elements(&self, with_rsn: bool) -> Result<Vec<u8>> {
-        let mut e = vec![0, self.config.ssid.len() as u8];
-        e.extend_from_slice(&self.config.ssid);
-        e.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        e.extend_from_slice(&[3, 1, 6]);
-        if with_rsn {
-            e.extend_from_slice(&self.rsn_element()?);
-        }
-        Ok(e)
+    /// SSID, rates, channel and (but on WEP networks) the RSN element.
+    fn elements(&self) -> Result<Vec<u8>> {
+        let elements = ElementsBuilder::new()
+            .ssid(&self.config.ssid)?
+            .supported_rates(&SUPPORTED_RATES_BG)?
+            .ds_parameter_set(6)?;
+        Ok(if is_wep(self.config.cipher) { elements } else { elements.encoded(&self.rsn_element()?)? }.build())
     }
 
     fn beacon(&mut self) -> Result<()> {
-        const BEACON: u8 = 8;
-        let mut body = (self.records.len() as u64 * 200).to_le_bytes().to_vec();
-        body.extend_from_slice(&100u16.to_le_bytes());
-        body.extend_from_slice(&0x0011u16.to_le_bytes()); // ESS, Privacy
-        body.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
-        self.management(BEACON, MacAddr::BROADCAST, self.bssid, &body)
+        let elements = self.elements()?;
+        let beacon = BeaconRepr {
+            timestamp: self.records.len() as u64 * 200,
+            beacon_interval: 100,
+            capability: capability::ESS | capability::PRIVACY,
+            elements: Elements::new(&elements),
+        };
+        self.management(ManagementBody::Beacon(beacon), MacAddr::BROADCAST, self.bssid)
     }
 
     /// Open authentication, association and (for RSN) the 4-way handshake.
     fn associate(&mut self, i: usize) -> Result<()> {
-        const ASSOC_REQUEST: u8 = 0;
-        const ASSOC_RESPONSE: u8 = 1;
-        const AUTHENTICATION: u8 = 11;
         let sta = self.stations[i].mac;
         let ap = self.bssid;
-        self.management(AUTHENTICATION, ap, sta, &[0, 0, 1, 0, 0, 0])?;
-        self.management(AUTHENTICATION, sta, ap, &[0, 0, 2, 0, 0, 0])?;
-        let mut req = 0x0011u16.to_le_bytes().to_vec();
-        req.extend_from_slice(&10u16.to_le_bytes());
-        req.extend_from_slice(&self.elements(!is_wep(self.config.cipher))?);
-        self.management(ASSOC_REQUEST, ap, sta, &req)?;
-        let mut resp = 0x0011u16.to_le_bytes().to_vec();
-        resp.extend_from_slice(&0u16.to_le_bytes());
-        resp.extend_from_slice(&(0xc001 + i as u16).to_le_bytes());
-        resp.extend_from_slice(&[1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        self.management(ASSOC_RESPONSE, sta, ap, &resp)?;
+        let capability = capability::ESS | capability::PRIVACY;
+        let auth = |transaction_sequence| {
+            ManagementBody::Authentication(AuthenticationRepr::open_system(transaction_sequence, STATUS_SUCCESS))
+        };
+        self.management(auth(1), ap, sta)?;
+        self.management(auth(2), sta, ap)?;
+        let elements = self.elements()?;
+        let request = AssociationRequestRepr {
+            capability,
+            listen_interval: 10,
+            current_ap: None,
+            elements: Elements::new(&elements),
+        };
+        self.management(ManagementBody::AssociationRequest(request), ap, sta)?;
+        let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        let response = AssociationResponseRepr {
+            capability,
+            status: STATUS_SUCCESS,
+            aid: 1 + i as u16,
+            elements: Elements::new(&rates),
+        };
+        self.management(ManagementBody::AssociationResponse(response), sta, ap)?;
         if is_wep(self.config.cipher) {
             return Ok(());
         }
@@ -430,7 +368,6 @@ impl Synth {
     /// A new GTK, sent to every station with the group key handshake under its PTK; then
     /// station 0 leaves and associates again (a fresh PTK).
     fn rekey(&mut self) -> Result<()> {
-        const DEAUTHENTICATION: u8 = 12;
         let key_id = if self.gtk.as_ref().is_some_and(|(k, _)| *k == 1) { 2 } else { 1 };
         self.new_gtk(key_id)?;
         let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
@@ -456,7 +393,8 @@ impl Synth {
             }
         }
         let sta = self.stations[0].mac;
-        self.management(DEAUTHENTICATION, sta, self.bssid, &3u16.to_le_bytes())?;
+        let deauthentication = DeauthenticationRepr { reason: REASON_LEAVING };
+        self.management(ManagementBody::Deauthentication(deauthentication), sta, self.bssid)?;
         self.associate(0)
     }
 
