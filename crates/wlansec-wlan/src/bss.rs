@@ -17,12 +17,16 @@ use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, Event, Secret, Supplicant};
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
+use wlansec_core::wire::mgmt::{
+    capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, DeauthenticationRepr, Elements,
+    ElementsBuilder, ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+};
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
 use crate::node::{
-    eapol_of, elements, fresh_rng, handshake_failure, management, owned_msdus, qos_data, receive, seal, to_ethernet,
-    AnyTransmitter, Credential, Sequence, ELEMENT_RATES, SUBTYPE_BEACON,
+    beacon, eapol_of, elements, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet,
+    AnyTransmitter, Credential, Sequence,
 };
 pub use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
@@ -32,10 +36,8 @@ const STATION_PATIENCE_TICKS: u32 = 4;
 /// How often the owner calls `tick`.
 pub const TICK_MS: u64 = 250;
 
-const SUBTYPE_ASSOC_REQUEST: u8 = 0;
-const SUBTYPE_ASSOC_RESPONSE: u8 = 1;
-const SUBTYPE_AUTH: u8 = 11;
-const SUBTYPE_DEAUTH: u8 = 12;
+/// Listen interval a station asks for, in beacon intervals.
+const LISTEN_INTERVAL: u16 = 10;
 
 /// Where a station is in joining its network.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
@@ -100,8 +102,8 @@ impl Station {
         self.group_rx = None;
         self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
-        let body = [0, 0, 1, 0, 0, 0];
-        out.push(Output::Air(management(SUBTYPE_AUTH, bssid, self.mac, bssid, self.sequence.next(), &body)?));
+        let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
+        out.push(Output::Air(request.to_mpdu(bssid, self.mac, bssid, self.sequence.next())?));
         Ok(())
     }
 
@@ -177,35 +179,40 @@ impl Station {
 
     fn management(&mut self, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
-        match (subtype, &self.state) {
-            (SUBTYPE_AUTH, StationState::Authenticating) if body.len() >= 6 && body[2] == 2 && body[4..6] == [0, 0] => {
+        // A management frame this machine cannot parse is ignored, as one it does not use.
+        let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        match (body, &self.state) {
+            (ManagementBody::Authentication(auth), StationState::Authenticating)
+                if auth.transaction_sequence == 2 && auth.status == STATUS_SUCCESS =>
+            {
                 let rsne = self.config.mode.rsn_element()?;
-                let mut req = vec![0x01, 0x00, 0x0a, 0x00];
-                req.extend_from_slice(&elements(&self.config.ssid, rsne.as_deref()));
+                let elements = elements(&self.config.ssid, rsne.as_deref())?;
+                let request = AssociationRequestRepr {
+                    capability: capability::ESS,
+                    listen_interval: LISTEN_INTERVAL,
+                    current_ap: None,
+                    elements: Elements::new(&elements),
+                };
                 self.state = StationState::Associating;
                 self.waited = 0;
-                out.push(Output::Air(management(
-                    SUBTYPE_ASSOC_REQUEST,
+                let mpdu = ManagementBody::AssociationRequest(request).to_mpdu(
                     bssid,
                     self.mac,
                     bssid,
                     self.sequence.next(),
-                    &req,
-                )?));
+                )?;
+                out.push(Output::Air(mpdu));
             }
-            (SUBTYPE_ASSOC_RESPONSE, StationState::Associating) if body.len() >= 6 => {
-                if body[2..4] != [0, 0] {
-                    self.state = StationState::Failed(format!(
-                        "association refused (status {})",
-                        u16::from_le_bytes([body[2], body[3]])
-                    ));
+            (ManagementBody::AssociationResponse(response), StationState::Associating) => {
+                if response.status != STATUS_SUCCESS {
+                    self.state = StationState::Failed(format!("association refused (status {})", response.status));
                     return Ok(());
                 }
                 self.associated()?;
             }
-            (SUBTYPE_DEAUTH, _) => {
-                let reason = body.get(..2).map_or(0, |r| u16::from_le_bytes([r[0], r[1]]));
-                self.state = StationState::Failed(format!("deauthenticated by the access point (reason {reason})"));
+            (ManagementBody::Deauthentication(deauth), _) => {
+                self.state =
+                    StationState::Failed(format!("deauthenticated by the access point (reason {})", deauth.reason));
                 self.keys = None;
             }
             _ => {}
@@ -326,19 +333,7 @@ impl AccessPoint {
 
     /// The beacon that announces the network (SSID, rates, RSN element).
     pub fn beacon(&mut self) -> Result<Vec<u8>> {
-        let mut body = vec![0u8; 8];
-        body.extend_from_slice(&100u16.to_le_bytes());
-        let privacy = if self.config.mode == SecurityMode::Open { 0 } else { 0x10 };
-        body.extend_from_slice(&[0x01 | privacy, 0x00]);
-        body.extend_from_slice(&elements(&self.config.ssid, self.config.mode.rsn_element()?.as_deref()));
-        management(
-            SUBTYPE_BEACON,
-            MacAddr::BROADCAST,
-            self.config.bssid,
-            self.config.bssid,
-            self.sequence.next(),
-            &body,
-        )
+        beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())
     }
 
     pub fn associations(&self) -> Vec<AssociationStatus> {
@@ -455,31 +450,36 @@ impl AccessPoint {
     }
 
     /// A management frame from the AP to one of its stations.
-    fn management_to(&mut self, subtype: u8, sta: MacAddr, body: &[u8]) -> Result<Vec<u8>> {
+    fn management_to(&mut self, body: ManagementBody<'_>, sta: MacAddr) -> Result<Vec<u8>> {
         let bssid = self.config.bssid;
-        management(subtype, sta, bssid, bssid, self.sequence.next(), body)
+        body.to_mpdu(sta, bssid, bssid, self.sequence.next())
     }
 
     fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
-        match subtype {
-            SUBTYPE_AUTH if body.len() >= 6 && body[2] == 1 => {
+        let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        match body {
+            ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 => {
                 // A (re)starting station forgets its old association, keys and fragments.
                 self.stations.remove(&sta);
                 self.pipeline.forget(sta);
-                let reply = [0, 0, 2, 0, 0, 0];
-                out.push(Output::Air(management(SUBTYPE_AUTH, sta, bssid, bssid, self.sequence.next(), &reply)?));
+                let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS));
+                out.push(Output::Air(self.management_to(reply, sta)?));
             }
-            SUBTYPE_ASSOC_REQUEST => {
+            ManagementBody::AssociationRequest(_) => {
                 let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
                 let mut assoc = Association { aid, authenticator: None, keys: None, last_error: None, failed: None };
                 if let Credential::Wep(key) = &self.credential {
                     assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
                 }
-                let mut resp = vec![0x01, 0x00, 0x00, 0x00];
-                resp.extend_from_slice(&(aid | 0xc000).to_le_bytes());
-                resp.extend_from_slice(&ELEMENT_RATES);
-                out.push(Output::Air(self.management_to(SUBTYPE_ASSOC_RESPONSE, sta, &resp)?));
+                let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+                let response = AssociationResponseRepr {
+                    capability: capability::ESS,
+                    status: STATUS_SUCCESS,
+                    aid,
+                    elements: Elements::new(&rates),
+                };
+                out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
                 let events = match (&self.credential, &self.gtk) {
                     (Credential::Psk(pmk), Some(gtk)) => {
                         let params = self.config.mode.handshake_params(bssid, sta)?;
@@ -541,7 +541,8 @@ impl AccessPoint {
                     let Some(a) = self.stations.get_mut(&sta) else { continue };
                     a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
                     a.authenticator = None;
-                    out.push(Output::Air(self.management_to(SUBTYPE_DEAUTH, sta, &15u16.to_le_bytes())?));
+                    let deauth = DeauthenticationRepr { reason: REASON_FOUR_WAY_HANDSHAKE_TIMEOUT };
+                    out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
                 }
                 Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
             }

@@ -17,21 +17,19 @@ use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, EapolKey, Event, KeyInfo, Secret, Supplicant};
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
+use wlansec_core::wire::mgmt::capability;
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::{Error, Result};
 
 use crate::bss::AssociationStatus;
 use crate::node::{
-    eapol_of, elements, fresh_rng, handshake_failure, management, owned_msdus, qos_data, receive, seal, to_ethernet,
-    AnyTransmitter, Counters, Credential, NetworkConfig, Output, Sequence, SUBTYPE_BEACON,
+    beacon, eapol_of, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet, AnyTransmitter,
+    Counters, Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
 
 /// A station beacons every this many ticks (and once when it starts).
 const BEACON_TICKS: u32 = 4;
-/// Capability Information: IBSS (ESS clear) and Privacy.
-const CAPABILITY_IBSS: u16 = 0x0002;
-const CAPABILITY_PRIVACY: u16 = 0x0010;
 
 /// Which of the pair's two handshakes an event comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -100,12 +98,7 @@ impl IbssStation {
     }
 
     fn beacon(&mut self) -> Result<Vec<u8>> {
-        let mut body = vec![0u8; 8];
-        body.extend_from_slice(&100u16.to_le_bytes());
-        let privacy = if self.config.mode == SecurityMode::Open { 0 } else { CAPABILITY_PRIVACY };
-        body.extend_from_slice(&(CAPABILITY_IBSS | privacy).to_le_bytes());
-        body.extend_from_slice(&elements(&self.config.ssid, self.config.mode.rsn_element()?.as_deref()));
-        management(SUBTYPE_BEACON, MacAddr::BROADCAST, self.mac, self.config.bssid, self.sequence.next(), &body)
+        beacon(&self.config, capability::IBSS, self.mac, self.sequence.next())
     }
 
     /// Each known peer: whether data flows both ways (pairwise keys and the peer's group

@@ -10,6 +10,7 @@ use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::rx::{Delivered, Pipeline, RxKey};
 use wlansec_core::suite::{FrameSuite, Transmitter};
 use wlansec_core::wire::llc::{self, SNAP_HEADER_LEN};
+use wlansec_core::wire::mgmt::{self, BeaconRepr, Elements, ElementsBuilder, ManagementBody, SUPPORTED_RATES_BG};
 use wlansec_core::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 use wlansec_core::{Error, Result};
 
@@ -18,9 +19,8 @@ use crate::security::{wep_key, SecurityMode};
 /// Room left behind an MPDU for the largest security overhead.
 const ROOM: usize = 32;
 const SUBTYPE_QOS_DATA: u8 = 8;
-pub(crate) const SUBTYPE_BEACON: u8 = 8;
-const ELEMENT_SSID: u8 = 0;
-pub(crate) const ELEMENT_RATES: [u8; 10] = [1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24];
+/// Beacon interval, in time units of 1024 µs.
+const BEACON_INTERVAL_TU: u16 = 100;
 
 /// What the machines ask their owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -137,29 +137,28 @@ impl Sequence {
     }
 }
 
-pub(crate) fn management(
-    subtype: u8,
-    da: MacAddr,
-    sa: MacAddr,
-    bssid: MacAddr,
-    sc: SequenceControl,
-    body: &[u8],
-) -> Result<Vec<u8>> {
-    let header = HeaderRepr {
-        frame_control: FrameControl::new(FrameType::Management, subtype),
-        duration: 0,
-        addr1: da,
-        addr2: sa,
-        addr3: bssid,
-        sequence_control: sc,
-        addr4: None,
-        qos_control: None,
-        ht_control: None,
+/// The elements every role announces: SSID, Supported Rates and the mode's RSN element.
+pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Result<Vec<u8>> {
+    let builder = ElementsBuilder::new().ssid(ssid.as_bytes())?.supported_rates(&SUPPORTED_RATES_BG)?;
+    Ok(match rsne {
+        Some(rsne) => builder.encoded(rsne)?,
+        None => builder,
+    }
+    .build())
+}
+
+/// A beacon MPDU of `config`'s network sent by `sa`, with `capability` (ESS or IBSS; the
+/// Privacy bit is added for a protected network).
+pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: SequenceControl) -> Result<Vec<u8>> {
+    let privacy = if config.mode == SecurityMode::Open { 0 } else { mgmt::capability::PRIVACY };
+    let elements = elements(&config.ssid, config.mode.rsn_element()?.as_deref())?;
+    let beacon = BeaconRepr {
+        timestamp: 0,
+        beacon_interval: BEACON_INTERVAL_TU,
+        capability: capability | privacy,
+        elements: Elements::new(&elements),
     };
-    let mut mpdu = vec![0u8; header.header_len()];
-    header.emit(&mut mpdu, Rules::default())?;
-    mpdu.extend_from_slice(body);
-    Ok(mpdu)
+    ManagementBody::Beacon(beacon).to_mpdu(MacAddr::BROADCAST, sa, config.bssid, sc)
 }
 
 /// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
@@ -200,16 +199,6 @@ pub(crate) fn seal(tx: Option<&mut AnyTransmitter>, mut mpdu: Vec<u8>, len: usiz
     };
     mpdu.truncate(len);
     Ok(mpdu)
-}
-
-pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Vec<u8> {
-    let mut e = vec![ELEMENT_SSID, ssid.len() as u8];
-    e.extend_from_slice(ssid.as_bytes());
-    e.extend_from_slice(&ELEMENT_RATES);
-    if let Some(rsne) = rsne {
-        e.extend_from_slice(rsne);
-    }
-    e
 }
 
 /// Take a received data MPDU through the receive pipeline under `key`, counting a refusal.
