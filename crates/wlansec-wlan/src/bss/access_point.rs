@@ -1,0 +1,297 @@
+//! The access point (authenticator side): associates stations, runs a 4-way handshake with
+//! each, and bridges them and its own host.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use wlansec_core::gen::ChaCha8Rng;
+use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
+use wlansec_core::rsn::{Authenticator, Event, Secret};
+use wlansec_core::rx::Pipeline;
+use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
+use wlansec_core::wire::mgmt::{
+    capability, AssociationResponseRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ElementsBuilder,
+    ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+};
+use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
+use wlansec_core::{Error, Result};
+
+use crate::node::{
+    beacon, eapol_of, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet, AnyTransmitter,
+    Credential, Sequence,
+};
+use crate::node::{Counters, NetworkConfig, Output};
+use crate::security::{LinkKeys, SecurityMode};
+
+/// One station as the access point knows it.
+struct Association {
+    aid: u16,
+    authenticator: Option<Authenticator>,
+    keys: Option<LinkKeys>,
+    last_error: Option<String>,
+    failed: Option<String>,
+}
+
+/// What the access point reports about one station.
+#[derive(Clone, Debug, Serialize)]
+pub struct AssociationStatus {
+    pub mac: String,
+    pub aid: u16,
+    pub port_open: bool,
+    pub failure: Option<String>,
+}
+
+/// The access point (authenticator side), bridging its stations and its own host.
+pub struct AccessPoint {
+    config: NetworkConfig,
+    credential: Credential,
+    gtk: Option<Secret>,
+    group_tx: Option<AnyTransmitter>,
+    stations: BTreeMap<MacAddr, Association>,
+    pipeline: Pipeline,
+    sequence: Sequence,
+    rng: ChaCha8Rng,
+    pub counters: Counters,
+}
+
+impl AccessPoint {
+    pub fn new(config: NetworkConfig) -> Result<Self> {
+        let credential = Credential::of(&config)?;
+        let mut rng = fresh_rng();
+        let (gtk, group_tx) = credential.group_key(config.mode, &mut rng)?;
+        Ok(AccessPoint {
+            config,
+            credential,
+            gtk,
+            group_tx,
+            stations: BTreeMap::new(),
+            pipeline: Pipeline::new(Rules::default()),
+            sequence: Sequence::default(),
+            rng,
+            counters: Counters::default(),
+        })
+    }
+
+    pub fn bssid(&self) -> MacAddr {
+        self.config.bssid
+    }
+
+    /// The beacon that announces the network (SSID, rates, RSN element).
+    pub fn beacon(&mut self) -> Result<Vec<u8>> {
+        beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())
+    }
+
+    pub fn associations(&self) -> Vec<AssociationStatus> {
+        self.stations
+            .iter()
+            .map(|(mac, a)| AssociationStatus {
+                mac: mac.to_string(),
+                aid: a.aid,
+                port_open: a.keys.is_some() || matches!(self.credential, Credential::None),
+                failure: a.failed.clone(),
+            })
+            .collect()
+    }
+
+    /// The retransmission timer of every pending handshake.
+    pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        let macs: Vec<MacAddr> = self.stations.keys().copied().collect();
+        for mac in macs {
+            let Some(auth) = self.stations.get_mut(&mac).and_then(|a| a.authenticator.as_mut()) else { continue };
+            let events = auth.tick()?;
+            self.handle_events(mac, events, out)?;
+        }
+        Ok(())
+    }
+
+    /// An Ethernet frame from the access point's own host.
+    pub fn from_host(&mut self, ethernet: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let eth = llc::EthernetRepr::parse(ethernet)?;
+        self.forward(eth.dst, eth.src, eth.ethertype, &ethernet[ETHERNET_HEADER_LEN..], out)
+    }
+
+    /// Send an MSDU from `sa` to `da` into the BSS (From DS): under the station's keys, or
+    /// the group key for group addresses.
+    fn forward(
+        &mut self,
+        da: MacAddr,
+        sa: MacAddr,
+        ethertype: u16,
+        payload: &[u8],
+        out: &mut Vec<Output>,
+    ) -> Result<()> {
+        let bssid = self.config.bssid;
+        let open = matches!(self.credential, Credential::None);
+        let tx = if da.is_group() {
+            self.group_tx.as_mut()
+        } else {
+            match self.stations.get_mut(&da) {
+                Some(a) if a.keys.is_some() || open => a.keys.as_mut().map(|k| &mut k.tx),
+                Some(_) => {
+                    self.counters.dropped_port_closed += 1;
+                    return Ok(());
+                }
+                None => {
+                    self.counters.dropped_other += 1;
+                    return Ok(());
+                }
+            }
+        };
+        if tx.is_none() && !open {
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        let (mpdu, len) = qos_data(FrameControl::FROM_DS, da, bssid, sa, self.sequence.next(), ethertype, payload)?;
+        out.push(Output::Air(seal(tx, mpdu, len)?));
+        self.counters.tx_msdus += 1;
+        Ok(())
+    }
+
+    /// An MPDU heard on the air.
+    pub fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let frame = Frame::new_checked(mpdu, Rules::default())?;
+        let fc = frame.frame_control();
+        let bssid = self.config.bssid;
+        if frame.addr1() != bssid {
+            return Ok(());
+        }
+        let Some(sta) = frame.addr2() else { return Ok(()) };
+        if fc.is_management() {
+            return self.management(sta, fc.subtype(), frame.body(), out);
+        }
+        if !fc.is_data() || !fc.to_ds() || fc.from_ds() {
+            return Ok(());
+        }
+        let open = matches!(self.credential, Credential::None);
+        let Some(assoc) = self.stations.get_mut(&sta) else {
+            self.counters.dropped_other += 1;
+            return Ok(());
+        };
+        let key = assoc.keys.as_mut().map(|k| &mut k.rx);
+        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
+        let protected = delivered.protected;
+        let msdus = owned_msdus(&delivered)?;
+        if !protected && !open {
+            if let [(_, _, msdu)] = &msdus[..] {
+                if let Some(eapol) = eapol_of(msdu) {
+                    return self.eapol(sta, eapol.to_vec(), out);
+                }
+            }
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        for (da, sa, msdu) in msdus {
+            self.counters.rx_msdus += 1;
+            if da == bssid || da.is_group() {
+                out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            }
+            if da != bssid {
+                let ethertype = llc::parse_snap(&msdu)?;
+                self.forward(da, sa, ethertype, &msdu[SNAP_HEADER_LEN..], out)?;
+                self.counters.forwarded_msdus += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A management frame from the AP to one of its stations.
+    fn management_to(&mut self, body: ManagementBody<'_>, sta: MacAddr) -> Result<Vec<u8>> {
+        let bssid = self.config.bssid;
+        body.to_mpdu(sta, bssid, bssid, self.sequence.next())
+    }
+
+    fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        match body {
+            ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 => {
+                // A (re)starting station forgets its old association, keys and fragments.
+                self.stations.remove(&sta);
+                self.pipeline.forget(sta);
+                let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS));
+                out.push(Output::Air(self.management_to(reply, sta)?));
+            }
+            ManagementBody::AssociationRequest(_) => {
+                let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
+                let mut assoc = Association { aid, authenticator: None, keys: None, last_error: None, failed: None };
+                if let Credential::Wep(key) = &self.credential {
+                    assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
+                }
+                let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+                let response = AssociationResponseRepr {
+                    capability: capability::ESS,
+                    status: STATUS_SUCCESS,
+                    aid,
+                    elements: Elements::new(&rates),
+                };
+                out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
+                let events = match (&self.credential, &self.gtk) {
+                    (Credential::Psk(pmk), Some(gtk)) => {
+                        let params = self.config.mode.handshake_params(bssid, sta)?;
+                        let mut auth = Authenticator::new(params, pmk.clone(), 1, gtk.clone())?;
+                        let events = auth.start(&mut self.rng)?;
+                        assoc.authenticator = Some(auth);
+                        events
+                    }
+                    _ => Vec::new(),
+                };
+                self.stations.insert(sta, assoc);
+                self.handle_events(sta, events, out)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn eapol(&mut self, sta: MacAddr, eapol: Vec<u8>, out: &mut Vec<Output>) -> Result<()> {
+        let Some(assoc) = self.stations.get_mut(&sta) else { return Ok(()) };
+        let Some(auth) = assoc.authenticator.as_mut() else { return Ok(()) };
+        match auth.receive(&eapol) {
+            Ok(events) => self.handle_events(sta, events, out),
+            Err(e) => {
+                // A late answer to a retransmitted message is stale, not the cause.
+                if !matches!(e, Error::Replay { .. }) {
+                    assoc.last_error = Some(e.to_string());
+                }
+                self.counters.handshake_errors += 1;
+                Err(e)
+            }
+        }
+    }
+
+    fn handle_events(&mut self, sta: MacAddr, events: Vec<Event>, out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        for event in events {
+            match event {
+                Event::Send(bytes) => {
+                    let (mpdu, len) = qos_data(
+                        FrameControl::FROM_DS,
+                        sta,
+                        bssid,
+                        bssid,
+                        self.sequence.next(),
+                        ETHERTYPE_EAPOL,
+                        &bytes,
+                    )?;
+                    out.push(Output::Air(seal(None, mpdu, len)?));
+                }
+                Event::InstallPairwise { tk } => {
+                    let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;
+                    if let Some(a) = self.stations.get_mut(&sta) {
+                        a.keys = Some(keys);
+                    }
+                    self.pipeline.forget(sta);
+                }
+                Event::TimedOut => {
+                    let Some(a) = self.stations.get_mut(&sta) else { continue };
+                    a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
+                    a.authenticator = None;
+                    let deauth = DeauthenticationRepr { reason: REASON_FOUR_WAY_HANDSHAKE_TIMEOUT };
+                    out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
+                }
+                Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
+            }
+        }
+        Ok(())
+    }
+}

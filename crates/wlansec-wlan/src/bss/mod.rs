@@ -1,0 +1,34 @@
+//! The access point and the station as sans-IO machines: MPDUs from the air and Ethernet
+//! frames from the host go in, MPDUs for the air and Ethernet frames for the host come out.
+//! The emulated medium and the UDP transport drive the same code.
+//!
+//! A station authenticates (open system), associates (with the mode's RSN element), runs
+//! the 4-way handshake (which also delivers the GTK) and then carries Ethernet as QoS data
+//! (To DS). The access point decrypts each frame under the sender's keys and forwards it to
+//! its own host, or re-encrypts it under the receiver's keys (From DS), or under the GTK
+//! for group addresses. Until a station's keys are installed its 802.1X port is closed:
+//! only EAPOL passes.
+mod access_point;
+mod station;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use crate::node::{Counters, NetworkConfig, Output};
+pub use access_point::{AccessPoint, AssociationStatus};
+pub use station::Station;
+
+/// How often the owner calls `tick`.
+pub const TICK_MS: u64 = 250;
+
+/// Where a station is in joining its network.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "reason")]
+pub enum StationState {
+    Authenticating,
+    Associating,
+    Handshaking,
+    Connected,
+    Failed(String),
+}

@@ -1,0 +1,253 @@
+//! The station (supplicant side): authenticates, associates, runs the 4-way handshake and
+//! then carries its host's Ethernet frames to and from the access point.
+
+use wlansec_core::gen::ChaCha8Rng;
+use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
+use wlansec_core::rsn::{Event, Supplicant};
+use wlansec_core::rx::{Pipeline, RxKey};
+use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
+use wlansec_core::wire::mgmt::{
+    capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
+};
+use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
+use wlansec_core::{Error, Result};
+
+use super::StationState;
+use crate::node::{
+    eapol_of, elements, fresh_rng, owned_msdus, qos_data, receive, seal, to_ethernet, Credential, Sequence,
+};
+use crate::node::{Counters, NetworkConfig, Output};
+use crate::security::{LinkKeys, SecurityMode};
+
+/// Ticks (of [`super::TICK_MS`]) a station waits for an answer before it starts again.
+const STATION_PATIENCE_TICKS: u32 = 4;
+
+/// Listen interval a station asks for, in beacon intervals.
+const LISTEN_INTERVAL: u16 = 10;
+/// A station (supplicant side).
+pub struct Station {
+    config: NetworkConfig,
+    mac: MacAddr,
+    credential: Credential,
+    state: StationState,
+    waited: u32,
+    supplicant: Option<Supplicant>,
+    keys: Option<LinkKeys>,
+    group_rx: Option<RxKey>,
+    pipeline: Pipeline,
+    sequence: Sequence,
+    rng: ChaCha8Rng,
+    pub counters: Counters,
+}
+
+impl Station {
+    pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
+        let credential = Credential::of(&config)?;
+        Ok(Station {
+            config,
+            mac,
+            credential,
+            state: StationState::Authenticating,
+            waited: 0,
+            supplicant: None,
+            keys: None,
+            group_rx: None,
+            pipeline: Pipeline::new(Rules::default()),
+            sequence: Sequence::default(),
+            rng: fresh_rng(),
+            counters: Counters::default(),
+        })
+    }
+
+    pub fn mac(&self) -> MacAddr {
+        self.mac
+    }
+
+    pub fn state(&self) -> &StationState {
+        &self.state
+    }
+
+    /// Begin joining: send the open-system Authentication request.
+    pub fn start(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        self.state = StationState::Authenticating;
+        self.waited = 0;
+        self.supplicant = None;
+        self.keys = None;
+        self.group_rx = None;
+        self.pipeline.clear_fragments();
+        let bssid = self.config.bssid;
+        let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
+        out.push(Output::Air(request.to_mpdu(bssid, self.mac, bssid, self.sequence.next())?));
+        Ok(())
+    }
+
+    /// The retransmission timer: start again when the access point stopped answering.
+    pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        if matches!(self.state, StationState::Authenticating | StationState::Associating) {
+            self.waited += 1;
+            if self.waited >= STATION_PATIENCE_TICKS {
+                self.start(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An Ethernet frame from the host.
+    pub fn from_host(&mut self, ethernet: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        if self.state != StationState::Connected {
+            self.counters.dropped_port_closed += 1;
+            return Ok(());
+        }
+        let eth = llc::EthernetRepr::parse(ethernet)?;
+        let bssid = self.config.bssid;
+        let (mpdu, len) = qos_data(
+            FrameControl::TO_DS,
+            bssid,
+            self.mac,
+            eth.dst,
+            self.sequence.next(),
+            eth.ethertype,
+            &ethernet[ETHERNET_HEADER_LEN..],
+        )?;
+        out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+        self.counters.tx_msdus += 1;
+        Ok(())
+    }
+
+    /// An MPDU heard on the air.
+    pub fn from_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let frame = Frame::new_checked(mpdu, Rules::default())?;
+        let fc = frame.frame_control();
+        let for_us = frame.addr1() == self.mac || frame.addr1().is_group();
+        if !for_us || frame.addr2() != Some(self.config.bssid) {
+            return Ok(());
+        }
+        if fc.is_management() {
+            return self.management(fc.subtype(), frame.body(), out);
+        }
+        if !fc.is_data() || !fc.from_ds() {
+            return Ok(());
+        }
+        let key = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
+        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
+        if delivered.header.sa() == self.mac {
+            return Ok(()); // our own group frame, relayed back by the access point
+        }
+        let protected = delivered.protected;
+        let msdus = owned_msdus(&delivered)?;
+        if !protected && self.config.mode != SecurityMode::Open {
+            if let [(_, _, msdu)] = &msdus[..] {
+                if let Some(eapol) = eapol_of(msdu) {
+                    return self.eapol(eapol, out);
+                }
+            }
+            self.counters.dropped_other += 1;
+            return Err(Error::NotProtected);
+        }
+        for (da, sa, msdu) in msdus {
+            out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            self.counters.rx_msdus += 1;
+        }
+        Ok(())
+    }
+
+    fn management(&mut self, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        // A management frame this machine cannot parse is ignored, as one it does not use.
+        let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        match (body, &self.state) {
+            (ManagementBody::Authentication(auth), StationState::Authenticating)
+                if auth.transaction_sequence == 2 && auth.status == STATUS_SUCCESS =>
+            {
+                let rsne = self.config.mode.rsn_element()?;
+                let elements = elements(&self.config.ssid, rsne.as_deref())?;
+                let request = AssociationRequestRepr {
+                    capability: capability::ESS,
+                    listen_interval: LISTEN_INTERVAL,
+                    current_ap: None,
+                    elements: Elements::new(&elements),
+                };
+                self.state = StationState::Associating;
+                self.waited = 0;
+                let mpdu = ManagementBody::AssociationRequest(request).to_mpdu(
+                    bssid,
+                    self.mac,
+                    bssid,
+                    self.sequence.next(),
+                )?;
+                out.push(Output::Air(mpdu));
+            }
+            (ManagementBody::AssociationResponse(response), StationState::Associating) => {
+                if response.status != STATUS_SUCCESS {
+                    self.state = StationState::Failed(format!("association refused (status {})", response.status));
+                    return Ok(());
+                }
+                self.associated()?;
+            }
+            (ManagementBody::Deauthentication(deauth), _) => {
+                self.state =
+                    StationState::Failed(format!("deauthenticated by the access point (reason {})", deauth.reason));
+                self.keys = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn associated(&mut self) -> Result<()> {
+        match &self.credential {
+            Credential::None => self.state = StationState::Connected,
+            Credential::Wep(key) => {
+                self.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
+                self.group_rx = Some(SecurityMode::Wep.rx_key(key)?);
+                self.state = StationState::Connected;
+            }
+            Credential::Psk(pmk) => {
+                let params = self.config.mode.handshake_params(self.config.bssid, self.mac)?;
+                self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
+                self.state = StationState::Handshaking;
+            }
+        }
+        Ok(())
+    }
+
+    fn eapol(&mut self, eapol: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let Some(supplicant) = self.supplicant.as_mut() else { return Ok(()) };
+        let events = match supplicant.receive(eapol, &mut self.rng) {
+            Ok(events) => events,
+            Err(e) => {
+                self.counters.handshake_errors += 1;
+                return Err(e);
+            }
+        };
+        for event in events {
+            match event {
+                Event::Send(bytes) => {
+                    let bssid = self.config.bssid;
+                    let (mpdu, len) = qos_data(
+                        FrameControl::TO_DS,
+                        bssid,
+                        self.mac,
+                        bssid,
+                        self.sequence.next(),
+                        ETHERTYPE_EAPOL,
+                        &bytes,
+                    )?;
+                    // EAPOL goes out under the pairwise key once one is installed (none here:
+                    // message 4 is sent before the key it confirms is installed).
+                    out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+                }
+                Event::InstallPairwise { tk } => {
+                    self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?);
+                    self.pipeline.clear_fragments();
+                }
+                Event::InstallGroup { key_id, gtk, .. } => {
+                    self.group_rx = Some(self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id));
+                }
+                Event::PairwiseComplete => self.state = StationState::Connected,
+                Event::GroupComplete | Event::TimedOut => {}
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,179 @@
+use wlansec_core::wire::llc;
+use wlansec_core::wire::{FrameControl, MacAddr, SequenceControl};
+use wlansec_core::Error;
+
+use super::*;
+use crate::node::qos_data;
+
+const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
+
+fn config(mode: &str, passphrase: &str) -> NetworkConfig {
+    NetworkConfig { ssid: "wlansec".into(), bssid: AP, mode: mode.parse().unwrap(), passphrase: passphrase.into() }
+}
+
+fn sta_mac(i: u8) -> MacAddr {
+    MacAddr([0x02, 0x77, 0, 0, 0, i])
+}
+
+/// Frames as byte vectors: Ethernet frames handed to a host, or MPDUs on the air.
+type Frames = Vec<Vec<u8>>;
+
+/// Deliver every air frame to every machine until nothing more is sent; returns the
+/// Ethernet frames each host received.
+fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Frames) -> (Frames, Vec<Frames>) {
+    let mut ap_host = Vec::new();
+    let mut sta_host = vec![Vec::new(); stas.len()];
+    for _ in 0..64 {
+        if air.is_empty() {
+            break;
+        }
+        let mut next = Vec::new();
+        for mpdu in air.drain(..) {
+            let mut out = Vec::new();
+            let _ = ap.from_air(&mpdu, &mut out);
+            for o in out.drain(..) {
+                match o {
+                    Output::Air(m) => next.push(m),
+                    Output::Ethernet(e) => ap_host.push(e),
+                }
+            }
+            for (i, s) in stas.iter_mut().enumerate() {
+                let _ = s.from_air(&mpdu, &mut out);
+                for o in out.drain(..) {
+                    match o {
+                        Output::Air(m) => next.push(m),
+                        Output::Ethernet(e) => sta_host[i].push(e),
+                    }
+                }
+            }
+        }
+        air = next;
+    }
+    (ap_host, sta_host)
+}
+
+fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
+    let mut ap = AccessPoint::new(config(mode, "correct horse")).unwrap();
+    let mut stas: Vec<Station> =
+        (1..=2).map(|i| Station::new(config(mode, sta_passphrase), sta_mac(i)).unwrap()).collect();
+    let mut air = Vec::new();
+    let mut out = Vec::new();
+    for s in stas.iter_mut() {
+        s.start(&mut out).unwrap();
+    }
+    air.extend(out.into_iter().map(|o| match o {
+        Output::Air(m) => m,
+        Output::Ethernet(_) => unreachable!(),
+    }));
+    run(&mut ap, &mut stas, air);
+    (ap, stas)
+}
+
+fn ethernet(dst: MacAddr, src: MacAddr, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0u8; 14];
+    llc::EthernetRepr { dst, src, ethertype: 0x0800 }.emit(&mut f).unwrap();
+    f.extend_from_slice(payload);
+    f
+}
+
+fn send(ap: &mut AccessPoint, stas: &mut [Station], from: usize, frame: &[u8]) -> (Frames, Vec<Frames>, Frames) {
+    let mut out = Vec::new();
+    stas[from].from_host(frame, &mut out).unwrap();
+    let air: Vec<Vec<u8>> =
+        out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+    let (a, s) = run(ap, stas, air.clone());
+    (a, s, air)
+}
+
+#[test]
+fn every_mode_carries_unicast_and_group_frames_between_stations() {
+    for mode in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4"] {
+        let pass = if mode == "wep" { "abcdefghijklm" } else { "correct horse" };
+        let mut ap = AccessPoint::new(config(mode, pass)).unwrap();
+        let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, pass), sta_mac(i)).unwrap()).collect();
+        let mut out = Vec::new();
+        for s in stas.iter_mut() {
+            s.start(&mut out).unwrap();
+        }
+        let air = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+        run(&mut ap, &mut stas, air);
+        assert!(
+            stas.iter().all(|s| *s.state() == StationState::Connected),
+            "{mode}: {:?}",
+            stas.iter().map(|s| s.state().clone()).collect::<Vec<_>>()
+        );
+
+        let unicast = ethernet(sta_mac(2), sta_mac(1), b"hello station two, through the AP");
+        let (ap_host, sta_host, air) = send(&mut ap, &mut stas, 0, &unicast);
+        assert_eq!(sta_host[1], vec![unicast.clone()], "{mode}");
+        assert!(ap_host.is_empty() && sta_host[0].is_empty(), "{mode}");
+        if mode != "open" {
+            assert!(!air[0].windows(8).any(|w| w == b"hello st"), "{mode}: plaintext on the air");
+        }
+
+        let group = ethernet(MacAddr::BROADCAST, sta_mac(1), b"who has 10.77.0.2?");
+        let (ap_host, sta_host, _) = send(&mut ap, &mut stas, 0, &group);
+        assert_eq!(ap_host, vec![group.clone()], "{mode}");
+        assert_eq!(sta_host[1], vec![group.clone()], "{mode}");
+        assert!(sta_host[0].is_empty(), "{mode}: own group frame came back");
+    }
+}
+
+#[test]
+fn wrong_passphrase_fails_the_handshake_and_passes_no_data() {
+    let (mut ap, mut stas) = join("ccmp", "battery staple");
+    assert!(stas.iter().all(|s| *s.state() == StationState::Handshaking));
+    let mut out = Vec::new();
+    for _ in 0..4 {
+        ap.tick(&mut out).unwrap();
+    }
+    let air = out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }).collect();
+    run(&mut ap, &mut stas, air);
+    for a in ap.associations() {
+        let failure = a.failure.expect("failure recorded");
+        assert!(failure.contains("MIC") && failure.contains("wrong passphrase"), "{failure}");
+        assert!(!a.port_open);
+    }
+    assert!(stas.iter().all(|s| matches!(s.state(), StationState::Failed(_))));
+    let frame = ethernet(sta_mac(2), sta_mac(1), b"data");
+    let (ap_host, sta_host, air) = send(&mut ap, &mut stas, 0, &frame);
+    assert!(air.is_empty() && ap_host.is_empty() && sta_host.iter().all(|h| h.is_empty()));
+    assert_eq!(stas[0].counters.dropped_port_closed, 1);
+}
+
+#[test]
+fn replayed_and_tampered_frames_are_dropped_and_counted() {
+    for mode in ["ccmp", "tkip", "enhanced:2"] {
+        let (mut ap, mut stas) = join(mode, "correct horse");
+        let frame = ethernet(AP, sta_mac(1), b"to the access point's host");
+        let (ap_host, _, air) = send(&mut ap, &mut stas, 0, &frame);
+        assert_eq!(ap_host.len(), 1);
+        let mut out = Vec::new();
+        assert!(matches!(ap.from_air(&air[0], &mut out), Err(Error::Replay { .. })), "{mode}");
+        assert_eq!(ap.counters.dropped_replay, 1, "{mode}");
+        let mut sent = Vec::new();
+        stas[0].from_host(&frame, &mut sent).unwrap();
+        let Some(Output::Air(mut tampered)) = sent.pop() else { panic!("nothing sent") };
+        let n = tampered.len();
+        tampered[n - 12] ^= 0x01;
+        assert!(ap.from_air(&tampered, &mut out).is_err(), "{mode}");
+        assert_eq!(ap.counters.dropped_integrity, 1, "{mode}");
+        assert!(out.is_empty());
+        assert_eq!(ap.counters.rx_msdus, 1, "{mode}");
+    }
+}
+
+#[test]
+fn unprotected_data_is_refused_on_a_protected_network() {
+    let (mut ap, mut stas) = join("ccmp", "correct horse");
+    let (mpdu, len) =
+        qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+    let mut out = Vec::new();
+    ap.from_air(&mpdu[..len], &mut out).unwrap();
+    assert!(out.is_empty());
+    assert_eq!(ap.counters.dropped_port_closed, 1);
+    let (mpdu, len) =
+        qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+    assert!(stas[0].from_air(&mpdu[..len], &mut out).is_err());
+    assert!(out.is_empty());
+}
