@@ -3,6 +3,8 @@
 
 use core::fmt;
 
+pub use crate::rsn::handshake::HandshakeError;
+
 /// Why a frame, key or request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -34,6 +36,9 @@ pub enum Error {
     /// A protected frame for which no key is installed: a group-addressed frame's GTK, or
     /// the pairwise key of its link (its handshake was not seen or has not completed).
     NoKey { group: bool },
+    /// A 4-way or group key handshake refused a message that does not fit its state or its
+    /// rules (a bad MIC or replayed counter are `MicFailure` and `Replay`).
+    Handshake(HandshakeError),
 }
 
 pub type Result<T> = core::result::Result<T, Error>;
@@ -66,6 +71,7 @@ impl fmt::Display for Error {
             Error::NoKey { group: true } => {
                 write!(f, "no group key for this frame (message 3 or group message 1 not captured)")
             }
+            Error::Handshake(e) => write!(f, "handshake: {e}"),
             Error::NoKey { group: false } => {
                 write!(f, "no pairwise key for this frame (its 4-way handshake was not seen or not complete)")
             }
@@ -74,3 +80,9 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<HandshakeError> for Error {
+    fn from(e: HandshakeError) -> Self {
+        Error::Handshake(e)
+    }
+}

@@ -3,9 +3,10 @@
 
 use proptest::prelude::*;
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
+use wlansec_core::rsn::eapol::{EapolKey, Message};
 use wlansec_core::rsn::element::{ElementKind, RsnElementRepr};
-use wlansec_core::rsn::kdf::{pmk_from_passphrase, Secret};
-use wlansec_core::rsn::{Akm, Authenticator, CipherSuite, Event, Params, Supplicant};
+use wlansec_core::rsn::kdf::{derive_ptk, pmk_from_passphrase, Secret};
+use wlansec_core::rsn::{Akm, Authenticator, CipherSuite, Event, HandshakeError, Params, Supplicant};
 use wlansec_core::wire::MacAddr;
 use wlansec_core::Error;
 
@@ -170,9 +171,43 @@ fn message_3_with_its_mic_bit_cleared_is_not_a_message_1() {
     let m2 = sends(&s.receive(&m1[0], &mut rng).unwrap());
     let mut m3 = sends(&a.receive(&m2[0]).unwrap()).remove(0);
     m3[5] &= !0x01; // Key Information, high octet: the MIC flag (0x0100)
-    assert!(matches!(s.receive(&m3, &mut rng), Err(Error::Malformed(_))));
+    let refused = s.receive(&m3, &mut rng);
+    let flags = HandshakeError::Flags { message: Message::FourWay1, why: "with Install or Secure set" };
+    assert_eq!(refused, Err(Error::Handshake(flags)));
     // ... and an M2 never passes for message 4.
-    assert!(matches!(a.receive(&m2[0]), Err(Error::Replay { .. }) | Err(Error::Malformed(_))));
+    assert!(matches!(a.receive(&m2[0]), Err(Error::Replay { .. }) | Err(Error::Handshake(_))));
+}
+
+#[test]
+fn refusals_are_typed_and_name_the_messages() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let (mut a, mut s) = pair(Akm::Psk, CipherSuite::Ccmp128);
+    let gtk = Secret::from_slice(&[9u8; 16]).unwrap();
+    assert_eq!(a.rekey_group(2, gtk.clone(), 0), Err(Error::Handshake(HandshakeError::NotEstablished)));
+    let m1 = sends(&a.start(&mut rng).unwrap());
+    let m2 = sends(&s.receive(&m1[0], &mut rng).unwrap());
+    let m3 = sends(&a.receive(&m2[0]).unwrap());
+    // Message 2 again, with the counter message 3 carries and signed under the PTK: a
+    // well-formed message that this state does not take (message 4 is expected).
+    let p = params(Akm::Psk, CipherSuite::Ccmp128);
+    let pmk = pmk_from_passphrase("correct horse battery", b"wlansec").unwrap();
+    let anonce = EapolKey::new_checked(&m1[0][..]).unwrap().nonce();
+    let snonce = EapolKey::new_checked(&m2[0][..]).unwrap().nonce();
+    let ptk = derive_ptk(&pmk, p.akm, p.pairwise, p.aa, p.spa, &anonce, &snonce).unwrap();
+    let mut late_m2 = m2[0].clone();
+    let counter = EapolKey::new_checked(&m3[0][..]).unwrap().replay_counter();
+    late_m2[9..17].copy_from_slice(&counter.to_be_bytes());
+    EapolKey::new_checked(&mut late_m2[..]).unwrap().sign(ptk.kck.as_bytes()).unwrap();
+    let unexpected = HandshakeError::Unexpected { expected: Some(Message::FourWay4), got: Message::FourWay2 };
+    assert_eq!(a.receive(&late_m2), Err(Error::Handshake(unexpected)));
+    let m4 = sends(&s.receive(&m3[0], &mut rng).unwrap());
+    a.receive(&m4[0]).unwrap();
+    assert_eq!(a.rekey_group(0, gtk, 0), Err(Error::Handshake(HandshakeError::GtkKeyId(0))));
+    assert_eq!(Error::Handshake(unexpected).to_string(), "handshake: message 2 where message 4 was expected");
+    assert_eq!(
+        Error::Handshake(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }).to_string(),
+        "handshake: RSN element in message 3 differs from the beacon (downgrade)"
+    );
 }
 
 #[test]

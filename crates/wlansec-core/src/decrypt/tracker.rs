@@ -9,7 +9,7 @@
 // several times faster than SipHash on these short keys, looked up per frame.
 use foldhash::HashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, HandshakeError, Result};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
@@ -184,10 +184,8 @@ impl KeyTracker {
     /// Follow one EAPOL-Key frame of a handshake. Bad messages are counted and ignored:
     /// they never install a key.
     pub(super) fn handshake(&mut self, header: &HeaderRepr, eapol: &[u8], stats: &mut Stats) {
-        if let Err(err) = self.try_handshake(header, eapol, stats) {
-            if err != Error::Unsupported("not an EAPOL-Key frame") {
-                stats.bad_handshake_messages += 1;
-            }
+        if self.try_handshake(header, eapol, stats).is_err() {
+            stats.bad_handshake_messages += 1;
         }
     }
 
@@ -195,7 +193,10 @@ impl KeyTracker {
         let Keys::Pmk(_) = &self.keys else {
             return Ok(());
         };
-        let view = EapolKey::new_checked(eapol).map_err(|_| Error::Unsupported("not an EAPOL-Key frame"))?;
+        // Other EAPOL frames (EAP, Start, Logoff) are not part of a key handshake.
+        let Ok(view) = EapolKey::new_checked(eapol) else {
+            return Ok(());
+        };
         let ta = header.addr2;
         let ra = header.addr1;
         let bss = header.bssid().unwrap_or(header.addr2);
@@ -244,11 +245,16 @@ impl KeyTracker {
         };
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
         let (aa, spa) = id;
-        let handshake = self.handshakes.get_mut(&id).ok_or(Error::Malformed("message 2 on an unknown link"))?;
+        let handshake = self
+            .handshakes
+            .get_mut(&id)
+            .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay2 })?;
         let view = EapolKey::new_checked(frame)?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
-        let anonce = handshake.anonce.ok_or(Error::Malformed("message 2 without an ANonce"))?;
+        let anonce = handshake
+            .anonce
+            .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay2 })?;
         let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
         if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
             stats.mic_mismatches += 1;
@@ -314,12 +320,12 @@ impl KeyTracker {
                     }
                     _ => None,
                 })
-                .ok_or(Error::Malformed("group key message without a GTK KDE"))?;
+                .ok_or(HandshakeError::NoGtk)?;
             let kde = GtkKde::parse(kde)?;
             (kde.key_id, Secret::from_slice(kde.gtk)?)
         };
         if gtk.is_all_zero() {
-            return Err(Error::Malformed("all-zero GTK refused"));
+            return Err(HandshakeError::AllZeroKey.into());
         }
         let slot = &mut self.groups.entry(id.0).or_default().keys[usize::from(key_id & 3)];
         if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {

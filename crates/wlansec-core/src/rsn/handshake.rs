@@ -7,14 +7,63 @@
 //! reinstalls the key it carries (so no PN/TSC/RSC is reset), an all-zero key is refused,
 //! and a GTK that was installed before is never installed again.
 
+use core::fmt;
+
 use rand_chacha::rand_core::CryptoRng;
 
 use crate::error::{Error, Result};
-use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo};
+use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataBuilder, KeyDataItem, IEEE_OUI, RSN_ELEMENT_ID};
 use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
+
+/// Why a handshake refused an EAPOL-Key message or a request of its owner. A bad MIC and a
+/// replayed counter are `Error::MicFailure` and `Error::Replay`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HandshakeError {
+    /// A message this side does not take now; `expected` is the one it waits for, if any.
+    Unexpected { expected: Option<Message>, got: Message },
+    /// A message from the same side of the handshake (an authenticator's message sent to an
+    /// authenticator, or the other way round), or under another key descriptor version.
+    NotFromPeer,
+    /// A message whose Key Information flags break the rules for its kind.
+    Flags { message: Message, why: &'static str },
+    /// The RSN element in message 2 differs from the association request's, or the one in
+    /// message 3 from the beacon's: a downgrade.
+    RsnElementMismatch { message: Message },
+    /// A group key message without a GTK KDE.
+    NoGtk,
+    /// An all-zero TK or GTK, the mark of a key-reinstallation attack.
+    AllZeroKey,
+    /// A GTK Key ID outside 1..=3.
+    GtkKeyId(u8),
+    /// A group rekey asked for before the 4-way handshake completed.
+    NotEstablished,
+}
+
+impl fmt::Display for HandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandshakeError::Unexpected { expected: Some(expected), got } => {
+                write!(f, "{got} where {expected} was expected")
+            }
+            HandshakeError::Unexpected { expected: None, got } => write!(f, "{got} not expected in this state"),
+            HandshakeError::NotFromPeer => write!(f, "a message not from the peer's side of this handshake"),
+            HandshakeError::Flags { message, why } => write!(f, "{message} {why}"),
+            HandshakeError::RsnElementMismatch { message: Message::FourWay3 } => {
+                write!(f, "RSN element in message 3 differs from the beacon (downgrade)")
+            }
+            HandshakeError::RsnElementMismatch { message } => {
+                write!(f, "RSN element in {message} differs from the association request")
+            }
+            HandshakeError::NoGtk => write!(f, "group key message without a GTK KDE"),
+            HandshakeError::AllZeroKey => write!(f, "all-zero key refused"),
+            HandshakeError::GtkKeyId(id) => write!(f, "GTK Key ID {id} (must be 1..=3)"),
+            HandshakeError::NotEstablished => write!(f, "the 4-way handshake has not completed"),
+        }
+    }
+}
 
 /// What a handshake machine asks its owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -100,19 +149,39 @@ fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
 
 fn refuse_zero(key: &Secret) -> Result<()> {
     if key.is_all_zero() {
-        return Err(Error::Malformed("all-zero key refused"));
+        return Err(HandshakeError::AllZeroKey.into());
     }
     Ok(())
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Where the authenticator is; the states after message 2 hold the PTK it derived, so no
+/// message can be sealed or checked without one.
 enum AuthState {
     Idle,
     SentM1,
-    SentM3,
-    Done,
-    SentG1,
+    SentM3 { ptk: Ptk },
+    Done { ptk: Ptk },
+    SentG1 { ptk: Ptk },
     Failed,
+}
+
+impl AuthState {
+    /// The message this state waits for.
+    fn expects(&self) -> Option<Message> {
+        match self {
+            AuthState::SentM1 => Some(Message::FourWay2),
+            AuthState::SentM3 { .. } => Some(Message::FourWay4),
+            AuthState::SentG1 { .. } => Some(Message::Group2),
+            AuthState::Idle | AuthState::Done { .. } | AuthState::Failed => None,
+        }
+    }
+}
+
+fn check_gtk_key_id(key_id: u8) -> Result<()> {
+    if key_id == 0 || key_id > 3 {
+        return Err(HandshakeError::GtkKeyId(key_id).into());
+    }
+    Ok(())
 }
 
 /// The authenticator (access point) side for one station.
@@ -123,7 +192,6 @@ pub struct Authenticator {
     state: AuthState,
     counter: u64,
     anonce: [u8; 32],
-    ptk: Option<Ptk>,
     gtk: (u8, Secret),
     gtk_rsc: u64,
     /// Retransmissions of the pending message; each gets a fresh replay counter.
@@ -134,9 +202,7 @@ pub struct Authenticator {
 impl Authenticator {
     pub fn new(params: Params, pmk: Pmk, gtk_key_id: u8, gtk: Secret) -> Result<Self> {
         refuse_zero(&gtk)?;
-        if gtk_key_id == 0 || gtk_key_id > 3 {
-            return Err(Error::Malformed("GTK Key ID must be 1..=3"));
-        }
+        check_gtk_key_id(gtk_key_id)?;
         Ok(Authenticator {
             version: params.version()?,
             params,
@@ -144,7 +210,6 @@ impl Authenticator {
             state: AuthState::Idle,
             counter: 0,
             anonce: [0; 32],
-            ptk: None,
             gtk: (gtk_key_id, gtk),
             gtk_rsc: 0,
             retries: 0,
@@ -160,7 +225,10 @@ impl Authenticator {
 
     /// The PTK in force, once the 4-way handshake has completed.
     pub fn ptk(&self) -> Option<&Ptk> {
-        self.ptk.as_ref().filter(|_| matches!(self.state, AuthState::Done | AuthState::SentG1))
+        match &self.state {
+            AuthState::Done { ptk } | AuthState::SentG1 { ptk } => Some(ptk),
+            _ => None,
+        }
     }
 
     /// Start (or, from a completed state, restart to rekey) the 4-way handshake.
@@ -173,16 +241,17 @@ impl Authenticator {
 
     /// Distribute a new GTK with the group key handshake (after the 4-way handshake).
     pub fn rekey_group(&mut self, key_id: u8, gtk: Secret, rsc: u64) -> Result<Vec<Event>> {
-        if self.state != AuthState::Done {
-            return Err(Error::Unsupported("group rekey before the 4-way handshake completed"));
+        if !matches!(self.state, AuthState::Done { .. }) {
+            return Err(HandshakeError::NotEstablished.into());
         }
         refuse_zero(&gtk)?;
-        if key_id == 0 || key_id > 3 {
-            return Err(Error::Malformed("GTK Key ID must be 1..=3"));
-        }
+        check_gtk_key_id(key_id)?;
         self.gtk = (key_id, gtk);
         self.gtk_rsc = rsc;
-        self.state = AuthState::SentG1;
+        self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
+            AuthState::Done { ptk } => AuthState::SentG1 { ptk },
+            other => other,
+        };
         self.retries = 0;
         self.send_current()
     }
@@ -190,7 +259,7 @@ impl Authenticator {
     /// The retransmission timer fired: resend the pending message with a new replay
     /// counter, or give up.
     pub fn tick(&mut self) -> Result<Vec<Event>> {
-        if !matches!(self.state, AuthState::SentM1 | AuthState::SentM3 | AuthState::SentG1) {
+        if self.state.expects().is_none() {
             return Ok(Vec::new());
         }
         if self.retries + 1 >= self.max_sends {
@@ -204,12 +273,12 @@ impl Authenticator {
     fn send_current(&mut self) -> Result<Vec<Event>> {
         self.counter += 1;
         let v = self.version;
-        let bytes = match self.state {
+        let bytes = match &self.state {
             AuthState::SentM1 => {
                 frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[])
                     .to_signed_bytes(&[])?
             }
-            AuthState::SentM3 => {
+            AuthState::SentM3 { ptk } => {
                 let data = KeyDataBuilder::new()
                     .element(&self.params.ap_rsne)
                     .gtk(self.gtk.0, true, self.gtk.1.as_bytes())?
@@ -220,13 +289,11 @@ impl Authenticator {
                     | KeyInfo::INSTALL
                     | KeyInfo::SECURE
                     | KeyInfo::ENCRYPTED_KEY_DATA;
-                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 3 without a PTK"))?;
                 sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
             }
-            AuthState::SentG1 => {
+            AuthState::SentG1 { ptk } => {
                 let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?.build();
                 let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
-                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("group message 1 without a PTK"))?;
                 sealed(ptk, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
             }
             _ => return Ok(Vec::new()),
@@ -240,43 +307,49 @@ impl Authenticator {
         let view = EapolKey::new_checked(bytes)?;
         let info = view.key_info();
         if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
-            return Err(Error::Malformed("not a supplicant message for this handshake"));
+            return Err(HandshakeError::NotFromPeer.into());
         }
         if view.replay_counter() != self.counter {
             return Err(Error::Replay { pn: view.replay_counter(), last: self.counter });
         }
-        match (self.state, info.has(KeyInfo::PAIRWISE)) {
+        match (&self.state, info.has(KeyInfo::PAIRWISE)) {
             (AuthState::SentM1, true) => {
                 let snonce = view.nonce();
                 let p = &self.params;
                 let ptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &self.anonce, &snonce)?;
                 eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
                 if !rsne_matches(view.key_data(), &self.params.sta_rsne) {
-                    return Err(Error::Malformed("RSN element in message 2 differs from the association request"));
+                    return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay2 }.into());
                 }
-                self.ptk = Some(ptk);
-                self.state = AuthState::SentM3;
+                self.state = AuthState::SentM3 { ptk };
                 self.retries = 0;
                 self.send_current()
             }
-            (AuthState::SentM3, true) => {
+            (AuthState::SentM3 { ptk }, true) => {
                 // Message 4 has empty Key Data; a message 2 (which carries the RSN element)
                 // signed with the same PTK must not pass for it.
                 if !view.key_data().is_empty() {
-                    return Err(Error::Malformed("message 2 where message 4 was expected"));
+                    let unexpected =
+                        HandshakeError::Unexpected { expected: Some(Message::FourWay4), got: Message::FourWay2 };
+                    return Err(unexpected.into());
                 }
-                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("message 4 without a PTK"))?;
                 eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
-                self.state = AuthState::Done;
-                Ok(vec![Event::InstallPairwise { tk: ptk.tk.clone() }, Event::PairwiseComplete])
+                let tk = ptk.tk.clone();
+                self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
+                    AuthState::SentM3 { ptk } => AuthState::Done { ptk },
+                    other => other,
+                };
+                Ok(vec![Event::InstallPairwise { tk }, Event::PairwiseComplete])
             }
-            (AuthState::SentG1, false) => {
-                let ptk = self.ptk.as_ref().ok_or(Error::Unsupported("group message 2 without a PTK"))?;
+            (AuthState::SentG1 { ptk }, false) => {
                 eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
-                self.state = AuthState::Done;
+                self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
+                    AuthState::SentG1 { ptk } => AuthState::Done { ptk },
+                    other => other,
+                };
                 Ok(vec![Event::GroupComplete])
             }
-            _ => Err(Error::Malformed("EAPOL-Key message not expected in this state")),
+            (state, _) => Err(HandshakeError::Unexpected { expected: state.expects(), got: view.message() }.into()),
         }
     }
 }
@@ -339,13 +412,13 @@ impl Supplicant {
         let view = EapolKey::new_checked(bytes)?;
         let info = view.key_info();
         if !info.has(KeyInfo::ACK) || info.version()? != self.version {
-            return Err(Error::Malformed("not an authenticator message for this handshake"));
+            return Err(HandshakeError::NotFromPeer.into());
         }
         self.check_counter(view.replay_counter())?;
         let p = &self.params;
         match (info.has(KeyInfo::PAIRWISE), info.has(KeyInfo::MIC)) {
             (true, false) if info.has(KeyInfo::INSTALL) || info.has(KeyInfo::SECURE) => {
-                Err(Error::Malformed("message 1 with Install or Secure set"))
+                Err(HandshakeError::Flags { message: Message::FourWay1, why: "with Install or Secure set" }.into())
             }
             (true, false) => {
                 // Message 1. Its counter is not recorded (it carries no MIC); every message 1
@@ -375,22 +448,25 @@ impl Supplicant {
             }
             (true, true) => self.message_3(bytes, &view),
             (false, true) => self.group_message_1(bytes, &view),
-            (false, false) => Err(Error::Malformed("group message without a MIC")),
+            (false, false) => Err(HandshakeError::Flags { message: Message::Group1, why: "without a MIC" }.into()),
         }
     }
 
     fn message_3(&mut self, bytes: &[u8], view: &EapolKey<&[u8]>) -> Result<Vec<Event>> {
         let info = view.key_info();
         if !info.has(KeyInfo::INSTALL) || !info.has(KeyInfo::ENCRYPTED_KEY_DATA) {
-            return Err(Error::Malformed("message 3 without Install or encrypted Key Data"));
+            let why = "without Install or encrypted Key Data";
+            return Err(HandshakeError::Flags { message: Message::FourWay3, why }.into());
         }
-        let snonce = self.snonce.ok_or(Error::Malformed("message 3 before message 1"))?;
+        let snonce = self
+            .snonce
+            .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay3 })?;
         let p = &self.params;
         let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
         eapol::verify_mic(tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         if !rsne_matches(&key_data, &self.params.ap_rsne) {
-            return Err(Error::Malformed("RSN element in message 3 differs from the beacon (downgrade)"));
+            return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
         }
         let gtk = find_gtk(&key_data)?;
         refuse_zero(&tptk.tk)?;
@@ -424,13 +500,17 @@ impl Supplicant {
     }
 
     fn group_message_1(&mut self, bytes: &[u8], view: &EapolKey<&[u8]>) -> Result<Vec<Event>> {
-        let ptk = self.ptk.as_ref().ok_or(Error::Malformed("group message before the 4-way handshake"))?;
+        let ptk = self
+            .ptk
+            .as_ref()
+            .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::Group1 })?;
         eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
         if !view.key_info().has(KeyInfo::ENCRYPTED_KEY_DATA) {
-            return Err(Error::Malformed("group message 1 without encrypted Key Data"));
+            let why = "without encrypted Key Data";
+            return Err(HandshakeError::Flags { message: Message::Group1, why }.into());
         }
         let key_data = eapol::decrypt_key_data(self.version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
-        let (key_id, gtk) = find_gtk(&key_data)?.ok_or(Error::Malformed("group message 1 without a GTK KDE"))?;
+        let (key_id, gtk) = find_gtk(&key_data)?.ok_or(HandshakeError::NoGtk)?;
         refuse_zero(&gtk)?;
         self.last_counter = Some(view.replay_counter());
         let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])

@@ -10,5 +10,5 @@ pub mod keywrap;
 
 pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 pub use element::{Akm, CipherSuite, RsnElementRepr};
-pub use handshake::{Authenticator, Event, Params, Supplicant};
+pub use handshake::{Authenticator, Event, HandshakeError, Params, Supplicant};
 pub use kdf::{derive_ptk, pmk_from_passphrase, Pmk, Ptk, Secret};
