@@ -8,8 +8,6 @@
 //! 7..9 Key Length | 9..17 Replay Counter | 17..49 Key Nonce | 49..65 Key IV | 65..73 Key RSC |
 //! 73..81 reserved | 81..97 Key MIC | 97..99 Key Data Length | 99.. Key Data`.
 
-use core::fmt;
-
 use cmac::Cmac;
 use hmac::{Hmac, KeyInit, Mac};
 use md5::Md5;
@@ -129,33 +127,7 @@ impl KeyInfo {
     }
 }
 
-/// Which handshake message a frame is, from its Key Information bits (and, to tell
-/// message 2 from message 4, whether it carries a nonce or Key Data).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Message {
-    FourWay1,
-    FourWay2,
-    FourWay3,
-    FourWay4,
-    Group1,
-    Group2,
-    /// A Request frame from the supplicant (e.g. a MIC failure report or rekey request).
-    Request,
-}
-
-impl fmt::Display for Message {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Message::FourWay1 => "message 1",
-            Message::FourWay2 => "message 2",
-            Message::FourWay3 => "message 3",
-            Message::FourWay4 => "message 4",
-            Message::Group1 => "group message 1",
-            Message::Group2 => "group message 2",
-            Message::Request => "a request",
-        })
-    }
-}
+pub use crate::error::Message;
 
 /// A read-only or mutable view of an EAPOL-Key frame.
 #[derive(Clone, Copy, Debug)]

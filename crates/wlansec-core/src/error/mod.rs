@@ -3,7 +3,9 @@
 
 use core::fmt;
 
-pub use crate::rsn::handshake::HandshakeError;
+mod handshake;
+
+pub use handshake::{HandshakeError, Message};
 
 /// Why a frame, key or request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
