@@ -75,7 +75,7 @@ fn main() {
         let access = if mpdus > 1 { AccessCategory::BestEffort } else { access };
         let mut open_single = None;
         for mode_name in MODES {
-            let mode: SecurityMode = mode_name.parse().unwrap_or_else(|e: String| fail(&e));
+            let mode: SecurityMode = mode_name.parse().unwrap_or_else(|e: wlansec_wlan::Error| fail(&e.to_string()));
             let exchange = Exchange::aggregated(phy, access, mode.overhead(), ip_bytes, mpdus)
                 .unwrap_or_else(|e| fail(&format!("{name} {mode}: {e}")));
             let throughput: Vec<f64> =

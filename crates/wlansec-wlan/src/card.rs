@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use crate::medium::Medium;
 use crate::security::SecurityMode;
+use crate::{Error, Result};
 
 /// Instruction counts per frame (suite → [(MPDU bytes, instructions)]), from callgrind.
 const MCU_COUNTS: &str = include_str!("../data/mcu-instructions.json");
@@ -47,13 +48,13 @@ pub enum CryptoModel {
 }
 
 impl FromStr for CryptoModel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         let number = |v: &str| {
             v.parse::<f64>()
                 .ok()
                 .filter(|x| *x > 0.0 && x.is_finite())
-                .ok_or_else(|| format!("`{s}`: expected a positive number"))
+                .ok_or_else(|| Error::CryptoModelParameter(s.into()))
         };
         match s.split_once(':') {
             None if s == "hw" => Ok(CryptoModel::Hw),
@@ -61,7 +62,7 @@ impl FromStr for CryptoModel {
             None if s == "rtl" => rtl_from_reports(),
             Some(("mcu", v)) => Ok(CryptoModel::Mcu { mhz: number(v)? }),
             Some(("fixed", v)) => Ok(CryptoModel::Fixed { us: number(v)? }),
-            _ => Err(format!("unknown crypto model `{s}` (hw, mcu:MHZ, fixed:US; access point: sw, rtl)")),
+            _ => Err(Error::UnknownCryptoModel(s.into())),
         }
     }
 }
@@ -80,12 +81,13 @@ impl fmt::Display for CryptoModel {
 
 /// The RTL model from the hardware reports (`hdl/reports/summary.json`): the CCMP core's
 /// cycles per frame (fixed part and per 16-byte block) and its synthesized Fmax.
-fn rtl_from_reports() -> Result<CryptoModel, String> {
+fn rtl_from_reports() -> Result<CryptoModel> {
     let path = std::env::var("WLANSEC_HDL_SUMMARY").unwrap_or_else(|_| "hdl/reports/summary.json".into());
     let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("rtl model needs {path} (make -C hdl reports): {e}"))?;
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-    let find = |key: &str| find_number(&json, key).ok_or_else(|| format!("{path} has no `{key}`"));
+        std::fs::read_to_string(&path).map_err(Error::io(format!("rtl model needs {path} (make -C hdl reports)")))?;
+    let report = |why: String| Error::RtlReport { path: path.clone(), why };
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| report(e.to_string()))?;
+    let find = |key: &str| find_number(&json, key).ok_or_else(|| report(format!("no `{key}`")));
     Ok(CryptoModel::Rtl {
         cycles_per_block: find("cycles_per_block")?,
         cycles_per_frame: find("cycles_per_frame_overhead").unwrap_or(0.0),
@@ -123,7 +125,7 @@ pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
 impl CryptoModel {
     /// Modelled microseconds to protect (or unprotect) one MPDU; 0 when this model adds
     /// nothing (host crypto, a line-rate card, or no crypto at all).
-    pub fn cost_us(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<f64, String> {
+    pub fn cost_us(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<f64> {
         if mode == SecurityMode::Open {
             return Ok(0.0);
         }
@@ -131,9 +133,7 @@ impl CryptoModel {
             CryptoModel::Host | CryptoModel::Hw => 0.0,
             CryptoModel::Fixed { us } => *us,
             CryptoModel::Mcu { mhz } => {
-                let suite = mode.to_string();
-                let instructions = mcu_instructions(&suite, mpdu_bytes)
-                    .ok_or_else(|| format!("no MCU instruction counts for {suite}"))?;
+                let instructions = mcu_instructions(&mode.to_string(), mpdu_bytes).ok_or(Error::NoMcuCounts(mode))?;
                 instructions / mhz
             }
             CryptoModel::Rtl { cycles_per_block, cycles_per_frame, fmax_mhz } => {
@@ -144,7 +144,7 @@ impl CryptoModel {
     }
 
     /// [`CryptoModel::cost_us`] in whole nanoseconds, the emulator's clock.
-    pub fn cost_ns(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
+    pub fn cost_ns(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64> {
         Ok((self.cost_us(mode, mpdu_bytes)? * 1e3) as u64)
     }
 }
@@ -164,7 +164,7 @@ impl CryptoEngine {
     }
 
     /// When a frame handed over at `now_ns` is done.
-    pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64, String> {
+    pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64> {
         let cost = self.model.cost_ns(mode, mpdu_bytes)?;
         if cost == 0 {
             return Ok(now_ns);
@@ -189,7 +189,7 @@ impl CryptoEngine {
         protected: bool,
         now_ns: u64,
         mode: SecurityMode,
-    ) -> Result<bool, String> {
+    ) -> Result<bool> {
         if medium.is_full(from) {
             return Ok(medium.enqueue(from, mpdu, now_ns));
         }

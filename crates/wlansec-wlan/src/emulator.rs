@@ -24,10 +24,13 @@ use crate::card::{CryptoEngine, CryptoModel};
 use crate::ibss::IbssStation;
 use crate::medium::{Medium, MediumCounters};
 use crate::netns::{self, NodeAddrs};
+use crate::node::redacted;
 use crate::security::SecurityMode;
+use crate::{Error, Result};
 
-/// Everything `wlan up` decides; stored as JSON in the state directory.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Everything `wlan up` decides; stored as JSON in the state directory. Its Debug leaves
+/// out the passphrases.
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Config {
     pub name: String,
     pub ssid: String,
@@ -60,12 +63,53 @@ fn no_ampdu() -> usize {
     1
 }
 
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Config {
+            name,
+            ssid,
+            passphrase,
+            station_passphrase,
+            security,
+            phy,
+            poor_signal,
+            stations,
+            card,
+            ap_crypto,
+            pcap,
+            release_log,
+            queue_limit,
+            ampdu,
+            seed,
+            topology,
+        } = self;
+        f.debug_struct("Config")
+            .field("name", name)
+            .field("ssid", ssid)
+            .field("passphrase", &redacted(passphrase))
+            .field("station_passphrase", &station_passphrase.as_deref().map(redacted))
+            .field("security", security)
+            .field("phy", phy)
+            .field("poor_signal", poor_signal)
+            .field("stations", stations)
+            .field("card", card)
+            .field("ap_crypto", ap_crypto)
+            .field("pcap", pcap)
+            .field("release_log", release_log)
+            .field("queue_limit", queue_limit)
+            .field("ampdu", ampdu)
+            .field("seed", seed)
+            .field("topology", topology)
+            .finish()
+    }
+}
+
 impl Config {
-    pub fn mode(&self) -> Result<SecurityMode, String> {
+    pub fn mode(&self) -> Result<SecurityMode> {
         self.security.parse()
     }
-    pub fn phy(&self) -> Result<Phy, String> {
-        self.phy.parse().map_err(|e| format!("{e}"))
+    pub fn phy(&self) -> Result<Phy> {
+        Ok(self.phy.parse()?)
     }
     pub fn state_dir(&self) -> PathBuf {
         state_dir(&self.name)
@@ -136,28 +180,28 @@ pub(crate) enum Machine {
 }
 
 impl Machine {
-    pub(crate) fn start(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn start(&mut self, out: &mut Vec<Output>) -> Result<()> {
         match self {
             Machine::Ap(ap) => ap.beacon().map(|b| out.push(Output::Air(b))),
             Machine::Sta(s) => s.start(out),
             Machine::Ibss(s) => s.start(out),
         }
     }
-    pub(crate) fn on_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn on_host(&mut self, frame: &[u8], out: &mut Vec<Output>) -> Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_host(frame, out),
             Machine::Sta(s) => s.from_host(frame, out),
             Machine::Ibss(s) => s.from_host(frame, out),
         }
     }
-    pub(crate) fn on_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn on_air(&mut self, mpdu: &[u8], out: &mut Vec<Output>) -> Result<()> {
         match self {
             Machine::Ap(ap) => ap.from_air(mpdu, out),
             Machine::Sta(s) => s.from_air(mpdu, out),
             Machine::Ibss(s) => s.from_air(mpdu, out),
         }
     }
-    pub(crate) fn tick(&mut self, out: &mut Vec<Output>) -> wlansec_core::Result<()> {
+    pub(crate) fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
         match self {
             Machine::Ap(ap) => ap.tick(out),
             Machine::Sta(s) => s.tick(out),
@@ -205,10 +249,9 @@ fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-fn os(ret: libc::c_int, what: &str) -> io::Result<libc::c_int> {
+fn os(ret: libc::c_int, what: &'static str) -> Result<libc::c_int> {
     if ret < 0 {
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
+        return Err(Error::last_os(what));
     }
     Ok(ret)
 }
@@ -246,7 +289,7 @@ pub struct Emulator {
 
 impl Emulator {
     /// Open the TAPs in the (already created) namespaces, configure them and get ready.
-    pub fn new(config: Config) -> Result<Self, String> {
+    pub fn new(config: Config) -> Result<Self> {
         let mode = config.mode()?;
         let phy = config.phy()?;
         let profile = if config.poor_signal { LinkProfile::poor_signal(phy) } else { LinkProfile::clear(phy) };
@@ -254,14 +297,19 @@ impl Emulator {
         let ap_crypto: CryptoModel = config.ap_crypto.parse()?;
         let station_card = if mode.host_protected() { CryptoModel::Host } else { card };
         // The access point's address, which an IBSS keeps as its BSSID.
-        let bssid: MacAddr = netns::nodes(&config.name, 0)[0].mac.parse().map_err(|e| format!("{e}"))?;
+        let ap_mac = &netns::nodes(&config.name, 0)[0].mac;
+        let bssid: MacAddr = ap_mac.parse().map_err(|why| Error::BadMac { what: format!("BSSID {ap_mac}"), why })?;
         let network =
             |passphrase: &str| NetworkConfig { ssid: config.ssid.clone(), bssid, mode, passphrase: passphrase.into() };
         let mut nodes = Vec::new();
         for (i, addrs) in config.nodes().into_iter().enumerate() {
-            let mac: MacAddr = addrs.mac.parse().map_err(|e| format!("{e}"))?;
+            let mac: MacAddr = addrs
+                .mac
+                .parse()
+                .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
+            let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
-                Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(|e| format!("access point: {e}"))?)
+                Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(node)?)
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {
@@ -269,13 +317,13 @@ impl Emulator {
                 } else {
                     config.station_passphrase.as_ref().unwrap_or(&config.passphrase)
                 };
-                Machine::Ibss(IbssStation::new(network(pass), mac).map_err(|e| format!("{}: {e}", addrs.role))?)
+                Machine::Ibss(IbssStation::new(network(pass), mac).map_err(node)?)
             } else {
                 let pass = config.station_passphrase.as_deref().unwrap_or(&config.passphrase);
-                Machine::Sta(Station::new(network(pass), mac).map_err(|e| format!("{}: {e}", addrs.role))?)
+                Machine::Sta(Station::new(network(pass), mac).map_err(node)?)
             };
-            let tap = netns::open_tap(&addrs.namespace).map_err(|e| e.to_string())?;
-            netns::configure(Some(&addrs.namespace), netns::INTERFACE, &addrs).map_err(|e| e.to_string())?;
+            let tap = netns::open_tap(&addrs.namespace).map_err(node)?;
+            netns::configure(Some(&addrs.namespace), netns::INTERFACE, &addrs).map_err(node)?;
             let crypto = CryptoEngine::new(if machine.is_ap() { ap_crypto.clone() } else { station_card.clone() });
             nodes.push(Node { addrs, mac, machine, tap, crypto, host_crypto_ns: 0 });
         }
@@ -283,28 +331,30 @@ impl Emulator {
         let pcap = match &config.pcap {
             Some(path) => Some(
                 pcap::Writer::new(
-                    io::BufWriter::new(File::create(path).map_err(|e| format!("{}: {e}", path.display()))?),
+                    io::BufWriter::new(File::create(path).map_err(Error::io(format!("create {}", path.display())))?),
                     LinkType::Radiotap,
                 )
-                .map_err(|e| e.to_string())?,
+                .map_err(Error::io(format!("write {}", path.display())))?,
             ),
             None => None,
         };
         let release_log = match &config.release_log {
             Some(path) => {
-                let mut w = io::BufWriter::new(File::create(path).map_err(|e| format!("{}: {e}", path.display()))?);
-                writeln!(w, "intended_ns,actual_ns,error_ns,node,bytes").map_err(|e| e.to_string())?;
+                let mut w =
+                    io::BufWriter::new(File::create(path).map_err(Error::io(format!("create {}", path.display())))?);
+                writeln!(w, "intended_ns,actual_ns,error_ns,node,bytes")
+                    .map_err(Error::io(format!("write {}", path.display())))?;
                 Some(w)
             }
             None => None,
         };
         let dir = config.state_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(Error::io(format!("create {}", dir.display())))?;
         let sock = dir.join("control.sock");
         let _ = std::fs::remove_file(&sock);
-        let control = UnixListener::bind(&sock).map_err(|e| format!("{}: {e}", sock.display()))?;
-        control.set_nonblocking(true).map_err(|e| e.to_string())?;
-        let (epoll, timer, signals) = Self::fds().map_err(|e| e.to_string())?;
+        let control = UnixListener::bind(&sock).map_err(Error::io(format!("bind {}", sock.display())))?;
+        control.set_nonblocking(true).map_err(Error::io("control socket: set non-blocking"))?;
+        let (epoll, timer, signals) = Self::fds()?;
         let mut emulator = Emulator {
             config,
             mode,
@@ -326,11 +376,11 @@ impl Emulator {
             origin_ns: now_ns(),
             stop: false,
         };
-        emulator.register().map_err(|e| e.to_string())?;
+        emulator.register()?;
         Ok(emulator)
     }
 
-    fn fds() -> io::Result<(OwnedFd, OwnedFd, OwnedFd)> {
+    fn fds() -> Result<(OwnedFd, OwnedFd, OwnedFd)> {
         // SAFETY: plain descriptor-creating calls, each result checked and owned at once.
         unsafe {
             let epoll = OwnedFd::from_raw_fd(os(libc::epoll_create1(libc::EPOLL_CLOEXEC), "epoll_create1")?);
@@ -350,14 +400,14 @@ impl Emulator {
         }
     }
 
-    fn watch(&self, fd: RawFd, token: u64) -> io::Result<()> {
+    fn watch(&self, fd: RawFd, token: u64) -> Result<()> {
         let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: token };
         // SAFETY: epoll_ctl with a valid epoll descriptor and event.
         os(unsafe { libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) }, "epoll_ctl")?;
         Ok(())
     }
 
-    fn register(&mut self) -> io::Result<()> {
+    fn register(&mut self) -> Result<()> {
         for (i, n) in self.nodes.iter().enumerate() {
             self.watch(n.tap.as_raw_fd(), i as u64)?;
         }
@@ -380,7 +430,7 @@ impl Emulator {
     }
 
     /// Start the stations and run until `down`, SIGINT/SIGTERM/SIGHUP.
-    pub fn run(&mut self) -> io::Result<()> {
+    pub fn run(&mut self) -> Result<()> {
         let now = now_ns();
         // The access point (first, when there is one) beacons before the stations start.
         for i in 0..self.nodes.len() {
@@ -400,7 +450,7 @@ impl Emulator {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
-                return Err(e);
+                return Err(Error::Io { what: "epoll_wait".into(), source: e });
             }
             for ev in &events[..n as usize] {
                 match ev.u64 {
@@ -418,12 +468,12 @@ impl Emulator {
         self.finish()
     }
 
-    fn finish(&mut self) -> io::Result<()> {
+    fn finish(&mut self) -> Result<()> {
         if let Some(w) = self.pcap.take() {
-            w.into_inner().flush()?;
+            w.into_inner().flush().map_err(Error::io("flush the capture"))?;
         }
         if let Some(mut w) = self.release_log.take() {
-            w.flush()?;
+            w.flush().map_err(Error::io("flush the release log"))?;
         }
         Ok(())
     }
@@ -541,7 +591,7 @@ impl Emulator {
         }
     }
 
-    fn arm_timer(&mut self) -> io::Result<()> {
+    fn arm_timer(&mut self) -> Result<()> {
         let next = [self.medium.next_start(), self.deliveries.peek().map(|d| d.due_ns), Some(self.next_tick_ns)]
             .into_iter()
             .flatten()
@@ -688,14 +738,19 @@ fn ibss_state(peers: &[AssociationStatus], others: usize) -> StationState {
 }
 
 /// Send one control command to a running emulator and return its one-line JSON answer.
-pub fn control(name: &str, command: &str) -> io::Result<String> {
-    let path = state_dir(name).join("control.sock");
-    let mut stream = UnixStream::connect(&path)
-        .map_err(|e| io::Error::new(e.kind(), format!("no running WLAN `{name}` ({}): {e}", path.display())))?;
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
-    stream.write_all(command.as_bytes())?;
-    stream.write_all(b"\n")?;
+pub fn control(name: &str, command: &str) -> Result<String> {
+    let socket = state_dir(name).join("control.sock");
+    let mut stream = match UnixStream::connect(&socket) {
+        Ok(stream) => stream,
+        Err(source) => return Err(Error::NotRunning { name: name.into(), socket, source }),
+    };
     let mut line = String::new();
-    BufReader::new(&stream).read_line(&mut line)?;
+    (|| {
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+        stream.write_all(command.as_bytes())?;
+        stream.write_all(b"\n")?;
+        BufReader::new(&stream).read_line(&mut line)
+    })()
+    .map_err(Error::io(format!("control socket {}: `{}`", socket.display(), command.escape_default())))?;
     Ok(line.trim_end().to_string())
 }

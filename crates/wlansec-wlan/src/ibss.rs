@@ -19,7 +19,7 @@ use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::capability;
 use wlansec_core::wire::{Frame, MacAddr, Rules};
-use wlansec_core::{Error, Result};
+use wlansec_core::Error;
 
 use crate::bss::AssociationStatus;
 use crate::node::{
@@ -27,6 +27,7 @@ use crate::node::{
     Counters, Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
+use crate::Result;
 
 /// A station beacons every this many ticks (and once when it starts).
 const BEACON_TICKS: u32 = 4;
@@ -194,7 +195,7 @@ impl IbssStation {
                 }
             }
             self.counters.dropped_other += 1;
-            return Err(Error::NotProtected);
+            return Err(Error::NotProtected.into());
         }
         for (da, sa, msdu) in msdus {
             out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
@@ -250,7 +251,7 @@ impl IbssStation {
                     p.last_error = Some(e.to_string());
                 }
                 self.counters.handshake_errors += 1;
-                Err(e)
+                Err(crate::Error::Handshake { peer, why: e })
             }
         }
     }

@@ -6,6 +6,8 @@
 //! * [`medium`]: the shared virtual-time channel (contention, collisions, retries).
 //! * [`card`]: where the crypto runs (host engine, card models hw/mcu/fixed, AP sw/rtl).
 //! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
+//! * [`error`]: the crate's [`Error`] (names that do not parse, refused system calls,
+//!   handshakes a peer failed, and the engine's refusals).
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
 //! * `node`: the frame-exchange core the roles share (frames, counters, the receive path).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
@@ -16,9 +18,12 @@ pub mod airtime;
 pub mod bss;
 pub mod card;
 pub mod emulator;
+pub mod error;
 pub mod ibss;
 pub mod medium;
 pub mod netns;
 mod node;
 pub mod security;
 pub mod udp;
+
+pub use error::{Error, Result};

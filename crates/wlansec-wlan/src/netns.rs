@@ -3,12 +3,13 @@
 //! and `ip` commands that make and remove them.
 
 use std::fs::File;
-use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 use wlansec_core::wire::MacAddr;
+
+use crate::{Error, Result};
 
 /// The interface name inside every namespace.
 pub const INTERFACE: &str = "wlan0";
@@ -40,25 +41,22 @@ pub fn nodes(name: &str, stations: usize) -> Vec<NodeAddrs> {
     out
 }
 
-fn ip(args: &[&str]) -> io::Result<()> {
-    let out = Command::new("ip").args(args).output()?;
+fn ip(args: &[&str]) -> Result<()> {
+    let command = || format!("ip {}", args.join(" "));
+    let out = Command::new("ip").args(args).output().map_err(|source| Error::Io { what: command(), source })?;
     if !out.status.success() {
-        return Err(io::Error::other(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        return Err(Error::Command { command: command(), stderr: String::from_utf8_lossy(&out.stderr).trim().into() });
     }
     Ok(())
 }
 
-pub fn create_namespace(ns: &str) -> io::Result<()> {
+pub fn create_namespace(ns: &str) -> Result<()> {
     ip(&["netns", "add", ns])?;
     ip(&["-n", ns, "link", "set", "lo", "up"])
 }
 
 /// Delete a namespace; a missing one is not an error.
-pub fn delete_namespace(ns: &str) -> io::Result<()> {
+pub fn delete_namespace(ns: &str) -> Result<()> {
     match ip(&["netns", "delete", ns]) {
         Err(_) if !namespace_exists(ns) => Ok(()),
         other => other,
@@ -69,38 +67,36 @@ pub fn namespace_exists(ns: &str) -> bool {
     std::path::Path::new("/run/netns").join(ns).exists()
 }
 
-fn check(ret: libc::c_int, what: &str) -> io::Result<()> {
+fn check(ret: libc::c_int, what: impl Into<String>) -> Result<()> {
     if ret < 0 {
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
+        return Err(Error::last_os(what));
     }
     Ok(())
 }
 
 /// Open a TAP interface `INTERFACE` inside namespace `ns` (non-blocking, no packet info).
 /// The descriptor stays valid in this process's own namespace.
-pub fn open_tap(ns: &str) -> io::Result<OwnedFd> {
-    let home = File::open("/proc/self/ns/net")?;
-    let target =
-        File::open(format!("/run/netns/{ns}")).map_err(|e| io::Error::new(e.kind(), format!("namespace {ns}: {e}")))?;
+pub fn open_tap(ns: &str) -> Result<OwnedFd> {
+    let home = File::open("/proc/self/ns/net").map_err(Error::io("open /proc/self/ns/net"))?;
+    let target = File::open(format!("/run/netns/{ns}")).map_err(Error::io(format!("namespace {ns}")))?;
     // SAFETY: setns on descriptors we own; this thread returns home before anything else.
-    check(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) }, "setns")?;
+    check(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) }, format!("setns into {ns}"))?;
     let tap = open_tap_here();
     // SAFETY: as above.
-    check(unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) }, "setns back")?;
+    check(unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) }, format!("setns back from {ns}"))?;
     tap
 }
 
 /// Open a TAP interface `name` in the current namespace.
-pub fn open_tap_named(name: &str) -> io::Result<OwnedFd> {
+pub fn open_tap_named(name: &str) -> Result<OwnedFd> {
     open_tap_with(name)
 }
 
-fn open_tap_here() -> io::Result<OwnedFd> {
+fn open_tap_here() -> Result<OwnedFd> {
     open_tap_with(INTERFACE)
 }
 
-fn open_tap_with(name: &str) -> io::Result<OwnedFd> {
+fn open_tap_with(name: &str) -> Result<OwnedFd> {
     const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
     #[repr(C)]
     struct IfReq {
@@ -109,7 +105,7 @@ fn open_tap_with(name: &str) -> io::Result<OwnedFd> {
         _pad: [u8; 22],
     }
     if name.len() >= libc::IFNAMSIZ {
-        return Err(io::Error::other(format!("interface name `{name}` too long")));
+        return Err(Error::InterfaceName(name.into()));
     }
     // SAFETY: plain open of a device node; the result is checked.
     let fd = unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
@@ -120,12 +116,12 @@ fn open_tap_with(name: &str) -> io::Result<OwnedFd> {
         IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
     req.name[..name.len()].copy_from_slice(name.as_bytes());
     // SAFETY: TUNSETIFF takes a struct ifreq, which IfReq lays out (name, flags, padding).
-    check(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) }, "TUNSETIFF")?;
+    check(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) }, format!("TUNSETIFF {name}"))?;
     Ok(fd)
 }
 
 /// Give an interface its MAC and addresses and bring it up (`ns` None: this namespace).
-pub fn configure(ns: Option<&str>, interface: &str, node: &NodeAddrs) -> io::Result<()> {
+pub fn configure(ns: Option<&str>, interface: &str, node: &NodeAddrs) -> Result<()> {
     let run = |args: &[&str]| {
         let mut all: Vec<&str> = Vec::new();
         if let Some(ns) = ns {

@@ -12,7 +12,9 @@ use wlansec_core::suite::{FrameSuite, Transmitter};
 use wlansec_core::wire::llc::{self, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{self, BeaconRepr, Elements, ElementsBuilder, ManagementBody, SUPPORTED_RATES_BG};
 use wlansec_core::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
-use wlansec_core::{Error, Result};
+use wlansec_core::Error;
+
+use crate::Result;
 
 use crate::security::{wep_key, SecurityMode};
 
@@ -58,12 +60,33 @@ impl Counters {
 }
 
 /// What a network is: its name, access point address, mode and secret.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct NetworkConfig {
     pub ssid: String,
     pub bssid: MacAddr,
     pub mode: SecurityMode,
     pub passphrase: String,
+}
+
+/// The passphrase is the network's secret: Debug says only whether there is one.
+impl std::fmt::Debug for NetworkConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkConfig")
+            .field("ssid", &self.ssid)
+            .field("bssid", &self.bssid)
+            .field("mode", &self.mode)
+            .field("passphrase", &redacted(&self.passphrase))
+            .finish()
+    }
+}
+
+/// How Debug shows a secret: `<redacted>`, or `<none>` when it is empty.
+pub(crate) fn redacted(secret: &str) -> &'static str {
+    if secret.is_empty() {
+        "<none>"
+    } else {
+        "<redacted>"
+    }
 }
 
 /// A transmitter of whichever suite the network negotiated.
@@ -158,7 +181,7 @@ pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: S
         capability: capability | privacy,
         elements: Elements::new(&elements),
     };
-    ManagementBody::Beacon(beacon).to_mpdu(MacAddr::BROADCAST, sa, config.bssid, sc)
+    Ok(ManagementBody::Beacon(beacon).to_mpdu(MacAddr::BROADCAST, sa, config.bssid, sc)?)
 }
 
 /// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
@@ -208,12 +231,12 @@ pub(crate) fn receive<'p>(
     mpdu: &[u8],
     key: Option<&mut RxKey>,
 ) -> Result<Option<Delivered<'p>>> {
-    pipeline.receive(mpdu, key).inspect_err(|e| counters.count_unprotect_error(e))
+    Ok(pipeline.receive(mpdu, key).inspect_err(|e| counters.count_unprotect_error(e))?)
 }
 
 /// The MSDUs of a delivered frame, owned: (DA, SA, LLC/SNAP header and payload).
 pub(crate) fn owned_msdus(delivered: &Delivered<'_>) -> Result<Vec<(MacAddr, MacAddr, Vec<u8>)>> {
-    delivered.msdus().map(|m| m.map(|m| (m.da, m.sa, m.body.to_vec()))).collect()
+    Ok(delivered.msdus().map(|m| m.map(|m| (m.da, m.sa, m.body.to_vec()))).collect::<wlansec_core::Result<_>>()?)
 }
 
 /// An MSDU (LLC/SNAP header and payload) as an Ethernet II frame.

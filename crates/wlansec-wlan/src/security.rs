@@ -14,7 +14,8 @@ use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
 use wlansec_core::suite::{FrameSuite, Tkip, Transmitter};
 use wlansec_core::wire::{MacAddr, Rules};
-use wlansec_core::{Error, Result};
+
+use crate::{Error, Result};
 
 /// How data frames are protected.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -80,13 +81,14 @@ impl SecurityMode {
     pub fn rsn_element(self) -> Result<Option<Vec<u8>>> {
         let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
         let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
-        RsnElementRepr::personal(group, pairwise, Akm::Psk).to_bytes(ElementKind::Rsn).map(Some)
+        Ok(Some(RsnElementRepr::personal(group, pairwise, Akm::Psk).to_bytes(ElementKind::Rsn)?))
     }
 
     /// Handshake parameters between authenticator `aa` and supplicant `spa`.
     pub fn handshake_params(self, aa: MacAddr, spa: MacAddr) -> Result<Params> {
-        let rsne = self.rsn_element()?.ok_or(Error::Unsupported("security mode without a 4-way handshake"))?;
-        let cipher = self.cipher(0).ok_or(Error::Unsupported("security mode without a cipher"))?;
+        let lacks = |what| Error::ModeLacks { mode: self, what };
+        let rsne = self.rsn_element()?.ok_or_else(|| lacks("4-way handshake"))?;
+        let cipher = self.cipher(0).ok_or_else(|| lacks("cipher"))?;
         Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne: rsne.clone(), sta_rsne: rsne })
     }
 
@@ -96,8 +98,11 @@ impl SecurityMode {
     pub fn suite_id(self, key_len: usize) -> Result<SuiteId> {
         match self {
             SecurityMode::Enhanced(ways) => Ok(SuiteId::Enhanced(ways)),
-            SecurityMode::Open => Err(Error::Unsupported("open network has no frame suite")),
-            _ => SuiteId::from_cipher(self.cipher(key_len).ok_or(Error::Unsupported("no cipher"))?),
+            SecurityMode::Open => Err(Error::ModeLacks { mode: self, what: "frame suite" }),
+            _ => {
+                let cipher = self.cipher(key_len).ok_or(Error::ModeLacks { mode: self, what: "cipher" })?;
+                Ok(SuiteId::from_cipher(cipher)?)
+            }
         }
     }
 
@@ -112,28 +117,28 @@ impl SecurityMode {
 
     /// The frame suite for a temporal key.
     pub fn suite(self, tk: &[u8]) -> Result<Box<dyn FrameSuite>> {
-        self.suite_id(tk.len())?.keyed(tk, Rules::default())
+        Ok(self.suite_id(tk.len())?.keyed(tk, Rules::default())?)
     }
 
     /// The group-frame suite for a GTK.
     pub fn group_suite(self, gtk: &[u8]) -> Result<Box<dyn FrameSuite>> {
-        self.group_suite_id(gtk.len())?.keyed(gtk, Rules::default())
+        Ok(self.group_suite_id(gtk.len())?.keyed(gtk, Rules::default())?)
     }
 
     /// The receive state of a temporal key.
     pub fn rx_key(self, tk: &[u8]) -> Result<RxKey> {
-        RxKey::new(self.suite_id(tk.len())?, tk, Rules::default())
+        Ok(RxKey::new(self.suite_id(tk.len())?, tk, Rules::default())?)
     }
 
     /// The receive state of a GTK.
     pub fn group_rx_key(self, gtk: &[u8]) -> Result<RxKey> {
-        RxKey::new(self.group_suite_id(gtk.len())?, gtk, Rules::default())
+        Ok(RxKey::new(self.group_suite_id(gtk.len())?, gtk, Rules::default())?)
     }
 }
 
 impl FromStr for SecurityMode {
-    type Err = String;
-    fn from_str(s: &str) -> core::result::Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         Ok(match s {
             "open" => SecurityMode::Open,
             "wep" => SecurityMode::Wep,
@@ -144,8 +149,8 @@ impl FromStr for SecurityMode {
                 let n = other
                     .strip_prefix("enhanced:")
                     .and_then(|n| n.parse::<usize>().ok())
-                    .ok_or_else(|| format!("unknown security mode `{s}` (open, wep, tkip, ccmp, enhanced[:N])"))?;
-                SecurityMode::Enhanced(Ways::new(n).map_err(|_| format!("enhanced:{n}: N must be 1, 2, 4 or 8"))?)
+                    .ok_or_else(|| Error::UnknownSecurityMode(s.into()))?;
+                SecurityMode::Enhanced(Ways::new(n).map_err(|_| Error::EnhancedWays(n))?)
             }
         })
     }
@@ -194,7 +199,7 @@ impl LinkKeys {
 pub fn wep_key(passphrase: &str) -> Result<Vec<u8>> {
     match passphrase.len() {
         5 | 13 => Ok(passphrase.as_bytes().to_vec()),
-        got => Err(Error::KeyLength { expected: 13, got }),
+        got => Err(Error::WepKeyLength { got }),
     }
 }
 

@@ -17,6 +17,7 @@ use wlansec_core::wire::{Frame, MacAddr, Rules};
 use crate::bss::{AccessPoint, NetworkConfig, Output, Station, StationState, TICK_MS};
 use crate::emulator::Machine;
 use crate::netns::{self, NodeAddrs};
+use crate::{Error, Result};
 
 /// Management subtype of the Authentication frame (where the access point learns a station).
 const SUBTYPE_AUTH: u8 = 11;
@@ -41,25 +42,26 @@ pub struct NodeConfig {
 }
 
 /// Run a node until the process is ended; `log` hears each state change in one line.
-pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> io::Result<()> {
-    let mac: MacAddr = config.interface.mac.parse().map_err(|e| io::Error::other(format!("--mac: {e}")))?;
-    let err = |what: &str, e: wlansec_core::Error| io::Error::other(format!("{what}: {e}"));
+pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
+    let text = &config.interface.mac;
+    let mac: MacAddr = text.parse().map_err(|why| Error::BadMac { what: format!("--mac {text}"), why })?;
+    let node = |role: &'static str| move |source| Error::Node { role: role.into(), source: Box::new(source) };
     let mut machine = match config.role {
-        Role::AccessPoint => Machine::Ap(AccessPoint::new(config.network.clone()).map_err(|e| err("access point", e))?),
-        Role::Station { .. } => Machine::Sta(Station::new(config.network.clone(), mac).map_err(|e| err("station", e))?),
+        Role::AccessPoint => Machine::Ap(AccessPoint::new(config.network.clone()).map_err(node("access point"))?),
+        Role::Station { .. } => Machine::Sta(Station::new(config.network.clone(), mac).map_err(node("station"))?),
     };
     let tap = netns::open_tap_named(&config.interface.interface)?;
     netns::configure(None, &config.interface.interface, &config.interface)?;
-    let socket =
-        UdpSocket::bind(config.listen).map_err(|e| io::Error::new(e.kind(), format!("bind {}: {e}", config.listen)))?;
-    socket.set_nonblocking(true)?;
+    let socket = UdpSocket::bind(config.listen).map_err(Error::io(format!("bind {}", config.listen)))?;
+    socket.set_nonblocking(true).map_err(Error::io("UDP socket: set non-blocking"))?;
+    let local = socket.local_addr().map_err(Error::io("UDP socket: local address"))?;
     log(&format!(
         "{} {} on {} ({}), air: udp {}",
         if machine.is_ap() { "access point" } else { "station" },
         mac,
         config.interface.interface,
         config.network.mode,
-        socket.local_addr()?
+        local
     ));
     let mut node = UdpNode {
         tap,
@@ -84,8 +86,11 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> io::Result<()> {
         ];
         // SAFETY: polling two descriptors we own, with a bounded timeout.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, wait.as_millis().min(1000) as i32 + 1) };
-        if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return Err(io::Error::last_os_error());
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(Error::Io { what: "poll".into(), source: e });
+            }
         }
         let mut out = Vec::new();
         loop {

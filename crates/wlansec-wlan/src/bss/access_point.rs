@@ -14,7 +14,7 @@ use wlansec_core::wire::mgmt::{
     ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, STATUS_SUCCESS, SUPPORTED_RATES_BG,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
-use wlansec_core::{Error, Result};
+use wlansec_core::Error;
 
 use crate::node::{
     beacon, eapol_of, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet, AnyTransmitter,
@@ -22,6 +22,7 @@ use crate::node::{
 };
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
+use crate::Result;
 
 /// One station as the access point knows it.
 struct Association {
@@ -197,7 +198,7 @@ impl AccessPoint {
     /// A management frame from the AP to one of its stations.
     fn management_to(&mut self, body: ManagementBody<'_>, sta: MacAddr) -> Result<Vec<u8>> {
         let bssid = self.config.bssid;
-        body.to_mpdu(sta, bssid, bssid, self.sequence.next())
+        Ok(body.to_mpdu(sta, bssid, bssid, self.sequence.next())?)
     }
 
     fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
@@ -254,7 +255,7 @@ impl AccessPoint {
                     assoc.last_error = Some(e.to_string());
                 }
                 self.counters.handshake_errors += 1;
-                Err(e)
+                Err(crate::Error::Handshake { peer: sta, why: e })
             }
         }
     }

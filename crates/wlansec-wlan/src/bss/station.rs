@@ -10,7 +10,7 @@ use wlansec_core::wire::mgmt::{
     capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
-use wlansec_core::{Error, Result};
+use wlansec_core::Error;
 
 use super::StationState;
 use crate::node::{
@@ -18,6 +18,7 @@ use crate::node::{
 };
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
+use crate::Result;
 
 /// Ticks (of [`super::TICK_MS`]) a station waits for an answer before it starts again.
 const STATION_PATIENCE_TICKS: u32 = 4;
@@ -142,7 +143,7 @@ impl Station {
                 }
             }
             self.counters.dropped_other += 1;
-            return Err(Error::NotProtected);
+            return Err(Error::NotProtected.into());
         }
         for (da, sa, msdu) in msdus {
             out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
@@ -217,7 +218,7 @@ impl Station {
             Ok(events) => events,
             Err(e) => {
                 self.counters.handshake_errors += 1;
-                return Err(e);
+                return Err(crate::Error::Handshake { peer: self.config.bssid, why: e });
             }
         };
         for event in events {

@@ -149,7 +149,7 @@ fn replayed_and_tampered_frames_are_dropped_and_counted() {
         let (ap_host, _, air) = send(&mut ap, &mut stas, 0, &frame);
         assert_eq!(ap_host.len(), 1);
         let mut out = Vec::new();
-        assert!(matches!(ap.from_air(&air[0], &mut out), Err(Error::Replay { .. })), "{mode}");
+        assert!(matches!(ap.from_air(&air[0], &mut out), Err(crate::Error::Frame(Error::Replay { .. }))), "{mode}");
         assert_eq!(ap.counters.dropped_replay, 1, "{mode}");
         let mut sent = Vec::new();
         stas[0].from_host(&frame, &mut sent).unwrap();

@@ -1,0 +1,228 @@
+//! The emulated WLAN's own error: what went wrong in this crate's terms (a name that does
+//! not parse, a namespace or TAP operation the system refused, a handshake a peer failed),
+//! with the engine's refusals of frames and keys carried as [`Error::Frame`].
+//!
+//! Each message is one line naming the problem and never holds a passphrase or key. A
+//! variant that wraps a cause does not repeat it: [`std::error::Error::source`] returns it,
+//! and the CLI prints the chain on one line (`what: cause`). [`Error::Frame`] and
+//! [`Error::Phy`] are transparent: their message is the inner error's.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use wlansec_core::wire::MacAddr;
+
+use crate::airtime::ParsePhyError;
+use crate::security::SecurityMode;
+
+/// Why the emulated WLAN, one of its nodes or one of its names was refused.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A frame, key or request the engine refused (malformed frame, MIC failure, replay, …).
+    Frame(wlansec_core::Error),
+    /// A 4-way handshake message from `peer` that the local side refused (wrong
+    /// passphrase: a MIC failure; a stale retransmission: a replay).
+    Handshake { peer: MacAddr, why: wlansec_core::Error },
+    /// A security mode name other than open, wep, tkip, ccmp, enhanced[:N].
+    UnknownSecurityMode(String),
+    /// `enhanced:N` with N other than 1, 2, 4 or 8.
+    EnhancedWays(usize),
+    /// Something the security mode does not have (open: no frame suite; WEP: no handshake).
+    ModeLacks { mode: SecurityMode, what: &'static str },
+    /// A WEP passphrase is the key itself: 5 or 13 characters (WEP-40/104).
+    WepKeyLength { got: usize },
+    /// A PHY name that does not parse.
+    Phy(ParsePhyError),
+    /// A crypto model name other than hw, mcu:MHZ, fixed:US, sw, rtl.
+    UnknownCryptoModel(String),
+    /// A crypto model whose parameter is not a positive number (`mcu:-3`).
+    CryptoModelParameter(String),
+    /// The rtl model's hardware report (`hdl/reports/summary.json`) does not parse or lacks
+    /// a number it needs. A missing report is an [`Error::Io`].
+    RtlReport { path: String, why: String },
+    /// No MCU instruction counts for this mode's suite.
+    NoMcuCounts(SecurityMode),
+    /// A MAC address that does not parse (`what` names the setting).
+    BadMac { what: String, why: wlansec_core::Error },
+    /// A node (`ap`, `sta1`, …) could not be set up.
+    Node { role: String, source: Box<Error> },
+    /// An interface name longer than the kernel allows.
+    InterfaceName(String),
+    /// An `ip` command that failed, with what it said.
+    Command { command: String, stderr: String },
+    /// A system operation that failed (namespace, TAP, socket, epoll, file), named.
+    Io { what: String, source: io::Error },
+    /// No emulator answers on the control socket of WLAN `name`.
+    NotRunning { name: String, socket: PathBuf, source: io::Error },
+}
+
+pub type Result<T> = core::result::Result<T, Error>;
+
+impl Error {
+    /// An [`Error::Io`] maker for `map_err`: `.map_err(Error::io("bind"))`.
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> Error {
+        let what = what.into();
+        move |source| Error::Io { what, source }
+    }
+
+    /// The last OS error, as an [`Error::Io`] of `what`.
+    pub(crate) fn last_os(what: impl Into<String>) -> Error {
+        Error::Io { what: what.into(), source: io::Error::last_os_error() }
+    }
+
+    /// The engine's error inside, if this is a frame or handshake refusal.
+    pub fn engine_error(&self) -> Option<&wlansec_core::Error> {
+        match self {
+            Error::Frame(e) | Error::Handshake { why: e, .. } | Error::BadMac { why: e, .. } => Some(e),
+            Error::Node { source, .. } => source.engine_error(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Frame(e) => e.fmt(f),
+            Error::Handshake { peer, .. } => write!(f, "4-way handshake message from {peer} refused"),
+            Error::UnknownSecurityMode(s) => {
+                write!(f, "unknown security mode `{}` (open, wep, tkip, ccmp, enhanced[:N])", s.escape_default())
+            }
+            Error::EnhancedWays(n) => write!(f, "enhanced:{n}: N must be 1, 2, 4 or 8"),
+            Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
+            Error::WepKeyLength { got } => {
+                write!(f, "WEP needs a passphrase of 5 or 13 characters (the WEP key), got {got}")
+            }
+            Error::Phy(e) => e.fmt(f),
+            Error::UnknownCryptoModel(s) => {
+                write!(
+                    f,
+                    "unknown crypto model `{}` (hw, mcu:MHZ, fixed:US; access point: sw, rtl)",
+                    s.escape_default()
+                )
+            }
+            Error::CryptoModelParameter(s) => {
+                write!(f, "crypto model `{}`: expected a positive number", s.escape_default())
+            }
+            Error::RtlReport { path, why } => write!(f, "rtl model: {path}: {why} (make -C hdl reports)"),
+            Error::NoMcuCounts(mode) => write!(f, "no MCU instruction counts for {mode}"),
+            Error::BadMac { what, .. } => write!(f, "{what}: not a MAC address"),
+            Error::Node { role, .. } => write!(f, "cannot set up {role}"),
+            Error::InterfaceName(name) => {
+                write!(f, "interface name `{}` too long (at most {} bytes)", name.escape_default(), libc::IFNAMSIZ - 1)
+            }
+            Error::Command { command, stderr } => {
+                write!(f, "`{command}` failed: {}", stderr.lines().collect::<Vec<_>>().join("; "))
+            }
+            Error::Io { what, .. } => f.write_str(what),
+            Error::NotRunning { name, socket, .. } => write!(f, "no running WLAN `{name}` ({})", socket.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Handshake { why, .. } | Error::BadMac { why, .. } => Some(why),
+            Error::Node { source, .. } => Some(source.as_ref()),
+            Error::Io { source, .. } | Error::NotRunning { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<wlansec_core::Error> for Error {
+    fn from(e: wlansec_core::Error) -> Self {
+        Error::Frame(e)
+    }
+}
+
+impl From<ParsePhyError> for Error {
+    fn from(e: ParsePhyError) -> Self {
+        Error::Phy(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+    use crate::bss::NetworkConfig;
+
+    const SECRET: &str = "correct horse battery staple";
+
+    fn every_variant() -> Vec<(Error, &'static str)> {
+        let peer = MacAddr([2, 0x77, 0, 0, 0, 1]);
+        let io = || io::Error::from(io::ErrorKind::PermissionDenied);
+        vec![
+            (Error::Frame(wlansec_core::Error::MicFailure), "MIC"),
+            (Error::Handshake { peer, why: wlansec_core::Error::MicFailure }, "handshake"),
+            (Error::UnknownSecurityMode("wpa9\n".into()), "unknown security mode"),
+            (Error::EnhancedWays(3), "N must be 1, 2, 4 or 8"),
+            (Error::ModeLacks { mode: SecurityMode::Open, what: "frame suite" }, "open has no frame suite"),
+            (Error::WepKeyLength { got: 7 }, "5 or 13"),
+            (Error::Phy("z99".parse::<crate::airtime::Phy>().unwrap_err()), "unknown PHY"),
+            (Error::UnknownCryptoModel("gpu".into()), "unknown crypto model"),
+            (Error::CryptoModelParameter("mcu:-3".into()), "positive number"),
+            (Error::RtlReport { path: "summary.json".into(), why: "no `fmax_mhz`".into() }, "rtl model"),
+            (Error::NoMcuCounts(SecurityMode::Ccmp), "MCU instruction counts"),
+            (Error::BadMac { what: "--mac".into(), why: wlansec_core::Error::Malformed("x") }, "MAC address"),
+            (Error::Node { role: "sta1".into(), source: Box::new(Error::WepKeyLength { got: 7 }) }, "sta1"),
+            (Error::InterfaceName("a-very-long-interface".into()), "too long"),
+            (Error::Command { command: "ip netns add x".into(), stderr: "File exists\nagain".into() }, "ip netns"),
+            (Error::Io { what: "setns".into(), source: io() }, "setns"),
+            (
+                Error::NotRunning { name: "wls".into(), socket: "/run/wlansec/wls/control.sock".into(), source: io() },
+                "no running WLAN",
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_message_is_one_line_naming_the_problem() {
+        for (e, names) in every_variant() {
+            let text = e.to_string();
+            assert!(!text.is_empty() && !text.contains('\n'), "{text:?}");
+            assert!(text.contains(names), "{text:?} should name {names:?}");
+            // A cause is not repeated: the chain (as the CLI prints it) names it once.
+            if let Some(source) = e.source() {
+                assert!(!text.contains(&source.to_string()), "{text:?} repeats its cause");
+            }
+        }
+    }
+
+    #[test]
+    fn the_engine_error_converts_and_is_found() {
+        let e: Error = wlansec_core::Error::NotProtected.into();
+        assert_eq!(e.engine_error(), Some(&wlansec_core::Error::NotProtected));
+        let e = Error::Node { role: "ap".into(), source: Box::new(e) };
+        assert_eq!(e.engine_error(), Some(&wlansec_core::Error::NotProtected));
+    }
+
+    #[test]
+    fn debug_never_shows_the_passphrase() {
+        let config = NetworkConfig {
+            ssid: "lab".into(),
+            bssid: MacAddr([2, 0x77, 0, 0, 0, 0xfe]),
+            mode: SecurityMode::Ccmp,
+            passphrase: SECRET.into(),
+        };
+        let debug = format!("{config:?} {config:#?}");
+        assert!(!debug.contains(SECRET) && debug.contains("lab"), "{debug}");
+        let emulated: crate::emulator::Config = serde_json::from_value(serde_json::json!({
+            "name": "wls", "ssid": "lab", "passphrase": SECRET, "station_passphrase": "another secret",
+            "security": "ccmp", "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
+            "ap_crypto": "sw", "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
+        }))
+        .unwrap();
+        let debug = format!("{emulated:?}");
+        assert!(!debug.contains(SECRET) && !debug.contains("another") && debug.contains("wls"), "{debug}");
+        // A machine that refuses the passphrase does not repeat it either.
+        let short = NetworkConfig { mode: SecurityMode::Wep, passphrase: "secret".into(), ..config };
+        let e = crate::bss::AccessPoint::new(short).err().expect("a 6-character WEP key is refused");
+        assert!(!format!("{e} {e:?}").contains("secret"), "{e:?}");
+    }
+}
