@@ -3,6 +3,8 @@
 
 use core::fmt;
 
+use crate::capture::CaptureError;
+
 /// Why a frame, key or request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -34,6 +36,8 @@ pub enum Error {
     /// A protected frame for which no key is installed: a group-addressed frame's GTK, or
     /// the pairwise key of its link (its handshake was not seen or has not completed).
     NoKey { group: bool },
+    /// A capture file is damaged or of a kind not read here.
+    Capture(CaptureError),
 }
 
 pub type Result<T> = core::result::Result<T, Error>;
@@ -69,8 +73,15 @@ impl fmt::Display for Error {
             Error::NoKey { group: false } => {
                 write!(f, "no pairwise key for this frame (its 4-way handshake was not seen or not complete)")
             }
+            Error::Capture(e) => write!(f, "capture file: {e}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<CaptureError> for Error {
+    fn from(e: CaptureError) -> Self {
+        Error::Capture(e)
+    }
+}
