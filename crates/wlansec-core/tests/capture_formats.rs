@@ -1,7 +1,7 @@
 //! pcap / pcapng / radiotap: round trips, hand-built files in the other byte order and
 //! resolutions, and truncation or corruption at every length (typed error, never a panic).
 
-use wlansec_core::capture::{pcap, pcapng, radiotap, LinkType, Packet, Reader};
+use wlansec_core::capture::{pcap, pcapng, radiotap, CaptureError, LinkType, Packet, Reader};
 use wlansec_core::Error;
 
 fn packets() -> Vec<(u64, Vec<u8>)> {
@@ -140,16 +140,16 @@ fn radiotap_tsft_alignment_extended_bitmaps_and_bad_fcs() {
     assert_eq!(view.mpdu().unwrap(), &[1, 2, 3, 4]);
     let last = rt.len() - 1;
     pkt[last] = radiotap::FLAG_FCS_AT_END | radiotap::FLAG_BAD_FCS;
-    assert!(radiotap::Radiotap::new_checked(&pkt).unwrap().mpdu().is_err());
+    assert_eq!(radiotap::Radiotap::new_checked(&pkt).unwrap().mpdu(), Err(CaptureError::BadFcs.into()));
     pkt[0] = 1;
-    assert!(matches!(radiotap::Radiotap::new_checked(&pkt), Err(Error::Unsupported(_))));
+    assert_eq!(radiotap::Radiotap::new_checked(&pkt).err(), Some(Error::Capture(CaptureError::RadiotapVersion(1))));
     // Without the Flags field there is no FCS to strip.
     let no_flags = [0u8, 0, 8, 0, 0, 0, 0, 0, 0xd4, 0];
     assert_eq!(radiotap::Radiotap::new_checked(&no_flags).unwrap().mpdu().unwrap(), &[0xd4, 0]);
 }
 
 /// Every prefix of a valid file either reads a prefix of its packets and then reports
-/// `Truncated`, or (at a record boundary) reads a prefix cleanly. Never a panic.
+/// a truncated header or record, or (at a record boundary) reads a prefix cleanly. Never a panic.
 #[test]
 fn truncation_at_every_length_is_a_typed_error() {
     let mut a = pcap::Writer::new(Vec::new(), LinkType::Radiotap).unwrap();
@@ -182,7 +182,13 @@ fn truncation_at_every_length_is_a_typed_error() {
             }
             assert!(count < full);
             if let Some(e) = error {
-                assert!(matches!(e, Error::Truncated { .. } | Error::Malformed(_)), "cut {cut}: {e}");
+                assert!(
+                    matches!(
+                        e,
+                        Error::Capture(CaptureError::TruncatedHeader { .. } | CaptureError::TruncatedRecord { .. })
+                    ),
+                    "cut {cut}: {e}"
+                );
             }
         }
     }
@@ -216,6 +222,6 @@ fn corrupted_files_never_panic() {
 
 #[test]
 fn not_a_capture_file() {
-    assert!(matches!(Reader::new(b"GIF89a..."), Err(Error::Malformed(_))));
-    assert!(matches!(Reader::new(b"\xd4\xc3"), Err(Error::Truncated { .. })));
+    assert!(matches!(Reader::new(b"GIF89a..."), Err(Error::Capture(CaptureError::BadMagic { magic: 0x4749_4638 }))));
+    assert!(matches!(Reader::new(b"\xd4\xc3"), Err(Error::Capture(CaptureError::TruncatedHeader { .. }))));
 }

@@ -3,7 +3,8 @@
 //!
 //! Readers are zero-copy views over a whole file in memory: [`Reader::new`] checks the file
 //! header once, and iteration yields [`Packet`]s whose data borrow the file. A truncated or
-//! corrupt record ends the iteration with one typed error, never a panic.
+//! corrupt record ends the iteration with one typed error ([`CaptureError`] inside
+//! [`Error::Capture`](crate::error::Error::Capture)), never a panic.
 //!
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is
 //! stripped when the Flags field says it is present) and Ethernet (1, for output).
@@ -14,7 +15,8 @@ pub mod radiotap;
 
 use std::io::{self, Write};
 
-use crate::error::{Error, Result};
+pub use crate::error::CaptureError;
+use crate::error::Result;
 
 /// The link-layer header type of a capture interface (tcpdump.org LINKTYPE_ values).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -60,16 +62,12 @@ impl<'a> Packet<'a> {
     /// The 802.11 MPDU without radiotap header or FCS, for the 802.11 link types.
     pub fn mpdu(&self) -> Result<&'a [u8]> {
         if self.orig_len as usize != self.data.len() {
-            return Err(Error::Truncated {
-                what: "captured packet (snap length)",
-                needed: self.orig_len as usize,
-                got: self.data.len(),
-            });
+            return Err(CaptureError::Snapped { captured: self.data.len(), original: self.orig_len as usize }.into());
         }
         match self.link_type {
             LinkType::Ieee80211 => Ok(self.data),
             LinkType::Radiotap => radiotap::Radiotap::new_checked(self.data)?.mpdu(),
-            _ => Err(Error::Unsupported("packet is not an 802.11 frame (link type)")),
+            other => Err(CaptureError::UnsupportedLinkType(other.to_u32()).into()),
         }
     }
 }
@@ -83,17 +81,19 @@ pub enum Format {
 
 impl Format {
     pub fn detect(file: &[u8]) -> Result<Self> {
-        let magic =
-            file.get(..4).ok_or(Error::Truncated { what: "capture file header", needed: 4, got: file.len() })?;
+        let magic: [u8; 4] = take(file, 0).ok_or(CaptureError::TruncatedHeader {
+            what: "capture file header",
+            needed: 4,
+            got: file.len(),
+        })?;
         if magic == pcapng::SECTION_HEADER_TYPE.to_le_bytes() {
             return Ok(Format::Pcapng);
         }
-        let le = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
-        let be = u32::from_be_bytes([magic[0], magic[1], magic[2], magic[3]]);
+        let (le, be) = (u32::from_le_bytes(magic), u32::from_be_bytes(magic));
         if pcap::is_magic(le) || pcap::is_magic(be) {
             return Ok(Format::Pcap);
         }
-        Err(Error::Malformed("not a pcap or pcapng file (unknown magic number)"))
+        Err(CaptureError::BadMagic { magic: be }.into())
     }
 }
 
@@ -176,38 +176,10 @@ impl Endian {
     }
 }
 
-/// `N` octets at `offset`, or a `Truncated` error naming `what`.
-pub(crate) fn take<const N: usize>(buf: &[u8], offset: usize, what: &'static str) -> Result<[u8; N]> {
-    buf.get(offset..offset.saturating_add(N)).and_then(|s| s.try_into().ok()).ok_or(Error::Truncated {
-        what,
-        needed: offset.saturating_add(N),
-        got: buf.len(),
-    })
+/// `N` octets at `offset`, if `buf` holds them.
+pub(crate) fn take<const N: usize>(buf: &[u8], offset: usize) -> Option<[u8; N]> {
+    buf.get(offset..offset.checked_add(N)?).and_then(|s| s.try_into().ok())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writer_output_reads_back_in_both_formats() {
-        let packets: [(u64, &[u8]); 3] = [
-            (1_700_000_000_000_001_000, &[0x08, 0x42, 1]),
-            (1_700_000_000_500_000_000, &[]),
-            (1_700_000_001_000_000_000, &[7; 61]),
-        ];
-        for format in [Format::Pcap, Format::Pcapng] {
-            let mut writer = Writer::new(Vec::new(), LinkType::Ieee80211, format).unwrap();
-            for (ts, data) in packets {
-                writer.write(ts, data).unwrap();
-            }
-            let file = writer.finish().unwrap();
-            assert_eq!(Format::detect(&file).unwrap(), format);
-            let read: Vec<Packet> = Reader::new(&file).unwrap().collect::<Result<_>>().unwrap();
-            let got: Vec<(u64, &[u8], LinkType)> = read.iter().map(|p| (p.timestamp_ns, p.data, p.link_type)).collect();
-            let want: Vec<(u64, &[u8], LinkType)> =
-                packets.iter().map(|&(ts, d)| (ts, d, LinkType::Ieee80211)).collect();
-            assert_eq!(got, want, "{format:?}");
-        }
-    }
-}
+mod tests;

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::{take, Endian, LinkType, Packet};
-use crate::error::{Error, Result};
+use super::{take, CaptureError, Endian, LinkType, Packet};
+use crate::error::Result;
 
 const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -29,22 +29,25 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(file: &'a [u8]) -> Result<Self> {
-        if file.len() < FILE_HEADER_LEN {
-            return Err(Error::Truncated { what: "pcap file header", needed: FILE_HEADER_LEN, got: file.len() });
-        }
-        let magic = take::<4>(file, 0, "pcap file header")?;
+        let header: [u8; FILE_HEADER_LEN] = take(file, 0).ok_or(CaptureError::TruncatedHeader {
+            what: "pcap file header",
+            needed: FILE_HEADER_LEN,
+            got: file.len(),
+        })?;
+        let field = |at: usize| [header[at], header[at + 1], header[at + 2], header[at + 3]];
+        let magic = field(0);
         let (endian, value) = if is_magic(u32::from_le_bytes(magic)) {
             (Endian::Little, u32::from_le_bytes(magic))
         } else if is_magic(u32::from_be_bytes(magic)) {
             (Endian::Big, u32::from_be_bytes(magic))
         } else {
-            return Err(Error::Malformed("not a pcap file (unknown magic number)"));
+            return Err(CaptureError::BadMagic { magic: u32::from_be_bytes(magic) }.into());
         };
-        let major = endian.u16(take(file, 4, "pcap file header")?);
+        let major = endian.u16([header[4], header[5]]);
         if major != 2 {
-            return Err(Error::Unsupported("pcap major version other than 2"));
+            return Err(CaptureError::PcapVersion { major, minor: endian.u16([header[6], header[7]]) }.into());
         }
-        let link = endian.u32(take(file, 20, "pcap file header")?);
+        let link = endian.u32(field(20));
         Ok(Reader {
             file,
             offset: FILE_HEADER_LEN,
@@ -61,24 +64,24 @@ impl<'a> Reader<'a> {
     }
 
     fn record(&mut self) -> Result<Packet<'a>> {
-        let header = self.file.get(self.offset..self.offset + RECORD_HEADER_LEN).ok_or(Error::Truncated {
-            what: "pcap record header",
+        let offset = self.offset;
+        let left = self.file.len() - offset;
+        let header: [u8; RECORD_HEADER_LEN] = take(self.file, offset).ok_or(CaptureError::TruncatedRecord {
+            offset,
             needed: RECORD_HEADER_LEN,
-            got: self.file.len() - self.offset,
+            got: left,
         })?;
         let e = self.endian;
-        let sec = e.u32(take(header, 0, "pcap record header")?);
-        let frac = e.u32(take(header, 4, "pcap record header")?);
-        let incl = e.u32(take(header, 8, "pcap record header")?);
-        let orig = e.u32(take(header, 12, "pcap record header")?);
+        let field = |at: usize| e.u32([header[at], header[at + 1], header[at + 2], header[at + 3]]);
+        let (sec, frac, incl, orig) = (field(0), field(4), field(8), field(12));
         if incl > MAX_RECORD_LEN {
-            return Err(Error::Malformed("pcap record longer than 256 KiB (corrupt file)"));
+            return Err(CaptureError::RecordTooLong { offset, length: incl, max: MAX_RECORD_LEN }.into());
         }
-        let start = self.offset + RECORD_HEADER_LEN;
-        let data = self.file.get(start..start + incl as usize).ok_or(Error::Truncated {
-            what: "pcap record",
-            needed: incl as usize,
-            got: self.file.len() - start,
+        let start = offset + RECORD_HEADER_LEN;
+        let data = self.file.get(start..start + incl as usize).ok_or(CaptureError::TruncatedRecord {
+            offset,
+            needed: RECORD_HEADER_LEN + incl as usize,
+            got: left,
         })?;
         self.offset = start + incl as usize;
         let frac_ns = if self.nanos { u64::from(frac) } else { u64::from(frac) * 1000 };

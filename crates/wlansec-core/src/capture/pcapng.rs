@@ -5,8 +5,8 @@
 
 use std::io::{self, Write};
 
-use super::{take, Endian, LinkType, Packet};
-use crate::error::{Error, Result};
+use super::{take, CaptureError, Endian, LinkType, Packet};
+use crate::error::Result;
 
 pub(crate) const SECTION_HEADER_TYPE: u32 = 0x0a0d_0d0a;
 const INTERFACE_DESCRIPTION_TYPE: u32 = 1;
@@ -35,25 +35,67 @@ pub struct Reader<'a> {
     failed: bool,
 }
 
+/// The body of one block, with where it sits in the file for error messages.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    /// File offset of the block (its type field).
+    at: usize,
+    kind: u32,
+    body: &'a [u8],
+}
+
+/// Octets before a block's body: its type and total length.
+const BLOCK_HEADER_LEN: usize = 8;
+
+impl<'a> Block<'a> {
+    fn too_short(&self, needed: usize) -> CaptureError {
+        CaptureError::BlockTooShort { offset: self.at, kind: self.kind, needed, got: self.body.len() }
+    }
+
+    /// The `N` body octets at `pos`.
+    fn field<const N: usize>(&self, pos: usize) -> core::result::Result<[u8; N], CaptureError> {
+        take(self.body, pos).ok_or_else(|| self.too_short(pos.saturating_add(N)))
+    }
+
+    /// The file offset of body position `pos`.
+    fn file_offset(&self, pos: usize) -> usize {
+        self.at + BLOCK_HEADER_LEN + pos
+    }
+}
+
 impl<'a> Reader<'a> {
     pub fn new(file: &'a [u8]) -> Result<Self> {
-        let kind = u32::from_le_bytes(take(file, 0, "pcapng section header")?);
-        if kind != SECTION_HEADER_TYPE {
-            return Err(Error::Malformed("pcapng file does not start with a section header"));
+        let head: [u8; 12] = take(file, 0).ok_or(CaptureError::TruncatedHeader {
+            what: "pcapng section header",
+            needed: 12,
+            got: file.len(),
+        })?;
+        let kind = [head[0], head[1], head[2], head[3]];
+        if u32::from_le_bytes(kind) != SECTION_HEADER_TYPE {
+            return Err(CaptureError::BadMagic { magic: u32::from_be_bytes(kind) }.into());
         }
         let mut reader = Reader { file, offset: 0, endian: Endian::Little, interfaces: Vec::new(), failed: false };
         reader.endian = reader.section_endian(0)?;
         Ok(reader)
     }
 
+    /// `N` octets at `offset` inside the block starting at `at`, or `TruncatedRecord`.
+    fn block_bytes<const N: usize>(&self, at: usize, offset: usize) -> core::result::Result<[u8; N], CaptureError> {
+        take(self.file, offset).ok_or(CaptureError::TruncatedRecord {
+            offset: at,
+            needed: offset - at + N,
+            got: self.file.len() - at,
+        })
+    }
+
     fn section_endian(&self, offset: usize) -> Result<Endian> {
-        let magic = take::<4>(self.file, offset + 8, "pcapng section header")?;
+        let magic = self.block_bytes::<4>(offset, offset + 8)?;
         if u32::from_le_bytes(magic) == BYTE_ORDER_MAGIC {
             Ok(Endian::Little)
         } else if u32::from_be_bytes(magic) == BYTE_ORDER_MAGIC {
             Ok(Endian::Big)
         } else {
-            Err(Error::Malformed("pcapng section header with a bad byte-order magic"))
+            Err(CaptureError::BadByteOrderMagic { offset, magic: u32::from_be_bytes(magic) }.into())
         }
     }
 
@@ -61,76 +103,78 @@ impl<'a> Reader<'a> {
     fn next_packet(&mut self) -> Result<Option<Packet<'a>>> {
         while self.offset < self.file.len() {
             let at = self.offset;
-            let raw_kind = take::<4>(self.file, at, "pcapng block header")?;
+            let raw_kind = self.block_bytes::<4>(at, at)?;
             if u32::from_le_bytes(raw_kind) == SECTION_HEADER_TYPE {
                 self.endian = self.section_endian(at)?;
                 self.interfaces.clear();
             }
             let e = self.endian;
             let kind = e.u32(raw_kind);
-            let total = e.u32(take(self.file, at + 4, "pcapng block header")?);
+            let total = e.u32(self.block_bytes(at, at + 4)?);
             if total < 12 || !total.is_multiple_of(4) || total > MAX_BLOCK_LEN {
-                return Err(Error::Malformed("pcapng block length not a multiple of 4 in 12..16 MiB"));
+                return Err(CaptureError::BadBlockLength { offset: at, length: total }.into());
             }
             let end = at + total as usize;
-            let block = self.file.get(at..end).ok_or(Error::Truncated {
-                what: "pcapng block",
+            let block = self.file.get(at..end).ok_or(CaptureError::TruncatedRecord {
+                offset: at,
                 needed: total as usize,
                 got: self.file.len() - at,
             })?;
-            if e.u32(take(block, total as usize - 4, "pcapng block")?) != total {
-                return Err(Error::Malformed("pcapng block trailer length differs from its header"));
+            let trailer = e.u32(self.block_bytes(at, end - 4)?);
+            if trailer != total {
+                return Err(CaptureError::BlockTrailerMismatch { offset: at, length: total, trailer }.into());
             }
             self.offset = end;
-            let body = &block[8..total as usize - 4];
+            let block = Block { at, kind, body: &block[BLOCK_HEADER_LEN..total as usize - 4] };
             match kind {
-                INTERFACE_DESCRIPTION_TYPE => self.interfaces.push(self.interface(body)?),
-                ENHANCED_PACKET_TYPE => return self.enhanced_packet(body).map(Some),
-                SIMPLE_PACKET_TYPE => return self.simple_packet(body).map(Some),
+                INTERFACE_DESCRIPTION_TYPE => self.interfaces.push(self.interface(block)?),
+                ENHANCED_PACKET_TYPE => return self.enhanced_packet(block).map(Some),
+                SIMPLE_PACKET_TYPE => return self.simple_packet(block).map(Some),
                 _ => {}
             }
         }
         Ok(None)
     }
 
-    fn interface(&self, body: &[u8]) -> Result<Interface> {
+    fn interface(&self, block: Block<'a>) -> Result<Interface> {
         let e = self.endian;
-        let link = e.u16(take(body, 0, "pcapng interface description")?);
-        let snap_len = e.u32(take(body, 4, "pcapng interface description")?);
+        let link = e.u16(block.field(0)?);
+        let snap_len = e.u32(block.field(4)?);
         let mut units_per_sec = 1_000_000;
-        let mut options = body.get(8..).unwrap_or_default();
-        while options.len() >= 4 {
-            let code = e.u16(take(options, 0, "pcapng option")?);
-            let len = usize::from(e.u16(take(options, 2, "pcapng option")?));
+        let mut pos = 8;
+        while pos + 4 <= block.body.len() {
+            let code = e.u16(block.field(pos)?);
+            let len = usize::from(e.u16(block.field(pos + 2)?));
             if code == OPTION_END {
                 break;
             }
-            let value = options.get(4..4 + len).ok_or(Error::Truncated {
-                what: "pcapng option",
-                needed: 4 + len,
-                got: options.len(),
+            let offset = block.file_offset(pos);
+            let value = block.body.get(pos + 4..pos + 4 + len).ok_or(CaptureError::OptionOverrun {
+                offset,
+                code,
+                length: len,
             })?;
             if code == OPTION_IF_TSRESOL {
-                let r = *value.first().ok_or(Error::Malformed("empty if_tsresol option"))?;
+                let r = *value.first().ok_or(CaptureError::BadTimestampResolution { offset, value: None })?;
                 let exp = u32::from(r & 0x7f);
                 units_per_sec = if r & 0x80 == 0 { 10u64.checked_pow(exp) } else { 2u64.checked_pow(exp) }
                     .filter(|&u| u > 0)
-                    .ok_or(Error::Malformed("pcapng if_tsresol out of range"))?;
+                    .ok_or(CaptureError::BadTimestampResolution { offset, value: Some(r) })?;
             }
-            options = options.get(4 + len.div_ceil(4) * 4..).unwrap_or_default();
+            pos += 4 + len.div_ceil(4) * 4;
         }
         Ok(Interface { link_type: LinkType::from_u32(u32::from(link)), snap_len, units_per_sec })
     }
 
-    fn enhanced_packet(&self, body: &'a [u8]) -> Result<Packet<'a>> {
+    fn enhanced_packet(&self, block: Block<'a>) -> Result<Packet<'a>> {
         let e = self.endian;
-        let id = e.u32(take(body, 0, "pcapng enhanced packet")?);
-        let high = e.u32(take(body, 4, "pcapng enhanced packet")?);
-        let low = e.u32(take(body, 8, "pcapng enhanced packet")?);
-        let captured = e.u32(take(body, 12, "pcapng enhanced packet")?) as usize;
-        let orig = e.u32(take(body, 16, "pcapng enhanced packet")?);
-        let iface = self.interface_by_id(id)?;
-        let data = self.packet_data(body, 20, captured)?;
+        let id = e.u32(block.field(0)?);
+        let high = e.u32(block.field(4)?);
+        let low = e.u32(block.field(8)?);
+        let captured = e.u32(block.field(12)?) as usize;
+        let orig = e.u32(block.field(16)?);
+        let iface = self.interface_by_id(block, id)?;
+        let data = packet_data(block, 20, captured)?;
         let ticks = (u64::from(high) << 32) | u64::from(low);
         let ns = u128::from(ticks) * 1_000_000_000 / u128::from(iface.units_per_sec);
         Ok(Packet {
@@ -141,29 +185,23 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn simple_packet(&self, body: &'a [u8]) -> Result<Packet<'a>> {
-        let orig = self.endian.u32(take(body, 0, "pcapng simple packet")?);
-        let iface = self.interface_by_id(0)?;
+    fn simple_packet(&self, block: Block<'a>) -> Result<Packet<'a>> {
+        let orig = self.endian.u32(block.field(0)?);
+        let iface = self.interface_by_id(block, 0)?;
         let captured = if iface.snap_len == 0 { orig } else { orig.min(iface.snap_len) };
-        let data = self.packet_data(body, 4, captured as usize)?;
+        let data = packet_data(block, 4, captured as usize)?;
         Ok(Packet { timestamp_ns: 0, link_type: iface.link_type, data, orig_len: orig })
     }
 
-    fn interface_by_id(&self, id: u32) -> Result<Interface> {
-        self.interfaces
-            .get(id as usize)
-            .copied()
-            .ok_or(Error::Malformed("pcapng packet refers to an undescribed interface"))
+    fn interface_by_id(&self, block: Block<'a>, id: u32) -> core::result::Result<Interface, CaptureError> {
+        self.interfaces.get(id as usize).copied().ok_or(CaptureError::UnknownInterface { offset: block.at, id })
     }
+}
 
-    /// The `captured` packet octets at `offset` in a block body (which must hold them).
-    fn packet_data(&self, body: &'a [u8], offset: usize, captured: usize) -> Result<&'a [u8]> {
-        body.get(offset..offset.saturating_add(captured)).ok_or(Error::Truncated {
-            what: "pcapng packet data",
-            needed: offset.saturating_add(captured),
-            got: body.len(),
-        })
-    }
+/// The `captured` packet octets at `pos` in a block body (which must hold them).
+fn packet_data(block: Block<'_>, pos: usize, captured: usize) -> core::result::Result<&[u8], CaptureError> {
+    let end = pos.saturating_add(captured);
+    block.body.get(pos..end).ok_or_else(|| block.too_short(end))
 }
 
 impl<'a> Iterator for Reader<'a> {

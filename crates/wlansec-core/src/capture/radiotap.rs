@@ -2,8 +2,8 @@
 //! of present bitmaps, then aligned fields. Only the Flags field matters to decryption: it
 //! says whether the frame ends with a 4-octet FCS, and whether that FCS failed.
 
-use super::take;
-use crate::error::{Error, Result};
+use super::{take, CaptureError};
+use crate::error::Result;
 
 const HEADER_LEN: usize = 8;
 const PRESENT_TSFT: u32 = 1 << 0;
@@ -25,20 +25,25 @@ pub struct Radiotap<'a> {
 
 impl<'a> Radiotap<'a> {
     pub fn new_checked(packet: &'a [u8]) -> Result<Self> {
-        let fixed: [u8; HEADER_LEN] = take(packet, 0, "radiotap header")?;
+        let fixed: [u8; HEADER_LEN] =
+            take(packet, 0).ok_or(CaptureError::RadiotapTooShort { needed: HEADER_LEN, got: packet.len() })?;
         if fixed[0] != 0 {
-            return Err(Error::Unsupported("radiotap version other than 0"));
+            return Err(CaptureError::RadiotapVersion(fixed[0]).into());
         }
         let header_len = usize::from(u16::from_le_bytes([fixed[2], fixed[3]]));
         if header_len > packet.len() {
-            return Err(Error::Truncated { what: "radiotap header", needed: header_len, got: packet.len() });
+            return Err(CaptureError::RadiotapTooShort { needed: header_len, got: packet.len() }.into());
         }
         let header = &packet[..header_len];
-        let first = u32::from_le_bytes(take(header, 4, "radiotap header")?);
+        // A field past the announced header length: the header is too short for what it announces.
+        let field = |offset: usize| -> core::result::Result<[u8; 4], CaptureError> {
+            take(header, offset).ok_or(CaptureError::RadiotapTooShort { needed: offset + 4, got: header_len })
+        };
+        let first = u32::from_le_bytes(field(4)?);
         let mut offset = HEADER_LEN;
         let mut word = first;
         while word & PRESENT_EXT != 0 {
-            word = u32::from_le_bytes(take(header, offset, "radiotap present bitmap")?);
+            word = u32::from_le_bytes(field(offset)?);
             offset += 4;
         }
         let mut flags = 0;
@@ -46,7 +51,8 @@ impl<'a> Radiotap<'a> {
             if first & PRESENT_TSFT != 0 {
                 offset = offset.div_ceil(TSFT_LEN) * TSFT_LEN + TSFT_LEN;
             }
-            flags = take::<1>(header, offset, "radiotap Flags field")?[0];
+            flags =
+                *header.get(offset).ok_or(CaptureError::RadiotapTooShort { needed: offset + 1, got: header_len })?;
         }
         Ok(Radiotap { packet, header_len, flags })
     }
@@ -62,20 +68,16 @@ impl<'a> Radiotap<'a> {
     /// The 802.11 MPDU behind the header, without its FCS.
     pub fn mpdu(&self) -> Result<&'a [u8]> {
         if self.flags & FLAG_BAD_FCS != 0 {
-            return Err(Error::Malformed("frame failed its FCS check (radiotap bad-FCS flag)"));
+            return Err(CaptureError::BadFcs.into());
         }
         if self.flags & FLAG_DATA_PAD != 0 {
-            return Err(Error::Unsupported("radiotap data padding between header and body"));
+            return Err(CaptureError::RadiotapDataPadding.into());
         }
         let frame = &self.packet[self.header_len..];
         if self.flags & FLAG_FCS_AT_END == 0 {
             return Ok(frame);
         }
-        let len = frame.len().checked_sub(FCS_LEN).ok_or(Error::Truncated {
-            what: "802.11 frame with FCS",
-            needed: FCS_LEN,
-            got: frame.len(),
-        })?;
+        let len = frame.len().checked_sub(FCS_LEN).ok_or(CaptureError::NoRoomForFcs { got: frame.len() })?;
         Ok(&frame[..len])
     }
 }

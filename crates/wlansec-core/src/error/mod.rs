@@ -3,8 +3,10 @@
 
 use core::fmt;
 
+mod capture;
 mod handshake;
 
+pub use capture::CaptureError;
 pub use handshake::{HandshakeError, Message};
 
 /// Why a frame, key or request was refused.
@@ -41,6 +43,8 @@ pub enum Error {
     /// A 4-way or group key handshake refused a message that does not fit its state or its
     /// rules (a bad MIC or replayed counter are `MicFailure` and `Replay`).
     Handshake(HandshakeError),
+    /// A capture file is damaged or of a kind not read here.
+    Capture(CaptureError),
 }
 
 pub type Result<T> = core::result::Result<T, Error>;
@@ -77,6 +81,7 @@ impl fmt::Display for Error {
             Error::NoKey { group: false } => {
                 write!(f, "no pairwise key for this frame (its 4-way handshake was not seen or not complete)")
             }
+            Error::Capture(e) => write!(f, "capture file: {e}"),
         }
     }
 }
@@ -86,5 +91,11 @@ impl std::error::Error for Error {}
 impl From<HandshakeError> for Error {
     fn from(e: HandshakeError) -> Self {
         Error::Handshake(e)
+    }
+}
+
+impl From<CaptureError> for Error {
+    fn from(e: CaptureError) -> Self {
+        Error::Capture(e)
     }
 }
