@@ -23,8 +23,8 @@ use wlansec_core::Error;
 
 use crate::bss::AssociationStatus;
 use crate::node::{
-    beacon, eapol_of, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet, AnyTransmitter,
-    Counters, Credential, NetworkConfig, Output, Sequence,
+    beacon, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_host, AnyTransmitter, Counters,
+    Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
@@ -188,18 +188,8 @@ impl IbssStation {
         let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
         let protected = delivered.protected;
         let msdus = owned_msdus(&delivered)?;
-        if !protected && self.config.mode != SecurityMode::Open {
-            if let [(_, _, msdu)] = &msdus[..] {
-                if let Some(eapol) = eapol_of(msdu) {
-                    return self.eapol(sender, eapol, out);
-                }
-            }
-            self.counters.dropped_other += 1;
-            return Err(Error::NotProtected.into());
-        }
-        for (da, sa, msdu) in msdus {
-            out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
-            self.counters.rx_msdus += 1;
+        if let Some(eapol) = to_host(msdus, protected, self.config.mode, &mut self.counters, out)? {
+            return self.eapol(sender, &eapol, out);
         }
         Ok(())
     }

@@ -239,6 +239,32 @@ pub(crate) fn owned_msdus(delivered: &Delivered<'_>) -> Result<Vec<(MacAddr, Mac
     Ok(delivered.msdus().map(|m| m.map(|m| (m.da, m.sa, m.body.to_vec()))).collect::<wlansec_core::Result<_>>()?)
 }
 
+/// The 802.1X port rule of a station or IBSS peer for a delivered frame's MSDUs: an
+/// unprotected frame on a protected network passes only as one EAPOL frame, which is
+/// returned for the owner's handshake; every other MSDU goes to the host as Ethernet.
+pub(crate) fn to_host(
+    msdus: Vec<(MacAddr, MacAddr, Vec<u8>)>,
+    protected: bool,
+    mode: SecurityMode,
+    counters: &mut Counters,
+    out: &mut Vec<Output>,
+) -> Result<Option<Vec<u8>>> {
+    if !protected && mode != SecurityMode::Open {
+        if let [(_, _, msdu)] = &msdus[..] {
+            if let Some(eapol) = eapol_of(msdu) {
+                return Ok(Some(eapol.to_vec()));
+            }
+        }
+        counters.dropped_other += 1;
+        return Err(wlansec_core::Error::NotProtected.into());
+    }
+    for (da, sa, msdu) in msdus {
+        out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+        counters.rx_msdus += 1;
+    }
+    Ok(None)
+}
+
 /// An MSDU (LLC/SNAP header and payload) as an Ethernet II frame.
 pub(crate) fn to_ethernet(da: MacAddr, sa: MacAddr, msdu: &[u8]) -> Result<Vec<u8>> {
     let mut out = vec![0u8; llc::ETHERNET_HEADER_LEN + msdu.len()];

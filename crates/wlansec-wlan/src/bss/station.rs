@@ -10,12 +10,9 @@ use wlansec_core::wire::mgmt::{
     capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
-use wlansec_core::Error;
 
 use super::StationState;
-use crate::node::{
-    eapol_of, elements, fresh_rng, owned_msdus, qos_data, receive, seal, to_ethernet, Credential, Sequence,
-};
+use crate::node::{elements, fresh_rng, owned_msdus, qos_data, receive, seal, to_host, Credential, Sequence};
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
@@ -136,18 +133,8 @@ impl Station {
         }
         let protected = delivered.protected;
         let msdus = owned_msdus(&delivered)?;
-        if !protected && self.config.mode != SecurityMode::Open {
-            if let [(_, _, msdu)] = &msdus[..] {
-                if let Some(eapol) = eapol_of(msdu) {
-                    return self.eapol(eapol, out);
-                }
-            }
-            self.counters.dropped_other += 1;
-            return Err(Error::NotProtected.into());
-        }
-        for (da, sa, msdu) in msdus {
-            out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
-            self.counters.rx_msdus += 1;
+        if let Some(eapol) = to_host(msdus, protected, self.config.mode, &mut self.counters, out)? {
+            return self.eapol(&eapol, out);
         }
         Ok(())
     }
