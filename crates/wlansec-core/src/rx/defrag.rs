@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::wire::{Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
 use super::key::KeyTag;
+use super::Defences;
 
 /// What protected a fragment: the installed key's tag and the fragment's packet number
 /// (`None` for a suite without replay-protected PNs), or nothing.
@@ -46,9 +47,14 @@ pub enum Reassembly {
 #[derive(Default)]
 pub struct Defragmenter {
     partial: HashMap<MacAddr, Partial>,
+    defences: Defences,
 }
 
 impl Defragmenter {
+    pub fn new(defences: Defences) -> Self {
+        Defragmenter { partial: HashMap::default(), defences }
+    }
+
     /// Take the plaintext MPDU in `mpdu` (whole, or one fragment) from `ta`. An unfragmented
     /// MPDU is complete as it is (and drops any MSDU in progress from `ta`); the last
     /// fragment of an MSDU leaves the reassembled MPDU in `mpdu`.
@@ -80,7 +86,7 @@ impl Defragmenter {
             self.partial.remove(&ta);
             return Err(Error::Malformed("fragment out of order; MSDU dropped"));
         }
-        if !continues(partial.protection, protection) {
+        if !continues(partial.protection, protection, self.defences) {
             self.partial.remove(&ta);
             return Err(Error::Malformed("fragment under another key or a non-consecutive PN; MSDU dropped"));
         }
@@ -111,11 +117,14 @@ impl Defragmenter {
 }
 
 /// Whether a fragment protected by `next` may follow one protected by `previous`.
-fn continues(previous: Option<Protection>, next: Option<Protection>) -> bool {
+fn continues(previous: Option<Protection>, next: Option<Protection>, defences: Defences) -> bool {
     match (previous, next) {
         (None, None) => true,
-        (Some(p), Some(n)) => p.key == n.key && p.pn.zip(n.pn).is_none_or(|(p, n)| n == p + 1),
-        _ => false,
+        (Some(p), Some(n)) => {
+            (p.key == n.key || !defences.fragments_under_one_key)
+                && (p.pn.zip(n.pn).is_none_or(|(p, n)| n == p + 1) || !defences.consecutive_fragment_pns)
+        }
+        _ => !defences.no_mixed_plaintext_fragments,
     }
 }
 
@@ -159,7 +168,7 @@ mod tests {
     #[test]
     fn consecutive_fragments_under_one_key_reassemble() {
         let key = KeyTag::fresh();
-        let mut d = Defragmenter::default();
+        let mut d = Defragmenter::new(Defences::ALL);
         let mut f = fragment(7, 0, true, b"hello ");
         assert_eq!(d.push(TA, &mut f, Rules::default(), under(key, 10)).unwrap(), Reassembly::Pending);
         let mut f = fragment(7, 1, true, b"fragmented ");
@@ -176,13 +185,13 @@ mod tests {
     fn fragments_under_another_key_plaintext_or_a_pn_gap_are_dropped() {
         let (key, other) = (KeyTag::fresh(), KeyTag::fresh());
         for second in [under(other, 2), None, under(key, 3), under(key, 1)] {
-            let mut d = Defragmenter::default();
+            let mut d = Defragmenter::new(Defences::ALL);
             let mut f = fragment(1, 0, true, b"a");
             d.push(TA, &mut f, Rules::default(), under(key, 1)).unwrap();
             let mut f = fragment(1, 1, false, b"b");
             assert!(d.push(TA, &mut f, Rules::default(), second).is_err(), "{second:?}");
         }
-        let mut d = Defragmenter::default();
+        let mut d = Defragmenter::new(Defences::ALL);
         let mut f = fragment(1, 0, true, b"a");
         d.push(TA, &mut f, Rules::default(), None).unwrap();
         let mut f = fragment(1, 1, false, b"b");
@@ -192,7 +201,7 @@ mod tests {
     #[test]
     fn out_of_order_orphan_and_cleared_fragments_are_dropped() {
         let key = KeyTag::fresh();
-        let mut d = Defragmenter::default();
+        let mut d = Defragmenter::new(Defences::ALL);
         let mut f = fragment(1, 1, false, b"orphan");
         assert!(d.push(TA, &mut f, Rules::default(), under(key, 1)).is_err());
         let mut f = fragment(2, 0, true, b"a");

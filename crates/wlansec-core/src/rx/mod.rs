@@ -24,22 +24,69 @@ pub mod msdu;
 
 pub use classify::{classify, Class, DataFrame, Security};
 pub use defrag::{Defragmenter, Protection, Reassembly};
+
+#[cfg(test)]
+mod attacks;
 pub use key::{is_fragment, KeyTag, RxKey};
 pub use msdu::{Delivered, Msdu, Msdus};
 
 use crate::error::{Error, Result};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
+/// The FragAttacks defences (Vanhoef, USENIX Security 2021) the pipeline applies, each
+/// named by the CVE it closes. All are on by default; switching one off exists only to show
+/// in a test or a measurement that the attack then succeeds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Defences {
+    /// CVE-2020-24587: fragments join one MSDU only under one installed key.
+    pub fragments_under_one_key: bool,
+    /// CVE-2020-26146: ... and with consecutive packet numbers.
+    pub consecutive_fragment_pns: bool,
+    /// CVE-2020-26147: plaintext and protected fragments never join one MSDU.
+    pub no_mixed_plaintext_fragments: bool,
+    /// CVE-2020-26145: a group-addressed frame is never a fragment (IEEE 802.11 fragments
+    /// only individually addressed MSDUs), so a broadcast fragment is refused.
+    pub no_group_fragments: bool,
+    /// CVE-2020-24588: an A-MSDU whose first subframe starts like an RFC 1042 LLC/SNAP
+    /// header (`AA AA 03 00 00 00` as its DA) is a normal MSDU an attacker turned into an
+    /// A-MSDU by flipping the unauthenticated A-MSDU Present bit; it is refused.
+    pub amsdu_first_subframe_check: bool,
+}
+
+impl Defences {
+    pub const ALL: Defences = Defences {
+        fragments_under_one_key: true,
+        consecutive_fragment_pns: true,
+        no_mixed_plaintext_fragments: true,
+        no_group_fragments: true,
+        amsdu_first_subframe_check: true,
+    };
+}
+
+impl Default for Defences {
+    fn default() -> Self {
+        Defences::ALL
+    }
+}
+
+/// The first six octets of an RFC 1042 LLC/SNAP header.
+const RFC1042_PREFIX: [u8; 6] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
+
 /// The receive pipeline of one node.
 pub struct Pipeline {
     rules: Rules,
+    defences: Defences,
     fragments: Defragmenter,
     work: Vec<u8>,
 }
 
 impl Pipeline {
     pub fn new(rules: Rules) -> Self {
-        Pipeline { rules, fragments: Defragmenter::default(), work: Vec::with_capacity(4096) }
+        Self::with_defences(rules, Defences::ALL)
+    }
+
+    pub fn with_defences(rules: Rules, defences: Defences) -> Self {
+        Pipeline { rules, defences, fragments: Defragmenter::new(defences), work: Vec::with_capacity(4096) }
     }
 
     pub fn rules(&self) -> Rules {
@@ -93,7 +140,10 @@ impl Pipeline {
             // The common case, parsed once: a whole MSDU ends any MSDU in progress.
             let header_len = frame.header_len();
             self.fragments.forget(header.addr2);
-            return Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }));
+            return self.deliver(header, header_len, protected);
+        }
+        if header.addr1.is_group() && self.defences.no_group_fragments {
+            return Err(Error::Malformed("fragment of a group-addressed frame (CVE-2020-26145)"));
         }
         if self.fragments.push(header.addr2, &mut self.work, rules, protection)? == Reassembly::Pending {
             return Ok(None);
@@ -102,6 +152,16 @@ impl Pipeline {
         if let Some(key) = key {
             let msdu_len = key.verify_reassembled(&Frame::new_checked(&self.work[..], rules)?)?;
             self.work.truncate(header_len + msdu_len);
+        }
+        self.deliver(header, header_len, protected)
+    }
+
+    fn deliver(&mut self, header: HeaderRepr, header_len: usize, protected: bool) -> Result<Option<Delivered<'_>>> {
+        let amsdu = header.qos_control.is_some_and(|q| q.amsdu_present());
+        if amsdu && self.defences.amsdu_first_subframe_check && self.work[header_len..].starts_with(&RFC1042_PREFIX) {
+            return Err(Error::Malformed(
+                "A-MSDU whose first subframe starts like an LLC/SNAP header (CVE-2020-24588)",
+            ));
         }
         Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }))
     }
