@@ -325,7 +325,7 @@ pub struct Supplicant {
     snonce: Option<[u8; 32]>,
     /// A message 3 has completed the handshake of `snonce`: the next message 1 starts a new one.
     snonce_spent: bool,
-    installed_tk: Option<Secret>,
+    /// The PTK of the last completed handshake: its TK is the one installed.
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
     installed_gtks: Vec<Secret>,
@@ -340,7 +340,6 @@ impl Supplicant {
             last_counter: None,
             snonce: None,
             snonce_spent: false,
-            installed_tk: None,
             ptk: None,
             installed_gtks: Vec::new(),
         })
@@ -439,8 +438,7 @@ impl Supplicant {
         )
         .to_signed_bytes(tptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(m4)];
-        if self.installed_tk.as_ref() != Some(&tptk.tk) {
-            self.installed_tk = Some(tptk.tk.clone());
+        if self.ptk.as_ref().map(|installed| &installed.tk) != Some(&tptk.tk) {
             events.push(Event::InstallPairwise { tk: tptk.tk.clone() });
             events.push(Event::PairwiseComplete);
         }
