@@ -30,7 +30,7 @@ mod attacks;
 pub use key::{is_fragment, KeyTag, RxKey};
 pub use msdu::{Delivered, Msdu, Msdus};
 
-use crate::error::{Error, Result};
+use crate::error::{Attack, Error, Result};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
 /// The FragAttacks defences (Vanhoef, USENIX Security 2021) the pipeline applies, each
@@ -143,7 +143,7 @@ impl Pipeline {
             return self.deliver(header, header_len, protected);
         }
         if header.addr1.is_group() && self.defences.no_group_fragments {
-            return Err(Error::Malformed("fragment of a group-addressed frame (CVE-2020-26145)"));
+            return Err(Attack::GroupFragment.into());
         }
         if self.fragments.push(header.addr2, &mut self.work, rules, protection)? == Reassembly::Pending {
             return Ok(None);
@@ -159,9 +159,7 @@ impl Pipeline {
     fn deliver(&mut self, header: HeaderRepr, header_len: usize, protected: bool) -> Result<Option<Delivered<'_>>> {
         let amsdu = header.qos_control.is_some_and(|q| q.amsdu_present());
         if amsdu && self.defences.amsdu_first_subframe_check && self.work[header_len..].starts_with(&RFC1042_PREFIX) {
-            return Err(Error::Malformed(
-                "A-MSDU whose first subframe starts like an LLC/SNAP header (CVE-2020-24588)",
-            ));
+            return Err(Attack::AmsduInjection.into());
         }
         Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }))
     }
