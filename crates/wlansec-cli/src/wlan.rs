@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
+use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
 use wlansec_wlan::netns;
@@ -69,6 +70,10 @@ pub struct UpArgs {
     /// (no access point; RSN runs a pair of 4-way handshakes per pair of stations).
     #[arg(long, default_value = "bss", value_parser = ["bss", "ibss"])]
     topology: String,
+    /// Send every MSDU whose MPDU (header, body, security, FCS) is longer than this many
+    /// octets as fragments (256..=2346, hostapd's fragm_threshold; default: never).
+    #[arg(long, value_parser = fragment_threshold)]
+    fragment_threshold: Option<u16>,
     /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
     #[arg(long, default_value = "wlansec-demo")]
     passphrase: String,
@@ -174,6 +179,16 @@ pub struct NodeArgs {
     /// UDP address to bind (access point default 0.0.0.0:7700, station an ephemeral port).
     #[arg(long)]
     listen: Option<std::net::SocketAddr>,
+    /// Fragment MSDUs whose MPDU is longer than this many octets (256..=2346).
+    #[arg(long, value_parser = fragment_threshold)]
+    fragment_threshold: Option<u16>,
+}
+
+/// A fragmentation threshold argument, checked as the core checks it.
+fn fragment_threshold(arg: &str) -> Result<u16> {
+    let octets: u16 = arg.parse().with_context(|| format!("`{arg}` is not a number of octets"))?;
+    FragmentationThreshold::new(octets)?;
+    Ok(octets)
 }
 
 #[derive(ClapArgs)]
@@ -214,7 +229,10 @@ pub fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> 
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let network = wlansec_wlan::bss::NetworkConfig { ssid: node.ssid, bssid, mode, passphrase: node.passphrase };
+    let network = wlansec_wlan::bss::NetworkConfig {
+        fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
+        ..wlansec_wlan::bss::NetworkConfig::new(node.ssid, bssid, mode, node.passphrase)
+    };
     udp::run(NodeConfig { role, network, listen, interface }, |line| eprintln!("wlansec: {line}"))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -341,6 +359,7 @@ fn up(args: UpArgs) -> Result<ExitCode> {
         ampdu: max_ampdu,
         seed: args.seed,
         topology: args.topology,
+        fragment_threshold: args.fragment_threshold,
     };
     fs::create_dir_all(state_dir(&name))?;
     fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;

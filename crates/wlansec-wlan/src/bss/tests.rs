@@ -3,12 +3,12 @@ use wlansec_core::wire::{FrameControl, MacAddr, SequenceControl};
 use wlansec_core::Error;
 
 use super::*;
-use crate::node::qos_data;
+use crate::node::{data_mpdus, qos_header};
 
 const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
 fn config(mode: &str, passphrase: &str) -> NetworkConfig {
-    NetworkConfig { ssid: "wlansec".into(), bssid: AP, mode: mode.parse().unwrap(), passphrase: passphrase.into() }
+    NetworkConfig::new("wlansec", AP, mode.parse().unwrap(), passphrase)
 }
 
 fn sta_mac(i: u8) -> MacAddr {
@@ -166,14 +166,14 @@ fn replayed_and_tampered_frames_are_dropped_and_counted() {
 #[test]
 fn unprotected_data_is_refused_on_a_protected_network() {
     let (mut ap, mut stas) = join("ccmp", "correct horse");
-    let (mpdu, len) =
-        qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+    let plain = |ds, a1, a2| {
+        let header = qos_header(ds, a1, a2, AP, SequenceControl::new(1, 0));
+        data_mpdus(header, 0x0800, b"forged", None, None).unwrap().remove(0)
+    };
     let mut out = Vec::new();
-    ap.from_air(&mpdu[..len], &mut out).unwrap();
+    assert!(ap.from_air(&plain(FrameControl::TO_DS, AP, sta_mac(1)), &mut out).is_err());
     assert!(out.is_empty());
-    assert_eq!(ap.counters.dropped_port_closed, 1);
-    let (mpdu, len) =
-        qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
-    assert!(stas[0].from_air(&mpdu[..len], &mut out).is_err());
+    assert_eq!(ap.counters.refused_attacks, 1);
+    assert!(stas[0].from_air(&plain(FrameControl::FROM_DS, sta_mac(1), AP), &mut out).is_err());
     assert!(out.is_empty());
 }
