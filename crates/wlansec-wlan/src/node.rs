@@ -246,8 +246,8 @@ pub(crate) fn receive(
     let defences = pipeline.defences();
     let count = |counters: &mut Counters, e: &Error| counters.count_unprotect_error(e);
     let Some(delivered) = pipeline.receive(mpdu, key).inspect_err(|e| count(counters, e))? else { return Ok(None) };
-    let admitted = port::admit(&delivered, receiver, mode != SecurityMode::Open, defences)
-        .inspect_err(|e| count(counters, e))?;
+    let admitted =
+        port::admit(&delivered, receiver, mode != SecurityMode::Open, defences).inspect_err(|e| count(counters, e))?;
     Ok(Some((delivered.header, admitted)))
 }
 

@@ -8,7 +8,7 @@ use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, Event, Secret};
 use wlansec_core::rx::port::Admitted;
-use wlansec_core::rx::Pipeline;
+use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     capability, AssociationResponseRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ElementsBuilder,
@@ -77,6 +77,13 @@ impl AccessPoint {
             rng,
             counters: Counters::default(),
         })
+    }
+
+    /// The same machine with only `defences` of the receive pipeline: every one is on by
+    /// default; switching one off shows in a test or a measurement that its attack succeeds.
+    pub fn with_defences(mut self, defences: Defences) -> Self {
+        self.pipeline = Pipeline::with_defences(Rules::default(), defences);
+        self
     }
 
     pub fn bssid(&self) -> MacAddr {
@@ -275,7 +282,9 @@ impl AccessPoint {
                     let header = qos_header(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next());
                     let tx = self.stations.get_mut(&sta).and_then(|a| a.keys.as_mut()).map(|k| &mut k.tx);
                     let threshold = self.config.fragment_threshold;
-                    out.extend(data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, threshold)?.into_iter().map(Output::Air));
+                    out.extend(
+                        data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, threshold)?.into_iter().map(Output::Air),
+                    );
                 }
                 Event::InstallPairwise { tk } => {
                     let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;

@@ -5,7 +5,7 @@ use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Event, Supplicant};
 use wlansec_core::rx::port::Admitted;
-use wlansec_core::rx::{Pipeline, RxKey};
+use wlansec_core::rx::{Defences, Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
@@ -56,6 +56,19 @@ impl Station {
             rng: fresh_rng(),
             counters: Counters::default(),
         })
+    }
+
+    /// The same machine with only `defences` of the receive pipeline: every one is on by
+    /// default; switching one off shows in a test or a measurement that its attack succeeds.
+    pub fn with_defences(mut self, defences: Defences) -> Self {
+        self.pipeline = Pipeline::with_defences(Rules::default(), defences);
+        self
+    }
+
+    /// The installed pairwise TK (tests forge frames under it).
+    #[cfg(test)]
+    pub(crate) fn pairwise_tk(&self) -> Option<wlansec_core::rsn::Secret> {
+        self.supplicant.as_ref()?.ptk().map(|ptk| ptk.tk.clone())
     }
 
     pub fn mac(&self) -> MacAddr {
