@@ -225,6 +225,36 @@ def test_captured_air_decrypts_in_tshark_and_wlansec_decrypt(make_wlan, tmp_path
     assert len(icmp.splitlines()) == 10
 
 
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark (make setup)")
+@pytest.mark.parametrize("mode", ["ccmp", "tkip"])
+def test_fragmented_msdus_cross_the_air_and_decrypt(make_wlan, tmp_path, mode):
+    """--fragment-threshold: 1400-byte pings cross the air as fragments no longer than the
+    threshold (FCS included), arrive, and both tshark and `wlansec decrypt` reassemble them."""
+    pcap = tmp_path / f"frag-{mode}.pcap"
+    w = make_wlan("wtfrag" + mode[:2], "--security", mode, "--passphrase", PASSPHRASE, "--fragment-threshold", "600", "--pcap", str(pcap))
+    ping_out = netns(w.ns("sta1"), "ping", "-c", "4", "-i", "0.1", "-s", "1400", "-W", "2", w.addr("sta2", "ipv4"), check=False).stdout
+    assert " 0% packet loss" in ping_out, ping_out
+    tcp(w, "sta1", "sta2", "ipv4")
+    w.down()
+    w.name = None
+    lengths = subprocess.run(["tshark", "-r", str(pcap), "-Y", "wlan.fc.type == 2 && (wlan.frag > 0 || wlan.fc.frag == 1)", "-T", "fields", "-e", "frame.len", "-e", "radiotap.length"], capture_output=True, text=True, check=True).stdout.split("\n")
+    fragments = [int(a) - int(b) for a, b in (l.split() for l in lengths if l.strip())]
+    assert len(fragments) >= 4 * 2 * 3, len(fragments)
+    assert max(fragments) + 4 <= 600, max(fragments)
+    key = f'"wpa-pwd","{PASSPHRASE}:wlansec"'
+    # ip.len, not data.len: tshark strips 8 octets of Michael MIC from every decrypted TKIP
+    # fragment rather than once from the reassembled MSDU, so its TKIP data.len is short.
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-o", "wlan.enable_decryption:TRUE", "-o", f"uat:80211_keys:{key}", "-Y", "icmp.type == 8 && ip.dst == 10.77.0.2 && ip.len == 1428", "-T", "fields", "-e", "wlan.fc.tods"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert out.count("1") == 4 and out.count("0") == 4, out
+    dec = tmp_path / "dec.pcap"
+    wlansec("decrypt", str(pcap), "-o", str(dec), "-e", "wlansec", "-p", PASSPHRASE)
+    icmp = subprocess.run(["tshark", "-r", str(dec), "-Y", "icmp.type == 8 && ip.dst == 10.77.0.2 && data.len == 1400"], capture_output=True, text=True, check=True).stdout
+    assert len(icmp.splitlines()) == 8
+
+
 def test_down_after_the_emulator_is_killed_leaves_nothing():
     name = "wtkill"
     wlansec("wlan", "up", "--name", name, "--security", "open")
