@@ -16,6 +16,7 @@ use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::wire::MacAddr;
 
 use crate::hexarg;
+use crate::output::AtomicFile;
 use crate::synth::FileFormat;
 
 #[derive(clap::Args)]
@@ -61,8 +62,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let bytes: &[u8] = &bytes;
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
-    let file = File::create(&output).with_context(|| format!("creating {}", output.display()))?;
-    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, file), link, args.format.into())?;
+    let out_file = AtomicFile::create(&output, &[&args.input])?;
+    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, out_file.handle()?), link, args.format.into())?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
@@ -95,7 +96,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
     }
-    writer.finish()?;
+    writer.finish()?.into_inner().map_err(|e| e.into_error())?;
+    out_file.commit()?;
     let elapsed = started.elapsed();
     let stats = decryptor.stats();
     print_summary(&stats, decryptor.stations_seen(), unreadable);

@@ -5,7 +5,6 @@
 //! Output has one line per input frame, the result's hex or `error: <why>`, so line i always
 //! belongs to frame i; any error also goes to stderr and makes the exit code 1.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +15,7 @@ use wlansec_core::capture::{pcap, LinkType};
 use wlansec_core::suite::{PnCounter, Receiver, Transmitter};
 
 use crate::hexarg;
+use crate::output::AtomicFile;
 use crate::suites::{RuleArgs, SuiteName, VariantArgs};
 
 #[derive(Subcommand)]
@@ -70,11 +70,9 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
             let tk = hexarg::key("--tk", &tk)?;
             let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant)?;
             let mut tx = Transmitter::new(cipher, keyid).with_pn_counter(PnCounter::starting_at(pn));
-            let mut capture = match &pcap {
-                Some(path) => {
-                    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-                    Some(pcap::Writer::new(BufWriter::new(file), LinkType::Ieee80211)?)
-                }
+            let pcap_file = pcap.as_ref().map(|path| AtomicFile::create(path, &[])).transpose()?;
+            let mut capture = match &pcap_file {
+                Some(file) => Some(pcap::Writer::new(BufWriter::new(file.handle()?), LinkType::Ieee80211)?),
                 None => None,
             };
             let mut written = 0u64;
@@ -91,8 +89,9 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
             if let Some(err) = write_error {
                 return Err(err).context("writing the pcap");
             }
-            if let Some(capture) = capture {
+            if let (Some(capture), Some(file)) = (capture, pcap_file) {
                 capture.into_inner().flush().context("writing the pcap")?;
+                file.commit()?;
             }
             Ok(code)
         }

@@ -7,6 +7,7 @@ mod bench;
 mod decrypt;
 mod frame;
 mod hexarg;
+mod output;
 mod selftest;
 mod suites;
 mod synth;
@@ -53,8 +54,29 @@ enum Command {
     Sta(wlan::StaArgs),
 }
 
+impl Command {
+    /// The long-running nodes, which keep Rust's ignored SIGPIPE: a closed socket or log
+    /// pipe is an error they handle, not their end.
+    fn is_daemon(&self) -> bool {
+        matches!(self, Command::Ap(_) | Command::Sta(_)) || matches!(self, Command::Wlan(cmd) if cmd.is_daemon())
+    }
+}
+
+/// `wlansec … | head` ends as every Unix filter does when its reader goes away: killed by
+/// SIGPIPE (status 141 in a shell), silently, instead of a panic on the failed write (Rust
+/// ignores SIGPIPE by default).
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: restoring the default disposition of a signal, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !cli.command.is_daemon() {
+        end_quietly_on_a_closed_pipe();
+    }
     let result = match cli.command {
         Command::Frame(cmd) => frame::run(cmd),
         Command::Vectors(args) => vectors::run(args),

@@ -3,7 +3,6 @@
 //! frames of a pcap, or generated ones. `--plain` writes the Ethernet frames that went
 //! onto the air, to compare a decryptor's output with.
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +14,7 @@ use wlansec_core::rsn::CipherSuite;
 use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 use crate::hexarg;
+use crate::output::AtomicFile;
 
 /// The network's cipher suite (pairwise and group).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -147,8 +147,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Link::Ieee80211 => LinkType::Ieee80211,
         Link::Radiotap => LinkType::Radiotap,
     };
-    let file = File::create(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
-    let mut writer = Writer::new(BufWriter::new(file), link, args.format.into())?;
+    let inputs: Vec<&std::path::Path> = args.input.iter().map(|p| p.as_path()).collect();
+    let out_file = AtomicFile::create(&args.output, &inputs)?;
+    let plain_file = args.plain.as_ref().map(|path| AtomicFile::create(path, &inputs)).transpose()?;
+    let mut writer = Writer::new(BufWriter::new(out_file.handle()?), link, args.format.into())?;
     let mut packet = Vec::new();
     for record in &records {
         packet.clear();
@@ -161,15 +163,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         writer.write(record.timestamp_ns, &packet)?;
     }
-    writer.finish()?;
-    if let Some(path) = &args.plain {
-        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut w = pcap::Writer::new(BufWriter::new(file), LinkType::Ethernet)?;
+    writer.finish()?.into_inner().map_err(|e| e.into_error())?;
+    if let Some(plain_file) = plain_file {
+        let mut w = pcap::Writer::new(BufWriter::new(plain_file.handle()?), LinkType::Ethernet)?;
         for (n, frame) in frames.iter().enumerate() {
             w.write(1_700_000_000_000_000_000 + n as u64 * 1000, frame)?;
         }
         w.into_inner().into_inner().map_err(|e| e.into_error())?;
+        plain_file.commit()?;
     }
+    out_file.commit()?;
     eprintln!(
         "wlansec synth: {} frames on the air carrying {} Ethernet frames ({:?}, {} stations{}) -> {}",
         records.len(),

@@ -1,17 +1,17 @@
 //! `wlansec vectors`: golden vectors from the engine, as JSON Lines, for benches that check
 //! another implementation (the Verilog cores) against this one.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN};
 use wlansec_core::suite::{ccmp, Aad, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
+use crate::output::AtomicFile;
 use crate::suites::{SuiteName, VariantArgs};
 
 #[derive(clap::Args)]
@@ -60,8 +60,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.min_len > args.max_len {
         bail!("--min-len {} is above --max-len {}", args.min_len, args.max_len);
     }
-    let mut sink: Box<dyn Write> = match &args.out {
-        Some(path) => Box::new(File::create(path).with_context(|| format!("creating {}", path.display()))?),
+    let out_file = args.out.as_ref().map(|path| AtomicFile::create(path, &[])).transpose()?;
+    let mut sink: Box<dyn Write> = match &out_file {
+        Some(file) => Box::new(file.handle()?),
         None => Box::new(io::stdout().lock()),
     };
     let mut out = BufWriter::new(&mut sink);
@@ -107,5 +108,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
+    drop(out);
+    if let Some(file) = out_file {
+        file.commit()?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -44,6 +44,13 @@ pub enum Command {
     Run(NameArg),
 }
 
+impl Command {
+    /// The supervisor and the emulator run until `down`.
+    pub fn is_daemon(&self) -> bool {
+        matches!(self, Command::Supervise(_) | Command::Run(_))
+    }
+}
+
 #[derive(ClapArgs)]
 pub struct NameArg {
     /// Topology name: prefix of the namespaces (NAME-ap, NAME-sta1, ...).
