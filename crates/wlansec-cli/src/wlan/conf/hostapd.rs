@@ -167,18 +167,26 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     Ok(settings)
 }
 
+/// A cipher list's line, and the names in it the WLAN has and lacks.
+#[derive(Clone)]
+struct Ciphers<'a> {
+    line: usize,
+    supported: Vec<&'a str>,
+    unsupported: Vec<&'a str>,
+}
+
 /// The pairwise cipher: hostapd offers wpa_pairwise under WPA (`wpa` bit 1) and rsn_pairwise
 /// (by default wpa_pairwise, by default TKIP) under WPA2 (bit 2); the emulated access point
 /// offers one, CCMP where the file allows it.
 fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
-    let list = |key: &str| -> Result<Option<(usize, Vec<&str>, Vec<&str>)>, ConfError> {
-        Ok(match known.get(key) {
-            Some(e) => {
+    let list = |key: &str| -> Result<Option<Ciphers>, ConfError> {
+        known
+            .get(key)
+            .map(|e| {
                 let (yes, no) = names(e.line, key, e.value, CIPHERS_SUPPORTED, CIPHERS_UNSUPPORTED)?;
-                Some((e.line, yes, no))
-            }
-            None => None,
-        })
+                Ok(Ciphers { line: e.line, supported: yes, unsupported: no })
+            })
+            .transpose()
     };
     let wpa_pairwise = list("wpa_pairwise")?;
     let rsn_pairwise = list("rsn_pairwise")?.or_else(|| wpa_pairwise.clone());
@@ -190,10 +198,10 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
             continue;
         }
         match given {
-            Some((l, yes, no)) => {
-                line = line.or(Some(*l));
-                offered.extend(yes);
-                dropped.extend(no);
+            Some(c) => {
+                line = line.or(Some(c.line));
+                offered.extend(&c.supported);
+                dropped.extend(&c.unsupported);
             }
             None => offered.push("TKIP"),
         }
