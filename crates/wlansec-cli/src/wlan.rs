@@ -78,11 +78,12 @@ pub struct UpArgs {
     /// Give the stations a different passphrase (to see a handshake fail).
     #[arg(long)]
     station_passphrase: Option<String>,
-    /// [default: wlansec]
+    /// The network's name [default: wlansec].
     #[arg(long)]
     ssid: Option<String>,
-    /// Read ssid, security and secret from a hostapd.conf (its subset the WLAN implements;
-    /// anything else is named in a warning). Options given on the command line win.
+    /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
+    /// rsn_pairwise, wep_key0 (ieee80211w, wpa_group_rekey, fragm_threshold: checked, not
+    /// yet applied); anything else is named in a warning. Options given on the command line win.
     #[arg(long, value_name = "FILE")]
     hostapd_conf: Option<PathBuf>,
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
@@ -166,7 +167,7 @@ pub struct NodeArgs {
     /// characters or 10 or 26 hex digits.
     #[arg(long)]
     passphrase: Option<String>,
-    /// [default: wlansec]
+    /// The network's name [default: wlansec].
     #[arg(long)]
     ssid: Option<String>,
     /// The TAP interface to create.
@@ -190,8 +191,9 @@ pub struct NodeArgs {
 pub struct ApArgs {
     #[command(flatten)]
     pub node: NodeArgs,
-    /// Read ssid, security and secret from a hostapd.conf (its subset the WLAN implements;
-    /// anything else is named in a warning). Options given on the command line win.
+    /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
+    /// rsn_pairwise, wep_key0 (ieee80211w, wpa_group_rekey, fragm_threshold: checked, not
+    /// yet applied); anything else is named in a warning. Options given on the command line win.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
