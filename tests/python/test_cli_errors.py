@@ -91,7 +91,7 @@ def test_a_configuration_file_names_what_it_ignores(wlansec):
     result = run(wlansec, "ap", "--config", str(EXAMPLES / "hostapd.conf"), "--mac", "zz", "--ipv4", "x", "--ipv6", "y")
     assert result.returncode == 1
     assert "panicked" not in result.stderr
-    for line, key in [(9, "interface"), (10, "driver"), (11, "hw_mode"), (12, "channel")]:
+    for line, key in [(10, "interface"), (11, "driver"), (12, "hw_mode"), (13, "channel")]:
         assert f"hostapd.conf: line {line}: `{key}` is not implemented" in result.stderr, result.stderr
     assert "ieee80211w=1 parsed but not yet applied" in result.stderr
     assert "correct horse battery" not in result.stderr

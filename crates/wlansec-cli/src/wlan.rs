@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
+use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
 use wlansec_wlan::netns;
@@ -71,6 +72,10 @@ pub struct UpArgs {
     /// (no access point; RSN runs a pair of 4-way handshakes per pair of stations).
     #[arg(long, default_value = "bss", value_parser = ["bss", "ibss"])]
     topology: String,
+    /// Send every MSDU whose MPDU (header, body, security, FCS) is longer than this many
+    /// octets as fragments (256..=2346, hostapd's fragm_threshold; default: never).
+    #[arg(long, value_parser = fragment_threshold)]
+    fragment_threshold: Option<u16>,
     /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
     /// characters or 10 or 26 hex digits [default: wlansec-demo].
     #[arg(long)]
@@ -82,8 +87,8 @@ pub struct UpArgs {
     #[arg(long)]
     ssid: Option<String>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0 (ieee80211w, wpa_group_rekey, fragm_threshold: checked, not
-    /// yet applied); anything else is named in a warning. Options given on the command line win.
+    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
+    /// applied); anything else is named in a warning. Options given on the command line win.
     #[arg(long, value_name = "FILE")]
     hostapd_conf: Option<PathBuf>,
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
@@ -185,6 +190,16 @@ pub struct NodeArgs {
     /// UDP address to bind (access point default 0.0.0.0:7700, station an ephemeral port).
     #[arg(long)]
     listen: Option<std::net::SocketAddr>,
+    /// Fragment MSDUs whose MPDU is longer than this many octets (256..=2346).
+    #[arg(long, value_parser = fragment_threshold)]
+    fragment_threshold: Option<u16>,
+}
+
+/// A fragmentation threshold argument, checked as the core checks it.
+fn fragment_threshold(arg: &str) -> Result<u16> {
+    let octets: u16 = arg.parse().with_context(|| format!("`{arg}` is not a number of octets"))?;
+    FragmentationThreshold::new(octets)?;
+    Ok(octets)
 }
 
 #[derive(ClapArgs)]
@@ -192,8 +207,8 @@ pub struct ApArgs {
     #[command(flatten)]
     pub node: NodeArgs,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0 (ieee80211w, wpa_group_rekey, fragm_threshold: checked, not
-    /// yet applied); anything else is named in a warning. Options given on the command line win.
+    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
+    /// applied); anything else is named in a warning. Options given on the command line win.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -262,10 +277,13 @@ fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Resu
         ipv6: node.ipv6,
     };
     let network = wlansec_wlan::bss::NetworkConfig {
-        ssid: node.ssid.unwrap_or_else(|| "wlansec".into()),
-        bssid,
-        mode,
-        passphrase: node.passphrase.unwrap_or_default(),
+        fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
+        ..wlansec_wlan::bss::NetworkConfig::new(
+            node.ssid.unwrap_or_else(|| "wlansec".into()),
+            bssid,
+            mode,
+            node.passphrase.unwrap_or_default(),
+        )
     };
     udp::run(NodeConfig { role, network, listen, interface }, |line| eprintln!("wlansec: {line}"))?;
     Ok(ExitCode::SUCCESS)
@@ -397,6 +415,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         ampdu: max_ampdu,
         seed: args.seed,
         topology: args.topology,
+        fragment_threshold: args.fragment_threshold,
     };
     fs::create_dir_all(state_dir(&name))?;
     fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;

@@ -3,6 +3,8 @@
 //! * [`wire`]: zero-copy 802.11 frame views and validated header representations, LLC/SNAP.
 //! * [`suite`]: CCMP-128/256 behind the [`suite::FrameSuite`] trait, with transmit PN and
 //!   receive replay state.
+//! * [`rx`]: the receive pipeline (decapsulation, replay check, reassembly, A-MSDU) and its
+//!   attack defences; [`tx`]: an MSDU into protected MPDUs or fragments.
 //! * [`rsn`]: key hierarchy (PSK, PRF, KDF, PTK), EAPOL-Key frames, RSN element and KDEs.
 //! * [`ccm`]: the CCM mode the CCMP suites are built on.
 //! * [`capture`]: pcap and pcapng files, radiotap headers.
@@ -22,6 +24,7 @@ pub mod rsn;
 pub mod rx;
 pub mod suite;
 pub mod synth;
+pub mod tx;
 pub mod wire;
 
 pub use error::{Error, Result};

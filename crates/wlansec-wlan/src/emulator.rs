@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use wlansec_core::capture::pcap;
 use wlansec_core::capture::radiotap::minimal_header;
 use wlansec_core::capture::LinkType;
+use wlansec_core::tx::FragmentationThreshold;
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 
 use crate::airtime::{LinkProfile, Phy};
@@ -53,6 +54,9 @@ pub struct Config {
     /// `bss` (stations relay through the access point) or `ibss` (ad hoc: no access point).
     #[serde(default = "bss")]
     pub topology: String,
+    /// dot11FragmentationThreshold of every node (none: never fragment).
+    #[serde(default)]
+    pub fragment_threshold: Option<u16>,
 }
 
 fn bss() -> String {
@@ -82,6 +86,7 @@ impl std::fmt::Debug for Config {
             ampdu,
             seed,
             topology,
+            fragment_threshold,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -100,6 +105,7 @@ impl std::fmt::Debug for Config {
             .field("ampdu", ampdu)
             .field("seed", seed)
             .field("topology", topology)
+            .field("fragment_threshold", fragment_threshold)
             .finish()
     }
 }
@@ -110,6 +116,9 @@ impl Config {
     }
     pub fn phy(&self) -> Result<Phy> {
         Ok(self.phy.parse()?)
+    }
+    pub fn fragment_threshold(&self) -> Result<Option<FragmentationThreshold>> {
+        Ok(self.fragment_threshold.map(FragmentationThreshold::new).transpose()?)
     }
     pub fn state_dir(&self) -> PathBuf {
         state_dir(&self.name)
@@ -299,8 +308,11 @@ impl Emulator {
         // The access point's address, which an IBSS keeps as its BSSID.
         let ap_mac = &netns::nodes(&config.name, 0)[0].mac;
         let bssid: MacAddr = ap_mac.parse().map_err(|why| Error::BadMac { what: format!("BSSID {ap_mac}"), why })?;
-        let network =
-            |passphrase: &str| NetworkConfig { ssid: config.ssid.clone(), bssid, mode, passphrase: passphrase.into() };
+        let fragment_threshold = config.fragment_threshold()?;
+        let network = |passphrase: &str| NetworkConfig {
+            fragment_threshold,
+            ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
+        };
         let mut nodes = Vec::new();
         for (i, addrs) in config.nodes().into_iter().enumerate() {
             let mac: MacAddr = addrs

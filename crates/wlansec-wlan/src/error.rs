@@ -208,12 +208,7 @@ mod tests {
 
     #[test]
     fn debug_never_shows_the_passphrase() {
-        let config = NetworkConfig {
-            ssid: "lab".into(),
-            bssid: MacAddr([2, 0x77, 0, 0, 0, 0xfe]),
-            mode: SecurityMode::Ccmp,
-            passphrase: SECRET.into(),
-        };
+        let config = NetworkConfig::new("lab", MacAddr([2, 0x77, 0, 0, 0, 0xfe]), SecurityMode::Ccmp, SECRET);
         let debug = format!("{config:?} {config:#?}");
         assert!(!debug.contains(SECRET) && debug.contains("lab"), "{debug}");
         let emulated: crate::emulator::Config = serde_json::from_value(serde_json::json!({

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, EapolKey, Event, KeyInfo, Secret, Supplicant};
+use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::capability;
@@ -23,7 +24,7 @@ use wlansec_core::Error;
 
 use crate::bss::AssociationStatus;
 use crate::node::{
-    beacon, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_host, AnyTransmitter, Counters,
+    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_host, AnyTransmitter, Counters,
     Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
@@ -155,16 +156,10 @@ impl IbssStation {
                 }
             }
         };
-        let (mpdu, len) = qos_data(
-            0,
-            eth.dst,
-            self.mac,
-            self.config.bssid,
-            self.sequence.next(),
-            eth.ethertype,
-            &ethernet[ETHERNET_HEADER_LEN..],
-        )?;
-        out.push(Output::Air(seal(tx, mpdu, len)?));
+        let header = qos_header(0, eth.dst, self.mac, self.config.bssid, self.sequence.next());
+        let payload = &ethernet[ETHERNET_HEADER_LEN..];
+        let mpdus = data_mpdus(header, eth.ethertype, payload, tx, self.config.fragment_threshold)?;
+        out.extend(mpdus.into_iter().map(Output::Air));
         self.counters.tx_msdus += 1;
         Ok(())
     }
@@ -185,13 +180,14 @@ impl IbssStation {
         let wep = matches!(self.credential, Credential::Wep(_));
         let peer = self.peers.get_mut(&sender).ok_or(Error::Unsupported("unknown peer"))?;
         let key = if group || wep { peer.group_rx.as_mut() } else { peer.keys.as_mut().map(|k| &mut k.rx) };
-        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
-        let protected = delivered.protected;
-        let msdus = owned_msdus(&delivered)?;
-        if let Some(eapol) = to_host(msdus, protected, self.config.mode, &mut self.counters, out)? {
-            return self.eapol(sender, &eapol, out);
+        let (mac, mode) = (self.mac, self.config.mode);
+        let Some((_, admitted)) = receive(&mut self.pipeline, &mut self.counters, mpdu, key, mac, mode)? else {
+            return Ok(());
+        };
+        match admitted {
+            Admitted::Eapol(eapol) => self.eapol(sender, &eapol, out),
+            Admitted::Data(msdus) => to_host(msdus, &mut self.counters, out),
         }
-        Ok(())
     }
 
     /// Meet `peer` (once): with RSN, start the handshake in which we are its authenticator.
@@ -252,9 +248,9 @@ impl IbssStation {
         for event in events {
             match event {
                 Event::Send(bytes) => {
-                    let (mpdu, len) =
-                        qos_data(0, peer, self.mac, self.config.bssid, self.sequence.next(), ETHERTYPE_EAPOL, &bytes)?;
-                    out.push(Output::Air(seal(None, mpdu, len)?));
+                    let header = qos_header(0, peer, self.mac, self.config.bssid, self.sequence.next());
+                    let mpdus = data_mpdus(header, ETHERTYPE_EAPOL, &bytes, None, self.config.fragment_threshold)?;
+                    out.extend(mpdus.into_iter().map(Output::Air));
                 }
                 Event::InstallPairwise { tk } if (side == Side::Authenticator) == we_are_larger => {
                     let keys =
@@ -298,12 +294,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, pass)| {
-                let config = NetworkConfig {
-                    ssid: "adhoc".into(),
-                    bssid: BSSID,
-                    mode: mode.parse().unwrap(),
-                    passphrase: pass.to_string(),
-                };
+                let config = NetworkConfig::new("adhoc", BSSID, mode.parse().unwrap(), *pass);
                 IbssStation::new(config, mac(i as u8 + 1)).unwrap()
             })
             .collect()
@@ -461,11 +452,11 @@ mod tests {
         tampered[n - 10] ^= 1;
         tampered[26 + 7] ^= 0x80; // a PN far ahead: the frame fails on integrity, not replay
         assert!(stas[1].from_air(&tampered, &mut out).is_err());
-        let (plain, len) =
-            qos_data(0, mac(2), mac(1), BSSID, Sequence::default().next(), 0x0800, b"plaintext").unwrap();
-        assert!(stas[1].from_air(&plain[..len], &mut out).is_err());
+        let header = qos_header(0, mac(2), mac(1), BSSID, Sequence::default().next());
+        let plain = data_mpdus(header, 0x0800, b"plaintext", None, None).unwrap();
+        assert!(stas[1].from_air(&plain[0], &mut out).is_err());
         assert!(out.is_empty());
         let c = stas[1].counters;
-        assert_eq!((c.dropped_replay, c.dropped_integrity, c.dropped_other, c.rx_msdus), (1, 1, 1, 1));
+        assert_eq!((c.dropped_replay, c.dropped_integrity, c.refused_attacks, c.rx_msdus), (1, 1, 1, 1));
     }
 }

@@ -7,8 +7,10 @@
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
-use wlansec_core::rx::{Delivered, Pipeline, RxKey};
+use wlansec_core::rx::port::{self, Admitted};
+use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::suite::{FrameSuite, Transmitter};
+use wlansec_core::tx::{self, FragmentationThreshold};
 use wlansec_core::wire::llc::{self, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{self, BeaconRepr, Elements, ElementsBuilder, ManagementBody, SUPPORTED_RATES_BG};
 use wlansec_core::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
@@ -19,8 +21,6 @@ use crate::Result;
 
 use crate::security::{hex_octets, wep_key, SecurityMode};
 
-/// Room left behind an MPDU for the largest security overhead.
-const ROOM: usize = 32;
 const SUBTYPE_QOS_DATA: u8 = 8;
 /// Beacon interval, in time units of 1024 µs.
 const BEACON_INTERVAL_TU: u16 = 100;
@@ -45,7 +45,9 @@ pub struct Counters {
     pub dropped_replay: u64,
     /// MIC, ICV or Michael failure: wrong key or a tampered frame.
     pub dropped_integrity: u64,
-    /// Unprotected data where protection is required, unknown receivers, malformed frames.
+    /// Frames a published attack sends (FragAttacks), refused by its defence.
+    pub refused_attacks: u64,
+    /// Unknown receivers, malformed frames.
     pub dropped_other: u64,
     pub handshake_errors: u64,
 }
@@ -55,18 +57,28 @@ impl Counters {
         match err {
             Error::Replay { .. } => self.dropped_replay += 1,
             Error::MicFailure | Error::IcvFailure => self.dropped_integrity += 1,
+            Error::Attack(_) => self.refused_attacks += 1,
             _ => self.dropped_other += 1,
         }
     }
 }
 
-/// What a network is: its name, access point address, mode and secret.
+/// What a network is: its name, access point address, mode and secret, and how its nodes
+/// send.
 #[derive(Clone)]
 pub struct NetworkConfig {
     pub ssid: String,
     pub bssid: MacAddr,
     pub mode: SecurityMode,
     pub passphrase: String,
+    /// MSDUs whose MPDU would be longer are sent as fragments (none: never).
+    pub fragment_threshold: Option<FragmentationThreshold>,
+}
+
+impl NetworkConfig {
+    pub fn new(ssid: impl Into<String>, bssid: MacAddr, mode: SecurityMode, passphrase: impl Into<String>) -> Self {
+        NetworkConfig { ssid: ssid.into(), bssid, mode, passphrase: passphrase.into(), fragment_threshold: None }
+    }
 }
 
 /// The passphrase is the network's secret: Debug says only whether there is one.
@@ -77,6 +89,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("bssid", &self.bssid)
             .field("mode", &self.mode)
             .field("passphrase", &redacted(&self.passphrase))
+            .field("fragment_threshold", &self.fragment_threshold)
             .finish()
     }
 }
@@ -190,17 +203,9 @@ pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: S
     Ok(ManagementBody::Beacon(beacon).to_mpdu(MacAddr::BROADCAST, sa, config.bssid, sc)?)
 }
 
-/// An unprotected QoS data MPDU (TID 0) carrying `msdu`, with room behind it for protection.
-pub(crate) fn qos_data(
-    ds: u16,
-    a1: MacAddr,
-    a2: MacAddr,
-    a3: MacAddr,
-    sc: SequenceControl,
-    ethertype: u16,
-    payload: &[u8],
-) -> Result<(Vec<u8>, usize)> {
-    let header = HeaderRepr {
+/// A QoS data header (TID 0) with Distribution System bits `ds`.
+pub(crate) fn qos_header(ds: u16, a1: MacAddr, a2: MacAddr, a3: MacAddr, sc: SequenceControl) -> HeaderRepr {
+    HeaderRepr {
         frame_control: FrameControl(FrameControl::new(FrameType::Data, SUBTYPE_QOS_DATA).0 | ds),
         duration: 0,
         addr1: a1,
@@ -210,65 +215,55 @@ pub(crate) fn qos_data(
         addr4: None,
         qos_control: Some(QosControl(0)),
         ht_control: None,
-    };
-    let hl = header.header_len();
-    let len = hl + SNAP_HEADER_LEN + payload.len();
-    let mut mpdu = vec![0u8; len + ROOM];
-    header.emit(&mut mpdu, Rules::default())?;
-    llc::emit_snap(ethertype, &mut mpdu[hl..])?;
-    mpdu[hl + SNAP_HEADER_LEN..len].copy_from_slice(payload);
-    Ok((mpdu, len))
+    }
 }
 
-/// Protect `mpdu[..len]` with `tx` (if any) and trim it to its final length.
-pub(crate) fn seal(tx: Option<&mut AnyTransmitter>, mut mpdu: Vec<u8>, len: usize) -> Result<Vec<u8>> {
-    let len = match tx {
-        Some(tx) => tx.protect(&mut mpdu, len)?,
-        None => len,
-    };
-    mpdu.truncate(len);
-    Ok(mpdu)
+/// The MPDUs that carry one MSDU (`ethertype` and `payload`) behind `header`: protected by
+/// `tx` when one is given, and fragmented when longer than `threshold`.
+pub(crate) fn data_mpdus(
+    header: HeaderRepr,
+    ethertype: u16,
+    payload: &[u8],
+    tx: Option<&mut AnyTransmitter>,
+    threshold: Option<FragmentationThreshold>,
+) -> Result<Vec<Vec<u8>>> {
+    let mut msdu = vec![0u8; SNAP_HEADER_LEN + payload.len()];
+    llc::emit_snap(ethertype, &mut msdu)?;
+    msdu[SNAP_HEADER_LEN..].copy_from_slice(payload);
+    let rules = Rules::default();
+    let suite = tx.as_ref().map(|t| t.suite().as_ref());
+    Ok(match threshold.and_then(|t| t.fragment_body(header.header_len(), msdu.len(), suite)) {
+        Some(body) => tx::fragments(header, &msdu, tx, body, rules)?,
+        None => vec![tx::whole(header, &msdu, tx, rules)?],
+    })
 }
 
-/// Take a received data MPDU through the receive pipeline under `key`, counting a refusal.
-pub(crate) fn receive<'p>(
-    pipeline: &'p mut Pipeline,
+/// Take a received data MPDU through the receive pipeline under `key` and the 802.1X port
+/// of `receiver` on a network of `mode`, counting a refusal. Returns the frame's header and
+/// what the port admitted, or `None` while fragments are missing.
+pub(crate) fn receive(
+    pipeline: &mut Pipeline,
     counters: &mut Counters,
     mpdu: &[u8],
     key: Option<&mut RxKey>,
-) -> Result<Option<Delivered<'p>>> {
-    Ok(pipeline.receive(mpdu, key).inspect_err(|e| counters.count_unprotect_error(e))?)
-}
-
-/// The MSDUs of a delivered frame, owned: (DA, SA, LLC/SNAP header and payload).
-pub(crate) fn owned_msdus(delivered: &Delivered<'_>) -> Result<Vec<(MacAddr, MacAddr, Vec<u8>)>> {
-    Ok(delivered.msdus().map(|m| m.map(|m| (m.da, m.sa, m.body.to_vec()))).collect::<wlansec_core::Result<_>>()?)
-}
-
-/// The 802.1X port rule of a station or IBSS peer for a delivered frame's MSDUs: an
-/// unprotected frame on a protected network passes only as one EAPOL frame, which is
-/// returned for the owner's handshake; every other MSDU goes to the host as Ethernet.
-pub(crate) fn to_host(
-    msdus: Vec<(MacAddr, MacAddr, Vec<u8>)>,
-    protected: bool,
+    receiver: MacAddr,
     mode: SecurityMode,
-    counters: &mut Counters,
-    out: &mut Vec<Output>,
-) -> Result<Option<Vec<u8>>> {
-    if !protected && mode != SecurityMode::Open {
-        if let [(_, _, msdu)] = &msdus[..] {
-            if let Some(eapol) = eapol_of(msdu) {
-                return Ok(Some(eapol.to_vec()));
-            }
-        }
-        counters.dropped_other += 1;
-        return Err(wlansec_core::Error::NotProtected.into());
-    }
-    for (da, sa, msdu) in msdus {
-        out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+) -> Result<Option<(HeaderRepr, Admitted)>> {
+    let defences = pipeline.defences();
+    let count = |counters: &mut Counters, e: &Error| counters.count_unprotect_error(e);
+    let Some(delivered) = pipeline.receive(mpdu, key).inspect_err(|e| count(counters, e))? else { return Ok(None) };
+    let admitted =
+        port::admit(&delivered, receiver, mode != SecurityMode::Open, defences).inspect_err(|e| count(counters, e))?;
+    Ok(Some((delivered.header, admitted)))
+}
+
+/// Hand admitted MSDUs to the host as Ethernet frames.
+pub(crate) fn to_host(msdus: Vec<port::OwnedMsdu>, counters: &mut Counters, out: &mut Vec<Output>) -> Result<()> {
+    for m in msdus {
+        out.push(Output::Ethernet(to_ethernet(m.da, m.sa, &m.body)?));
         counters.rx_msdus += 1;
     }
-    Ok(None)
+    Ok(())
 }
 
 /// An MSDU (LLC/SNAP header and payload) as an Ethernet II frame.
@@ -278,23 +273,12 @@ pub(crate) fn to_ethernet(da: MacAddr, sa: MacAddr, msdu: &[u8]) -> Result<Vec<u
     out.truncate(n);
     Ok(out)
 }
-
-/// The EAPOL frame an MSDU (LLC/SNAP header and payload) carries, if it is one.
-pub(crate) fn eapol_of(msdu: &[u8]) -> Option<&[u8]> {
-    (llc::parse_snap(msdu).ok()? == wlansec_core::rsn::eapol::ETHERTYPE_EAPOL).then(|| &msdu[SNAP_HEADER_LEN..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn pmk_of(passphrase: &str) -> Pmk {
-        let config = NetworkConfig {
-            ssid: "wlansec".into(),
-            bssid: MacAddr([2, 0, 0, 0, 0, 1]),
-            mode: SecurityMode::Ccmp,
-            passphrase: passphrase.into(),
-        };
+        let config = NetworkConfig::new("wlansec", MacAddr([2, 0, 0, 0, 0, 1]), SecurityMode::Ccmp, passphrase);
         match Credential::of(&config).unwrap() {
             Credential::Psk(pmk) => pmk,
             _ => panic!("a CCMP network has a PSK"),

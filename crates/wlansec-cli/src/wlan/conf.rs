@@ -54,8 +54,7 @@ pub struct Settings {
     pub pmf: Option<Pmf>,
     /// `wpa_group_rekey` in seconds (0: never); parsed, applied once `--gtk-rekey` exists.
     pub gtk_rekey_secs: Option<u32>,
-    /// `fragm_threshold` in octets (256..=2346; -1, hostapd's "off", is None); parsed,
-    /// applied once `--fragment-threshold` exists.
+    /// `fragm_threshold` in octets (256..=2346; -1, hostapd's "off", is None).
     pub fragment_threshold: Option<u16>,
 }
 
@@ -359,7 +358,7 @@ fn read(path: &Path, parse: impl FnOnce(&str) -> Result<Parsed, ConfError>) -> R
 }
 
 /// The file's value for an option the command line may also give: the command line wins.
-fn fill(slot: &mut Option<String>, from_file: Option<String>, flag: &str, warn: &mut dyn FnMut(String)) {
+fn fill<T: PartialEq>(slot: &mut Option<T>, from_file: Option<T>, flag: &str, warn: &mut dyn FnMut(String)) {
     match (slot.as_ref(), from_file) {
         (None, from_file) => *slot = from_file,
         (Some(given), Some(file)) if *given != file => {
@@ -370,8 +369,8 @@ fn fill(slot: &mut Option<String>, from_file: Option<String>, flag: &str, warn: 
 }
 
 /// The file's settings with no option yet to take them, named so that nothing is ignored
-/// silently. The integrator of `--pmf`, `--gtk-rekey` and `--fragment-threshold` replaces
-/// this with `fill`s onto those options.
+/// silently. The integrator of `--pmf` and `--gtk-rekey` replaces this with `fill`s onto
+/// those options in `apply_network`.
 fn not_yet_applied(settings: &Settings, warn: &mut dyn FnMut(String)) {
     let later = |key: &str, value: String, option: &str| {
         format!("{key}={value} parsed but not yet applied (it will set {option})")
@@ -382,22 +381,22 @@ fn not_yet_applied(settings: &Settings, warn: &mut dyn FnMut(String)) {
     if let Some(secs) = settings.gtk_rekey_secs {
         warn(later("wpa_group_rekey", secs.to_string(), "--gtk-rekey"));
     }
-    if let Some(octets) = settings.fragment_threshold {
-        warn(later("fragm_threshold", octets.to_string(), "--fragment-threshold"));
-    }
 }
 
-/// The options `wlan up`, `ap` and `sta` share.
-fn apply_network(
-    ssid: &mut Option<String>,
-    security: &mut Option<String>,
-    pass: &mut Option<String>,
-    settings: &Settings,
-    warn: &mut dyn FnMut(String),
-) {
-    fill(ssid, settings.ssid.clone(), "--ssid", warn);
-    fill(security, Some(settings.security.to_string()), "--security", warn);
-    fill(pass, settings.passphrase.clone(), "--passphrase", warn);
+/// The options `wlan up`, `ap` and `sta` share, as they name them.
+struct Options<'a> {
+    ssid: &'a mut Option<String>,
+    security: &'a mut Option<String>,
+    passphrase: &'a mut Option<String>,
+    fragment_threshold: &'a mut Option<u16>,
+}
+
+/// The single place where a file's settings become options.
+fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(String)) {
+    fill(options.ssid, settings.ssid.clone(), "--ssid", warn);
+    fill(options.security, Some(settings.security.to_string()), "--security", warn);
+    fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
+    fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);
     not_yet_applied(settings, warn);
 }
 
@@ -413,13 +412,25 @@ pub(super) fn apply_up(args: &mut UpArgs, warn: &mut dyn FnMut(String)) -> Resul
     let Some(path) = args.hostapd_conf.clone() else { return Ok(()) };
     let parsed = read(&path, hostapd::parse)?;
     report(&path, &parsed, warn);
-    apply_network(&mut args.ssid, &mut args.security, &mut args.passphrase, &parsed.settings, warn);
+    let options = Options {
+        ssid: &mut args.ssid,
+        security: &mut args.security,
+        passphrase: &mut args.passphrase,
+        fragment_threshold: &mut args.fragment_threshold,
+    };
+    apply_network(options, &parsed.settings, warn);
     Ok(())
 }
 
 fn apply_node(node: &mut NodeArgs, path: &Path, parsed: &Parsed, warn: &mut dyn FnMut(String)) {
     report(path, parsed, warn);
-    apply_network(&mut node.ssid, &mut node.security, &mut node.passphrase, &parsed.settings, warn);
+    let options = Options {
+        ssid: &mut node.ssid,
+        security: &mut node.security,
+        passphrase: &mut node.passphrase,
+        fragment_threshold: &mut node.fragment_threshold,
+    };
+    apply_network(options, &parsed.settings, warn);
 }
 
 /// `ap --config FILE` (hostapd.conf).

@@ -3,9 +3,11 @@
 
 use core::fmt;
 
+mod attack;
 mod capture;
 mod handshake;
 
+pub use attack::Attack;
 pub use capture::CaptureError;
 pub use handshake::{HandshakeError, Message};
 
@@ -19,6 +21,8 @@ pub enum Error {
     Malformed(&'static str),
     /// A well-formed frame of a kind this operation does not handle.
     Unsupported(&'static str),
+    /// A parameter outside the range the standard or this implementation allows.
+    OutOfRange { what: &'static str, min: u64, max: u64, got: u64 },
     /// An output buffer is too small for the result.
     BufferTooSmall { needed: usize, got: usize },
     /// A key of the wrong length for the cipher suite.
@@ -45,6 +49,8 @@ pub enum Error {
     Handshake(HandshakeError),
     /// A capture file is damaged or of a kind not read here.
     Capture(CaptureError),
+    /// A frame that is what a published attack sends, refused by its defence.
+    Attack(Attack),
 }
 
 pub type Result<T> = core::result::Result<T, Error>;
@@ -57,6 +63,7 @@ impl fmt::Display for Error {
             }
             Error::Malformed(why) => write!(f, "malformed frame: {why}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Error::OutOfRange { what, min, max, got } => write!(f, "{what} {got} outside {min}..={max}"),
             Error::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: needs {needed} bytes, got {got}")
             }
@@ -82,6 +89,7 @@ impl fmt::Display for Error {
                 write!(f, "no pairwise key for this frame (its 4-way handshake was not seen or not complete)")
             }
             Error::Capture(e) => write!(f, "capture file: {e}"),
+            Error::Attack(a) => write!(f, "refused: {a}"),
         }
     }
 }
@@ -91,6 +99,12 @@ impl std::error::Error for Error {}
 impl From<HandshakeError> for Error {
     fn from(e: HandshakeError) -> Self {
         Error::Handshake(e)
+    }
+}
+
+impl From<Attack> for Error {
+    fn from(a: Attack) -> Self {
+        Error::Attack(a)
     }
 }
 

@@ -10,7 +10,7 @@
 // several times faster than SipHash on these short keys, looked up per frame.
 use foldhash::HashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Attack, Error, Result};
 use crate::wire::{Frame, FrameControl, HeaderRepr, MacAddr, Rules, SequenceControl};
 
 use super::key::KeyTag;
@@ -86,9 +86,9 @@ impl Defragmenter {
             self.partial.remove(&ta);
             return Err(Error::Malformed("fragment out of order; MSDU dropped"));
         }
-        if !continues(partial.protection, protection, self.defences) {
+        if let Err(attack) = continues(partial.protection, protection, self.defences) {
             self.partial.remove(&ta);
-            return Err(Error::Malformed("fragment under another key or a non-consecutive PN; MSDU dropped"));
+            return Err(attack.into());
         }
         partial.mpdu.extend_from_slice(&mpdu[h..]);
         partial.next_fragment += 1;
@@ -116,15 +116,26 @@ impl Defragmenter {
     }
 }
 
-/// Whether a fragment protected by `next` may follow one protected by `previous`.
-fn continues(previous: Option<Protection>, next: Option<Protection>, defences: Defences) -> bool {
+/// Whether a fragment protected by `next` may follow one protected by `previous`, or the
+/// attack it would let through.
+fn continues(
+    previous: Option<Protection>,
+    next: Option<Protection>,
+    defences: Defences,
+) -> core::result::Result<(), Attack> {
     match (previous, next) {
-        (None, None) => true,
+        (None, None) => Ok(()),
         (Some(p), Some(n)) => {
-            (p.key == n.key || !defences.fragments_under_one_key)
-                && (p.pn.zip(n.pn).is_none_or(|(p, n)| n == p + 1) || !defences.consecutive_fragment_pns)
+            if p.key != n.key && defences.fragments_under_one_key {
+                return Err(Attack::MixedKeyFragments);
+            }
+            if p.pn.zip(n.pn).is_some_and(|(p, n)| n != p + 1) && defences.consecutive_fragment_pns {
+                return Err(Attack::NonConsecutiveFragmentPns);
+            }
+            Ok(())
         }
-        _ => !defences.no_mixed_plaintext_fragments,
+        _ if defences.no_mixed_plaintext_fragments => Err(Attack::MixedPlaintextFragments),
+        _ => Ok(()),
     }
 }
 

@@ -10,6 +10,8 @@
 //! * [`key`]: [`RxKey`], one installed key: suite, Key ID, replay counters per TID.
 //! * [`defrag`]: the fragment cache, bound to the key and PN of each fragment.
 //! * [`msdu`]: A-MSDU subframes and the Ethernet form.
+//! * [`port`]: the 802.1X controlled port: what of a delivered frame an AP, station or IBSS
+//!   peer takes (the decryptor, an observer, takes everything).
 //! * [`batch`]: many CCMP-128 frames opened at once across the engine's lanes.
 //!
 //! The owner holds its keys (a station its AP's, an AP each station's, the decryptor every
@@ -21,6 +23,7 @@ pub mod classify;
 pub mod defrag;
 pub mod key;
 pub mod msdu;
+pub mod port;
 
 pub use classify::{classify, Class, DataFrame, Security};
 pub use defrag::{Defragmenter, Protection, Reassembly};
@@ -30,7 +33,7 @@ mod attacks;
 pub use key::{is_fragment, KeyTag, RxKey};
 pub use msdu::{Delivered, Msdu, Msdus};
 
-use crate::error::{Error, Result};
+use crate::error::{Attack, Error, Result};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
 /// The FragAttacks defences (Vanhoef, USENIX Security 2021) the pipeline applies, each
@@ -51,6 +54,13 @@ pub struct Defences {
     /// header (`AA AA 03 00 00 00` as its DA) is a normal MSDU an attacker turned into an
     /// A-MSDU by flipping the unauthenticated A-MSDU Present bit; it is refused.
     pub amsdu_first_subframe_check: bool,
+    /// CVE-2020-26140/26143/26144, applied by [`port::admit`]: on a protected network an
+    /// unprotected frame passes only as one whole EAPOL frame (not fragmented, not in an
+    /// A-MSDU).
+    pub plaintext_only_eapol: bool,
+    /// CVE-2020-26139, applied by [`port::admit`]: an EAPOL frame is taken only by the
+    /// receiver's own handshake when addressed to it, never forwarded.
+    pub eapol_only_to_its_receiver: bool,
 }
 
 impl Defences {
@@ -60,6 +70,8 @@ impl Defences {
         no_mixed_plaintext_fragments: true,
         no_group_fragments: true,
         amsdu_first_subframe_check: true,
+        plaintext_only_eapol: true,
+        eapol_only_to_its_receiver: true,
     };
 }
 
@@ -91,6 +103,10 @@ impl Pipeline {
 
     pub fn rules(&self) -> Rules {
         self.rules
+    }
+
+    pub fn defences(&self) -> Defences {
+        self.defences
     }
 
     /// Take one received data MPDU through decapsulation under `key` (when it is protected),
@@ -140,10 +156,10 @@ impl Pipeline {
             // The common case, parsed once: a whole MSDU ends any MSDU in progress.
             let header_len = frame.header_len();
             self.fragments.forget(header.addr2);
-            return self.deliver(header, header_len, protected);
+            return self.deliver(header, header_len, protected, false);
         }
         if header.addr1.is_group() && self.defences.no_group_fragments {
-            return Err(Error::Malformed("fragment of a group-addressed frame (CVE-2020-26145)"));
+            return Err(Attack::GroupFragment.into());
         }
         if self.fragments.push(header.addr2, &mut self.work, rules, protection)? == Reassembly::Pending {
             return Ok(None);
@@ -153,17 +169,21 @@ impl Pipeline {
             let msdu_len = key.verify_reassembled(&Frame::new_checked(&self.work[..], rules)?)?;
             self.work.truncate(header_len + msdu_len);
         }
-        self.deliver(header, header_len, protected)
+        self.deliver(header, header_len, protected, true)
     }
 
-    fn deliver(&mut self, header: HeaderRepr, header_len: usize, protected: bool) -> Result<Option<Delivered<'_>>> {
+    fn deliver(
+        &mut self,
+        header: HeaderRepr,
+        header_len: usize,
+        protected: bool,
+        reassembled: bool,
+    ) -> Result<Option<Delivered<'_>>> {
         let amsdu = header.qos_control.is_some_and(|q| q.amsdu_present());
         if amsdu && self.defences.amsdu_first_subframe_check && self.work[header_len..].starts_with(&RFC1042_PREFIX) {
-            return Err(Error::Malformed(
-                "A-MSDU whose first subframe starts like an LLC/SNAP header (CVE-2020-24588)",
-            ));
+            return Err(Attack::AmsduInjection.into());
         }
-        Ok(Some(Delivered { header, header_len, protected, mpdu: &mut self.work }))
+        Ok(Some(Delivered { header, header_len, protected, reassembled, mpdu: &mut self.work }))
     }
 
     /// Forget every MSDU in progress: call on a key installation or a (re)association.

@@ -16,6 +16,8 @@ pub struct Delivered<'a> {
     pub header_len: usize,
     /// Whether the frame arrived protected.
     pub protected: bool,
+    /// Whether the MSDU was reassembled from fragments.
+    pub reassembled: bool,
     pub(super) mpdu: &'a mut Vec<u8>,
 }
 

@@ -52,6 +52,20 @@ pub trait FrameSuite {
     fn replay_protected(&self) -> bool {
         true
     }
+    /// What the suite appends to a whole MSDU before it is fragmented, given the MSDU's
+    /// unfragmented, unprotected MPDU: TKIP's Michael MIC; nothing for per-MPDU suites.
+    fn msdu_mic(&self, _mpdu: &[u8]) -> Result<Option<[u8; 8]>> {
+        Ok(None)
+    }
+    /// Protect one fragment of an MSDU that already carries its `msdu_mic`; adds
+    /// `fragment_overhead()` octets.
+    fn encapsulate_fragment(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        self.encapsulate(buf, mpdu_len, pn, key_id)
+    }
+    /// Octets the suite adds to each fragment (without the per-MSDU MIC).
+    fn fragment_overhead(&self) -> usize {
+        self.overhead()
+    }
 }
 
 /// The transmit packet number of one key: starts at 1, strictly increases, never wraps.
@@ -70,6 +84,11 @@ impl PnCounter {
     /// A counter whose next PN is `next` (e.g. to resume, or to test exhaustion).
     pub fn starting_at(next: u64) -> Self {
         PnCounter { next }
+    }
+
+    /// The PN `next_pn` will give, without using it.
+    pub fn peek(&self) -> u64 {
+        self.next
     }
 
     pub fn next_pn(&mut self) -> Result<Pn> {
@@ -143,6 +162,26 @@ impl<S: FrameSuite> Transmitter<S> {
         let pn = self.pn.next_pn()?;
         self.suite.encapsulate(buf, mpdu_len, pn, self.key_id)
     }
+
+    /// Protect one fragment (its MSDU already carries the suite's `msdu_mic`) with the
+    /// next PN, so the fragments of one MSDU get consecutive PNs.
+    pub fn protect_fragment(&mut self, buf: &mut [u8], mpdu_len: usize) -> Result<usize> {
+        let needed = mpdu_len + self.suite.fragment_overhead();
+        if buf.len() < needed {
+            return Err(Error::BufferTooSmall { needed, got: buf.len() });
+        }
+        let pn = self.pn.next_pn()?;
+        self.suite.encapsulate_fragment(buf, mpdu_len, pn, self.key_id)
+    }
+
+    pub fn suite(&self) -> &S {
+        &self.suite
+    }
+
+    /// The PN the next frame will carry (what an authenticator sends as the group RSC).
+    pub fn next_pn(&self) -> u64 {
+        self.pn.peek()
+    }
 }
 
 /// The receiving side of a key: suite, the Key ID it is installed under, and replay
@@ -194,5 +233,14 @@ impl<S: FrameSuite + ?Sized> FrameSuite for Box<S> {
     }
     fn replay_protected(&self) -> bool {
         (**self).replay_protected()
+    }
+    fn msdu_mic(&self, mpdu: &[u8]) -> Result<Option<[u8; 8]>> {
+        (**self).msdu_mic(mpdu)
+    }
+    fn encapsulate_fragment(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        (**self).encapsulate_fragment(buf, mpdu_len, pn, key_id)
+    }
+    fn fragment_overhead(&self) -> usize {
+        (**self).fragment_overhead()
     }
 }

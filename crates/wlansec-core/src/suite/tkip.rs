@@ -296,6 +296,19 @@ impl FrameSuite for Tkip {
         self.encapsulate_mpdu(buf, mpdu_len + MICHAEL_LEN, pn, key_id)
     }
 
+    fn msdu_mic(&self, mpdu: &[u8]) -> Result<Option<[u8; 8]>> {
+        let frame = Frame::new_checked(mpdu, self.rules)?;
+        Tkip::msdu_mic(self, &frame, frame.body(), true).map(Some)
+    }
+
+    fn encapsulate_fragment(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
+        self.encapsulate_mpdu(buf, mpdu_len, pn, key_id)
+    }
+
+    fn fragment_overhead(&self) -> usize {
+        IV_LEN + ICV_LEN
+    }
+
     fn peek(&self, buf: &[u8]) -> Result<Peeked> {
         let frame = mpdu::protected_frame(buf, self.rules, IV_LEN + ICV_LEN, "TKIP MPDU")?;
         let (pn, key_id) = parse_iv(frame.body())?;

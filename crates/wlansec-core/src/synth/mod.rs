@@ -12,10 +12,8 @@
 use std::collections::HashMap;
 
 mod traffic;
-mod tx;
 
 pub use traffic::generated_traffic;
-use tx::Tx;
 
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
@@ -25,7 +23,8 @@ use crate::rsn::element::{ElementKind, KeyDataBuilder};
 use crate::rsn::{
     derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
 };
-use crate::suite::{PnCounter, Transmitter};
+use crate::suite::{FrameSuite, PnCounter, Transmitter};
+use crate::tx;
 use crate::wire::llc;
 use crate::wire::mgmt::{
     capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr, DeauthenticationRepr,
@@ -60,7 +59,6 @@ pub struct Record {
 const START_NS: u64 = 1_700_000_000_000_000_000;
 const FRAME_SPACING_NS: u64 = 200_000;
 const BEACON_EVERY: usize = 200;
-const MAX_OVERHEAD: usize = 32;
 
 struct Station {
     mac: MacAddr,
@@ -129,7 +127,7 @@ impl Synth {
             // WEP IVs start at a random point, as real stations' do.
             let first_iv = 1 + below(&mut self.rng, 1 << 23);
             let tx = Transmitter::new(SuiteId::from_cipher(self.config.cipher)?.keyed(&key, Rules::default())?, 0);
-            self.group_tx = Some(Tx::Frame(tx.with_pn_counter(PnCounter::starting_at(first_iv))));
+            self.group_tx = Some(tx.with_pn_counter(PnCounter::starting_at(first_iv)));
         } else {
             self.new_gtk(1)?;
         }
@@ -296,8 +294,8 @@ impl Synth {
         self.eapol_plain(i, false, &m4)?;
         let tk = ptk.tk.as_bytes();
         let st = &mut self.stations[i];
-        st.ap_tx = Some(Tx::new(self.config.cipher, tk, 0)?);
-        st.sta_tx = Some(Tx::new(self.config.cipher, tk, 0)?);
+        st.ap_tx = Some(transmitter(self.config.cipher, tk, 0)?);
+        st.sta_tx = Some(transmitter(self.config.cipher, tk, 0)?);
         st.ptk = Some(ptk);
         Ok(())
     }
@@ -360,7 +358,7 @@ impl Synth {
         let mut gtk = vec![0u8; len];
         self.rng.fill_bytes(&mut gtk);
         let secret = Secret::from_slice(&gtk)?;
-        self.group_tx = Some(Tx::new(self.config.cipher, &gtk, key_id)?);
+        self.group_tx = Some(transmitter(self.config.cipher, &gtk, key_id)?);
         self.gtk = Some((key_id, secret));
         Ok(())
     }
@@ -389,7 +387,7 @@ impl Synth {
             let sta = self.stations[i].mac;
             for (from_ap, eapol) in [(true, g1), (false, g2)] {
                 let (header, body) = self.eapol_mpdu_parts(sta, from_ap, &eapol)?;
-                self.send_protected(Some(i), from_ap, header, &body, false)?;
+                self.send_protected(Some(i), from_ap, header, &body)?;
             }
         }
         let sta = self.stations[0].mac;
@@ -424,36 +422,19 @@ impl Synth {
                 self.unicast_sent.is_multiple_of(self.config.fragment_every)
             };
         if !fragment {
-            return self.send_protected(station, from_ap, header, &msdu, false);
+            return self.send_protected(station, from_ap, header, &msdu);
         }
-        if let Some(mic) = self.tx(station, from_ap)?.michael(&header, &msdu)? {
-            msdu.extend_from_slice(&mic);
-        }
-        let chunks: Vec<&[u8]> = msdu.chunks(self.config.fragment_size).collect();
-        for (n, chunk) in chunks.iter().enumerate() {
-            let mut h = header;
-            h.sequence_control = SequenceControl::new(header.sequence_control.sequence_number(), n as u8);
-            h.frame_control = h.frame_control.with_flag(FrameControl::MORE_FRAGMENTS, n + 1 < chunks.len());
-            self.send_protected(station, from_ap, h, chunk, true)?;
+        let fragment_size = self.config.fragment_size;
+        let tx = Some(self.tx(station, from_ap)?);
+        for mpdu in tx::fragments(header, &msdu, tx, fragment_size, Rules::default())? {
+            self.push(mpdu);
         }
         Ok(())
     }
 
     /// Protect one MPDU with the station's pairwise key (or the group key) and record it.
-    fn send_protected(
-        &mut self,
-        station: Option<usize>,
-        from_ap: bool,
-        header: HeaderRepr,
-        body: &[u8],
-        fragment: bool,
-    ) -> Result<()> {
-        let h = header.header_len();
-        let mut mpdu = vec![0u8; h + body.len() + MAX_OVERHEAD];
-        header.emit(&mut mpdu, Rules::default())?;
-        mpdu[h..h + body.len()].copy_from_slice(body);
-        let len = self.tx(station, from_ap)?.protect(&mut mpdu, h + body.len(), fragment)?;
-        mpdu.truncate(len);
+    fn send_protected(&mut self, station: Option<usize>, from_ap: bool, header: HeaderRepr, body: &[u8]) -> Result<()> {
+        let mpdu = tx::whole(header, body, Some(self.tx(station, from_ap)?), Rules::default())?;
         self.push(mpdu);
         Ok(())
     }
@@ -476,6 +457,13 @@ impl Synth {
         };
         tx.ok_or(Error::Malformed("no key to protect the frame with"))
     }
+}
+
+/// The transmit side of one key.
+type Tx = Transmitter<Box<dyn FrameSuite>>;
+
+fn transmitter(cipher: CipherSuite, key: &[u8], key_id: u8) -> Result<Tx> {
+    Ok(Transmitter::new(SuiteId::from_cipher(cipher)?.keyed(key, Rules::default())?, key_id))
 }
 
 fn is_wep(cipher: CipherSuite) -> bool {

@@ -7,7 +7,8 @@ use serde::Serialize;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, Event, Secret};
-use wlansec_core::rx::Pipeline;
+use wlansec_core::rx::port::Admitted;
+use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     capability, AssociationResponseRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ElementsBuilder,
@@ -17,8 +18,8 @@ use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 use wlansec_core::Error;
 
 use crate::node::{
-    beacon, eapol_of, fresh_rng, handshake_failure, owned_msdus, qos_data, receive, seal, to_ethernet, AnyTransmitter,
-    Credential, Sequence,
+    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, AnyTransmitter, Credential,
+    Sequence,
 };
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
@@ -40,6 +41,11 @@ pub struct AssociationStatus {
     pub aid: u16,
     pub port_open: bool,
     pub failure: Option<String>,
+}
+
+/// Whether a station's 802.1X port is closed: a protected network before its keys.
+fn assoc_port_closed(assoc: Option<&Association>, credential: &Credential) -> bool {
+    !matches!(credential, Credential::None) && assoc.is_none_or(|a| a.keys.is_none())
 }
 
 /// The access point (authenticator side), bridging its stations and its own host.
@@ -71,6 +77,13 @@ impl AccessPoint {
             rng,
             counters: Counters::default(),
         })
+    }
+
+    /// The same machine with only `defences` of the receive pipeline: every one is on by
+    /// default; switching one off shows in a test or a measurement that its attack succeeds.
+    pub fn with_defences(mut self, defences: Defences) -> Self {
+        self.pipeline = Pipeline::with_defences(Rules::default(), defences);
+        self
     }
 
     pub fn bssid(&self) -> MacAddr {
@@ -142,8 +155,9 @@ impl AccessPoint {
             self.counters.dropped_port_closed += 1;
             return Ok(());
         }
-        let (mpdu, len) = qos_data(FrameControl::FROM_DS, da, bssid, sa, self.sequence.next(), ethertype, payload)?;
-        out.push(Output::Air(seal(tx, mpdu, len)?));
+        let header = qos_header(FrameControl::FROM_DS, da, bssid, sa, self.sequence.next());
+        let threshold = self.config.fragment_threshold;
+        out.extend(data_mpdus(header, ethertype, payload, tx, threshold)?.into_iter().map(Output::Air));
         self.counters.tx_msdus += 1;
         Ok(())
     }
@@ -163,32 +177,30 @@ impl AccessPoint {
         if !fc.is_data() || !fc.to_ds() || fc.from_ds() {
             return Ok(());
         }
-        let open = matches!(self.credential, Credential::None);
         let Some(assoc) = self.stations.get_mut(&sta) else {
             self.counters.dropped_other += 1;
             return Ok(());
         };
         let key = assoc.keys.as_mut().map(|k| &mut k.rx);
-        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
-        let protected = delivered.protected;
-        let msdus = owned_msdus(&delivered)?;
-        if !protected && !open {
-            if let [(_, _, msdu)] = &msdus[..] {
-                if let Some(eapol) = eapol_of(msdu) {
-                    return self.eapol(sta, eapol.to_vec(), out);
-                }
-            }
+        let mode = self.config.mode;
+        let received = receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode)?;
+        let msdus = match received {
+            None => return Ok(()),
+            Some((_, Admitted::Eapol(eapol))) => return self.eapol(sta, eapol, out),
+            Some((_, Admitted::Data(msdus))) => msdus,
+        };
+        if assoc_port_closed(self.stations.get(&sta), &self.credential) {
             self.counters.dropped_port_closed += 1;
             return Ok(());
         }
-        for (da, sa, msdu) in msdus {
+        for m in msdus {
             self.counters.rx_msdus += 1;
-            if da == bssid || da.is_group() {
-                out.push(Output::Ethernet(to_ethernet(da, sa, &msdu)?));
+            if m.da == bssid || m.da.is_group() {
+                out.push(Output::Ethernet(to_ethernet(m.da, m.sa, &m.body)?));
             }
-            if da != bssid {
-                let ethertype = llc::parse_snap(&msdu)?;
-                self.forward(da, sa, ethertype, &msdu[SNAP_HEADER_LEN..], out)?;
+            if m.da != bssid {
+                let ethertype = llc::parse_snap(&m.body)?;
+                self.forward(m.da, m.sa, ethertype, &m.body[SNAP_HEADER_LEN..], out)?;
                 self.counters.forwarded_msdus += 1;
             }
         }
@@ -265,16 +277,14 @@ impl AccessPoint {
         for event in events {
             match event {
                 Event::Send(bytes) => {
-                    let (mpdu, len) = qos_data(
-                        FrameControl::FROM_DS,
-                        sta,
-                        bssid,
-                        bssid,
-                        self.sequence.next(),
-                        ETHERTYPE_EAPOL,
-                        &bytes,
-                    )?;
-                    out.push(Output::Air(seal(None, mpdu, len)?));
+                    // Under the station's pairwise key once one is installed (a rekey, the
+                    // group handshake), in the clear before.
+                    let header = qos_header(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next());
+                    let tx = self.stations.get_mut(&sta).and_then(|a| a.keys.as_mut()).map(|k| &mut k.tx);
+                    let threshold = self.config.fragment_threshold;
+                    out.extend(
+                        data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, threshold)?.into_iter().map(Output::Air),
+                    );
                 }
                 Event::InstallPairwise { tk } => {
                     let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;

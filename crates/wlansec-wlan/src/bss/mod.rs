@@ -9,6 +9,8 @@
 //! for group addresses. Until a station's keys are installed its 802.1X port is closed:
 //! only EAPOL passes.
 mod access_point;
+#[cfg(test)]
+mod attacks;
 mod station;
 #[cfg(test)]
 mod tests;

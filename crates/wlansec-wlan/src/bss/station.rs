@@ -4,7 +4,8 @@
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Event, Supplicant};
-use wlansec_core::rx::{Pipeline, RxKey};
+use wlansec_core::rx::port::Admitted;
+use wlansec_core::rx::{Defences, Pipeline, RxKey};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
@@ -12,7 +13,7 @@ use wlansec_core::wire::mgmt::{
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
 use super::StationState;
-use crate::node::{elements, fresh_rng, owned_msdus, qos_data, receive, seal, to_host, Credential, Sequence};
+use crate::node::{data_mpdus, elements, fresh_rng, qos_header, receive, to_host, Credential, Sequence};
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
@@ -57,6 +58,19 @@ impl Station {
         })
     }
 
+    /// The same machine with only `defences` of the receive pipeline: every one is on by
+    /// default; switching one off shows in a test or a measurement that its attack succeeds.
+    pub fn with_defences(mut self, defences: Defences) -> Self {
+        self.pipeline = Pipeline::with_defences(Rules::default(), defences);
+        self
+    }
+
+    /// The installed pairwise TK (tests forge frames under it).
+    #[cfg(test)]
+    pub(crate) fn pairwise_tk(&self) -> Option<wlansec_core::rsn::Secret> {
+        self.supplicant.as_ref()?.ptk().map(|ptk| ptk.tk.clone())
+    }
+
     pub fn mac(&self) -> MacAddr {
         self.mac
     }
@@ -98,16 +112,11 @@ impl Station {
         }
         let eth = llc::EthernetRepr::parse(ethernet)?;
         let bssid = self.config.bssid;
-        let (mpdu, len) = qos_data(
-            FrameControl::TO_DS,
-            bssid,
-            self.mac,
-            eth.dst,
-            self.sequence.next(),
-            eth.ethertype,
-            &ethernet[ETHERNET_HEADER_LEN..],
-        )?;
-        out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+        let header = qos_header(FrameControl::TO_DS, bssid, self.mac, eth.dst, self.sequence.next());
+        let tx = self.keys.as_mut().map(|k| &mut k.tx);
+        let payload = &ethernet[ETHERNET_HEADER_LEN..];
+        let mpdus = data_mpdus(header, eth.ethertype, payload, tx, self.config.fragment_threshold)?;
+        out.extend(mpdus.into_iter().map(Output::Air));
         self.counters.tx_msdus += 1;
         Ok(())
     }
@@ -127,16 +136,17 @@ impl Station {
             return Ok(());
         }
         let key = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
-        let Some(delivered) = receive(&mut self.pipeline, &mut self.counters, mpdu, key)? else { return Ok(()) };
-        if delivered.header.sa() == self.mac {
+        let (mac, mode) = (self.mac, self.config.mode);
+        let Some((header, admitted)) = receive(&mut self.pipeline, &mut self.counters, mpdu, key, mac, mode)? else {
+            return Ok(());
+        };
+        if header.sa() == self.mac {
             return Ok(()); // our own group frame, relayed back by the access point
         }
-        let protected = delivered.protected;
-        let msdus = owned_msdus(&delivered)?;
-        if let Some(eapol) = to_host(msdus, protected, self.config.mode, &mut self.counters, out)? {
-            return self.eapol(&eapol, out);
+        match admitted {
+            Admitted::Eapol(eapol) => self.eapol(&eapol, out),
+            Admitted::Data(msdus) => to_host(msdus, &mut self.counters, out),
         }
-        Ok(())
     }
 
     fn management(&mut self, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
@@ -212,18 +222,12 @@ impl Station {
             match event {
                 Event::Send(bytes) => {
                     let bssid = self.config.bssid;
-                    let (mpdu, len) = qos_data(
-                        FrameControl::TO_DS,
-                        bssid,
-                        self.mac,
-                        bssid,
-                        self.sequence.next(),
-                        ETHERTYPE_EAPOL,
-                        &bytes,
-                    )?;
-                    // EAPOL goes out under the pairwise key once one is installed (none here:
-                    // message 4 is sent before the key it confirms is installed).
-                    out.push(Output::Air(seal(self.keys.as_mut().map(|k| &mut k.tx), mpdu, len)?));
+                    let header = qos_header(FrameControl::TO_DS, bssid, self.mac, bssid, self.sequence.next());
+                    // EAPOL goes out under the pairwise key once one is installed (message 4
+                    // of the first handshake goes before the key it confirms is installed).
+                    let tx = self.keys.as_mut().map(|k| &mut k.tx);
+                    let mpdus = data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, self.config.fragment_threshold)?;
+                    out.extend(mpdus.into_iter().map(Output::Air));
                 }
                 Event::InstallPairwise { tk } => {
                     self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?);

@@ -1,26 +1,27 @@
+use wlansec_core::rx::Defences;
 use wlansec_core::wire::llc;
 use wlansec_core::wire::{FrameControl, MacAddr, SequenceControl};
 use wlansec_core::Error;
 
 use super::*;
-use crate::node::qos_data;
+use crate::node::{data_mpdus, qos_header};
 
-const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
+pub(super) const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
-fn config(mode: &str, passphrase: &str) -> NetworkConfig {
-    NetworkConfig { ssid: "wlansec".into(), bssid: AP, mode: mode.parse().unwrap(), passphrase: passphrase.into() }
+pub(super) fn config(mode: &str, passphrase: &str) -> NetworkConfig {
+    NetworkConfig::new("wlansec", AP, mode.parse().unwrap(), passphrase)
 }
 
-fn sta_mac(i: u8) -> MacAddr {
+pub(super) fn sta_mac(i: u8) -> MacAddr {
     MacAddr([0x02, 0x77, 0, 0, 0, i])
 }
 
 /// Frames as byte vectors: Ethernet frames handed to a host, or MPDUs on the air.
-type Frames = Vec<Vec<u8>>;
+pub(super) type Frames = Vec<Vec<u8>>;
 
 /// Deliver every air frame to every machine until nothing more is sent; returns the
 /// Ethernet frames each host received.
-fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Frames) -> (Frames, Vec<Frames>) {
+pub(super) fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Frames) -> (Frames, Vec<Frames>) {
     let mut ap_host = Vec::new();
     let mut sta_host = vec![Vec::new(); stas.len()];
     for _ in 0..64 {
@@ -53,9 +54,15 @@ fn run(ap: &mut AccessPoint, stas: &mut [Station], mut air: Frames) -> (Frames, 
 }
 
 fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
-    let mut ap = AccessPoint::new(config(mode, "correct horse")).unwrap();
+    join_with(config(mode, "correct horse"), config(mode, sta_passphrase), Defences::ALL)
+}
+
+/// An access point and two stations of the given networks, joined, every machine with
+/// `defences`.
+pub(super) fn join_with(ap: NetworkConfig, sta: NetworkConfig, defences: Defences) -> (AccessPoint, Vec<Station>) {
+    let mut ap = AccessPoint::new(ap).unwrap().with_defences(defences);
     let mut stas: Vec<Station> =
-        (1..=2).map(|i| Station::new(config(mode, sta_passphrase), sta_mac(i)).unwrap()).collect();
+        (1..=2).map(|i| Station::new(sta.clone(), sta_mac(i)).unwrap().with_defences(defences)).collect();
     let mut air = Vec::new();
     let mut out = Vec::new();
     for s in stas.iter_mut() {
@@ -69,14 +76,19 @@ fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
     (ap, stas)
 }
 
-fn ethernet(dst: MacAddr, src: MacAddr, payload: &[u8]) -> Vec<u8> {
+pub(super) fn ethernet(dst: MacAddr, src: MacAddr, payload: &[u8]) -> Vec<u8> {
     let mut f = vec![0u8; 14];
     llc::EthernetRepr { dst, src, ethertype: 0x0800 }.emit(&mut f).unwrap();
     f.extend_from_slice(payload);
     f
 }
 
-fn send(ap: &mut AccessPoint, stas: &mut [Station], from: usize, frame: &[u8]) -> (Frames, Vec<Frames>, Frames) {
+pub(super) fn send(
+    ap: &mut AccessPoint,
+    stas: &mut [Station],
+    from: usize,
+    frame: &[u8],
+) -> (Frames, Vec<Frames>, Frames) {
     let mut out = Vec::new();
     stas[from].from_host(frame, &mut out).unwrap();
     let air: Vec<Vec<u8>> =
@@ -166,14 +178,14 @@ fn replayed_and_tampered_frames_are_dropped_and_counted() {
 #[test]
 fn unprotected_data_is_refused_on_a_protected_network() {
     let (mut ap, mut stas) = join("ccmp", "correct horse");
-    let (mpdu, len) =
-        qos_data(FrameControl::TO_DS, AP, sta_mac(1), AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
+    let plain = |ds, a1, a2| {
+        let header = qos_header(ds, a1, a2, AP, SequenceControl::new(1, 0));
+        data_mpdus(header, 0x0800, b"forged", None, None).unwrap().remove(0)
+    };
     let mut out = Vec::new();
-    ap.from_air(&mpdu[..len], &mut out).unwrap();
+    assert!(ap.from_air(&plain(FrameControl::TO_DS, AP, sta_mac(1)), &mut out).is_err());
     assert!(out.is_empty());
-    assert_eq!(ap.counters.dropped_port_closed, 1);
-    let (mpdu, len) =
-        qos_data(FrameControl::FROM_DS, sta_mac(1), AP, AP, SequenceControl::new(1, 0), 0x0800, b"forged").unwrap();
-    assert!(stas[0].from_air(&mpdu[..len], &mut out).is_err());
+    assert_eq!(ap.counters.refused_attacks, 1);
+    assert!(stas[0].from_air(&plain(FrameControl::FROM_DS, sta_mac(1), AP), &mut out).is_err());
     assert!(out.is_empty());
 }

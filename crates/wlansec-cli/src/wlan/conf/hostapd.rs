@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
@@ -111,13 +112,11 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         settings.ssid = Some(ssid(line, key, octets)?);
     }
     if let Some(Entry { line, key, value }) = get("fragm_threshold") {
-        let n = integer(line, key, value, -1..=2346)?;
-        if (0..256).contains(&n) {
-            return Err(ConfError::Value {
-                line,
-                key: "fragm_threshold".into(),
-                why: format!("{n}: -1 (off) or 256..=2346"),
-            });
+        // -1 is hostapd's "never fragment".
+        let (min, max) = (FragmentationThreshold::MIN, FragmentationThreshold::MAX);
+        let n = integer(line, key, value, -1..=max.into())?;
+        if (0..min.into()).contains(&n) {
+            return Err(ConfError::Value { line, key: key.into(), why: format!("{n}: -1 (off) or {min}..={max}") });
         }
         settings.fragment_threshold = u16::try_from(n).ok();
     }

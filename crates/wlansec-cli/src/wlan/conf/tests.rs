@@ -46,7 +46,7 @@ fn the_hostapd_example_is_wpa2_ccmp_and_names_the_radio_keys_it_ignores() {
     assert_eq!(s.ssid.as_deref(), Some("wlansec-lab"));
     assert_eq!(s.security, SecurityMode::Ccmp);
     assert_eq!(s.passphrase.as_deref(), Some(PASS));
-    assert_eq!((s.pmf, s.gtk_rekey_secs, s.fragment_threshold), (Some(Pmf::Optional), Some(3600), None));
+    assert_eq!((s.pmf, s.gtk_rekey_secs, s.fragment_threshold), (Some(Pmf::Optional), Some(3600), Some(1024)));
     for key in ["interface", "driver", "hw_mode", "channel"] {
         assert!(warned(&p, &format!("`{key}` is not implemented")), "{key}: {:?}", p.warnings);
     }
@@ -378,17 +378,22 @@ fn the_file_fills_what_the_command_line_leaves_and_the_command_line_wins() {
     let mut args = Up::try_parse_from(["t", "--hostapd-conf", path]).unwrap().up;
     apply_up(&mut args, &mut |w| warnings.push(w)).unwrap();
     assert_eq!((args.ssid(), args.security(), args.passphrase()), ("wlansec-lab", "ccmp", PASS));
-    let interface = format!("{path}: line 9: `interface`");
+    assert_eq!(args.fragment_threshold, Some(1024));
+    let interface = format!("{path}: line 10: `interface`");
     for needle in [&interface, "ieee80211w=1 parsed but not yet applied", "wpa_group_rekey=3600 parsed"] {
         assert!(warnings.iter().any(|w| w.contains(needle)), "{needle}: {warnings:?}");
     }
 
     let mut warnings = Vec::new();
-    let mut args =
-        Up::try_parse_from(["t", "--hostapd-conf", path, "--security", "tkip", "--ssid", "mine"]).unwrap().up;
+    let given = ["t", "--hostapd-conf", path, "--security", "tkip", "--ssid", "mine", "--fragment-threshold", "512"];
+    let mut args = Up::try_parse_from(given).unwrap().up;
     apply_up(&mut args, &mut |w| warnings.push(w)).unwrap();
     assert_eq!((args.ssid(), args.security(), args.passphrase()), ("mine", "tkip", PASS));
-    assert!(warnings.iter().any(|w| w == "--security on the command line overrides the file's value"), "{warnings:?}");
+    assert_eq!(args.fragment_threshold, Some(512));
+    for flag in ["--security", "--ssid", "--fragment-threshold"] {
+        let message = format!("{flag} on the command line overrides the file's value");
+        assert!(warnings.contains(&message), "{message}: {warnings:?}");
+    }
 
     // No file: the defaults, no warnings.
     let mut args = Up::try_parse_from(["t"]).unwrap().up;
@@ -417,4 +422,5 @@ fn a_station_takes_its_network_and_bssid_from_the_supplicant_file() {
     assert_eq!(args.node.security.as_deref(), Some("ccmp"));
     assert_eq!(args.node.passphrase.as_deref(), Some(PASS));
     assert_eq!(args.bssid.as_deref(), Some("02:77:00:00:00:01"));
+    assert_eq!(args.node.fragment_threshold, None);
 }
