@@ -188,7 +188,18 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
             .transpose()
     };
     let wpa_pairwise = list("wpa_pairwise")?;
-    let rsn_pairwise = list("rsn_pairwise")?.or_else(|| wpa_pairwise.clone());
+    let rsn_given = list("rsn_pairwise")?;
+    // A list the wpa bits leave unused (rsn_pairwise under wpa=1; wpa_pairwise under wpa=2
+    // beside rsn_pairwise) is named.
+    let unused = match (wpa, &wpa_pairwise, &rsn_given) {
+        (1, _, Some(c)) => Some(("rsn_pairwise", c.line)),
+        (2, Some(c), Some(_)) => Some(("wpa_pairwise", c.line)),
+        _ => None,
+    };
+    if let Some((key, line)) = unused {
+        warnings.push(Warning::at(line, format!("{key} has no effect with wpa={wpa}; ignored")));
+    }
+    let rsn_pairwise = rsn_given.or_else(|| wpa_pairwise.clone());
     let mut offered: Vec<&str> = Vec::new();
     let mut dropped: Vec<&str> = Vec::new();
     let mut line = None;

@@ -143,10 +143,7 @@ fn choose<'b, 'a>(
         (_, []) => return Err(ConfError::Missing("a network={ ... } block".into())),
         (None, [only]) => only,
         (None, _) => {
-            return Err(ConfError::Unsupported {
-                line: None,
-                what: format!("{} network blocks: choose one with --ssid", blocks.len()),
-            })
+            return Err(ConfError::Missing(format!("--ssid to choose one of the {} network blocks", blocks.len())))
         }
         (Some(want), _) => {
             let mut found = None;

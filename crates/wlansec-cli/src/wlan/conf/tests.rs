@@ -77,6 +77,16 @@ fn hostapd_modes_follow_wpa_and_the_pairwise_ciphers() {
 }
 
 #[test]
+fn hostapd_a_pairwise_list_the_wpa_bits_leave_unused_is_named() {
+    let p = hostapd(&format!("wpa=1\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 3: rsn_pairwise has no effect with wpa=1"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 2: wpa_pairwise has no effect with wpa=2"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nwpa_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
 fn hostapd_offering_ccmp_and_tkip_keeps_ccmp_and_says_so() {
     let p = hostapd(&format!("wpa=3\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
     assert!(warned(&p, "line 2: pairwise TKIP not offered"), "{:?}", p.warnings);
@@ -261,7 +271,7 @@ fn the_supplicant_example_joins_the_block_its_ssid_names() {
     assert_eq!((p.settings.security, p.settings.passphrase.as_deref()), (SecurityMode::Wep, Some("abcde")));
     // Two blocks and no --ssid: which one is the file's wish is not clear.
     let e = supplicant::parse(SUPPLICANT_EXAMPLE, None).unwrap_err();
-    assert!(e.to_string().contains("choose one with --ssid"), "{e}");
+    assert_eq!(e.to_string(), "missing: --ssid to choose one of the 2 network blocks");
     let e = supplicant::parse(SUPPLICANT_EXAMPLE, Some("elsewhere")).unwrap_err();
     assert!(matches!(e, ConfError::Missing(_)), "{e}");
 }
