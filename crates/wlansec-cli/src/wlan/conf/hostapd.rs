@@ -65,8 +65,11 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
         let Some((key, value)) = raw.split_once('=') else {
             return Err(ConfError::Syntax { line, why: "no `=` (hostapd.conf lines are key=value)" });
         };
-        if key.is_empty() || key.trim() != key {
-            return Err(ConfError::Syntax { line, why: "a key without spaces must come before `=`" });
+        if key.is_empty() {
+            return Err(ConfError::Syntax { line, why: "no key before `=`" });
+        }
+        if key.trim() != key {
+            return Err(ConfError::Syntax { line, why: "white space around the key (hostapd.conf allows none)" });
         }
         match key {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
