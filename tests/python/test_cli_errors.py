@@ -1,6 +1,7 @@
 """Bad input to the CLI: a one-line error naming the problem, a non-zero exit, never a panic."""
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,43 @@ def test_selftest_passes_every_vector(wlansec):
     assert result.returncode == 0
     assert " 0 failed" in result.stdout
     assert "FAIL " not in result.stdout
+
+
+# hostapd.conf / wpa_supplicant.conf: a bad file is refused (naming its line, never echoing a
+# secret) before anything is set up, so these run without creating namespaces or TAPs.
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+NODE = ["--mac", "02:77:00:00:00:02", "--ipv4", "10.77.0.2/24", "--ipv6", "fd77::2/64"]
+
+
+@pytest.mark.parametrize("command, text, message", [
+    (["wlan", "up", "--hostapd-conf"], "ssid=lab\njunk\n", "line 2: syntax error: no `=`"),
+    (["wlan", "up", "--hostapd-conf"], "wpa=2\nwpa_passphrase=s3cr3t\n", "line 2: wpa_passphrase: a passphrase has 8..63"),
+    (["wlan", "up", "--hostapd-conf"], "wpa=2\nrsn_pairwise=GCMP\nwpa_passphrase=lab-passphrase\n",
+     "line 2: not supported: pairwise cipher GCMP"),
+    (["wlan", "up", "--hostapd-conf"], "wpa=2\nwpa_key_mgmt=SAE\nwpa_passphrase=lab-passphrase\n",
+     "line 2: not supported: wpa_key_mgmt SAE"),
+    (["wlan", "up", "--hostapd-conf"], "fragm_threshold=100\n", "line 1: fragm_threshold"),
+    (["ap", *NODE, "--config"], "wpa=2\n", "missing: wpa=2 needs wpa_passphrase or wpa_psk"),
+    (["sta", *NODE, "--ap", "192.0.2.1:7700", "--config"], "network={\nssid=\"lab\"\n", "line 1: syntax error"),
+    (["sta", *NODE, "--ap", "192.0.2.1:7700", "--config"], "network={\npsk=\"s3cr3t\"\n}\n", "line 2: psk"),
+])
+def test_a_bad_configuration_file_is_one_clear_line(wlansec, tmp_path, command, text, message):
+    conf = tmp_path / "bad.conf"
+    conf.write_text(text)
+    result = run(wlansec, *command, str(conf))
+    assert result.returncode == 1
+    assert "panicked" not in result.stderr
+    assert f"wlansec: error: {conf}: {message}" in result.stderr, result.stderr
+    assert "s3cr3t" not in result.stderr
+
+
+def test_a_configuration_file_names_what_it_ignores(wlansec):
+    # The file is read, its radio keys named; the bad --mac then stops `ap` before any TAP exists.
+    result = run(wlansec, "ap", "--config", str(EXAMPLES / "hostapd.conf"), "--mac", "zz", "--ipv4", "x", "--ipv6", "y")
+    assert result.returncode == 1
+    assert "panicked" not in result.stderr
+    for line, key in [(10, "interface"), (11, "driver"), (12, "hw_mode"), (13, "channel")]:
+        assert f"hostapd.conf: line {line}: `{key}` is not implemented" in result.stderr, result.stderr
+    assert "ieee80211w=1 parsed but not yet applied" in result.stderr
+    assert "correct horse battery" not in result.stderr
+    assert "MAC address" in result.stderr

@@ -85,8 +85,8 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::run(args),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Wlan(cmd) => wlan::run(cmd),
-        Command::Ap(args) => wlan::udp_node(args.node, None),
-        Command::Sta(args) => wlan::udp_node(args.node, Some((args.ap, args.bssid))),
+        Command::Ap(args) => wlan::ap(args),
+        Command::Sta(args) => wlan::sta(args),
     };
     match result {
         Ok(code) => code,

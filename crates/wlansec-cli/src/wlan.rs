@@ -5,6 +5,8 @@
 //! child and removes the namespaces whenever that child ends — `down`, Ctrl-C, a crash or a
 //! kill — and waits until every station has joined (or failed, which it reports).
 
+mod conf;
+
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -62,9 +64,9 @@ pub struct NameArg {
 pub struct UpArgs {
     #[command(flatten)]
     name: NameArg,
-    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine).
-    #[arg(long, default_value = "ccmp")]
-    security: String,
+    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine) [default: ccmp].
+    #[arg(long)]
+    security: Option<String>,
     /// PHY mode: g54, a6..a54, n-mcs7-40[-sgi], ac-...
     #[arg(long, default_value = "g54")]
     phy: String,
@@ -81,14 +83,21 @@ pub struct UpArgs {
     /// octets as fragments (256..=2346, hostapd's fragm_threshold; default: never).
     #[arg(long, value_parser = fragment_threshold)]
     fragment_threshold: Option<u16>,
-    /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
-    #[arg(long, default_value = "wlansec-demo")]
-    passphrase: String,
+    /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
+    /// characters or 10 or 26 hex digits [default: wlansec-demo].
+    #[arg(long)]
+    passphrase: Option<String>,
     /// Give the stations a different passphrase (to see a handshake fail).
     #[arg(long)]
     station_passphrase: Option<String>,
-    #[arg(long, default_value = "wlansec")]
-    ssid: String,
+    /// The network's name [default: wlansec].
+    #[arg(long)]
+    ssid: Option<String>,
+    /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
+    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
+    /// applied); anything else is named in a warning. Options given on the command line win.
+    #[arg(long, value_name = "FILE")]
+    hostapd_conf: Option<PathBuf>,
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
     #[arg(long, default_value = "hw")]
     card: String,
@@ -163,14 +172,16 @@ pub struct CardArgs {
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
 #[derive(ClapArgs)]
 pub struct NodeArgs {
-    /// open, wep, tkip, ccmp, enhanced[:N].
-    #[arg(long, default_value = "ccmp")]
-    security: String,
-    /// WPA passphrase (8..63 characters), or the WEP key as 5 or 13 characters.
-    #[arg(long, default_value = "")]
-    passphrase: String,
-    #[arg(long, default_value = "wlansec")]
-    ssid: String,
+    /// open, wep, tkip, ccmp, enhanced[:N] [default: ccmp].
+    #[arg(long)]
+    security: Option<String>,
+    /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
+    /// characters or 10 or 26 hex digits.
+    #[arg(long)]
+    passphrase: Option<String>,
+    /// The network's name [default: wlansec].
+    #[arg(long)]
+    ssid: Option<String>,
     /// The TAP interface to create.
     #[arg(long, default_value = "wlan0")]
     interface: String,
@@ -202,6 +213,11 @@ fn fragment_threshold(arg: &str) -> Result<u16> {
 pub struct ApArgs {
     #[command(flatten)]
     pub node: NodeArgs,
+    /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
+    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
+    /// applied); anything else is named in a warning. Options given on the command line win.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(ClapArgs)]
@@ -211,15 +227,46 @@ pub struct StaArgs {
     /// The access point's UDP address.
     #[arg(long)]
     pub ap: std::net::SocketAddr,
-    /// The access point's MAC (the BSSID).
+    /// The access point's MAC (the BSSID; or `bssid` in --config).
     #[arg(long)]
-    pub bssid: String,
+    bssid: Option<String>,
+    /// Read a wpa_supplicant.conf network block (the one whose ssid is --ssid, or the only
+    /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid. The station joins
+    /// with CCMP where pairwise and group allow it, else TKIP. Options given on the command
+    /// line win.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl UpArgs {
+    fn security(&self) -> &str {
+        self.security.as_deref().unwrap_or("ccmp")
+    }
+    fn passphrase(&self) -> &str {
+        self.passphrase.as_deref().unwrap_or("wlansec-demo")
+    }
+    fn ssid(&self) -> &str {
+        self.ssid.as_deref().unwrap_or("wlansec")
+    }
+}
+
+/// `wlansec ap`: an access point over UDP.
+pub fn ap(mut args: ApArgs) -> Result<ExitCode> {
+    conf::apply_ap(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
+    udp_node(args.node, None)
+}
+
+/// `wlansec sta`: a station over UDP.
+pub fn sta(mut args: StaArgs) -> Result<ExitCode> {
+    conf::apply_sta(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
+    let bssid = args.bssid.context("--bssid (or bssid= in the --config network block) is needed")?;
+    udp_node(args.node, Some((args.ap, bssid)))
 }
 
 /// Run an access point (`sta` None) or a station over UDP until the process is ended.
-pub fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Result<ExitCode> {
+fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Result<ExitCode> {
     use wlansec_wlan::udp::{self, NodeConfig, Role};
-    let mode: SecurityMode = node.security.parse()?;
+    let mode: SecurityMode = node.security.as_deref().unwrap_or("ccmp").parse()?;
     let bssid = sta.as_ref().map_or(&node.mac, |(_, b)| b).parse().map_err(|e| anyhow::anyhow!("MAC address: {e}"))?;
     let (role, listen) = match sta {
         Some((ap, _)) => (
@@ -238,7 +285,12 @@ pub fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> 
     };
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
-        ..wlansec_wlan::bss::NetworkConfig::new(node.ssid, bssid, mode, node.passphrase)
+        ..wlansec_wlan::bss::NetworkConfig::new(
+            node.ssid.unwrap_or_else(|| "wlansec".into()),
+            bssid,
+            mode,
+            node.passphrase.unwrap_or_default(),
+        )
     };
     udp::run(NodeConfig { role, network, listen, interface }, |line| eprintln!("wlansec: {line}"))?;
     Ok(ExitCode::SUCCESS)
@@ -305,7 +357,7 @@ fn ampdu(args: &UpArgs) -> Result<usize> {
 }
 
 fn validate(args: &UpArgs) -> Result<()> {
-    let mode: SecurityMode = args.security.parse()?;
+    let mode: SecurityMode = args.security().parse()?;
     ampdu(args)?;
     args.card.parse::<CryptoModel>()?;
     args.ap_crypto.parse::<CryptoModel>()?;
@@ -315,7 +367,7 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
-    if args.ssid.is_empty() || args.ssid.len() > 32 {
+    if args.ssid().is_empty() || args.ssid().len() > 32 {
         bail!("--ssid must be 1..=32 bytes");
     }
     if args.name.name.is_empty()
@@ -324,13 +376,16 @@ fn validate(args: &UpArgs) -> Result<()> {
     {
         bail!("--name must be 1..=8 letters or digits");
     }
-    for pass in std::iter::once(&args.passphrase).chain(args.station_passphrase.as_ref()) {
+    for pass in std::iter::once(args.passphrase()).chain(args.station_passphrase.as_deref()) {
         match mode {
             SecurityMode::Open => {}
             SecurityMode::Wep => {
                 wep_key(pass)?;
             }
-            _ if !(8..=63).contains(&pass.len()) => bail!("a WPA passphrase has 8..63 characters"),
+            _ if pass.len() == 64 && pass.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+            _ if !(8..=63).contains(&pass.len()) => {
+                bail!("a WPA passphrase has 8..63 characters (or a PSK 64 hex digits)")
+            }
             _ => {}
         }
     }
@@ -341,7 +396,8 @@ fn validate(args: &UpArgs) -> Result<()> {
     Ok(())
 }
 
-fn up(args: UpArgs) -> Result<ExitCode> {
+fn up(mut args: UpArgs) -> Result<ExitCode> {
+    conf::apply_up(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     validate(&args)?;
     let name = args.name.name.clone();
     if state_dir(&name).join("control.sock").exists() && control(&name, "status").is_ok() {
@@ -351,10 +407,10 @@ fn up(args: UpArgs) -> Result<ExitCode> {
     let max_ampdu = ampdu(&args)?;
     let config = Config {
         name: name.clone(),
-        ssid: args.ssid,
-        passphrase: args.passphrase,
-        station_passphrase: args.station_passphrase,
-        security: args.security,
+        ssid: args.ssid().into(),
+        passphrase: args.passphrase().into(),
+        station_passphrase: args.station_passphrase.clone(),
+        security: args.security().into(),
         phy: args.phy,
         poor_signal: args.poor_signal,
         stations: args.stations,

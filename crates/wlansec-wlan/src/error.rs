@@ -31,7 +31,8 @@ pub enum Error {
     EnhancedWays(usize),
     /// Something the security mode does not have (open: no frame suite; WEP: no handshake).
     ModeLacks { mode: SecurityMode, what: &'static str },
-    /// A WEP passphrase is the key itself: 5 or 13 characters (WEP-40/104).
+    /// A WEP passphrase is the key itself: 5 or 13 characters, or 10 or 26 hex digits
+    /// (WEP-40/104).
     WepKeyLength { got: usize },
     /// A PHY name that does not parse.
     Phy(ParsePhyError),
@@ -93,7 +94,10 @@ impl fmt::Display for Error {
             Error::EnhancedWays(n) => write!(f, "enhanced:{n}: N must be 1, 2, 4 or 8"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
-                write!(f, "WEP needs a passphrase of 5 or 13 characters (the WEP key), got {got}")
+                write!(
+                    f,
+                    "WEP needs a passphrase of 5 or 13 characters or 10 or 26 hex digits (the WEP key), got {got}"
+                )
             }
             Error::Phy(e) => e.fmt(f),
             Error::UnknownCryptoModel(s) => {

@@ -15,10 +15,11 @@ use wlansec_core::wire::llc::{self, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{self, BeaconRepr, Elements, ElementsBuilder, ManagementBody, SUPPORTED_RATES_BG};
 use wlansec_core::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 use wlansec_core::Error;
+use zeroize::Zeroizing;
 
 use crate::Result;
 
-use crate::security::{wep_key, SecurityMode};
+use crate::security::{hex_octets, wep_key, SecurityMode};
 
 const SUBTYPE_QOS_DATA: u8 = 8;
 /// Beacon interval, in time units of 1024 µs.
@@ -118,7 +119,12 @@ impl Credential {
         Ok(match config.mode {
             SecurityMode::Open => Credential::None,
             SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
-            _ => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
+            // 64 hex digits are the PSK itself, as wpa_psk and psk give it (a passphrase has
+            // at most 63 characters, so the two never meet).
+            _ => match hex_octets(&config.passphrase).filter(|psk| psk.len() == Pmk::LEN) {
+                Some(psk) => Credential::Psk(Pmk::from_bytes(&Zeroizing::new(psk))?),
+                None => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
+            },
         })
     }
 
@@ -266,4 +272,24 @@ pub(crate) fn to_ethernet(da: MacAddr, sa: MacAddr, msdu: &[u8]) -> Result<Vec<u
     let n = llc::msdu_to_ethernet(da, sa, msdu, &mut out)?;
     out.truncate(n);
     Ok(out)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pmk_of(passphrase: &str) -> Pmk {
+        let config = NetworkConfig::new("wlansec", MacAddr([2, 0, 0, 0, 0, 1]), SecurityMode::Ccmp, passphrase);
+        match Credential::of(&config).unwrap() {
+            Credential::Psk(pmk) => pmk,
+            _ => panic!("a CCMP network has a PSK"),
+        }
+    }
+
+    #[test]
+    fn sixty_four_hex_digits_are_the_psk_itself() {
+        let derived = pmk_from_passphrase("wlansec-demo", b"wlansec").unwrap();
+        let hex: String = derived.as_bytes().iter().map(|b| format!("{b:02X}")).collect();
+        assert_eq!(pmk_of(&hex), derived);
+        assert_eq!(pmk_of("wlansec-demo"), derived);
+    }
 }

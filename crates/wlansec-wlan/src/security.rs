@@ -195,17 +195,36 @@ impl LinkKeys {
     }
 }
 
-/// The WEP key a passphrase stands for: its 5 or 13 characters, as WEP-40/104 ASCII keys are.
+/// The WEP key a passphrase stands for: its 5 or 13 characters, as WEP-40/104 ASCII keys are,
+/// or 10 or 26 hex digits (the key's octets, as hostapd's unquoted `wep_key0` gives them).
 pub fn wep_key(passphrase: &str) -> Result<Vec<u8>> {
     match passphrase.len() {
         5 | 13 => Ok(passphrase.as_bytes().to_vec()),
-        got => Err(Error::WepKeyLength { got }),
+        got => hex_octets(passphrase).filter(|k| k.len() == 5 || k.len() == 13).ok_or(Error::WepKeyLength { got }),
     }
+}
+
+/// The octets `text` spells in hex digits (either case), or None when it is not all hex.
+pub(crate) fn hex_octets(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    text.as_bytes().chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wep_key_is_5_or_13_characters_or_10_or_26_hex_digits() {
+        assert_eq!(wep_key("abcde").unwrap(), b"abcde");
+        assert_eq!(wep_key("0123456789").unwrap(), [0x01, 0x23, 0x45, 0x67, 0x89]);
+        assert_eq!(wep_key(&"aB".repeat(13)).unwrap(), [0xab; 13]);
+        for bad in ["abcdef", "012345678g", &"ab".repeat(16), ""] {
+            assert!(matches!(wep_key(bad), Err(Error::WepKeyLength { .. })), "{bad}");
+        }
+    }
 
     #[test]
     fn modes_parse_and_print() {

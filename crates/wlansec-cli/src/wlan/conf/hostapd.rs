@@ -1,0 +1,265 @@
+//! hostapd.conf: `key=value` lines as hostapd reads them. A `#` starts a comment only in
+//! the first column, nothing around `=` is trimmed (`ssid=a b#c` is the SSID `a b#c`), a
+//! later line of the same key replaces an earlier one. CRLF line ends are taken as LF.
+
+use std::collections::HashMap;
+
+use wlansec_core::tx::FragmentationThreshold;
+use wlansec_wlan::security::SecurityMode;
+
+use super::{
+    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings, Warning,
+};
+
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK"];
+const KEY_MGMT_UNSUPPORTED: &[&str] = &[
+    "WPA-EAP",
+    "FT-PSK",
+    "FT-EAP",
+    "FT-EAP-SHA384",
+    "WPA-PSK-SHA256",
+    "WPA-EAP-SHA256",
+    "WPA-EAP-SHA384",
+    "SAE",
+    "FT-SAE",
+    "SAE-EXT-KEY",
+    "FT-SAE-EXT-KEY",
+    "WPA-EAP-SUITE-B",
+    "WPA-EAP-SUITE-B-192",
+    "FILS-SHA256",
+    "FILS-SHA384",
+    "FT-FILS-SHA256",
+    "FT-FILS-SHA384",
+    "OWE",
+    "DPP",
+    "OSEN",
+    "PASN",
+];
+const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
+const CIPHERS_UNSUPPORTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
+
+/// Keys that only mean something on a WPA network (`wpa` 1..=3).
+const WPA_ONLY: &[&str] =
+    &["wpa_passphrase", "wpa_psk", "wpa_key_mgmt", "wpa_pairwise", "rsn_pairwise", "wpa_group_rekey", "ieee80211w"];
+
+/// The last line of each setting this parser knows, by setting. `ssid`/`ssid2` are one
+/// setting written two ways, and so are `wpa_passphrase`/`wpa_psk`: `key` says which.
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    line: usize,
+    key: &'a str,
+    value: &'a str,
+}
+
+type Lines<'a> = HashMap<&'a str, Entry<'a>>;
+
+pub fn parse(text: &str) -> Result<Parsed, ConfError> {
+    let mut warnings = Vec::new();
+    let mut known: Lines = HashMap::new();
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = raw.split_once('=') else {
+            return Err(ConfError::Syntax { line, why: "no `=` (hostapd.conf lines are key=value)" });
+        };
+        if key.is_empty() {
+            return Err(ConfError::Syntax { line, why: "no key before `=`" });
+        }
+        if key.trim() != key {
+            return Err(ConfError::Syntax { line, why: "white space around the key (hostapd.conf allows none)" });
+        }
+        match key {
+            "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
+            | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
+            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" => {
+                let slot = match key {
+                    "ssid2" => "ssid",
+                    "wpa_psk" => "wpa_passphrase",
+                    k => k,
+                };
+                if let Some(earlier) = known.insert(slot, Entry { line, key, value }) {
+                    warnings.push(Warning::at(line, format!("{key} replaces line {}", earlier.line)));
+                }
+            }
+            "bss" => {
+                return Err(ConfError::Unsupported {
+                    line: Some(line),
+                    what: "bss= (more than one BSS on an interface)".into(),
+                })
+            }
+            "wpa_psk_file" => {
+                warnings.push(Warning::at(line, "wpa_psk_file (per-station PSKs) is not implemented; ignored"))
+            }
+            other => warnings.push(Warning::at(
+                line,
+                format!("`{}` is not implemented by wlansec; ignored", other.escape_default()),
+            )),
+        }
+    }
+    let settings = settings(&known, &mut warnings)?;
+    Ok(Parsed { settings, warnings })
+}
+
+fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, ConfError> {
+    let get = |key: &str| known.get(key).copied();
+    let wpa = match get("wpa") {
+        Some(e) => integer(e.line, e.key, e.value, 0..=3)?,
+        None => 0,
+    };
+    let mut settings = Settings::new(SecurityMode::Open);
+    if let Some(Entry { line, key, value }) = get("ssid") {
+        let octets = if key == "ssid2" { string_value(line, key, value)? } else { value.as_bytes().to_vec() };
+        settings.ssid = Some(ssid(line, key, octets)?);
+    }
+    if let Some(Entry { line, key, value }) = get("fragm_threshold") {
+        // -1 is hostapd's "never fragment".
+        let (min, max) = (FragmentationThreshold::MIN, FragmentationThreshold::MAX);
+        let n = integer(line, key, value, -1..=max.into())?;
+        if (0..min.into()).contains(&n) {
+            return Err(ConfError::Value { line, key: key.into(), why: format!("{n}: -1 (off) or {min}..={max}") });
+        }
+        settings.fragment_threshold = u16::try_from(n).ok();
+    }
+    let wep = wep(known, warnings)?;
+    if wpa == 0 {
+        for slot in WPA_ONLY {
+            if let Some(e) = get(slot) {
+                warnings.push(Warning::at(e.line, format!("{} has no effect without wpa=1, 2 or 3; ignored", e.key)));
+            }
+        }
+        if let Some(key) = wep {
+            settings.security = SecurityMode::Wep;
+            settings.passphrase = Some(key);
+        }
+        return Ok(settings);
+    }
+    if wep.is_some() {
+        return Err(ConfError::Unsupported { line: None, what: "WEP keys on a WPA network (wpa is set)".into() });
+    }
+    if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
+        let (psk, others) = names(line, key, value, KEY_MGMT_SUPPORTED, KEY_MGMT_UNSUPPORTED)?;
+        let others = others.join(" ");
+        if psk.is_empty() {
+            return Err(ConfError::Unsupported {
+                line: Some(line),
+                what: format!("wpa_key_mgmt {others} (only WPA-PSK)"),
+            });
+        }
+        if !others.is_empty() {
+            warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; WPA-PSK only")));
+        }
+    }
+    settings.security = cipher(known, wpa, warnings)?;
+    // The later of wpa_passphrase and wpa_psk wins, as in hostapd.
+    settings.passphrase = Some(match get("wpa_passphrase") {
+        Some(Entry { line, key: "wpa_psk", value }) => psk_hex(line, "wpa_psk", value)?,
+        Some(Entry { line, key, value }) => passphrase(line, key, value)?,
+        None => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
+    });
+    if let Some(Entry { line, key, value }) = get("ieee80211w") {
+        settings.pmf = Some(pmf(line, key, value)?);
+    }
+    if let Some(Entry { line, key, value }) = get("wpa_group_rekey") {
+        let secs = integer(line, key, value, 0..=i64::from(u32::MAX))?;
+        settings.gtk_rekey_secs = u32::try_from(secs).ok();
+    }
+    Ok(settings)
+}
+
+/// A cipher list's line, and the names in it the WLAN has and lacks.
+#[derive(Clone)]
+struct Ciphers<'a> {
+    line: usize,
+    supported: Vec<&'a str>,
+    unsupported: Vec<&'a str>,
+}
+
+/// The pairwise cipher: hostapd offers wpa_pairwise under WPA (`wpa` bit 1) and rsn_pairwise
+/// (by default wpa_pairwise, by default TKIP) under WPA2 (bit 2); the emulated access point
+/// offers one, CCMP where the file allows it.
+fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
+    let list = |key: &str| -> Result<Option<Ciphers>, ConfError> {
+        known
+            .get(key)
+            .map(|e| {
+                let (yes, no) = names(e.line, key, e.value, CIPHERS_SUPPORTED, CIPHERS_UNSUPPORTED)?;
+                Ok(Ciphers { line: e.line, supported: yes, unsupported: no })
+            })
+            .transpose()
+    };
+    let wpa_pairwise = list("wpa_pairwise")?;
+    let rsn_given = list("rsn_pairwise")?;
+    // A list the wpa bits leave unused (rsn_pairwise under wpa=1; wpa_pairwise under wpa=2
+    // beside rsn_pairwise) is named.
+    let unused = match (wpa, &wpa_pairwise, &rsn_given) {
+        (1, _, Some(c)) => Some(("rsn_pairwise", c.line)),
+        (2, Some(c), Some(_)) => Some(("wpa_pairwise", c.line)),
+        _ => None,
+    };
+    if let Some((key, line)) = unused {
+        warnings.push(Warning::at(line, format!("{key} has no effect with wpa={wpa}; ignored")));
+    }
+    let rsn_pairwise = rsn_given.or_else(|| wpa_pairwise.clone());
+    let mut offered: Vec<&str> = Vec::new();
+    let mut dropped: Vec<&str> = Vec::new();
+    let mut line = None;
+    for (bit, given) in [(1, &wpa_pairwise), (2, &rsn_pairwise)] {
+        if wpa & bit == 0 {
+            continue;
+        }
+        match given {
+            Some(c) => {
+                line = line.or(Some(c.line));
+                offered.extend(&c.supported);
+                dropped.extend(&c.unsupported);
+            }
+            None => offered.push("TKIP"),
+        }
+    }
+    let mode = if offered.contains(&"CCMP") {
+        SecurityMode::Ccmp
+    } else if offered.contains(&"TKIP") {
+        SecurityMode::Tkip
+    } else {
+        return Err(ConfError::Unsupported {
+            line,
+            what: format!("pairwise cipher {} (only CCMP and TKIP)", dropped.join(" ")),
+        });
+    };
+    if mode == SecurityMode::Ccmp && offered.contains(&"TKIP") {
+        dropped.push("TKIP");
+    }
+    dropped.dedup();
+    if !dropped.is_empty() {
+        let message = format!(
+            "pairwise {} not offered: the emulated access point offers one cipher, {} (pairwise and group)",
+            dropped.join(" "),
+            mode
+        );
+        warnings.push(Warning { line, message });
+    }
+    Ok(mode)
+}
+
+/// The WEP key the access point sends with (`wep_default_key`, 0 by default), if any.
+fn wep(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Option<String>, ConfError> {
+    let index = known.get("wep_default_key").map(|e| (e.line, e.key, e.value));
+    let keys = ["wep_key0", "wep_key1", "wep_key2", "wep_key3"].map(|k| known.get(k).map(|e| (e.line, e.value)));
+    let key = default_wep_key(keys, index, warnings)?;
+    if let Some(&Entry { line, value, .. }) = known.get("auth_algs") {
+        let algs = integer(line, "auth_algs", value, 1..=3)?;
+        if algs & 1 == 0 {
+            return Err(ConfError::Unsupported {
+                line: Some(line),
+                what: "auth_algs=2 (shared key authentication only; the WLAN authenticates with open system)".into(),
+            });
+        }
+        if algs & 2 != 0 && key.is_some() {
+            warnings.push(Warning::at(line, "auth_algs=3: shared key authentication is not offered, open system only"));
+        }
+    }
+    Ok(key)
+}

@@ -1,0 +1,436 @@
+use clap::Parser;
+
+use super::*;
+
+const HOSTAPD_EXAMPLE: &str = include_str!("../../../../../examples/hostapd.conf");
+const SUPPLICANT_EXAMPLE: &str = include_str!("../../../../../examples/wpa_supplicant.conf");
+
+fn hostapd(text: &str) -> Parsed {
+    hostapd::parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+}
+
+fn hostapd_err(text: &str) -> ConfError {
+    hostapd::parse(text).err().unwrap_or_else(|| panic!("{text:?} was accepted"))
+}
+
+fn supplicant(text: &str) -> Parsed {
+    supplicant::parse(text, None).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+}
+
+fn supplicant_err(text: &str) -> ConfError {
+    supplicant::parse(text, None).err().unwrap_or_else(|| panic!("{text:?} was accepted"))
+}
+
+/// A network block around `body`.
+fn network(body: &str) -> String {
+    format!("network={{\n{body}\n}}\n")
+}
+
+fn warned(parsed: &Parsed, needle: &str) -> bool {
+    parsed.warnings.iter().any(|w| w.to_string().contains(needle))
+}
+
+fn mode(s: &str) -> SecurityMode {
+    s.parse().unwrap()
+}
+
+const PASS: &str = "correct horse battery";
+const PSK: &str = "0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789abcdef";
+
+// hostapd.conf
+
+#[test]
+fn the_hostapd_example_is_wpa2_ccmp_and_names_the_radio_keys_it_ignores() {
+    let p = hostapd(HOSTAPD_EXAMPLE);
+    let s = &p.settings;
+    assert_eq!(s.ssid.as_deref(), Some("wlansec-lab"));
+    assert_eq!(s.security, SecurityMode::Ccmp);
+    assert_eq!(s.passphrase.as_deref(), Some(PASS));
+    assert_eq!((s.pmf, s.gtk_rekey_secs, s.fragment_threshold), (Some(Pmf::Optional), Some(3600), Some(1024)));
+    for key in ["interface", "driver", "hw_mode", "channel"] {
+        assert!(warned(&p, &format!("`{key}` is not implemented")), "{key}: {:?}", p.warnings);
+    }
+    assert_eq!(p.warnings.len(), 4, "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_modes_follow_wpa_and_the_pairwise_ciphers() {
+    let cases = [
+        ("", "open"),
+        ("ssid=x\n", "open"),
+        ("wep_key0=\"abcde\"\n", "wep"),
+        ("wpa=2\nrsn_pairwise=CCMP\n", "ccmp"),
+        ("wpa=1\nwpa_pairwise=TKIP\n", "tkip"),
+        ("wpa=1\nwpa_pairwise=CCMP\n", "ccmp"),
+        // rsn_pairwise defaults to wpa_pairwise, and that to TKIP.
+        ("wpa=2\nwpa_pairwise=TKIP\n", "tkip"),
+        ("wpa=2\nwpa_pairwise=CCMP\n", "ccmp"),
+        ("wpa=2\n", "tkip"),
+        ("wpa=3\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\n", "ccmp"),
+        ("wpa=1\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\n", "tkip"),
+    ];
+    for (text, want) in cases {
+        let wpa = if text.contains("wpa=") { format!("wpa_passphrase={PASS}\n") } else { String::new() };
+        let p = hostapd(&format!("{text}{wpa}"));
+        assert_eq!(p.settings.security, mode(want), "{text:?}");
+    }
+}
+
+#[test]
+fn hostapd_a_pairwise_list_the_wpa_bits_leave_unused_is_named() {
+    let p = hostapd(&format!("wpa=1\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 3: rsn_pairwise has no effect with wpa=1"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 2: wpa_pairwise has no effect with wpa=2"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nwpa_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_offering_ccmp_and_tkip_keeps_ccmp_and_says_so() {
+    let p = hostapd(&format!("wpa=3\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 2: pairwise TKIP not offered"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nrsn_pairwise=CCMP GCMP-256\nwpa_passphrase={PASS}\n"));
+    assert_eq!(p.settings.security, SecurityMode::Ccmp);
+    assert!(warned(&p, "GCMP-256 not offered"), "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_ciphers_the_wlan_lacks_are_refused_and_unknown_ones_are_value_errors() {
+    let e = hostapd_err(&format!("wpa=2\nrsn_pairwise=GCMP\nwpa_passphrase={PASS}\n"));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }), "{e}");
+    assert!(e.to_string().contains("GCMP"), "{e}");
+    let e = hostapd_err(&format!("wpa=2\nrsn_pairwise=AES\nwpa_passphrase={PASS}\n"));
+    assert!(matches!(&e, ConfError::Value { line: 2, key, .. } if key == "rsn_pairwise"), "{e}");
+    let e = hostapd_err(&format!("wpa=2\nrsn_pairwise=\nwpa_passphrase={PASS}\n"));
+    assert!(e.to_string().contains("empty list"), "{e}");
+}
+
+#[test]
+fn hostapd_key_management_is_wpa_psk() {
+    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=SAE\nwpa_passphrase={PASS}\n"));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("SAE"), "{e}");
+    let p = hostapd(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nwpa_passphrase={PASS}\n"));
+    assert!(warned(&p, "line 2: wpa_key_mgmt: SAE not implemented"), "{:?}", p.warnings);
+    assert!(matches!(hostapd_err("wpa=2\nwpa_key_mgmt=PSK\n"), ConfError::Value { line: 2, .. }));
+}
+
+#[test]
+fn hostapd_secrets_are_a_passphrase_or_a_psk_and_the_later_line_wins() {
+    let p = hostapd(&format!("wpa=2\nwpa_psk={PSK}\n"));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PSK));
+    let p = hostapd(&format!("wpa=2\nwpa_passphrase={PASS}\nwpa_psk={PSK}\n"));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PSK));
+    assert!(warned(&p, "line 3: wpa_psk replaces line 2"), "{:?}", p.warnings);
+    let p = hostapd(&format!("wpa=2\nwpa_psk={PSK}\nwpa_passphrase={PASS}\n"));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PASS));
+    // Spaces belong to a hostapd passphrase.
+    let p = hostapd("wpa=2\nwpa_passphrase= spaced out \n");
+    assert_eq!(p.settings.passphrase.as_deref(), Some(" spaced out "));
+    assert_eq!(hostapd_err("wpa=2\n"), ConfError::Missing("wpa=2 needs wpa_passphrase or wpa_psk".into()));
+}
+
+#[test]
+fn hostapd_bad_secrets_are_refused_without_repeating_them() {
+    for (text, line) in [
+        ("wpa=2\nwpa_passphrase=short7!\n".replace("short7!", "sh0rt"), 2),
+        (format!("wpa=2\nwpa_psk={}\n", &PSK[..63]), 2),
+        (format!("wpa=2\nwpa_psk={}zz\n", &PSK[..62]), 2),
+        ("wep_key0=\"abcdef\"\n".into(), 1),
+        ("wep_key0=abcdefgh01\n".into(), 1),
+        ("wep_key0=\"abcde\n".into(), 1),
+    ] {
+        let e = hostapd::parse(&text).unwrap_err();
+        assert!(matches!(e, ConfError::Value { line: l, .. } if l == line), "{text:?}: {e}");
+        let secret = text.lines().last().unwrap().split_once('=').unwrap().1;
+        assert!(!e.to_string().contains(secret.trim_matches('"')), "{e} repeats the secret");
+    }
+}
+
+#[test]
+fn hostapd_wep_keys_are_quoted_characters_or_hex() {
+    let key = |text: &str| hostapd(text).settings.passphrase;
+    assert_eq!(key("wep_key0=\"abcde\"\n").as_deref(), Some("abcde"));
+    assert_eq!(key("wep_key0=\"0123456789abc\"\n").as_deref(), Some("0123456789abc"));
+    assert_eq!(key("wep_key0=0102030405\n").as_deref(), Some("0102030405"));
+    assert_eq!(key("wep_key0=0102030405060708090a0b0c0d\n").as_deref(), Some("0102030405060708090a0b0c0d"));
+    assert_eq!(key("wep_default_key=0\nwep_key0=\"abcde\"\n").as_deref(), Some("abcde"));
+    // The WLAN's key is index 0: others are named, another default key is refused.
+    let p = hostapd("wep_key0=\"abcde\"\nwep_key1=\"fghij\"\n");
+    assert!(warned(&p, "line 2: wep_key1: only the default key (wep_key0) is used"), "{:?}", p.warnings);
+    let e = hostapd_err("wep_default_key=1\nwep_key1=\"fghij\"\n");
+    assert!(matches!(e, ConfError::Unsupported { line: Some(1), .. }), "{e}");
+    assert!(matches!(hostapd_err("wep_key1=\"fghij\"\n"), ConfError::Missing(_)));
+    assert!(matches!(hostapd_err("wep_key0=\"0123456789abcdef\"\n"), ConfError::Unsupported { .. }));
+    assert!(matches!(hostapd_err("wep_default_key=4\n"), ConfError::Value { line: 1, .. }));
+    let e = hostapd_err(&format!("wpa=2\nwpa_passphrase={PASS}\nwep_key0=\"abcde\"\n"));
+    assert!(matches!(e, ConfError::Unsupported { .. }), "{e}");
+}
+
+#[test]
+fn hostapd_auth_algs_needs_open_system() {
+    assert_eq!(hostapd("wep_key0=\"abcde\"\nauth_algs=1\n").settings.security, SecurityMode::Wep);
+    let p = hostapd("wep_key0=\"abcde\"\nauth_algs=3\n");
+    assert!(warned(&p, "line 2: auth_algs=3"), "{:?}", p.warnings);
+    assert!(matches!(hostapd_err("auth_algs=2\n"), ConfError::Unsupported { line: Some(1), .. }));
+    assert!(matches!(hostapd_err("auth_algs=0\n"), ConfError::Value { line: 1, .. }));
+}
+
+#[test]
+fn hostapd_wpa_settings_without_wpa_are_named_not_applied() {
+    let p = hostapd(&format!("wpa_passphrase={PASS}\nieee80211w=2\n"));
+    assert_eq!(p.settings.security, SecurityMode::Open);
+    assert_eq!((p.settings.passphrase.as_ref(), p.settings.pmf), (None, None));
+    assert!(warned(&p, "line 1: wpa_passphrase has no effect without wpa"), "{:?}", p.warnings);
+    assert!(warned(&p, "line 2: ieee80211w has no effect"), "{:?}", p.warnings);
+    assert!(matches!(hostapd_err("wpa=4\n"), ConfError::Value { line: 1, .. }));
+}
+
+#[test]
+fn hostapd_pmf_rekey_and_fragmentation_are_parsed_in_range() {
+    let p = |extra: &str| hostapd::parse(&format!("wpa=2\nwpa_passphrase={PASS}\n{extra}\n"));
+    for (v, want) in [("0", Pmf::Off), ("1", Pmf::Optional), ("2", Pmf::Required)] {
+        assert_eq!(p(&format!("ieee80211w={v}")).unwrap().settings.pmf, Some(want));
+    }
+    assert!(matches!(p("ieee80211w=3"), Err(ConfError::Value { line: 3, .. })));
+    assert_eq!(p("wpa_group_rekey=0").unwrap().settings.gtk_rekey_secs, Some(0));
+    assert_eq!(p("wpa_group_rekey=86400").unwrap().settings.gtk_rekey_secs, Some(86400));
+    assert!(matches!(p("wpa_group_rekey=-5"), Err(ConfError::Value { .. })));
+    assert!(matches!(p("wpa_group_rekey=1h"), Err(ConfError::Value { .. })));
+    assert_eq!(p("fragm_threshold=-1").unwrap().settings.fragment_threshold, None);
+    assert_eq!(p("fragm_threshold=256").unwrap().settings.fragment_threshold, Some(256));
+    assert_eq!(p("fragm_threshold=2346").unwrap().settings.fragment_threshold, Some(2346));
+    for bad in ["255", "0", "2347", "-2", "big"] {
+        assert!(matches!(p(&format!("fragm_threshold={bad}")), Err(ConfError::Value { line: 3, .. })), "{bad}");
+    }
+}
+
+#[test]
+fn hostapd_ssid_and_ssid2() {
+    let ssid = |text: &str| hostapd(text).settings.ssid;
+    // Everything after `=` is the SSID: spaces and `#` included.
+    assert_eq!(ssid("ssid=my net #1\n").as_deref(), Some("my net #1"));
+    assert_eq!(ssid("ssid2=\"quoted\"\n").as_deref(), Some("quoted"));
+    assert_eq!(ssid("ssid2=776c616e736563\n").as_deref(), Some("wlansec"));
+    assert_eq!(ssid("ssid2=P\"a\\x42\\\\c\"\n").as_deref(), Some("aB\\c"));
+    assert_eq!(ssid("ssid=first\nssid2=\"second\"\n").as_deref(), Some("second"));
+    assert!(matches!(hostapd_err(&format!("ssid={}\n", "x".repeat(33))), ConfError::Value { line: 1, .. }));
+    assert!(matches!(hostapd_err("ssid=\n"), ConfError::Value { line: 1, .. }));
+    assert!(matches!(hostapd_err("ssid2=\"open\n"), ConfError::Value { line: 1, .. }));
+    assert!(matches!(hostapd_err("ssid2=ff\n"), ConfError::Unsupported { line: Some(1), .. }));
+}
+
+#[test]
+fn hostapd_comments_blank_lines_and_crlf() {
+    let p = hostapd("# comment\n\n#wpa=2\r\nssid=lab\r\n\n");
+    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("lab"), SecurityMode::Open));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_syntax_errors_name_their_line() {
+    assert_eq!(
+        hostapd_err("ssid=x\njunk\n"),
+        ConfError::Syntax { line: 2, why: "no `=` (hostapd.conf lines are key=value)" }
+    );
+    // hostapd trims nothing: a key with spaces, an indented comment are errors there too.
+    assert!(matches!(hostapd_err("ssid = x\n"), ConfError::Syntax { line: 1, .. }));
+    assert!(matches!(hostapd_err("\n  # indented\n"), ConfError::Syntax { line: 2, .. }));
+    assert!(matches!(hostapd_err("=x\n"), ConfError::Syntax { line: 1, .. }));
+    assert!(hostapd_err("a\n").to_string().starts_with("line 1: syntax error"));
+}
+
+#[test]
+fn hostapd_unknown_and_unsupported_keys() {
+    let p = hostapd("ssid=x\nbeacon_int=100\nwpa_psk_file=/etc/psk\n");
+    assert!(warned(&p, "line 2: `beacon_int` is not implemented by wlansec; ignored"), "{:?}", p.warnings);
+    assert!(warned(&p, "line 3: wpa_psk_file"), "{:?}", p.warnings);
+    assert!(matches!(hostapd_err("ssid=x\nbss=wlan0_1\n"), ConfError::Unsupported { line: Some(2), .. }));
+}
+
+#[test]
+fn settings_debug_hides_the_secret() {
+    let p = hostapd(&format!("wpa=2\nwpa_passphrase={PASS}\n"));
+    let debug = format!("{:?}", p);
+    assert!(!debug.contains(PASS) && debug.contains("<redacted>"), "{debug}");
+}
+
+// wpa_supplicant.conf
+
+#[test]
+fn the_supplicant_example_joins_the_block_its_ssid_names() {
+    let p = supplicant::parse(SUPPLICANT_EXAMPLE, Some("wlansec-lab")).unwrap();
+    let s = &p.settings;
+    assert_eq!((s.ssid.as_deref(), s.security), (Some("wlansec-lab"), SecurityMode::Ccmp));
+    assert_eq!(s.passphrase.as_deref(), Some(PASS));
+    assert_eq!(s.bssid.map(|b| b.to_string()), Some("02:77:00:00:00:01".into()));
+    assert_eq!(s.pmf, Some(Pmf::Optional));
+    assert!(warned(&p, "`ctrl_interface` is not implemented"), "{:?}", p.warnings);
+    assert!(warned(&p, "network block not chosen"), "{:?}", p.warnings);
+    let p = supplicant::parse(SUPPLICANT_EXAMPLE, Some("wlansec-wep")).unwrap();
+    assert_eq!((p.settings.security, p.settings.passphrase.as_deref()), (SecurityMode::Wep, Some("abcde")));
+    // Two blocks and no --ssid: which one is the file's wish is not clear.
+    let e = supplicant::parse(SUPPLICANT_EXAMPLE, None).unwrap_err();
+    assert_eq!(e.to_string(), "missing: --ssid to choose one of the 2 network blocks");
+    let e = supplicant::parse(SUPPLICANT_EXAMPLE, Some("elsewhere")).unwrap_err();
+    assert!(matches!(e, ConfError::Missing(_)), "{e}");
+}
+
+#[test]
+fn supplicant_modes_follow_key_mgmt_pairwise_and_group() {
+    let psk = format!("psk=\"{PASS}\"");
+    let cases = [
+        (psk.clone(), "ccmp"),
+        (format!("{psk}\npairwise=TKIP"), "tkip"),
+        (format!("{psk}\npairwise=CCMP TKIP\ngroup=TKIP"), "tkip"),
+        (format!("{psk}\nkey_mgmt=WPA-PSK\nproto=RSN\npairwise=CCMP\ngroup=CCMP"), "ccmp"),
+        ("key_mgmt=NONE".into(), "open"),
+        ("key_mgmt=NONE\nwep_key0=\"abcde\"".into(), "wep"),
+        ("key_mgmt=NONE\nwep_key0=0102030405".into(), "wep"),
+    ];
+    for (body, want) in cases {
+        let p = supplicant(&network(&format!("ssid=\"lab\"\n{body}")));
+        assert_eq!(p.settings.security, mode(want), "{body}");
+    }
+    let p = supplicant(&network(&format!("ssid=\"lab\"\npsk={PSK}")));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PSK));
+}
+
+#[test]
+fn supplicant_what_the_wlan_cannot_join_is_refused() {
+    let psk = format!("psk=\"{PASS}\"");
+    let e = supplicant_err(&network(&format!("{psk}\npairwise=CCMP\ngroup=TKIP")));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
+    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=SAE")));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
+    let p = supplicant(&network(&format!("{psk}\nkey_mgmt=SAE WPA-PSK\npairwise=GCMP CCMP")));
+    assert!(warned(&p, "line 3: key_mgmt: SAE not implemented"), "{:?}", p.warnings);
+    assert!(warned(&p, "line 4: pairwise: GCMP not implemented"), "{:?}", p.warnings);
+    assert!(matches!(supplicant_err(&network("ssid=\"lab\"")), ConfError::Missing(_)));
+    assert!(matches!(supplicant_err(&network("key_mgmt=NONE\nmode=1")), ConfError::Unsupported { .. }));
+    assert!(matches!(supplicant_err(&network("key_mgmt=NONE\nauth_alg=SHARED")), ConfError::Unsupported { .. }));
+    assert!(matches!(supplicant_err(&network("psk=ext:wifi")), ConfError::Unsupported { .. }));
+    assert!(matches!(supplicant_err(&network("key_mgmt=NONE\nbssid=02:00")), ConfError::Value { line: 3, .. }));
+    assert!(matches!(supplicant_err(&network(&format!("{psk}\nieee80211w=5"))), ConfError::Value { .. }));
+}
+
+#[test]
+fn supplicant_bad_secrets_are_refused_without_repeating_them() {
+    for secret in ["\"sh0rt\"", &PSK[..60], "\"abcdef\""] {
+        let key = if secret.contains("abcdef") { "key_mgmt=NONE\nwep_key0" } else { "psk" };
+        let e = supplicant_err(&network(&format!("{key}={secret}")));
+        assert!(matches!(e, ConfError::Value { .. }), "{e}");
+        assert!(!e.to_string().contains(secret.trim_matches('"')), "{e} repeats the secret");
+    }
+}
+
+#[test]
+fn supplicant_comments_quotes_and_warnings() {
+    let text = "# a comment\n  # indented comment\n\nnetwork={\n  ssid=\"a#b\"   # trailing comment\n\tkey_mgmt=NONE # open\n  priority=5\n}\n";
+    let p = supplicant(text);
+    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("a#b"), SecurityMode::Open));
+    assert!(warned(&p, "line 7: `priority` is not implemented"), "{:?}", p.warnings);
+    let p = supplicant(&network(&format!("key_mgmt=NONE\npsk=\"{PASS}\"")));
+    assert!(warned(&p, "line 3: psk has no effect with key_mgmt=NONE"), "{:?}", p.warnings);
+    let p = supplicant(&network(&format!("psk=\"{PASS}\"\nproto=WPA\npairwise=TKIP")));
+    assert!(warned(&p, "line 3: proto=WPA"), "{:?}", p.warnings);
+}
+
+#[test]
+fn supplicant_syntax_errors_name_their_line() {
+    assert_eq!(
+        supplicant_err("network={\nssid=\"x\"\n"),
+        ConfError::Syntax { line: 1, why: "network={ without its closing }" }
+    );
+    assert!(matches!(supplicant_err("network={\nssid \"x\"\n}\n"), ConfError::Syntax { line: 2, .. }));
+    assert!(matches!(supplicant_err("network={\nssid=\"x\n}\n"), ConfError::Syntax { line: 2, .. }));
+    assert!(matches!(supplicant_err("}\n"), ConfError::Syntax { line: 1, .. }));
+    assert!(matches!(supplicant_err("network={\nnetwork={\n"), ConfError::Syntax { line: 2, .. }));
+    assert!(matches!(supplicant_err("# nothing\n"), ConfError::Missing(_)));
+}
+
+// Applying onto the command line
+
+#[derive(Parser)]
+struct Up {
+    #[command(flatten)]
+    up: UpArgs,
+}
+
+#[derive(Parser)]
+struct Sta {
+    #[command(flatten)]
+    sta: StaArgs,
+}
+
+/// A file in the temporary directory, named after the test, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, text: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("wlansec-conf-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn the_file_fills_what_the_command_line_leaves_and_the_command_line_wins() {
+    let file = TempFile::new("up", HOSTAPD_EXAMPLE);
+    let path = file.0.to_str().unwrap();
+    let mut warnings = Vec::new();
+    let mut args = Up::try_parse_from(["t", "--hostapd-conf", path]).unwrap().up;
+    apply_up(&mut args, &mut |w| warnings.push(w)).unwrap();
+    assert_eq!((args.ssid(), args.security(), args.passphrase()), ("wlansec-lab", "ccmp", PASS));
+    assert_eq!(args.fragment_threshold, Some(1024));
+    let interface = format!("{path}: line 10: `interface`");
+    for needle in [&interface, "ieee80211w=1 parsed but not yet applied", "wpa_group_rekey=3600 parsed"] {
+        assert!(warnings.iter().any(|w| w.contains(needle)), "{needle}: {warnings:?}");
+    }
+
+    let mut warnings = Vec::new();
+    let given = ["t", "--hostapd-conf", path, "--security", "tkip", "--ssid", "mine", "--fragment-threshold", "512"];
+    let mut args = Up::try_parse_from(given).unwrap().up;
+    apply_up(&mut args, &mut |w| warnings.push(w)).unwrap();
+    assert_eq!((args.ssid(), args.security(), args.passphrase()), ("mine", "tkip", PASS));
+    assert_eq!(args.fragment_threshold, Some(512));
+    for flag in ["--security", "--ssid", "--fragment-threshold"] {
+        let message = format!("{flag} on the command line overrides the file's value");
+        assert!(warnings.contains(&message), "{message}: {warnings:?}");
+    }
+
+    // No file: the defaults, no warnings.
+    let mut args = Up::try_parse_from(["t"]).unwrap().up;
+    apply_up(&mut args, &mut |w| panic!("{w}")).unwrap();
+    assert_eq!((args.ssid(), args.security(), args.passphrase()), ("wlansec", "ccmp", "wlansec-demo"));
+}
+
+#[test]
+fn a_bad_file_is_an_error_naming_the_file_and_line() {
+    let file = TempFile::new("bad", "ssid=x\nwpa=2\nwpa_passphrase=short\n");
+    let mut args = Up::try_parse_from(["t", "--hostapd-conf", file.0.to_str().unwrap()]).unwrap().up;
+    let e = format!("{:#}", apply_up(&mut args, &mut |_| {}).unwrap_err());
+    assert!(e.contains(file.0.to_str().unwrap()) && e.contains("line 3: wpa_passphrase"), "{e}");
+    assert!(!e.contains("short"), "{e}");
+    let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/nonexistent/hostapd.conf"]).unwrap().up;
+    assert!(format!("{:#}", apply_up(&mut args, &mut |_| {}).unwrap_err()).contains("/nonexistent/hostapd.conf"));
+}
+
+#[test]
+fn a_station_takes_its_network_and_bssid_from_the_supplicant_file() {
+    let file = TempFile::new("sta", SUPPLICANT_EXAMPLE);
+    let base = ["t", "--config", file.0.to_str().unwrap(), "--ap", "192.0.2.1:7700", "--ssid", "wlansec-lab"];
+    let required = ["--mac", "02:77:00:00:00:02", "--ipv4", "10.0.0.2/24", "--ipv6", "fd00::2/64"];
+    let mut args = Sta::try_parse_from(base.iter().chain(&required)).unwrap().sta;
+    apply_sta(&mut args, &mut |_| {}).unwrap();
+    assert_eq!(args.node.security.as_deref(), Some("ccmp"));
+    assert_eq!(args.node.passphrase.as_deref(), Some(PASS));
+    assert_eq!(args.bssid.as_deref(), Some("02:77:00:00:00:01"));
+    assert_eq!(args.node.fragment_threshold, None);
+}
