@@ -76,9 +76,10 @@ pub struct Args {
     /// A pcap/pcapng of Ethernet frames to carry (default: generated traffic).
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Number of generated Ethernet frames (without --input).
-    #[arg(long, default_value_t = 200)]
-    frames: usize,
+    /// Number of generated Ethernet frames (without --input), at most 1,000,000 (the
+    /// capture is built in memory).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    frames: u32,
     #[arg(short = 'e', long, default_value = "wlansec")]
     ssid: String,
     #[arg(short = 'p', long, default_value = "correct horse battery")]
@@ -88,16 +89,18 @@ pub struct Args {
     /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
     #[arg(long)]
     wep_key: Option<String>,
-    #[arg(long, default_value_t = 3)]
-    stations: usize,
+    /// Stations in the network, 1 to 250.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=250))]
+    stations: u8,
     /// Replace the GTK halfway (group key handshake) and reassociate the first station.
     #[arg(long)]
     rekey: bool,
     /// Send every n-th long unicast MSDU as fragments (0: never).
     #[arg(long, default_value_t = 7)]
     fragment_every: usize,
-    #[arg(long, default_value_t = 500)]
-    fragment_size: usize,
+    /// Octets of MSDU per fragment, 64 to 2304; an MSDU has at most 16 fragments.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u16).range(64..=2304))]
+    fragment_size: u16,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, value_enum, default_value = "802.11")]
@@ -115,7 +118,14 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let cipher = args.suite.suite();
     let wep_key = match (&args.wep_key, cipher) {
-        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => Some(hexarg::key("--wep-key", k)?.to_vec()),
+        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => {
+            let key = hexarg::key("--wep-key", k)?;
+            let expected = if cipher == CipherSuite::Wep40 { 5 } else { 13 };
+            if key.len() != expected {
+                bail!("--wep-key has {} octets; --suite {:?} takes {expected}", key.len(), args.suite);
+            }
+            Some(key.to_vec())
+        }
         (None, CipherSuite::Wep40 | CipherSuite::Wep104) => {
             bail!("--suite {:?} needs --wep-key", args.suite)
         }
@@ -130,16 +140,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         passphrase: args.passphrase.clone(),
         cipher,
         wep_key,
-        stations: args.stations,
+        stations: args.stations.into(),
         rekey: args.rekey,
         fragment_every: args.fragment_every,
-        fragment_size: args.fragment_size.max(64),
+        fragment_size: args.fragment_size.into(),
         seed: args.seed,
     };
     let synth = Synth::new(config)?;
     let frames = match &args.input {
         Some(path) => read_ethernet(path)?,
-        None => generated_traffic(args.frames, &synth.station_macs(), args.seed),
+        None => generated_traffic(args.frames as usize, &synth.station_macs(), args.seed),
     };
     let records = synth.run(&frames)?;
 

@@ -27,10 +27,10 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Smallest frame body (octets).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = body_len)]
     min_len: usize,
-    /// Largest frame body (octets).
-    #[arg(long, default_value_t = MAX_MSDU_LEN)]
+    /// Largest frame body (octets), at most the largest MSDU.
+    #[arg(long, default_value_t = MAX_MSDU_LEN, value_parser = body_len)]
     max_len: usize,
     /// Data frames only (no robust management frames).
     #[arg(long)]
@@ -38,6 +38,15 @@ pub struct Args {
     /// Write here instead of stdout.
     #[arg(long, short)]
     out: Option<PathBuf>,
+}
+
+/// A frame body length: 0 up to the largest MSDU.
+fn body_len(arg: &str) -> std::result::Result<usize, String> {
+    let len: usize = arg.parse().map_err(|e| format!("{e}"))?;
+    if len > MAX_MSDU_LEN {
+        return Err(format!("at most {MAX_MSDU_LEN} octets (the largest MSDU)"));
+    }
+    Ok(len)
 }
 
 #[derive(Serialize)]

@@ -133,6 +133,11 @@ impl KeyTracker {
     pub(super) fn new(keys: Keys, rules: Rules) -> Result<Self> {
         let wep = match &keys {
             Keys::Wep(key) => Some(RxKey::new(SuiteId::wep(key.len())?, key.as_bytes(), rules)?),
+            // A TK is 16 octets (CCMP-128, GCMP-128) or 32 (TKIP, CCMP-256, GCMP-256): any
+            // other length would decrypt nothing, silently.
+            Keys::Tk(tk) if ![16, 32].contains(&tk.len()) => {
+                return Err(Error::KeyLength { expected: if tk.len() < 16 { 16 } else { 32 }, got: tk.len() })
+            }
             _ => None,
         };
         Ok(KeyTracker {
