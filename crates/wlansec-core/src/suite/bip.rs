@@ -96,15 +96,16 @@ pub struct Igtk {
 }
 
 /// The BIP AAD of a management frame: FC (Retry, Power Management, More Data masked), A1,
-/// A2, A3.
-pub fn aad<T: AsRef<[u8]>>(frame: &Frame<T>) -> [u8; AAD_LEN] {
+/// A2, A3. Frames without three addresses (control frames) are refused.
+pub fn aad<T: AsRef<[u8]>>(frame: &Frame<T>) -> Result<[u8; AAD_LEN]> {
+    let addresses = frame.header().get(4..22).ok_or(Error::Unsupported("BIP AAD of a frame without A1-A3"))?;
     let fc =
         frame.frame_control().0 & !(FrameControl::RETRY | FrameControl::POWER_MANAGEMENT | FrameControl::MORE_DATA);
     let mut out = [0u8; AAD_LEN];
-    out[..2].copy_from_slice(&fc.to_le_bytes());
-    // A management header always has A1-A3 (new_checked has seen 24 octets).
-    out[2..].copy_from_slice(&frame.header()[4..22]);
-    out
+    let (fc_field, rest) = out.split_at_mut(2);
+    fc_field.copy_from_slice(&fc.to_le_bytes());
+    rest.copy_from_slice(addresses);
+    Ok(out)
 }
 
 /// A frame BIP can protect: a management frame, group addressed, Protected clear.
@@ -157,9 +158,9 @@ impl Igtk {
         let got = buf.len();
         let buf = buf.get_mut(..out_len).ok_or(Error::BufferTooSmall { needed: out_len, got })?;
         let (mpdu, mme) = buf.split_at_mut(mpdu_len);
+        let frame = bip_frame(mpdu)?;
         let mic_len = self.algorithm.mic_len();
         MmeRepr { key_id: self.key_id, ipn: ipn.value(), mic: &[0; 16][..mic_len] }.emit(mme)?;
-        let frame = bip_frame(mpdu)?;
         let mic = self.mic(&frame, frame.body(), mme, ipn)?;
         let (_, mic_field) = mme.split_at_mut(mme.len() - mic_len);
         mic_field.copy_from_slice(&mic[..mic_len]);
@@ -192,7 +193,7 @@ impl Igtk {
     /// The MIC (16 octets; BIP-CMAC-128 sends the first 8) over AAD || `body` || `mme`,
     /// where `body` is the frame body before its MME and `mme` has its MIC field zeroed.
     fn mic<T: AsRef<[u8]>>(&self, frame: &Frame<T>, body: &[u8], mme: &[u8], ipn: Pn) -> Result<[u8; 16]> {
-        let aad = aad(frame);
+        let aad = aad(frame)?;
         let parts = [&aad[..], body, mme];
         let key = self.key.as_bytes();
         match self.algorithm {
