@@ -132,6 +132,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if stats.no_key > 0 {
         eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
     }
+    if stats.bip_failures > 0 {
+        eprintln!(
+            "wlansec: warning: {} group-addressed management frames failed BIP (forged or altered)",
+            stats.bip_failures
+        );
+    }
     if stats.no_group_key > 0 {
         eprintln!("wlansec: warning: {} group frames not decrypted: no group key (message 3 or group message 1 not captured or refused)", stats.no_group_key);
     }
@@ -214,5 +220,18 @@ fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
     ];
     for (label, value) in rows {
         println!("{label:<40}{value:>9}");
+    }
+    // 802.11w rows only for captures that have some, so the airdecap-ng table stays as is.
+    let bip = [
+        ("Number of IGTKs installed", s.igtks),
+        ("Number of BIP-verified mgmt frames", s.bip_verified),
+        ("Number of mgmt frames failing BIP", s.bip_failures),
+        ("Number of replayed BIP mgmt frames", s.bip_replays),
+        ("Number of BIP mgmt frames without IGTK", s.bip_no_key),
+    ];
+    if bip.iter().any(|&(_, value)| value > 0) {
+        for (label, value) in bip {
+            println!("{label:<40}{value:>9}");
+        }
     }
 }

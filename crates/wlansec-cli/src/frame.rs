@@ -1,18 +1,21 @@
-//! `wlansec frame protect|unprotect`: one MPDU per argument (or per stdin line with `-`),
-//! hex in, hex out. Several frames in one call share the key's state: protect gives them
-//! consecutive PNs, unprotect replay-checks them in order.
+//! `wlansec frame protect|unprotect|bip-protect|bip-verify`: one MPDU per argument (or per
+//! stdin line with `-`), hex in, hex out. Several frames in one call share the key's state:
+//! protect gives them consecutive PNs (IPNs for BIP), unprotect and bip-verify replay-check
+//! them in order.
 //!
 //! Output has one line per input frame, the result's hex or `error: <why>`, so line i always
 //! belongs to frame i; any error also goes to stderr and makes the exit code 1.
 
+use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 use wlansec_core::capture::{pcap, LinkType};
-use wlansec_core::suite::{PnCounter, Receiver, Transmitter};
+use wlansec_core::suite::bip::{BipAlgorithm, BipReceiver, Igtk};
+use wlansec_core::suite::{Pn, PnCounter, Receiver, Transmitter};
 
 use crate::hexarg;
 use crate::output::AtomicFile;
@@ -62,6 +65,101 @@ pub enum Command {
         #[arg(required = true)]
         frames: Vec<String>,
     },
+    /// BIP (802.11w): append a Management MIC element to group-addressed robust management
+    /// MPDUs (Deauthentication, Disassociation, Action).
+    BipProtect {
+        #[command(flatten)]
+        key: BipKeyArgs,
+        /// IPN of the first frame, decimal or 0x-hex (later frames take the next ones).
+        #[arg(long, default_value = "1", value_parser = hexarg::packet_number)]
+        ipn: u64,
+        /// Also write the protected MPDUs to this pcap file (link type 802.11).
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+        /// MPDUs as hex; `-` reads one per line from stdin.
+        #[arg(required = true)]
+        frames: Vec<String>,
+    },
+    /// BIP: verify the MME of group-addressed management MPDUs, IPNs increasing from 1;
+    /// prints each MPDU without its MME.
+    BipVerify {
+        #[command(flatten)]
+        key: BipKeyArgs,
+        /// MPDUs with their MME, as hex; `-` reads one per line from stdin.
+        #[arg(required = true)]
+        frames: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BipName {
+    BipCmac128,
+    BipCmac256,
+    BipGmac128,
+    BipGmac256,
+}
+
+#[derive(clap::Args)]
+pub struct BipKeyArgs {
+    #[arg(long, value_enum, default_value = "bip-cmac128")]
+    bip: BipName,
+    /// IGTK, hex (16 octets; 32 for the -256 variants).
+    #[arg(long)]
+    igtk: String,
+    /// IGTK Key ID (4 or 5).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(4..=5))]
+    keyid: u16,
+}
+
+impl BipKeyArgs {
+    fn igtk(&self) -> Result<Igtk> {
+        let algorithm = match self.bip {
+            BipName::BipCmac128 => BipAlgorithm::Cmac128,
+            BipName::BipCmac256 => BipAlgorithm::Cmac256,
+            BipName::BipGmac128 => BipAlgorithm::Gmac128,
+            BipName::BipGmac256 => BipAlgorithm::Gmac256,
+        };
+        Ok(Igtk::new(algorithm, self.keyid, &hexarg::key("--igtk", &self.igtk)?)?)
+    }
+}
+
+/// Protected MPDUs also written to a pcap, one microsecond apart so the capture keeps their
+/// order; the first write error is kept and reported at the end.
+struct PcapOut {
+    writer: Option<(pcap::Writer<BufWriter<File>>, AtomicFile)>,
+    written: u64,
+    error: Option<io::Error>,
+}
+
+impl PcapOut {
+    fn create(path: Option<&PathBuf>) -> Result<Self> {
+        let writer = match path {
+            Some(path) => {
+                let file = AtomicFile::create(path, &[])?;
+                Some((pcap::Writer::new(BufWriter::new(file.handle()?), LinkType::Ieee80211)?, file))
+            }
+            None => None,
+        };
+        Ok(PcapOut { writer, written: 0, error: None })
+    }
+
+    fn write(&mut self, mpdu: &[u8]) {
+        if let (Some((writer, _)), None) = (self.writer.as_mut(), &self.error) {
+            self.error = writer.write(self.written * 1000, mpdu).err();
+            self.written += 1;
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        if let Some(err) = self.error {
+            return Err(err).context("writing the pcap");
+        }
+        if let Some((writer, file)) = self.writer {
+            writer.into_inner().flush().context("writing the pcap")?;
+            file.commit()?;
+        }
+        Ok(())
+    }
 }
 
 pub fn run(cmd: Command) -> Result<ExitCode> {
@@ -70,30 +168,33 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
             let tk = hexarg::key("--tk", &tk)?;
             let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant)?;
             let mut tx = Transmitter::new(cipher, keyid).with_pn_counter(PnCounter::starting_at(pn));
-            let pcap_file = pcap.as_ref().map(|path| AtomicFile::create(path, &[])).transpose()?;
-            let mut capture = match &pcap_file {
-                Some(file) => Some(pcap::Writer::new(BufWriter::new(file.handle()?), LinkType::Ieee80211)?),
-                None => None,
-            };
-            let mut written = 0u64;
-            let mut write_error = None;
+            let mut capture = PcapOut::create(pcap.as_ref())?;
             let code = each_frame(&frames, |buf, len| {
                 let out = tx.protect(buf, len)?;
-                if let (Some(capture), None) = (capture.as_mut(), &write_error) {
-                    // One microsecond apart, so the capture keeps the order of protection.
-                    write_error = capture.write(written * 1000, &buf[..out]).err();
-                    written += 1;
-                }
+                capture.write(&buf[..out]);
                 Ok(out)
             })?;
-            if let Some(err) = write_error {
-                return Err(err).context("writing the pcap");
-            }
-            if let (Some(capture), Some(file)) = (capture, pcap_file) {
-                capture.into_inner().flush().context("writing the pcap")?;
-                file.commit()?;
-            }
+            capture.finish()?;
             Ok(code)
+        }
+        Command::BipProtect { key, ipn, pcap, frames } => {
+            let igtk = key.igtk()?;
+            let mut ipns = PnCounter::starting_at(ipn);
+            let mut capture = PcapOut::create(pcap.as_ref())?;
+            let code = each_frame(&frames, |buf, len| {
+                let out = igtk.protect(buf, len, ipns.next_pn()?)?;
+                capture.write(&buf[..out]);
+                Ok(out)
+            })?;
+            capture.finish()?;
+            Ok(code)
+        }
+        Command::BipVerify { key, frames } => {
+            let igtk = key.igtk()?;
+            let overhead = igtk.overhead();
+            let mut rx = BipReceiver::new();
+            rx.install(igtk, Pn::new(0)?);
+            each_frame(&frames, |buf, len| rx.verify(&buf[..len]).map(|_| len - overhead))
         }
         Command::Unprotect { suite, tk, keyid, rules, variant, frames } => {
             let tk = hexarg::key("--tk", &tk)?;

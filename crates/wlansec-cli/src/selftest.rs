@@ -36,6 +36,7 @@ pub const VECTOR_FILES: &[(&str, &str)] = &[
     ("eapol_key_mic.json", include_str!("../../../tests/vectors/eapol_key_mic.json")),
     ("aes_keywrap.json", include_str!("../../../tests/vectors/aes_keywrap.json")),
     ("aes_cmac.json", include_str!("../../../tests/vectors/aes_cmac.json")),
+    ("bip.json", include_str!("../../../tests/vectors/bip.json")),
 ];
 
 pub struct Outcome {
@@ -102,6 +103,7 @@ pub fn run_all() -> Result<Vec<Outcome>> {
                 "eapol_key_mic.json" => rsn_checks::eapol_mic(v),
                 "aes_keywrap.json" => rsn_checks::keywrap(v),
                 "aes_cmac.json" => rsn_checks::cmac(v),
+                "bip.json" => rsn_checks::bip(v),
                 _ => Err(anyhow!("no checker for {file}")),
             };
             outcomes.push(Outcome {
@@ -243,6 +245,7 @@ mod rsn_checks {
     use wlansec_core::rsn::eapol::{self, EapolKey, KeyDescriptorVersion};
     use wlansec_core::rsn::kdf::{self, derive_ptk, pmk_from_passphrase, Pmk};
     use wlansec_core::rsn::{keywrap, Akm, CipherSuite};
+    use wlansec_core::suite::bip::{BipAlgorithm, Igtk};
     use wlansec_core::suite::michael::michael as michael_mic;
     use wlansec_core::suite::tkip::{phase1, phase2};
     use wlansec_core::suite::{gcmp, Tkip, Wep};
@@ -437,6 +440,32 @@ mod rsn_checks {
         mac.update(&field(v, "message")?);
         expect_eq("CMAC", &mac.finalize().into_bytes(), &field(v, "tag")?)
     }
+
+    /// A BIP vector: its variant is named in its id.
+    pub fn bip(v: &Value) -> Result<()> {
+        let id = text(v, "id")?;
+        let algorithm = [
+            ("BIP-CMAC-128", BipAlgorithm::Cmac128),
+            ("BIP-CMAC-256", BipAlgorithm::Cmac256),
+            ("BIP-GMAC-128", BipAlgorithm::Gmac128),
+            ("BIP-GMAC-256", BipAlgorithm::Gmac256),
+        ]
+        .into_iter()
+        .find_map(|(label, a)| id.contains(label).then_some(a))
+        .ok_or_else(|| anyhow!("no BIP variant named in {id:?}"))?;
+        let igtk = Igtk::new(algorithm, number(v, "key_id")? as u16, &field(v, "igtk")?)?;
+        let ipn = Pn::new(hex_number(v, "ipn")?)?;
+        let plain = field(v, "plaintext_frame")?;
+        let mut buf = plain.clone();
+        buf.resize(plain.len() + igtk.overhead(), 0);
+        let len = igtk.protect(&mut buf, plain.len(), ipn)?;
+        expect_eq("protected frame", &buf[..len], &field(v, "protected_frame")?)?;
+        expect_eq("MIC", &buf[len - algorithm.mic_len()..len], &field(v, "mic")?)?;
+        if igtk.verify(&buf[..len])? != ipn {
+            bail!("verify gave another IPN");
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -452,8 +481,9 @@ mod tests {
             }
         }
         // 3 AES + 7 CCM + 14 CCMP-128 + 1 CCMP-256 + 2 GCMP-128 + 1 GCMP-256 + 10 TKIP +
-        // 3 WEP + 7 Michael + 7 PBKDF2 + 7 PRF + 1 KDF + 2 PTK + 5 EAPOL + 7 key wrap + 4 CMAC.
-        assert_eq!(outcomes.len(), 81);
+        // 3 WEP + 7 Michael + 7 PBKDF2 + 7 PRF + 1 KDF + 2 PTK + 5 EAPOL + 7 key wrap + 4 CMAC
+        // + 4 BIP.
+        assert_eq!(outcomes.len(), 85);
     }
 
     #[test]

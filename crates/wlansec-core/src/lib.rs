@@ -2,7 +2,7 @@
 //!
 //! * [`wire`]: zero-copy 802.11 frame views and validated header representations, LLC/SNAP.
 //! * [`suite`]: CCMP-128/256 behind the [`suite::FrameSuite`] trait, with transmit PN and
-//!   receive replay state.
+//!   receive replay state; BIP (802.11w) for group-addressed management frames.
 //! * [`rx`]: the receive pipeline (decapsulation, replay check, reassembly, A-MSDU) and its
 //!   attack defences; [`tx`]: an MSDU into protected MPDUs or fragments.
 //! * [`rsn`]: key hierarchy (PSK, PRF, KDF, PTK), EAPOL-Key frames, RSN element and KDEs.

@@ -271,7 +271,10 @@ impl IbssStation {
                     p.failed = Some(handshake_failure(p.last_error.as_deref(), "no answer from the peer"));
                     p.authenticator = None;
                 }
-                Event::InstallPairwise { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
+                Event::InstallPairwise { .. }
+                | Event::PairwiseComplete
+                | Event::GroupComplete
+                | Event::InstallIntegrityGroup { .. } => {}
             }
         }
         Ok(())

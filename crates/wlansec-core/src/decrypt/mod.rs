@@ -8,6 +8,7 @@
 //! uses too (`rx`: decapsulation, replay check, reassembly, A-MSDU, Ethernet); the caller
 //! writes what comes out.
 
+mod integrity;
 mod tracker;
 
 pub use tracker::Keys;
@@ -55,6 +56,16 @@ pub struct Stats {
     pub bad_handshake_messages: u64,
     /// Protected frames that failed for another reason (truncated, malformed).
     pub malformed: u64,
+    /// IGTKs installed (802.11w, from message 3 or group message 1).
+    pub igtks: u64,
+    /// Group-addressed robust management frames whose BIP MIC verified.
+    pub bip_verified: u64,
+    /// ... whose BIP MIC failed (forged or altered), or whose MME is malformed.
+    pub bip_failures: u64,
+    /// ... refused as replays (IPN not above the last accepted).
+    pub bip_replays: u64,
+    /// ... carrying an MME whose IGTK was not seen.
+    pub bip_no_key: u64,
 }
 
 impl Stats {
@@ -138,6 +149,7 @@ impl Decryptor {
         let data = match classify(mpdu, self.rules)? {
             Class::Management { .. } => {
                 self.tracker.learn_network(mpdu, self.rules);
+                self.tracker.check_bip(mpdu, &mut self.stats);
                 return Ok(());
             }
             Class::Other => return Ok(()),

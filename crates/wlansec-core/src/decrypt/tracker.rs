@@ -19,6 +19,7 @@ use crate::suite::tkip::Role;
 use crate::wire::mgmt::{subtype, ManagementBody};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
+use super::integrity::Integrity;
 use super::Stats;
 
 /// What the decryptor is given to find keys with.
@@ -50,6 +51,8 @@ struct Network {
     ssid: Option<Vec<u8>>,
     pairwise: Option<CipherSuite>,
     akm: Option<Akm>,
+    /// The group management cipher (802.11w), when the RSN element names one.
+    group_mgmt: Option<CipherSuite>,
 }
 
 /// A receive key for `cipher`; `receiver` is the handshake side that receives under it,
@@ -126,6 +129,8 @@ pub(super) struct KeyTracker {
     links: HashMap<LinkId, Link>,
     /// Group keys by the address that sends frames under them.
     groups: HashMap<MacAddr, Group>,
+    /// IGTKs by the address that sends group-addressed management frames under them.
+    integrity: Integrity,
     wep: Option<RxKey>,
 }
 
@@ -147,6 +152,7 @@ impl KeyTracker {
             handshakes: HashMap::default(),
             links: HashMap::default(),
             groups: HashMap::default(),
+            integrity: Integrity::default(),
             wep,
         })
     }
@@ -183,7 +189,13 @@ impl KeyTracker {
         if let Some((_, rsn)) = elements.rsn().or(elements.wpa()).and_then(|e| RsnElementRepr::parse(e).ok()) {
             network.pairwise = rsn.pairwise_ciphers.first().copied();
             network.akm = rsn.akms.first().copied();
+            network.group_mgmt = rsn.group_mgmt_cipher;
         }
+    }
+
+    /// Verify BIP on a group-addressed robust management frame (counted in `stats`).
+    pub(super) fn check_bip(&mut self, mpdu: &[u8], stats: &mut Stats) {
+        self.integrity.check(mpdu, self.rules, stats);
     }
 
     /// Follow one EAPOL-Key frame of a handshake. Bad messages are counted and ignored:
@@ -331,6 +343,9 @@ impl KeyTracker {
         };
         if gtk.is_all_zero() {
             return Err(HandshakeError::AllZeroKey.into());
+        }
+        if view.descriptor_type()? == DescriptorType::Rsn {
+            self.integrity.learn(id.0, &plain, network.group_mgmt, stats)?;
         }
         let slot = &mut self.groups.entry(id.0).or_default().keys[usize::from(key_id & 3)];
         if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {

@@ -52,6 +52,8 @@ pub enum HandshakeError {
     AllZeroKey,
     /// A GTK Key ID outside 1..=3.
     GtkKeyId(u8),
+    /// An IGTK Key ID other than 4 or 5.
+    IgtkKeyId(u16),
     /// A group rekey asked for before the 4-way handshake completed.
     NotEstablished,
 }
@@ -74,6 +76,7 @@ impl fmt::Display for HandshakeError {
             HandshakeError::NoGtk => write!(f, "group key message without a GTK KDE"),
             HandshakeError::AllZeroKey => write!(f, "all-zero key refused"),
             HandshakeError::GtkKeyId(id) => write!(f, "GTK Key ID {id} (must be 1..=3)"),
+            HandshakeError::IgtkKeyId(id) => write!(f, "IGTK Key ID {id} (must be 4 or 5)"),
             HandshakeError::NotEstablished => write!(f, "the 4-way handshake has not completed"),
         }
     }

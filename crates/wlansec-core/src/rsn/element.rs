@@ -4,6 +4,10 @@
 //! Selectors are kept generic: a suite with an OUI other than 00-0F-AC (or a type this code
 //! does not name) stays `Other { oui, suite_type }` and round-trips unchanged.
 
+mod kde;
+
+pub use kde::{kde_type, key_data_items, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
+
 use crate::error::{Error, Result};
 use crate::wire::mgmt::WPA_VENDOR_TYPE;
 
@@ -320,8 +324,78 @@ impl RsnElementRepr {
     }
 }
 
+/// Bits of the RSN Capabilities field (9.4.2.25.4).
+pub mod rsn_capabilities {
+    /// Management Frame Protection Required.
+    pub const MFPR: u16 = 1 << 6;
+    /// Management Frame Protection Capable.
+    pub const MFPC: u16 = 1 << 7;
+}
+
+/// Protected management frames (802.11w) as one side offers them: hostapd's `ieee80211w`
+/// 0, 1 and 2.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MfpPolicy {
+    Disabled,
+    /// MFPC: used with peers that are capable too.
+    Optional,
+    /// MFPC and MFPR: peers that are not capable are refused.
+    Required,
+}
+
+impl RsnElementRepr {
+    /// The MFP policy the RSN Capabilities advertise; MFPR without MFPC is invalid (12.6.3).
+    pub fn mfp(&self) -> Result<MfpPolicy> {
+        use rsn_capabilities::{MFPC, MFPR};
+        match (self.capabilities & MFPC != 0, self.capabilities & MFPR != 0) {
+            (false, false) => Ok(MfpPolicy::Disabled),
+            (true, false) => Ok(MfpPolicy::Optional),
+            (true, true) => Ok(MfpPolicy::Required),
+            (false, true) => Err(Error::Malformed("RSN capabilities: MFPR set without MFPC")),
+        }
+    }
+
+    /// Advertise `policy` with `group_mgmt` (a BIP suite) as the group management cipher.
+    /// As hostapd does, the field is written only when it is not the default BIP-CMAC-128.
+    pub fn with_mfp(mut self, policy: MfpPolicy, group_mgmt: CipherSuite) -> Self {
+        use rsn_capabilities::{MFPC, MFPR};
+        self.capabilities &= !(MFPC | MFPR);
+        self.capabilities |= match policy {
+            MfpPolicy::Disabled => 0,
+            MfpPolicy::Optional => MFPC,
+            MfpPolicy::Required => MFPC | MFPR,
+        };
+        let advertised = policy != MfpPolicy::Disabled && group_mgmt != CipherSuite::BipCmac128;
+        self.group_mgmt_cipher = advertised.then_some(group_mgmt);
+        self
+    }
+
+    /// The group management cipher: the element's, else the default BIP-CMAC-128 (9.4.2.25.1).
+    pub fn group_mgmt_cipher_or_default(&self) -> CipherSuite {
+        self.group_mgmt_cipher.unwrap_or(CipherSuite::BipCmac128)
+    }
+}
+
+/// Whether the association of a station with an AP uses management frame protection, from
+/// their RSN elements (12.6.3): yes when both are capable, no when one is not and neither
+/// requires it. A side that requires MFP of a peer that is not capable, or two capable sides
+/// naming different group management ciphers, refuse the association (status 31, "robust
+/// management frame policy violation").
+pub fn negotiate_mfp(ap: &RsnElementRepr, sta: &RsnElementRepr) -> Result<bool> {
+    match (ap.mfp()?, sta.mfp()?) {
+        (MfpPolicy::Required, MfpPolicy::Disabled) | (MfpPolicy::Disabled, MfpPolicy::Required) => {
+            Err(Error::Unsupported("management frame protection required by one side, not supported by the other"))
+        }
+        (MfpPolicy::Disabled, _) | (_, MfpPolicy::Disabled) => Ok(false),
+        _ if ap.group_mgmt_cipher_or_default() != sta.group_mgmt_cipher_or_default() => {
+            Err(Error::Unsupported("the station names another group management cipher than the AP"))
+        }
+        _ => Ok(true),
+    }
+}
+
 /// Split `ID | Length | body` off the front of `bytes`, checking the length.
-fn split_element(bytes: &[u8]) -> Result<(u8, &[u8])> {
+pub(super) fn split_element(bytes: &[u8]) -> Result<(u8, &[u8])> {
     if bytes.len() < 2 {
         return Err(Error::Truncated { what: "element header", needed: 2, got: bytes.len() });
     }
@@ -357,143 +431,6 @@ impl<'a> Reader<'a> {
     }
     fn selector(&mut self) -> Result<[u8; 4]> {
         self.array()
-    }
-}
-
-/// KDE data types under the 00-0F-AC OUI (Table 12-6).
-pub mod kde_type {
-    pub const GTK: u8 = 1;
-    pub const MAC_ADDRESS: u8 = 3;
-    pub const PMKID: u8 = 4;
-    pub const NONCE: u8 = 6;
-    pub const LIFETIME: u8 = 7;
-    pub const ERROR: u8 = 8;
-    pub const IGTK: u8 = 9;
-}
-
-/// One item of an EAPOL-Key frame's Key Data field.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum KeyDataItem<'a> {
-    /// An ordinary element (e.g. the RSN element), `ID | Length | body`, whole.
-    Element { id: u8, element: &'a [u8] },
-    /// A key data encapsulation: `0xDD | Length | OUI | Data Type | data`.
-    Kde { oui: [u8; 3], data_type: u8, data: &'a [u8] },
-}
-
-/// Iterate the items of decrypted Key Data, stopping at the `0xDD 0x00...` padding.
-/// Malformed lengths end the iteration with an error item.
-pub fn key_data_items(key_data: &[u8]) -> impl Iterator<Item = Result<KeyDataItem<'_>>> {
-    let mut rest = key_data;
-    core::iter::from_fn(move || {
-        if rest.is_empty() || (rest[0] == VENDOR_ELEMENT_ID && rest[1..].iter().all(|&b| b == 0)) {
-            return None;
-        }
-        let item = split_element(rest).map(|(id, body)| {
-            let whole = &rest[..2 + body.len()];
-            if id == VENDOR_ELEMENT_ID && body.len() >= 4 {
-                KeyDataItem::Kde { oui: [body[0], body[1], body[2]], data_type: body[3], data: &body[4..] }
-            } else {
-                KeyDataItem::Element { id, element: whole }
-            }
-        });
-        match item {
-            Ok(i) => {
-                let consumed = match i {
-                    KeyDataItem::Element { element, .. } => element.len(),
-                    KeyDataItem::Kde { data, .. } => 6 + data.len(),
-                };
-                rest = &rest[consumed..];
-                Some(Ok(i))
-            }
-            Err(e) => {
-                rest = &[];
-                Some(Err(e))
-            }
-        }
-    })
-}
-
-/// The GTK KDE (12.7.2 Figure 12-35): Key ID, Tx flag and the GTK.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct GtkKde<'a> {
-    pub key_id: u8,
-    pub tx: bool,
-    pub gtk: &'a [u8],
-}
-
-impl<'a> GtkKde<'a> {
-    pub fn parse(data: &'a [u8]) -> Result<Self> {
-        if data.len() < 2 + 5 {
-            return Err(Error::Truncated { what: "GTK KDE", needed: 7, got: data.len() });
-        }
-        if data.len() - 2 > 32 {
-            return Err(Error::Malformed("GTK KDE holds a key longer than 32 octets"));
-        }
-        Ok(GtkKde { key_id: data[0] & 0x03, tx: data[0] & 0x04 != 0, gtk: &data[2..] })
-    }
-}
-
-/// The IGTK KDE: Key ID, IPN and the IGTK.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct IgtkKde<'a> {
-    pub key_id: u16,
-    pub ipn: u64,
-    pub igtk: &'a [u8],
-}
-
-impl<'a> IgtkKde<'a> {
-    pub fn parse(data: &'a [u8]) -> Result<Self> {
-        if data.len() < 8 + 16 {
-            return Err(Error::Truncated { what: "IGTK KDE", needed: 24, got: data.len() });
-        }
-        let key_id = u16::from_le_bytes([data[0], data[1]]);
-        let mut ipn = [0u8; 8];
-        ipn[..6].copy_from_slice(&data[2..8]);
-        Ok(IgtkKde { key_id, ipn: u64::from_le_bytes(ipn), igtk: &data[8..] })
-    }
-}
-
-/// Builds plaintext Key Data: elements and KDEs in order (padding is added by encryption).
-#[derive(Default)]
-pub struct KeyDataBuilder {
-    bytes: zeroize::Zeroizing<Vec<u8>>,
-}
-
-impl KeyDataBuilder {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Append a whole element (e.g. from [`RsnElementRepr::to_bytes`]).
-    pub fn element(mut self, element: &[u8]) -> Self {
-        self.bytes.extend_from_slice(element);
-        self
-    }
-
-    /// Append a KDE under the 00-0F-AC OUI.
-    pub fn kde(mut self, data_type: u8, data: &[u8]) -> Result<Self> {
-        if data.len() + 4 > 255 {
-            return Err(Error::Malformed("KDE longer than 255 octets"));
-        }
-        self.bytes.extend_from_slice(&[VENDOR_ELEMENT_ID, (data.len() + 4) as u8]);
-        self.bytes.extend_from_slice(&IEEE_OUI);
-        self.bytes.push(data_type);
-        self.bytes.extend_from_slice(data);
-        Ok(self)
-    }
-
-    /// Append a GTK KDE.
-    pub fn gtk(self, key_id: u8, tx: bool, gtk: &[u8]) -> Result<Self> {
-        if key_id > 3 {
-            return Err(Error::Malformed("GTK Key ID must be 0..=3"));
-        }
-        let mut data = zeroize::Zeroizing::new(vec![key_id | if tx { 0x04 } else { 0 }, 0]);
-        data.extend_from_slice(gtk);
-        self.kde(kde_type::GTK, &data)
-    }
-
-    pub fn build(self) -> zeroize::Zeroizing<Vec<u8>> {
-        self.bytes
     }
 }
 

@@ -5,17 +5,20 @@
 //! Besides the replay-counter rules, the supplicant carries the key-reinstallation
 //! (KRACK) defences: a retransmitted message 3 or group message 1 is answered but never
 //! reinstalls the key it carries (so no PN/TSC/RSC is reset), an all-zero key is refused,
-//! and a GTK that was installed before is never installed again.
+//! and a GTK or IGTK that was installed before is never installed again.
+
+mod group_keys;
 
 use rand_chacha::rand_core::CryptoRng;
 
 pub use crate::error::HandshakeError;
 use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
-use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataBuilder, KeyDataItem, IEEE_OUI, RSN_ELEMENT_ID};
+use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
 use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
+use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IgtkKey};
 
 /// What a handshake machine asks its owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -26,6 +29,9 @@ pub enum Event {
     InstallPairwise { tk: Secret },
     /// Install a group temporal key with the receive counter the authenticator gave.
     InstallGroup { key_id: u8, gtk: Secret, rsc: u64 },
+    /// Install an integrity group temporal key (802.11w; Key ID 4 or 5) for BIP, its replay
+    /// counter starting at `ipn` (frames must carry a higher IPN).
+    InstallIntegrityGroup { key_id: u16, igtk: Secret, ipn: u64 },
     /// The 4-way handshake completed.
     PairwiseComplete,
     /// A group key handshake completed.
@@ -99,13 +105,6 @@ fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
     repr.to_signed_bytes(ptk.kck.as_bytes())
 }
 
-fn refuse_zero(key: &Secret) -> Result<()> {
-    if key.is_all_zero() {
-        return Err(HandshakeError::AllZeroKey.into());
-    }
-    Ok(())
-}
-
 /// Where the authenticator is; the states after message 2 hold the PTK it derived, so no
 /// message can be sealed or checked without one.
 enum AuthState {
@@ -129,13 +128,6 @@ impl AuthState {
     }
 }
 
-fn check_gtk_key_id(key_id: u8) -> Result<()> {
-    if key_id == 0 || key_id > 3 {
-        return Err(HandshakeError::GtkKeyId(key_id).into());
-    }
-    Ok(())
-}
-
 /// The authenticator (access point) side for one station.
 pub struct Authenticator {
     params: Params,
@@ -146,6 +138,8 @@ pub struct Authenticator {
     anonce: [u8; 32],
     gtk: (u8, Secret),
     gtk_rsc: u64,
+    /// The IGTK message 3 and group message 1 carry, when management frames are protected.
+    igtk: Option<IgtkKey>,
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
@@ -164,6 +158,7 @@ impl Authenticator {
             anonce: [0; 32],
             gtk: (gtk_key_id, gtk),
             gtk_rsc: 0,
+            igtk: None,
             retries: 0,
             max_sends: 4,
         })
@@ -173,6 +168,20 @@ impl Authenticator {
     pub fn with_max_sends(mut self, sends: u32) -> Self {
         self.max_sends = sends.max(1);
         self
+    }
+
+    /// Distribute an IGTK too (802.11w): Key ID 4 or 5, its current IPN.
+    pub fn with_igtk(mut self, key_id: u16, igtk: Secret, ipn: u64) -> Result<Self> {
+        self.set_igtk(key_id, igtk, ipn)?;
+        Ok(self)
+    }
+
+    /// The IGTK (and IPN) the next message 3 and group message 1 carry: call it before
+    /// `start` to give the current IPN, or before `rekey_group` to rotate the IGTK with the
+    /// GTK. An all-zero key, or a Key ID other than 4 or 5, is refused.
+    pub fn set_igtk(&mut self, key_id: u16, igtk: Secret, ipn: u64) -> Result<()> {
+        self.igtk = Some(IgtkKey::new(key_id, igtk, ipn)?);
+        Ok(())
     }
 
     /// The PTK in force, once the 4-way handshake has completed.
@@ -231,10 +240,9 @@ impl Authenticator {
                     .to_signed_bytes(&[])?
             }
             AuthState::SentM3 { ptk } => {
-                let data = KeyDataBuilder::new()
-                    .element(&self.params.ap_rsne)
-                    .gtk(self.gtk.0, true, self.gtk.1.as_bytes())?
-                    .build();
+                let data =
+                    KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
+                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
                 let flags = KeyInfo::PAIRWISE
                     | KeyInfo::ACK
                     | KeyInfo::MIC
@@ -244,7 +252,8 @@ impl Authenticator {
                 sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
             }
             AuthState::SentG1 { ptk } => {
-                let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?.build();
+                let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
+                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
                 let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
                 sealed(ptk, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
             }
@@ -329,6 +338,8 @@ pub struct Supplicant {
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
     installed_gtks: Vec<Secret>,
+    /// Every IGTK installed in this association, the same way.
+    installed_igtks: Vec<Secret>,
 }
 
 impl Supplicant {
@@ -342,6 +353,7 @@ impl Supplicant {
             snonce_spent: false,
             ptk: None,
             installed_gtks: Vec::new(),
+            installed_igtks: Vec::new(),
         })
     }
 
@@ -420,6 +432,7 @@ impl Supplicant {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
         }
         let gtk = find_gtk(&key_data)?;
+        let igtk = IgtkKey::find(&key_data)?;
         refuse_zero(&tptk.tk)?;
         if let Some((_, g)) = &gtk {
             refuse_zero(g)?;
@@ -446,6 +459,7 @@ impl Supplicant {
         if let Some((key_id, g)) = gtk {
             events.extend(self.install_gtk(key_id, g, view.key_rsc()));
         }
+        events.extend(igtk.and_then(|k| self.install_igtk(k)));
         Ok(events)
     }
 
@@ -462,11 +476,13 @@ impl Supplicant {
         let key_data = eapol::decrypt_key_data(self.version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         let (key_id, gtk) = find_gtk(&key_data)?.ok_or(HandshakeError::NoGtk)?;
         refuse_zero(&gtk)?;
+        let igtk = IgtkKey::find(&key_data)?;
         self.last_counter = Some(view.replay_counter());
         let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
             .to_signed_bytes(ptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(g2)];
         events.extend(self.install_gtk(key_id, gtk, view.key_rsc()));
+        events.extend(igtk.and_then(|k| self.install_igtk(k)));
         events.push(Event::GroupComplete);
         Ok(events)
     }
@@ -479,14 +495,13 @@ impl Supplicant {
         self.installed_gtks.push(gtk.clone());
         Some(Event::InstallGroup { key_id, gtk, rsc })
     }
-}
 
-fn find_gtk(key_data: &[u8]) -> Result<Option<(u8, Secret)>> {
-    for item in key_data_items(key_data) {
-        if let KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::GTK, data } = item? {
-            let kde = GtkKde::parse(data)?;
-            return Ok(Some((kde.key_id, Secret::from_slice(kde.gtk)?)));
+    /// Install an IGTK unless it was installed before, as for the GTK.
+    fn install_igtk(&mut self, k: IgtkKey) -> Option<Event> {
+        if self.installed_igtks.contains(&k.igtk) {
+            return None;
         }
+        self.installed_igtks.push(k.igtk.clone());
+        Some(Event::InstallIntegrityGroup { key_id: k.key_id, igtk: k.igtk, ipn: k.ipn })
     }
-    Ok(None)
 }

@@ -9,6 +9,6 @@ pub mod kdf;
 pub mod keywrap;
 
 pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
-pub use element::{Akm, CipherSuite, RsnElementRepr};
+pub use element::{negotiate_mfp, Akm, CipherSuite, MfpPolicy, RsnElementRepr};
 pub use handshake::{Authenticator, Event, HandshakeError, Params, Supplicant};
 pub use kdf::{derive_ptk, pmk_from_passphrase, Pmk, Ptk, Secret};

@@ -1,6 +1,7 @@
 //! Data-confidentiality cipher suites behind one trait, and the per-key packet-number state
 //! around them: a transmit PN that never repeats, and receive replay counters.
 
+pub mod bip;
 pub mod ccmp;
 pub mod gcmp;
 pub mod michael;
@@ -8,6 +9,7 @@ pub mod mpdu;
 pub mod tkip;
 pub mod wep;
 
+pub use bip::{BipAlgorithm, BipReceiver, Igtk};
 pub use ccmp::{Ccmp, Ccmp128, Ccmp256, Sealer};
 pub use gcmp::{Gcmp, Gcmp128, Gcmp256};
 pub use michael::{Countermeasure, MicFailureMonitor};

@@ -300,7 +300,10 @@ impl AccessPoint {
                     let deauth = DeauthenticationRepr { reason: REASON_FOUR_WAY_HANDSHAKE_TIMEOUT };
                     out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
                 }
-                Event::InstallGroup { .. } | Event::PairwiseComplete | Event::GroupComplete => {}
+                Event::InstallGroup { .. }
+                | Event::PairwiseComplete
+                | Event::GroupComplete
+                | Event::InstallIntegrityGroup { .. } => {}
             }
         }
         Ok(())

@@ -237,7 +237,7 @@ impl Station {
                     self.group_rx = Some(self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id));
                 }
                 Event::PairwiseComplete => self.state = StationState::Connected,
-                Event::GroupComplete | Event::TimedOut => {}
+                Event::GroupComplete | Event::TimedOut | Event::InstallIntegrityGroup { .. } => {}
             }
         }
         Ok(())

@@ -51,3 +51,70 @@ fn key_data_items_and_gtk_kde() {
     assert_eq!(GtkKde::parse(data).unwrap(), GtkKde { key_id: 1, tx: true, gtk: &gtk });
     assert!(key_data_items(&[0x30, 0x05, 0x01]).any(|i| i.is_err()));
 }
+
+#[test]
+fn mfp_capabilities_and_group_management_cipher() {
+    let base = RsnElementRepr::personal(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::PskSha256);
+    assert_eq!((rsn_capabilities::MFPR, rsn_capabilities::MFPC), (0x40, 0x80));
+    for (policy, caps) in [(MfpPolicy::Disabled, 0), (MfpPolicy::Optional, 0x80), (MfpPolicy::Required, 0xc0)] {
+        for cipher in
+            [CipherSuite::BipCmac128, CipherSuite::BipGmac128, CipherSuite::BipGmac256, CipherSuite::BipCmac256]
+        {
+            let repr = base.clone().with_mfp(policy, cipher);
+            assert_eq!(repr.capabilities, caps);
+            let bytes = repr.to_bytes(ElementKind::Rsn).unwrap();
+            let (_, back) = RsnElementRepr::parse(&bytes).unwrap();
+            assert_eq!(back, repr);
+            assert_eq!(back.mfp(), Ok(policy));
+            if policy != MfpPolicy::Disabled {
+                assert_eq!(back.group_mgmt_cipher_or_default(), cipher);
+            }
+        }
+    }
+    // BIP-GMAC-256 (00-0F-AC:12) after an empty PMKID list; Capabilities 0x00c0 (LE).
+    let gmac = base.clone().with_mfp(MfpPolicy::Required, CipherSuite::BipGmac256).to_bytes(ElementKind::Rsn).unwrap();
+    assert_eq!(hex::encode(&gmac[20..]), "c0000000000fac0c");
+    // BIP-CMAC-128 is the default and left out, as hostapd does.
+    let cmac = base.clone().with_mfp(MfpPolicy::Optional, CipherSuite::BipCmac128).to_bytes(ElementKind::Rsn).unwrap();
+    assert_eq!(hex::encode(&cmac[20..]), "8000");
+    let mut bad = base.clone();
+    bad.capabilities = rsn_capabilities::MFPR;
+    assert!(matches!(bad.mfp(), Err(Error::Malformed(_))));
+}
+
+#[test]
+fn mfp_negotiation_follows_both_policies() {
+    let base = RsnElementRepr::personal(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::PskSha256);
+    let side = |p| base.clone().with_mfp(p, CipherSuite::BipCmac128);
+    use MfpPolicy::{Disabled, Optional, Required};
+    for (ap, sta, want) in [
+        (Disabled, Disabled, Some(false)),
+        (Disabled, Optional, Some(false)),
+        (Optional, Disabled, Some(false)),
+        (Optional, Optional, Some(true)),
+        (Required, Optional, Some(true)),
+        (Optional, Required, Some(true)),
+        (Required, Disabled, None),
+        (Disabled, Required, None),
+    ] {
+        assert_eq!(negotiate_mfp(&side(ap), &side(sta)).ok(), want, "{ap:?} {sta:?}");
+    }
+    let gmac = base.clone().with_mfp(Optional, CipherSuite::BipGmac128);
+    assert!(negotiate_mfp(&side(Optional), &gmac).is_err());
+}
+
+#[test]
+fn igtk_kde_round_trips_and_refuses_bad_input() {
+    let igtk: Vec<u8> = (0..16).collect();
+    let data = KeyDataBuilder::new().igtk(4, 0x0102_0304_0506, &igtk).unwrap().build();
+    assert_eq!(hex::encode(&data[..14]), "dd1c000fac090400060504030201");
+    let items: Vec<_> = key_data_items(&data).collect::<Result<_>>().unwrap();
+    let [KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::IGTK, data }] = items[..] else { panic!("{items:?}") };
+    assert_eq!(IgtkKde::parse(data).unwrap(), IgtkKde { key_id: 4, ipn: 0x0102_0304_0506, igtk: &igtk });
+    for cut in 0..24 {
+        assert!(IgtkKde::parse(&data[..cut]).is_err());
+    }
+    assert!(IgtkKde::parse(&[0; 8 + 33]).is_err());
+    assert!(KeyDataBuilder::new().igtk(1, 0, &igtk).is_err());
+    assert!(KeyDataBuilder::new().igtk(5, 1 << 48, &igtk).is_err());
+}

@@ -9,6 +9,8 @@ pub mod element_id {
     pub const SUPPORTED_RATES: u8 = 1;
     pub const DS_PARAMETER_SET: u8 = 3;
     pub const RSN: u8 = 48;
+    /// Management MIC element (MME), which BIP appends (9.4.2.55).
+    pub const MANAGEMENT_MIC: u8 = 76;
     pub const VENDOR_SPECIFIC: u8 = 221;
 }
 

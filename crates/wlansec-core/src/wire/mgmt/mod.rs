@@ -4,13 +4,17 @@
 //! `emit` writes them back. Elements are walked lazily by [`Elements`]: a malformed element
 //! ends the walk with one error and the ones before it stay usable, since real beacons
 //! sometimes end in a truncated vendor element. [`ManagementBody`] dispatches on the
-//! subtype, and [`management_mpdu`] puts a header in front of a body.
+//! subtype, and [`management_mpdu`] puts a header in front of a body. [`MmeRepr`] is the
+//! Management MIC element of BIP (802.11w), and [`is_robust`] says which frames 802.11w
+//! protects.
 
 mod element;
+mod mme;
 
 pub use element::{
     element_id, Element, ElementIter, Elements, ElementsBuilder, SUPPORTED_RATES_BG, WPA_OUI, WPA_VENDOR_TYPE,
 };
+pub use mme::MmeRepr;
 
 use crate::error::{Error, Result};
 use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, Rules, SequenceControl};
@@ -45,6 +49,27 @@ pub const STATUS_SUCCESS: u16 = 0;
 pub const REASON_LEAVING: u16 = 3;
 /// Reason code: the 4-way handshake timed out.
 pub const REASON_FOUR_WAY_HANDSHAKE_TIMEOUT: u16 = 15;
+
+/// Action categories that are not robust (Table 9-76): Public, HT, Unprotected WNM, TDLS,
+/// Self-protected, Unprotected DMG, VHT, Unprotected S1G and Vendor-specific. Every other
+/// category, reserved ones included, is robust, as the table's default says.
+const NON_ROBUST_ACTION_CATEGORIES: [u8; 9] = [4, 7, 11, 12, 15, 20, 21, 22, 127];
+/// Bit 7 of an Action frame's category: the frame is an error return of that category.
+const ACTION_ERROR_BIT: u8 = 0x80;
+
+/// Whether a management frame of this subtype and body is a robust management frame
+/// (802.11-2016 3.2, 11.13): Disassociation, Deauthentication, and Action frames of a
+/// robust category. These are the frames PMF protects: with CCMP/GCMP when individually
+/// addressed, with BIP when group addressed.
+pub fn is_robust(subtype: u8, body: &[u8]) -> bool {
+    match subtype {
+        subtype::DISASSOCIATION | subtype::DEAUTHENTICATION => true,
+        subtype::ACTION => {
+            body.first().is_some_and(|c| !NON_ROBUST_ACTION_CATEGORIES.contains(&(c & !ACTION_ERROR_BIT)))
+        }
+        _ => false,
+    }
+}
 
 /// The two high bits an AID carries in the Association ID field (9.4.1.8).
 const AID_FIELD_BITS: u16 = 0xc000;
