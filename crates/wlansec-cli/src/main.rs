@@ -72,8 +72,32 @@ fn end_quietly_on_a_closed_pipe() {
     }
 }
 
+/// Exit status of a command line that could not be parsed or whose arguments are invalid,
+/// as clap and the BSD sysexits convention use it.
+const USAGE: u8 = 2;
+
+/// A clap error as the single line every other error is: what is wrong, and with which
+/// argument; the usage text and the "try --help" hint are dropped.
+fn one_line(err: &clap::Error) -> String {
+    let text = err.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    lines.join(" ").trim_start_matches("error: ").to_string()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => err.exit(), // --help, --version
+        Err(err) => {
+            eprintln!("wlansec: error: {}", one_line(&err));
+            return ExitCode::from(USAGE);
+        }
+    };
     if !cli.command.is_daemon() {
         end_quietly_on_a_closed_pipe();
     }
