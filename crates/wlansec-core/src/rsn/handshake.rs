@@ -17,6 +17,8 @@ use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
 
+mod request;
+
 /// What a handshake machine asks its owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Event {
@@ -32,6 +34,9 @@ pub enum Event {
     GroupComplete,
     /// The authenticator gave up after its retransmissions: deauthenticate the station.
     TimedOut,
+    /// The supplicant reported a Michael MIC failure (TKIP) under the pairwise key or the
+    /// group key: a countermeasures event (12.5.2.4).
+    MicFailureReported { pairwise: bool },
 }
 
 /// What both sides agreed on before the handshake (from the beacon / association).
@@ -149,6 +154,8 @@ pub struct Authenticator {
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
+    /// The replay counter of the last request (MIC failure report) accepted from the supplicant.
+    last_request: Option<u64>,
 }
 
 impl Authenticator {
@@ -166,6 +173,7 @@ impl Authenticator {
             gtk_rsc: 0,
             retries: 0,
             max_sends: 4,
+            last_request: None,
         })
     }
 
@@ -206,6 +214,18 @@ impl Authenticator {
         };
         self.retries = 0;
         self.send_current()
+    }
+
+    /// The GTK and its Key RSC (the last PN its transmitter sent) that the next message 3
+    /// or group message 1 carries, sent or resent: the owner updates them before each
+    /// `receive` and `tick`, so a station that joins late learns the PN the group key has
+    /// reached and refuses the group frames sent before it joined.
+    pub fn set_group_key(&mut self, key_id: u8, gtk: Secret, rsc: u64) -> Result<()> {
+        refuse_zero(&gtk)?;
+        check_gtk_key_id(key_id)?;
+        self.gtk = (key_id, gtk);
+        self.gtk_rsc = rsc;
+        Ok(())
     }
 
     /// The retransmission timer fired: resend the pending message with a new replay
@@ -260,6 +280,10 @@ impl Authenticator {
         let info = view.key_info();
         if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
+        }
+        if info.has(KeyInfo::REQUEST) {
+            // Requests run on the supplicant's own replay counter, not the handshake's.
+            return self.request(bytes, &view);
         }
         if view.replay_counter() != self.counter {
             return Err(Error::Replay { pn: view.replay_counter(), last: self.counter });
@@ -329,6 +353,8 @@ pub struct Supplicant {
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
     installed_gtks: Vec<Secret>,
+    /// The replay counter of the last request (MIC failure report) this side sent.
+    request_counter: u64,
 }
 
 impl Supplicant {
@@ -342,6 +368,7 @@ impl Supplicant {
             snonce_spent: false,
             ptk: None,
             installed_gtks: Vec::new(),
+            request_counter: 0,
         })
     }
 
