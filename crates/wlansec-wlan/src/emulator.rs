@@ -53,6 +53,9 @@ pub struct Config {
     /// `bss` (stations relay through the access point) or `ibss` (ad hoc: no access point).
     #[serde(default = "bss")]
     pub topology: String,
+    /// Seconds between GTK rotations by the access point (0: only when a station leaves).
+    #[serde(default)]
+    pub gtk_rekey: u64,
 }
 
 fn bss() -> String {
@@ -82,6 +85,7 @@ impl std::fmt::Debug for Config {
             ampdu,
             seed,
             topology,
+            gtk_rekey,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -100,6 +104,7 @@ impl std::fmt::Debug for Config {
             .field("ampdu", ampdu)
             .field("seed", seed)
             .field("topology", topology)
+            .field("gtk_rekey", gtk_rekey)
             .finish()
     }
 }
@@ -309,7 +314,9 @@ impl Emulator {
                 .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
-                Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(node)?)
+                Machine::Ap(
+                    AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey),
+                )
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {
