@@ -119,9 +119,6 @@ impl AccessPoint {
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.now_ms += super::TICK_MS;
         self.counters.countermeasures_active = self.countermeasures.active(self.now_ms);
-        if self.rekey.due(self.now_ms) {
-            self.rotate(out)?;
-        }
         let macs: Vec<MacAddr> = self.stations.keys().copied().collect();
         for mac in macs {
             let Some(assoc) = self.stations.get_mut(&mac) else { continue };
@@ -129,6 +126,10 @@ impl AccessPoint {
             keys::sync_group_key(self.group.as_ref(), auth)?;
             let events = auth.tick()?;
             self.handle_events(mac, events, out)?;
+        }
+        // After the retransmissions, so that a group message 1 sent now waits a whole tick.
+        if self.rekey.due(self.now_ms) {
+            self.rotate(out)?;
         }
         Ok(())
     }

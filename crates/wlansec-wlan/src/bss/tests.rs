@@ -5,6 +5,9 @@ use wlansec_core::Error;
 use super::*;
 use crate::node::qos_data;
 
+mod group;
+mod michael;
+
 const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
 fn config(mode: &str, passphrase: &str) -> NetworkConfig {
