@@ -302,6 +302,8 @@ mod tests {
     use super::*;
     use wlansec_core::wire::{FrameControl, HeaderRepr};
 
+    mod group;
+
     const BSSID: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
     fn mac(i: u8) -> MacAddr {
