@@ -119,6 +119,10 @@ pub struct UpArgs {
     ampdu: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Rotate the group key (GTK) every SECS seconds, as hostapd's wpa_group_rekey; 0: only
+    /// when a station leaves.
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    gtk_rekey: u64,
     /// Run the supervisor in this terminal (Ctrl-C tears everything down).
     #[arg(long)]
     foreground: bool,
@@ -367,6 +371,9 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
+    if args.gtk_rekey > 0 && (args.topology == "ibss" || !mode.uses_handshake()) {
+        bail!("--gtk-rekey needs an access point (--topology bss) and a GTK (tkip, ccmp or enhanced)");
+    }
     if args.ssid().is_empty() || args.ssid().len() > 32 {
         bail!("--ssid must be 1..=32 bytes");
     }
@@ -423,6 +430,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         seed: args.seed,
         topology: args.topology,
         fragment_threshold: args.fragment_threshold,
+        gtk_rekey: args.gtk_rekey,
     };
     fs::create_dir_all(state_dir(&name))?;
     fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;

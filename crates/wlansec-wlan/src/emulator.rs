@@ -57,6 +57,9 @@ pub struct Config {
     /// dot11FragmentationThreshold of every node (none: never fragment).
     #[serde(default)]
     pub fragment_threshold: Option<u16>,
+    /// Seconds between GTK rotations by the access point (0: only when a station leaves).
+    #[serde(default)]
+    pub gtk_rekey: u64,
 }
 
 fn bss() -> String {
@@ -87,6 +90,7 @@ impl std::fmt::Debug for Config {
             seed,
             topology,
             fragment_threshold,
+            gtk_rekey,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -106,6 +110,7 @@ impl std::fmt::Debug for Config {
             .field("seed", seed)
             .field("topology", topology)
             .field("fragment_threshold", fragment_threshold)
+            .field("gtk_rekey", gtk_rekey)
             .finish()
     }
 }
@@ -321,7 +326,9 @@ impl Emulator {
                 .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
-                Machine::Ap(AccessPoint::new(network(&config.passphrase)).map_err(node)?)
+                Machine::Ap(
+                    AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey),
+                )
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {

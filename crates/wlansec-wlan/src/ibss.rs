@@ -133,6 +133,7 @@ impl IbssStation {
         let macs: Vec<MacAddr> = self.peers.keys().copied().collect();
         for mac in macs {
             let Some(auth) = self.peers.get_mut(&mac).and_then(|p| p.authenticator.as_mut()) else { continue };
+            sync_group_rsc(&self.gtk, self.group_tx.as_ref(), auth)?;
             let events = auth.tick()?;
             self.handle_events(mac, Side::Authenticator, events, out)?;
         }
@@ -227,6 +228,7 @@ impl IbssStation {
             (Side::Supplicant, supplicant.receive(eapol, &mut self.rng))
         } else {
             let Some(auth) = p.authenticator.as_mut() else { return Ok(()) };
+            sync_group_rsc(&self.gtk, self.group_tx.as_ref(), auth)?;
             (Side::Authenticator, auth.receive(eapol))
         };
         match result {
@@ -260,8 +262,9 @@ impl IbssStation {
                     }
                     self.pipeline.forget(peer);
                 }
-                Event::InstallGroup { key_id, gtk, .. } => {
-                    let rx = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id);
+                Event::InstallGroup { key_id, gtk, rsc } => {
+                    // The RSC makes the peer's group frames sent before we met replays.
+                    let rx = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id).with_rsc(rsc);
                     if let Some(p) = self.peers.get_mut(&peer) {
                         p.group_rx = Some(rx);
                     }
@@ -274,17 +277,29 @@ impl IbssStation {
                 Event::InstallPairwise { .. }
                 | Event::PairwiseComplete
                 | Event::GroupComplete
-                | Event::InstallIntegrityGroup { .. } => {}
+                | Event::InstallIntegrityGroup { .. }
+                | Event::MicFailureReported { .. } => {}
             }
         }
         Ok(())
     }
 }
 
+/// Give `auth` our GTK's current Key RSC (the last PN our group frames used) for its
+/// message 3: a peer met late refuses the group frames we sent before.
+fn sync_group_rsc(gtk: &Option<Secret>, group_tx: Option<&AnyTransmitter>, auth: &mut Authenticator) -> Result<()> {
+    if let (Some(gtk), Some(tx)) = (gtk, group_tx) {
+        auth.set_group_key(1, gtk.clone(), tx.last_pn())?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use wlansec_core::wire::{FrameControl, HeaderRepr};
+
+    mod group;
 
     const BSSID: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 

@@ -9,6 +9,7 @@
 //! * [`error`]: the crate's [`Error`] (names that do not parse, refused system calls,
 //!   handshakes a peer failed, and the engine's refusals).
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
+//! * `group`: group keys (GTK rotation, Key RSC, a receive key per Key ID).
 //! * `node`: the frame-exchange core the roles share (frames, counters, the receive path).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
 //! * [`udp`]: the access point and a station as separate processes over a UDP "air".
@@ -19,6 +20,7 @@ pub mod bss;
 pub mod card;
 pub mod emulator;
 pub mod error;
+mod group;
 pub mod ibss;
 pub mod medium;
 pub mod netns;

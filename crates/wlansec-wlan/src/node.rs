@@ -5,7 +5,7 @@
 //! each refusal counted.
 
 use serde::Serialize;
-use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
+use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::rx::port::{self, Admitted};
 use wlansec_core::rx::{Pipeline, RxKey};
@@ -50,6 +50,14 @@ pub struct Counters {
     /// Unknown receivers, malformed frames.
     pub dropped_other: u64,
     pub handshake_errors: u64,
+    /// GTK rotations started (timer, a station leaving, countermeasures).
+    pub group_rekeys: u64,
+    /// TKIP Michael MIC failures: seen here, or (access point) reported by a station.
+    pub mic_failures: u64,
+    /// Times two Michael MIC failures within 60 s started TKIP countermeasures.
+    pub countermeasure_activations: u64,
+    /// TKIP countermeasures in force: every station sent away, none admitted.
+    pub countermeasures_active: bool,
 }
 
 impl Counters {
@@ -139,11 +147,7 @@ impl Credential {
             Credential::None => (None, None),
             Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
             Credential::Psk(_) => {
-                let mut g = [0u8; 32];
-                rng.fill_bytes(&mut g);
-                let len = if mode == SecurityMode::Tkip { 32 } else { 16 };
-                let gtk = Secret::from_slice(&g[..len])?;
-                let tx = Transmitter::new(mode.group_suite(gtk.as_bytes())?, 1);
+                let (gtk, tx) = crate::group::fresh_gtk(mode, 1, rng)?;
                 (Some(gtk), Some(tx))
             }
         })

@@ -20,6 +20,8 @@ use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
 use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IgtkKey};
 
+mod request;
+
 /// What a handshake machine asks its owner to do.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Event {
@@ -38,6 +40,9 @@ pub enum Event {
     GroupComplete,
     /// The authenticator gave up after its retransmissions: deauthenticate the station.
     TimedOut,
+    /// The supplicant reported a Michael MIC failure (TKIP) under the pairwise key or the
+    /// group key: a countermeasures event (12.5.2.4).
+    MicFailureReported { pairwise: bool },
 }
 
 /// What both sides agreed on before the handshake (from the beacon / association).
@@ -143,6 +148,8 @@ pub struct Authenticator {
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
+    /// The replay counter of the last request (MIC failure report) accepted from the supplicant.
+    last_request: Option<u64>,
 }
 
 impl Authenticator {
@@ -161,6 +168,7 @@ impl Authenticator {
             igtk: None,
             retries: 0,
             max_sends: 4,
+            last_request: None,
         })
     }
 
@@ -217,6 +225,18 @@ impl Authenticator {
         self.send_current()
     }
 
+    /// The GTK and its Key RSC (the last PN its transmitter sent) that the next message 3
+    /// or group message 1 carries, sent or resent: the owner updates them before each
+    /// `receive` and `tick`, so a station that joins late learns the PN the group key has
+    /// reached and refuses the group frames sent before it joined.
+    pub fn set_group_key(&mut self, key_id: u8, gtk: Secret, rsc: u64) -> Result<()> {
+        refuse_zero(&gtk)?;
+        check_gtk_key_id(key_id)?;
+        self.gtk = (key_id, gtk);
+        self.gtk_rsc = rsc;
+        Ok(())
+    }
+
     /// The retransmission timer fired: resend the pending message with a new replay
     /// counter, or give up.
     pub fn tick(&mut self) -> Result<Vec<Event>> {
@@ -269,6 +289,10 @@ impl Authenticator {
         let info = view.key_info();
         if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
+        }
+        if info.has(KeyInfo::REQUEST) {
+            // Requests run on the supplicant's own replay counter, not the handshake's.
+            return self.request(bytes, &view);
         }
         if view.replay_counter() != self.counter {
             return Err(Error::Replay { pn: view.replay_counter(), last: self.counter });
@@ -340,6 +364,8 @@ pub struct Supplicant {
     installed_gtks: Vec<Secret>,
     /// Every IGTK installed in this association, the same way.
     installed_igtks: Vec<Secret>,
+    /// The replay counter of the last request (MIC failure report) this side sent.
+    request_counter: u64,
 }
 
 impl Supplicant {
@@ -354,6 +380,7 @@ impl Supplicant {
             ptk: None,
             installed_gtks: Vec::new(),
             installed_igtks: Vec::new(),
+            request_counter: 0,
         })
     }
 

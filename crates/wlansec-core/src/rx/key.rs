@@ -60,6 +60,13 @@ impl RxKey {
         self
     }
 
+    /// Take every PN up to `rsc` as already received (on every TID): the Key RSC a group
+    /// key is installed with, so its sender's earlier frames are refused as replays.
+    pub fn with_rsc(mut self, rsc: u64) -> Self {
+        self.replay = ReplayCounters::starting_at(rsc);
+        self
+    }
+
     /// The handshake side that receives under this TKIP key, which picks its Michael key
     /// (frame direction cannot tell in an IBSS). No effect on other suites.
     pub fn with_receiver_role(mut self, role: Role) -> Self {

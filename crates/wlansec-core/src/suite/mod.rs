@@ -101,6 +101,12 @@ impl PnCounter {
         self.next += 1;
         Ok(pn)
     }
+
+    /// The last PN handed out (0 before the first): what a receiver that joins now must
+    /// take as already seen, the Key RSC of a group key.
+    pub fn last(&self) -> u64 {
+        self.next.saturating_sub(1)
+    }
 }
 
 /// Receive replay counters of one key, one per `ReplayClass`.
@@ -110,6 +116,12 @@ pub struct ReplayCounters {
 }
 
 impl ReplayCounters {
+    /// Counters that refuse every PN up to `last` on every TID: a group key installed with
+    /// the Key RSC its sender gave, so frames sent before the receiver joined are replays.
+    pub fn starting_at(last: u64) -> Self {
+        ReplayCounters { last: [last; ReplayClass::COUNT] }
+    }
+
     pub fn check(&self, class: ReplayClass, pn: Pn) -> Result<()> {
         let last = self.last[class.index()];
         if pn.value() <= last {
@@ -153,6 +165,11 @@ impl<S: FrameSuite> Transmitter<S> {
     pub fn with_pn_counter(mut self, pn: PnCounter) -> Self {
         self.pn = pn;
         self
+    }
+
+    /// The last PN this key sent (0 before the first frame): the Key RSC to give a receiver.
+    pub fn last_pn(&self) -> u64 {
+        self.pn.last()
     }
 
     /// Protect the MPDU in `buf[..mpdu_len]` with the next PN; returns the protected length.

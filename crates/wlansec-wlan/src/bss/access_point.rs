@@ -1,25 +1,29 @@
 //! The access point (authenticator side): associates stations, runs a 4-way handshake with
-//! each, and bridges them and its own host.
+//! each, and bridges them and its own host. Its group keys rotate and its TKIP
+//! countermeasures run in [`keys`].
+
+mod keys;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
-use wlansec_core::rsn::{Authenticator, Event, Secret};
+use wlansec_core::rsn::{Authenticator, Event};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     capability, AssociationResponseRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ElementsBuilder,
-    ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+    ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, REASON_GROUP_KEY_HANDSHAKE_TIMEOUT, STATUS_SUCCESS,
+    STATUS_UNSPECIFIED_FAILURE, SUPPORTED_RATES_BG,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 use wlansec_core::Error;
 
+use crate::group::GroupKeys;
 use crate::node::{
-    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, AnyTransmitter, Credential,
-    Sequence,
+    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, Credential, Sequence,
 };
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
@@ -32,6 +36,10 @@ struct Association {
     keys: Option<LinkKeys>,
     last_error: Option<String>,
     failed: Option<String>,
+    /// The GTK generation the last message 3 or group message 1 sent to the station carried.
+    gtk_generation: u64,
+    /// The GTK generation the station confirmed (message 4 or group message 2).
+    gtk_confirmed: Option<u64>,
 }
 
 /// What the access point reports about one station.
@@ -52,12 +60,15 @@ fn assoc_port_closed(assoc: Option<&Association>, credential: &Credential) -> bo
 pub struct AccessPoint {
     config: NetworkConfig,
     credential: Credential,
-    gtk: Option<Secret>,
-    group_tx: Option<AnyTransmitter>,
+    group: Option<GroupKeys>,
     stations: BTreeMap<MacAddr, Association>,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
+    /// Milliseconds of `tick`s so far: the access point's only clock (sans-IO).
+    now_ms: u64,
+    rekey: keys::RekeyTimer,
+    countermeasures: keys::Countermeasures,
     pub counters: Counters,
 }
 
@@ -65,16 +76,18 @@ impl AccessPoint {
     pub fn new(config: NetworkConfig) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = credential.group_key(config.mode, &mut rng)?;
+        let group = GroupKeys::of(&credential, config.mode, &mut rng)?;
         Ok(AccessPoint {
             config,
             credential,
-            gtk,
-            group_tx,
+            group,
             stations: BTreeMap::new(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng,
+            now_ms: 0,
+            rekey: keys::RekeyTimer::default(),
+            countermeasures: keys::Countermeasures::default(),
             counters: Counters::default(),
         })
     }
@@ -83,6 +96,12 @@ impl AccessPoint {
     /// default; switching one off shows in a test or a measurement that its attack succeeds.
     pub fn with_defences(mut self, defences: Defences) -> Self {
         self.pipeline = Pipeline::with_defences(Rules::default(), defences);
+        self
+    }
+
+    /// Rotate the GTK every `seconds` (0: never), as hostapd's `wpa_group_rekey`.
+    pub fn with_gtk_rekey(mut self, seconds: u64) -> Self {
+        self.rekey = keys::RekeyTimer::every(seconds, self.now_ms);
         self
     }
 
@@ -107,13 +126,22 @@ impl AccessPoint {
             .collect()
     }
 
-    /// The retransmission timer of every pending handshake.
+    /// The clock: every [`super::TICK_MS`]. Runs the GTK rotation timer, ends TKIP
+    /// countermeasures, and retransmits every pending handshake message.
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        self.now_ms += super::TICK_MS;
+        self.counters.countermeasures_active = self.countermeasures.active(self.now_ms);
         let macs: Vec<MacAddr> = self.stations.keys().copied().collect();
         for mac in macs {
-            let Some(auth) = self.stations.get_mut(&mac).and_then(|a| a.authenticator.as_mut()) else { continue };
+            let Some(assoc) = self.stations.get_mut(&mac) else { continue };
+            let Some(auth) = assoc.authenticator.as_mut() else { continue };
+            keys::sync_group_key(self.group.as_ref(), auth)?;
             let events = auth.tick()?;
             self.handle_events(mac, events, out)?;
+        }
+        // After the retransmissions, so that a group message 1 sent now waits a whole tick.
+        if self.rekey.due(self.now_ms) {
+            self.rotate(out)?;
         }
         Ok(())
     }
@@ -137,7 +165,7 @@ impl AccessPoint {
         let bssid = self.config.bssid;
         let open = matches!(self.credential, Credential::None);
         let tx = if da.is_group() {
-            self.group_tx.as_mut()
+            self.group.as_mut().map(GroupKeys::tx)
         } else {
             match self.stations.get_mut(&da) {
                 Some(a) if a.keys.is_some() || open => a.keys.as_mut().map(|k| &mut k.tx),
@@ -183,7 +211,17 @@ impl AccessPoint {
         };
         let key = assoc.keys.as_mut().map(|k| &mut k.rx);
         let mode = self.config.mode;
-        let received = receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode)?;
+        let received = match receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode) {
+            Ok(received) => received,
+            Err(e) => {
+                if keys::is_michael_failure(&e, mode) {
+                    self.mic_failure(out)?;
+                }
+                return Err(e);
+            }
+        };
+        // EAPOL is the authenticator's, plaintext (the 4-way handshake) or protected (group
+        // message 2, MIC failure reports), and is never forwarded (the port sees to that).
         let msdus = match received {
             None => return Ok(()),
             Some((_, Admitted::Eapol(eapol))) => return self.eapol(sta, eapol, out),
@@ -216,17 +254,37 @@ impl AccessPoint {
     fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        let refused = self.countermeasures.active(self.now_ms);
         match body {
             ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 => {
                 // A (re)starting station forgets its old association, keys and fragments.
-                self.stations.remove(&sta);
-                self.pipeline.forget(sta);
-                let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS));
+                self.depart(sta, out)?;
+                // TKIP countermeasures admit no one for their 60 s.
+                let status = if refused { STATUS_UNSPECIFIED_FAILURE } else { STATUS_SUCCESS };
+                let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, status));
                 out.push(Output::Air(self.management_to(reply, sta)?));
+            }
+            ManagementBody::Deauthentication(_) | ManagementBody::Disassociation(_) => self.depart(sta, out)?,
+            ManagementBody::AssociationRequest(_) if refused => {
+                let response = AssociationResponseRepr {
+                    capability: capability::ESS,
+                    status: STATUS_UNSPECIFIED_FAILURE,
+                    aid: 0,
+                    elements: Elements::new(&[]),
+                };
+                out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
             }
             ManagementBody::AssociationRequest(_) => {
                 let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
-                let mut assoc = Association { aid, authenticator: None, keys: None, last_error: None, failed: None };
+                let mut assoc = Association {
+                    aid,
+                    authenticator: None,
+                    keys: None,
+                    last_error: None,
+                    failed: None,
+                    gtk_generation: 0,
+                    gtk_confirmed: None,
+                };
                 if let Credential::Wep(key) = &self.credential {
                     assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
                 }
@@ -238,10 +296,12 @@ impl AccessPoint {
                     elements: Elements::new(&rates),
                 };
                 out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
-                let events = match (&self.credential, &self.gtk) {
-                    (Credential::Psk(pmk), Some(gtk)) => {
+                let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
+                let events = match (&self.credential, gtk) {
+                    (Credential::Psk(pmk), Some((gtk, rsc))) => {
                         let params = self.config.mode.handshake_params(bssid, sta)?;
-                        let mut auth = Authenticator::new(params, pmk.clone(), 1, gtk.clone())?;
+                        let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
+                        auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
                         let events = auth.start(&mut self.rng)?;
                         assoc.authenticator = Some(auth);
                         events
@@ -259,6 +319,7 @@ impl AccessPoint {
     fn eapol(&mut self, sta: MacAddr, eapol: Vec<u8>, out: &mut Vec<Output>) -> Result<()> {
         let Some(assoc) = self.stations.get_mut(&sta) else { return Ok(()) };
         let Some(auth) = assoc.authenticator.as_mut() else { return Ok(()) };
+        keys::sync_group_key(self.group.as_ref(), auth)?;
         match auth.receive(&eapol) {
             Ok(events) => self.handle_events(sta, events, out),
             Err(e) => {
@@ -285,6 +346,11 @@ impl AccessPoint {
                     out.extend(
                         data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, threshold)?.into_iter().map(Output::Air),
                     );
+                    // What this message carries, if it is message 3 or group message 1.
+                    let generation = self.group.as_ref().and_then(GroupKeys::distributed).map(|(g, _)| g.generation);
+                    if let (Some(a), Some(generation)) = (self.stations.get_mut(&sta), generation) {
+                        a.gtk_generation = generation;
+                    }
                 }
                 Event::InstallPairwise { tk } => {
                     let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;
@@ -293,17 +359,31 @@ impl AccessPoint {
                     }
                     self.pipeline.forget(sta);
                 }
+                Event::PairwiseComplete | Event::GroupComplete => {
+                    if let Some(a) = self.stations.get_mut(&sta) {
+                        a.gtk_confirmed = Some(a.gtk_generation);
+                    }
+                    self.catch_up(sta, out)?;
+                    self.maybe_switch();
+                }
                 Event::TimedOut => {
                     let Some(a) = self.stations.get_mut(&sta) else { continue };
                     a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
                     a.authenticator = None;
-                    let deauth = DeauthenticationRepr { reason: REASON_FOUR_WAY_HANDSHAKE_TIMEOUT };
+                    // Keys installed: it was the group key handshake that timed out.
+                    let reason = if a.keys.take().is_some() {
+                        REASON_GROUP_KEY_HANDSHAKE_TIMEOUT
+                    } else {
+                        REASON_FOUR_WAY_HANDSHAKE_TIMEOUT
+                    };
+                    let confirmed = a.gtk_confirmed.take();
+                    let deauth = DeauthenticationRepr { reason };
                     out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
+                    self.departed(confirmed, out)?;
                 }
-                Event::InstallGroup { .. }
-                | Event::PairwiseComplete
-                | Event::GroupComplete
-                | Event::InstallIntegrityGroup { .. } => {}
+                Event::MicFailureReported { .. } if self.config.mode == SecurityMode::Tkip => self.mic_failure(out)?,
+                Event::InstallGroup { .. } | Event::MicFailureReported { .. } | Event::InstallIntegrityGroup { .. } => {
+                }
             }
         }
         Ok(())

@@ -1,18 +1,21 @@
 //! The station (supplicant side): authenticates, associates, runs the 4-way handshake and
-//! then carries its host's Ethernet frames to and from the access point.
+//! then carries its host's Ethernet frames to and from the access point. It holds a group
+//! key per Key ID, each from the Key RSC it came with, and reports Michael MIC failures.
 
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Event, Supplicant};
 use wlansec_core::rx::port::Admitted;
-use wlansec_core::rx::{Defences, Pipeline, RxKey};
+use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
-    capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, STATUS_SUCCESS,
+    capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, REASON_MICHAEL_MIC_FAILURE,
+    STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
 use super::StationState;
+use crate::group::GroupRx;
 use crate::node::{data_mpdus, elements, fresh_rng, qos_header, receive, to_host, Credential, Sequence};
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::security::{LinkKeys, SecurityMode};
@@ -32,7 +35,7 @@ pub struct Station {
     waited: u32,
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
-    group_rx: Option<RxKey>,
+    group_rx: GroupRx,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -50,7 +53,7 @@ impl Station {
             waited: 0,
             supplicant: None,
             keys: None,
-            group_rx: None,
+            group_rx: GroupRx::default(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng: fresh_rng(),
@@ -85,7 +88,7 @@ impl Station {
         self.waited = 0;
         self.supplicant = None;
         self.keys = None;
-        self.group_rx = None;
+        self.group_rx.clear();
         self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
         let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
@@ -135,10 +138,18 @@ impl Station {
         if !fc.is_data() || !fc.from_ds() {
             return Ok(());
         }
-        let key = if frame.addr1().is_group() { self.group_rx.as_mut() } else { self.keys.as_mut().map(|k| &mut k.rx) };
+        let group = frame.addr1().is_group();
+        let key = if group { self.group_rx.for_frame(mpdu) } else { self.keys.as_mut().map(|k| &mut k.rx) };
         let (mac, mode) = (self.mac, self.config.mode);
-        let Some((header, admitted)) = receive(&mut self.pipeline, &mut self.counters, mpdu, key, mac, mode)? else {
-            return Ok(());
+        let (header, admitted) = match receive(&mut self.pipeline, &mut self.counters, mpdu, key, mac, mode) {
+            Ok(Some(received)) => received,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                if matches!(e, crate::Error::Frame(wlansec_core::Error::MicFailure)) && mode == SecurityMode::Tkip {
+                    self.report_mic_failure(!group, out)?;
+                }
+                return Err(e);
+            }
         };
         if header.sa() == self.mac {
             return Ok(()); // our own group frame, relayed back by the access point
@@ -182,6 +193,11 @@ impl Station {
                 }
                 self.associated()?;
             }
+            (ManagementBody::Deauthentication(deauth), _) if deauth.reason == REASON_MICHAEL_MIC_FAILURE => {
+                // TKIP countermeasures are temporary: join again once the access point
+                // admits stations again (refused until then, the request is repeated).
+                self.start(out)?;
+            }
             (ManagementBody::Deauthentication(deauth), _) => {
                 self.state =
                     StationState::Failed(format!("deauthenticated by the access point (reason {})", deauth.reason));
@@ -197,7 +213,7 @@ impl Station {
             Credential::None => self.state = StationState::Connected,
             Credential::Wep(key) => {
                 self.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
-                self.group_rx = Some(SecurityMode::Wep.rx_key(key)?);
+                self.group_rx.install(0, SecurityMode::Wep.rx_key(key)?);
                 self.state = StationState::Connected;
             }
             Credential::Psk(pmk) => {
@@ -220,26 +236,47 @@ impl Station {
         };
         for event in events {
             match event {
-                Event::Send(bytes) => {
-                    let bssid = self.config.bssid;
-                    let header = qos_header(FrameControl::TO_DS, bssid, self.mac, bssid, self.sequence.next());
-                    // EAPOL goes out under the pairwise key once one is installed (message 4
-                    // of the first handshake goes before the key it confirms is installed).
-                    let tx = self.keys.as_mut().map(|k| &mut k.tx);
-                    let mpdus = data_mpdus(header, ETHERTYPE_EAPOL, &bytes, tx, self.config.fragment_threshold)?;
-                    out.extend(mpdus.into_iter().map(Output::Air));
-                }
+                Event::Send(bytes) => self.send_eapol(&bytes, out)?,
                 Event::InstallPairwise { tk } => {
                     self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?);
                     self.pipeline.clear_fragments();
                 }
-                Event::InstallGroup { key_id, gtk, .. } => {
-                    self.group_rx = Some(self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id));
+                Event::InstallGroup { key_id, gtk, rsc } => {
+                    // Beside the GTK under the other Key ID: during a rotation group frames
+                    // come under either. The RSC makes earlier group frames replays.
+                    let key = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id).with_rsc(rsc);
+                    self.group_rx.install(key_id, key);
                 }
                 Event::PairwiseComplete => self.state = StationState::Connected,
-                Event::GroupComplete | Event::TimedOut | Event::InstallIntegrityGroup { .. } => {}
+                Event::GroupComplete
+                | Event::TimedOut
+                | Event::MicFailureReported { .. }
+                | Event::InstallIntegrityGroup { .. } => {}
             }
         }
         Ok(())
+    }
+
+    fn send_eapol(&mut self, eapol: &[u8], out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        let header = qos_header(FrameControl::TO_DS, bssid, self.mac, bssid, self.sequence.next());
+        // EAPOL goes out under the pairwise key once one is installed (message 4 of the first
+        // handshake goes before the key it confirms is installed).
+        let tx = self.keys.as_mut().map(|k| &mut k.tx);
+        out.extend(
+            data_mpdus(header, ETHERTYPE_EAPOL, eapol, tx, self.config.fragment_threshold)?
+                .into_iter()
+                .map(Output::Air),
+        );
+        Ok(())
+    }
+
+    /// A Michael MIC failure under the pairwise key or a group key: tell the access point,
+    /// which decides on countermeasures (12.5.2.4).
+    fn report_mic_failure(&mut self, pairwise: bool, out: &mut Vec<Output>) -> Result<()> {
+        self.counters.mic_failures += 1;
+        let Some(supplicant) = self.supplicant.as_mut() else { return Ok(()) };
+        let report = supplicant.mic_failure_report(pairwise)?;
+        self.send_eapol(&report, out)
     }
 }

@@ -6,6 +6,9 @@ use wlansec_core::Error;
 use super::*;
 use crate::node::{data_mpdus, qos_header};
 
+mod group;
+mod michael;
+
 pub(super) const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
 pub(super) fn config(mode: &str, passphrase: &str) -> NetworkConfig {

@@ -45,10 +45,16 @@ pub mod capability {
 pub const OPEN_SYSTEM: u16 = 0;
 /// Status code: success (9.4.1.9).
 pub const STATUS_SUCCESS: u16 = 0;
+/// Status code: unspecified failure (refused, e.g. during TKIP countermeasures).
+pub const STATUS_UNSPECIFIED_FAILURE: u16 = 1;
 /// Reason code: the sender leaves the BSS (9.4.1.7).
 pub const REASON_LEAVING: u16 = 3;
+/// Reason code: Michael MIC failure (TKIP countermeasures).
+pub const REASON_MICHAEL_MIC_FAILURE: u16 = 14;
 /// Reason code: the 4-way handshake timed out.
 pub const REASON_FOUR_WAY_HANDSHAKE_TIMEOUT: u16 = 15;
+/// Reason code: the group key handshake timed out.
+pub const REASON_GROUP_KEY_HANDSHAKE_TIMEOUT: u16 = 16;
 
 /// Action categories that are not robust (Table 9-76): Public, HT, Unprotected WNM, TDLS,
 /// Self-protected, Unprotected DMG, VHT, Unprotected S1G and Vendor-specific. Every other
