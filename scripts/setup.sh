@@ -45,9 +45,11 @@ if ! cmp -s requirements-dev.txt .venv/.requirements-installed 2>/dev/null; then
   .venv/bin/pip install -q -r requirements-dev.txt
   cp requirements-dev.txt .venv/.requirements-installed
 fi
-# The laboratory's `wlansec-lab` command (editable: lab/ is the source).
-if [ ! -x .venv/bin/wlansec-lab ]; then
+# The laboratory's `wlansec-lab` command (editable: lab/ is the source); again when its
+# dependencies change, so an existing venv gains them.
+if [ ! -x .venv/bin/wlansec-lab ] || ! cmp -s lab/pyproject.toml .venv/.lab-installed 2>/dev/null; then
   echo "setup: installing wlansec-lab"
   .venv/bin/pip install -q -e lab
+  cp lab/pyproject.toml .venv/.lab-installed
 fi
 echo "setup: ok"

@@ -62,7 +62,7 @@ def publish(out: Path, dest: Path, name: str, note: str = "") -> Path:
     shutil.copytree(out / "report", target / "report")
     if (out / "figures").is_dir():
         shutil.copytree(out / "figures", target / "figures")
-    for path in sorted((out / "raw").glob("*.json")):
+    for path in sorted((out / "raw").glob("*.json")) + sorted((out / "raw").glob("*.md")):  # .md: the hardware layouts the report quotes
         shutil.copy(path, target / "raw" / path.name)
     for extra in ("run.json", "selftest.txt"):
         if (out / extra).exists():

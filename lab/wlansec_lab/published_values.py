@@ -4,6 +4,7 @@ Every value is from `lab/published/*.json` (transcribed from the papers' text; s
 from __future__ import annotations
 
 import json
+import re
 
 from wlansec_lab import PUBLISHED
 
@@ -64,3 +65,33 @@ def cipher_transfer_tables() -> dict:
     """Tables II (text) and III (video): seconds per algorithm, columns 1–5 as printed."""
     study = json.loads((PUBLISHED / "cipher_power_wireless_2009.json").read_text())
     return {t["id"]: {r[0]: r[1:] for r in t["rows"]} for t in study["tables"] if t["id"] in ("Table II", "Table III")}
+
+
+def tcp_wpa2_cost_points() -> dict:
+    """The study's per-size WPA2 costs (Fedora 12, the maxima its prose names with their packet
+    sizes): {(metric, ip, size): value}, metric "throughput" (Mbit/s less) or "rtt" (ms more)."""
+    study = json.loads((PUBLISHED / "li_kolahi_wpa2_80211n.json").read_text())
+    out = {}
+    for c in study["claims"]:
+        q, cond = c["quantity"], c["condition"]
+        metric = ("throughput" if q.startswith("TCP throughput of open system above WPA2") else
+                  "rtt" if q.startswith("TCP RTT of open system below WPA2") else None)
+        if metric is None or "Fedora 12" not in cond:
+            continue
+        sizes = re.search(r"packet sizes? ([\d and]+) bytes", cond)[1]
+        for size in re.findall(r"\d+", sizes):
+            out[(metric, int(q[-1]), int(size))] = c["value"]
+    return out
+
+
+def tcp_ip_difference_claims() -> list[dict]:
+    """The study's largest IPv4 − IPv6 differences (Fedora 12): metric, security, size, value."""
+    study = json.loads((PUBLISHED / "li_kolahi_wpa2_80211n.json").read_text())
+    out = []
+    for c in study["claims"]:
+        if not c["quantity"].startswith("Maximum IPv4–IPv6 TCP") or "Fedora 12" not in c["condition"]:
+            continue
+        out.append({"metric": "throughput" if "throughput" in c["quantity"] else "rtt",
+                    "security": "open" if "open system" in c["condition"] else "ccmp",
+                    "size": int(re.search(r"packet size (\d+)", c["condition"])[1]), "value": c["value"]})
+    return out
