@@ -29,6 +29,8 @@ pub enum Error {
     UnknownSecurityMode(String),
     /// `enhanced:N` with N other than 1, 2, 4 or 8.
     EnhancedWays(usize),
+    /// A `--pmf` other than off, optional, required.
+    UnknownPmf(String),
     /// Something the security mode does not have (open: no frame suite; WEP: no handshake).
     ModeLacks { mode: SecurityMode, what: &'static str },
     /// A WEP passphrase is the key itself: 5 or 13 characters, or 10 or 26 hex digits
@@ -92,6 +94,9 @@ impl fmt::Display for Error {
                 write!(f, "unknown security mode `{}` (open, wep, tkip, ccmp, enhanced[:N])", s.escape_default())
             }
             Error::EnhancedWays(n) => write!(f, "enhanced:{n}: N must be 1, 2, 4 or 8"),
+            Error::UnknownPmf(s) => {
+                write!(f, "unknown management frame protection `{}` (off, optional, required)", s.escape_default())
+            }
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
                 write!(

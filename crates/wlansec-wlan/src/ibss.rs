@@ -201,7 +201,7 @@ impl IbssStation {
         match (&self.credential, &self.gtk) {
             (Credential::Wep(key), _) => p.group_rx = Some(SecurityMode::Wep.rx_key(key)?),
             (Credential::Psk(pmk), Some(gtk)) => {
-                let params = self.config.mode.handshake_params(self.mac, peer)?;
+                let params = self.config.symmetric_handshake_params(self.mac, peer)?;
                 let mut auth = Authenticator::new(params, pmk.clone(), 1, gtk.clone())?;
                 events = auth.start(&mut self.rng)?;
                 p.authenticator = Some(auth);
@@ -218,7 +218,7 @@ impl IbssStation {
         let Credential::Psk(pmk) = &self.credential else { return Ok(()) };
         let pmk = pmk.clone();
         let from_authenticator = EapolKey::new_checked(eapol)?.key_info().has(KeyInfo::ACK);
-        let params = self.config.mode.handshake_params(peer, self.mac)?;
+        let params = self.config.symmetric_handshake_params(peer, self.mac)?;
         let Some(p) = self.peers.get_mut(&peer) else { return Ok(()) };
         let (side, result) = if from_authenticator {
             let supplicant = match p.supplicant.as_mut() {

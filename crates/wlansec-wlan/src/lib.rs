@@ -11,6 +11,8 @@
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
 //! * `group`: group keys (GTK rotation, Key RSC, a receive key per Key ID).
 //! * `node`: the frame-exchange core the roles share (frames, counters, the receive path).
+//! * [`pmf`]: 802.11w management frame protection (negotiation, protected robust frames,
+//!   BIP, SA Query).
 //! * [`bss`]: the access point and station as sans-IO machines (association, handshakes, data).
 //! * [`udp`]: the access point and a station as separate processes over a UDP "air".
 //! * [`ibss`]: the ad-hoc station (direct links, a pair of 4-way handshakes per peer pair).
@@ -25,6 +27,7 @@ pub mod ibss;
 pub mod medium;
 pub mod netns;
 mod node;
+pub mod pmf;
 pub mod security;
 pub mod udp;
 

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
-use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
+use wlansec_core::rsn::{pmk_from_passphrase, Params, Pmk, Secret};
 use wlansec_core::rx::port::{self, Admitted};
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::suite::{FrameSuite, Transmitter};
@@ -17,6 +17,7 @@ use wlansec_core::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosContro
 use wlansec_core::Error;
 use zeroize::Zeroizing;
 
+use crate::pmf::Pmf;
 use crate::Result;
 
 use crate::security::{hex_octets, wep_key, SecurityMode};
@@ -58,6 +59,11 @@ pub struct Counters {
     pub countermeasure_activations: u64,
     /// TKIP countermeasures in force: every station sent away, none admitted.
     pub countermeasures_active: bool,
+    /// Robust management frames (Deauthentication, Disassociation, robust Action) that came
+    /// unprotected, or with a bad BIP MME, where 802.11w protects them: forgeries, dropped.
+    pub refused_unprotected_management: u64,
+    /// SA Queries the access point sent to check a protected link before a reassociation.
+    pub sa_queries: u64,
 }
 
 impl Counters {
@@ -81,11 +87,32 @@ pub struct NetworkConfig {
     pub passphrase: String,
     /// MSDUs whose MPDU would be longer are sent as fragments (none: never).
     pub fragment_threshold: Option<FragmentationThreshold>,
+    /// 802.11w management frame protection this node offers or requires.
+    pub pmf: Pmf,
 }
 
 impl NetworkConfig {
     pub fn new(ssid: impl Into<String>, bssid: MacAddr, mode: SecurityMode, passphrase: impl Into<String>) -> Self {
-        NetworkConfig { ssid: ssid.into(), bssid, mode, passphrase: passphrase.into(), fragment_threshold: None }
+        NetworkConfig {
+            ssid: ssid.into(),
+            bssid,
+            mode,
+            passphrase: passphrase.into(),
+            fragment_threshold: None,
+            pmf: Pmf::Off,
+        }
+    }
+
+    /// The RSN element this node sends (none on an open or WEP network).
+    pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
+        self.mode.rsn_element(self.pmf)
+    }
+
+    /// Handshake parameters of a link whose two sides both send this network's RSN
+    /// element (an IBSS: no access point to negotiate with).
+    pub(crate) fn symmetric_handshake_params(&self, aa: MacAddr, spa: MacAddr) -> Result<Params> {
+        let rsne = self.rsn_element()?.ok_or(crate::Error::ModeLacks { mode: self.mode, what: "4-way handshake" })?;
+        self.mode.handshake_params(aa, spa, rsne.clone(), rsne)
     }
 }
 
@@ -98,6 +125,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("mode", &self.mode)
             .field("passphrase", &redacted(&self.passphrase))
             .field("fragment_threshold", &self.fragment_threshold)
+            .field("pmf", &self.pmf)
             .finish()
     }
 }
@@ -197,7 +225,7 @@ pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Result<Vec<u8>> {
 /// Privacy bit is added for a protected network).
 pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: SequenceControl) -> Result<Vec<u8>> {
     let privacy = if config.mode == SecurityMode::Open { 0 } else { mgmt::capability::PRIVACY };
-    let elements = elements(&config.ssid, config.mode.rsn_element()?.as_deref())?;
+    let elements = elements(&config.ssid, config.rsn_element()?.as_deref())?;
     let beacon = BeaconRepr {
         timestamp: 0,
         beacon_interval: BEACON_INTERVAL_TU,

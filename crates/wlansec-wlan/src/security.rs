@@ -15,6 +15,7 @@ use wlansec_core::suite::tkip::Role;
 use wlansec_core::suite::{FrameSuite, Tkip, Transmitter};
 use wlansec_core::wire::{MacAddr, Rules};
 
+use crate::pmf::{Pmf, GROUP_MGMT_CIPHER};
 use crate::{Error, Result};
 
 /// How data frames are protected.
@@ -76,20 +77,29 @@ impl SecurityMode {
         }
     }
 
-    /// The RSN element both the access point (beacon) and the station (association request)
-    /// send: one pairwise suite, group cipher CCMP (TKIP under WPA), PSK.
-    pub fn rsn_element(self) -> Result<Option<Vec<u8>>> {
-        let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
-        let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
-        Ok(Some(RsnElementRepr::personal(group, pairwise, Akm::Psk).to_bytes(ElementKind::Rsn)?))
+    /// Whether the mode can protect management frames (802.11w needs CCMP or GCMP; TKIP,
+    /// WEP and open cannot).
+    pub fn supports_pmf(self) -> bool {
+        matches!(self, SecurityMode::Ccmp | SecurityMode::Enhanced(_))
     }
 
-    /// Handshake parameters between authenticator `aa` and supplicant `spa`.
-    pub fn handshake_params(self, aa: MacAddr, spa: MacAddr) -> Result<Params> {
-        let lacks = |what| Error::ModeLacks { mode: self, what };
-        let rsne = self.rsn_element()?.ok_or_else(|| lacks("4-way handshake"))?;
-        let cipher = self.cipher(0).ok_or_else(|| lacks("cipher"))?;
-        Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne: rsne.clone(), sta_rsne: rsne })
+    /// The RSN element a node of this mode sends, the access point in its beacon and a
+    /// station in its association request: one pairwise suite, group cipher CCMP (TKIP under
+    /// WPA), PSK, and the management frame protection `pmf` asks for (none where the mode
+    /// cannot: [`SecurityMode::supports_pmf`]).
+    pub fn rsn_element(self, pmf: Pmf) -> Result<Option<Vec<u8>>> {
+        let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
+        let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
+        let pmf = if self.supports_pmf() { pmf } else { Pmf::Off };
+        let repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(pmf.policy(), GROUP_MGMT_CIPHER);
+        Ok(Some(repr.to_bytes(ElementKind::Rsn)?))
+    }
+
+    /// Handshake parameters between authenticator `aa` and supplicant `spa`, whose RSN
+    /// elements are `ap_rsne` (beacon) and `sta_rsne` (association request).
+    pub fn handshake_params(self, aa: MacAddr, spa: MacAddr, ap_rsne: Vec<u8>, sta_rsne: Vec<u8>) -> Result<Params> {
+        let cipher = self.cipher(0).ok_or(Error::ModeLacks { mode: self, what: "cipher" })?;
+        Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne, sta_rsne })
     }
 
     /// The suite that protects the mode's unicast frames: the host engine's Enhanced CCMP-N
@@ -250,10 +260,10 @@ mod tests {
 
     #[test]
     fn enhanced_n_advertises_its_vendor_selector() {
-        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element().unwrap().unwrap();
+        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(Pmf::Off).unwrap().unwrap();
         let (_, repr) = RsnElementRepr::parse(&rsne).unwrap();
         assert_eq!(repr.pairwise_ciphers[0].selector(), enhanced_selector(Ways::N4).unwrap());
-        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element().unwrap().unwrap();
-        assert_eq!(plain, SecurityMode::Ccmp.rsn_element().unwrap().unwrap());
+        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(Pmf::Off).unwrap().unwrap();
+        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(Pmf::Off).unwrap().unwrap());
     }
 }

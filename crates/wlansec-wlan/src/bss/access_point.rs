@@ -3,6 +3,7 @@
 //! countermeasures run in [`keys`].
 
 mod keys;
+mod protection;
 
 use std::collections::BTreeMap;
 
@@ -26,6 +27,7 @@ use crate::node::{
     beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, Credential, Sequence,
 };
 use crate::node::{Counters, NetworkConfig, Output};
+use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
 
@@ -40,6 +42,10 @@ struct Association {
     gtk_generation: u64,
     /// The GTK generation the station confirmed (message 4 or group message 2).
     gtk_confirmed: Option<u64>,
+    /// The link protects management frames (802.11w), as negotiated at association.
+    mfp: bool,
+    /// An SA Query sent because of a new (re)association request, not yet answered.
+    sa_query: Option<protection::PendingSaQuery>,
 }
 
 /// What the access point reports about one station.
@@ -68,6 +74,8 @@ pub struct AccessPoint {
     /// Milliseconds of `tick`s so far: the access point's only clock (sans-IO).
     now_ms: u64,
     rekey: keys::RekeyTimer,
+    /// The IGTK, when the access point offers management frame protection.
+    integrity: Option<pmf::IntegrityGroup>,
     countermeasures: keys::Countermeasures,
     pub counters: Counters,
 }
@@ -77,6 +85,8 @@ impl AccessPoint {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
         let group = GroupKeys::of(&credential, config.mode, &mut rng)?;
+        let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
+        let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
         Ok(AccessPoint {
             config,
             credential,
@@ -87,6 +97,7 @@ impl AccessPoint {
             rng,
             now_ms: 0,
             rekey: keys::RekeyTimer::default(),
+            integrity,
             countermeasures: keys::Countermeasures::default(),
             counters: Counters::default(),
         })
@@ -139,6 +150,7 @@ impl AccessPoint {
             let events = auth.tick()?;
             self.handle_events(mac, events, out)?;
         }
+        self.expire_sa_queries(out)?;
         // After the retransmissions, so that a group message 1 sent now waits a whole tick.
         if self.rekey.due(self.now_ms) {
             self.rotate(out)?;
@@ -200,7 +212,7 @@ impl AccessPoint {
         }
         let Some(sta) = frame.addr2() else { return Ok(()) };
         if fc.is_management() {
-            return self.management(sta, fc.subtype(), frame.body(), out);
+            return self.management_from(sta, mpdu, out);
         }
         if !fc.is_data() || !fc.to_ds() || fc.from_ds() {
             return Ok(());
@@ -251,11 +263,25 @@ impl AccessPoint {
         Ok(body.to_mpdu(sta, bssid, bssid, self.sequence.next())?)
     }
 
-    fn management(&mut self, sta: MacAddr, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
-        let bssid = self.config.bssid;
+    /// A management frame from `sta`, its plaintext body (`protected`: it came protected).
+    fn management(
+        &mut self,
+        sta: MacAddr,
+        subtype: u8,
+        body: &[u8],
+        protected: bool,
+        out: &mut Vec<Output>,
+    ) -> Result<()> {
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
         let refused = self.countermeasures.active(self.now_ms);
+        let protected_link = self.protects_management(sta);
         match body {
+            // A station on a protected link keeps it until an SA Query says it is gone: an
+            // unprotected Authentication may be anyone's.
+            ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 && protected_link => {
+                let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS));
+                out.push(Output::Air(self.management_to(reply, sta)?));
+            }
             ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 => {
                 // A (re)starting station forgets its old association, keys and fragments.
                 self.depart(sta, out)?;
@@ -266,54 +292,80 @@ impl AccessPoint {
             }
             ManagementBody::Deauthentication(_) | ManagementBody::Disassociation(_) => self.depart(sta, out)?,
             ManagementBody::AssociationRequest(_) if refused => {
-                let response = AssociationResponseRepr {
-                    capability: capability::ESS,
-                    status: STATUS_UNSPECIFIED_FAILURE,
-                    aid: 0,
-                    elements: Elements::new(&[]),
-                };
-                out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
+                self.refuse_association(sta, STATUS_UNSPECIFIED_FAILURE, out)?
             }
-            ManagementBody::AssociationRequest(_) => {
-                let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
-                let mut assoc = Association {
-                    aid,
-                    authenticator: None,
-                    keys: None,
-                    last_error: None,
-                    failed: None,
-                    gtk_generation: 0,
-                    gtk_confirmed: None,
-                };
-                if let Credential::Wep(key) = &self.credential {
-                    assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
-                }
-                let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
-                let response = AssociationResponseRepr {
-                    capability: capability::ESS,
-                    status: STATUS_SUCCESS,
-                    aid,
-                    elements: Elements::new(&rates),
-                };
-                out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
-                let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
-                let events = match (&self.credential, gtk) {
-                    (Credential::Psk(pmk), Some((gtk, rsc))) => {
-                        let params = self.config.mode.handshake_params(bssid, sta)?;
-                        let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
-                        auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
-                        let events = auth.start(&mut self.rng)?;
-                        assoc.authenticator = Some(auth);
-                        events
-                    }
-                    _ => Vec::new(),
-                };
-                self.stations.insert(sta, assoc);
-                self.handle_events(sta, events, out)?;
+            ManagementBody::AssociationRequest(_) if protected_link => {
+                self.refuse_association(sta, pmf::STATUS_REFUSED_TEMPORARILY, out)?;
+                self.query_before_reassociating(sta, out)?;
             }
+            ManagementBody::AssociationRequest(request) => self.associate(sta, request.elements.rsn(), out)?,
+            ManagementBody::Action(action) => self.action(sta, action, protected, out)?,
             _ => {}
         }
         Ok(())
+    }
+
+    fn refuse_association(&mut self, sta: MacAddr, status: u16, out: &mut Vec<Output>) -> Result<()> {
+        let response =
+            AssociationResponseRepr { capability: capability::ESS, status, aid: 0, elements: Elements::new(&[]) };
+        out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
+        Ok(())
+    }
+
+    /// Associate `sta`, whose association request carried `sta_rsne`, and start its 4-way
+    /// handshake; a management frame protection policy that cannot meet the AP's is refused
+    /// (status 31).
+    fn associate(&mut self, sta: MacAddr, sta_rsne: Option<&[u8]>, out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        let own_rsne = self.config.rsn_element()?;
+        let mut mfp = false;
+        if let (Some(own), Some(theirs)) = (&own_rsne, sta_rsne) {
+            match pmf::negotiate(own, theirs) {
+                Ok(negotiated) => mfp = negotiated,
+                Err(_) => return self.refuse_association(sta, pmf::STATUS_ROBUST_MANAGEMENT_POLICY_VIOLATION, out),
+            }
+        }
+        let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
+        let mut assoc = Association {
+            aid,
+            authenticator: None,
+            keys: None,
+            last_error: None,
+            failed: None,
+            gtk_generation: 0,
+            gtk_confirmed: None,
+            mfp,
+            sa_query: None,
+        };
+        if let Credential::Wep(key) = &self.credential {
+            assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
+        }
+        let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        let response = AssociationResponseRepr {
+            capability: capability::ESS,
+            status: STATUS_SUCCESS,
+            aid,
+            elements: Elements::new(&rates),
+        };
+        out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
+        let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
+        let events = match (&self.credential, gtk, own_rsne) {
+            (Credential::Psk(pmk), Some((gtk, rsc)), Some(own)) => {
+                let theirs = sta_rsne.map_or_else(|| own.clone(), <[u8]>::to_vec);
+                let params = self.config.mode.handshake_params(bssid, sta, own, theirs)?;
+                let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
+                auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
+                if let (true, Some(integrity)) = (mfp, &self.integrity) {
+                    auth = auth.with_igtk(pmf::IGTK_KEY_ID, integrity.key().clone(), integrity.ipn())?;
+                }
+                let events = auth.start(&mut self.rng)?;
+                assoc.authenticator = Some(auth);
+                events
+            }
+            _ => Vec::new(),
+        };
+        self.stations.insert(sta, assoc);
+        self.handle_events(sta, events, out)
     }
 
     fn eapol(&mut self, sta: MacAddr, eapol: Vec<u8>, out: &mut Vec<Output>) -> Result<()> {
@@ -371,14 +423,18 @@ impl AccessPoint {
                     a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
                     a.authenticator = None;
                     // Keys installed: it was the group key handshake that timed out.
-                    let reason = if a.keys.take().is_some() {
+                    let reason = if a.keys.is_some() {
                         REASON_GROUP_KEY_HANDSHAKE_TIMEOUT
                     } else {
                         REASON_FOUR_WAY_HANDSHAKE_TIMEOUT
                     };
                     let confirmed = a.gtk_confirmed.take();
+                    // Under the link's keys while it still has them (802.11w).
                     let deauth = DeauthenticationRepr { reason };
-                    out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
+                    out.push(Output::Air(self.robust_to(ManagementBody::Deauthentication(deauth), sta)?));
+                    if let Some(a) = self.stations.get_mut(&sta) {
+                        a.keys = None;
+                    }
                     self.departed(confirmed, out)?;
                 }
                 Event::MicFailureReported { .. } if self.config.mode == SecurityMode::Tkip => self.mic_failure(out)?,

@@ -14,10 +14,13 @@ use wlansec_core::wire::mgmt::{
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
+mod protection;
+
 use super::StationState;
 use crate::group::GroupRx;
 use crate::node::{data_mpdus, elements, fresh_rng, qos_header, receive, to_host, Credential, Sequence};
 use crate::node::{Counters, NetworkConfig, Output};
+use crate::pmf;
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
 
@@ -36,6 +39,11 @@ pub struct Station {
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
     group_rx: GroupRx,
+    /// The access point's RSN element, from its beacon (what its 4-way handshake must repeat).
+    ap_rsne: Option<Vec<u8>>,
+    /// The link protects management frames (802.11w), as negotiated at association.
+    mfp: bool,
+    integrity: pmf::IntegrityReceiver,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -54,6 +62,9 @@ impl Station {
             supplicant: None,
             keys: None,
             group_rx: GroupRx::default(),
+            ap_rsne: None,
+            mfp: false,
+            integrity: pmf::IntegrityReceiver::default(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng: fresh_rng(),
@@ -89,6 +100,8 @@ impl Station {
         self.supplicant = None;
         self.keys = None;
         self.group_rx.clear();
+        self.mfp = false;
+        self.integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
         let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
@@ -133,7 +146,7 @@ impl Station {
             return Ok(());
         }
         if fc.is_management() {
-            return self.management(fc.subtype(), frame.body(), out);
+            return self.management_from(mpdu, out);
         }
         if !fc.is_data() || !fc.from_ds() {
             return Ok(());
@@ -160,15 +173,19 @@ impl Station {
         }
     }
 
-    fn management(&mut self, subtype: u8, body: &[u8], out: &mut Vec<Output>) -> Result<()> {
+    /// A management frame from the access point, its plaintext body (`protected`: it came
+    /// protected).
+    fn management(&mut self, subtype: u8, body: &[u8], protected: bool, out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
         // A management frame this machine cannot parse is ignored, as one it does not use.
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
         match (body, &self.state) {
+            (ManagementBody::Beacon(beacon), _) => self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec),
+            (ManagementBody::Action(action), _) => self.action(action, protected, out)?,
             (ManagementBody::Authentication(auth), StationState::Authenticating)
                 if auth.transaction_sequence == 2 && auth.status == STATUS_SUCCESS =>
             {
-                let rsne = self.config.mode.rsn_element()?;
+                let rsne = self.config.rsn_element()?;
                 let elements = elements(&self.config.ssid, rsne.as_deref())?;
                 let request = AssociationRequestRepr {
                     capability: capability::ESS,
@@ -185,6 +202,13 @@ impl Station {
                     self.sequence.next(),
                 )?;
                 out.push(Output::Air(mpdu));
+            }
+            (ManagementBody::AssociationResponse(response), StationState::Associating)
+                if response.status == pmf::STATUS_REFUSED_TEMPORARILY =>
+            {
+                // The access point is asking our old link (an SA Query) whether it is still
+                // there; it is not, so after its timeout the next attempt is admitted.
+                self.waited = 0;
             }
             (ManagementBody::AssociationResponse(response), StationState::Associating) => {
                 if response.status != STATUS_SUCCESS {
@@ -203,6 +227,11 @@ impl Station {
                     StationState::Failed(format!("deauthenticated by the access point (reason {})", deauth.reason));
                 self.keys = None;
             }
+            (ManagementBody::Disassociation(disassoc), _) => {
+                self.state =
+                    StationState::Failed(format!("disassociated by the access point (reason {})", disassoc.reason));
+                self.keys = None;
+            }
             _ => {}
         }
         Ok(())
@@ -217,7 +246,16 @@ impl Station {
                 self.state = StationState::Connected;
             }
             Credential::Psk(pmk) => {
-                let params = self.config.mode.handshake_params(self.config.bssid, self.mac)?;
+                let own = self
+                    .config
+                    .rsn_element()?
+                    .ok_or(crate::Error::ModeLacks { mode: self.config.mode, what: "4-way handshake" })?;
+                // Without a beacon heard yet, the network's element stands for the AP's.
+                let ap = self.ap_rsne.clone().unwrap_or_else(|| own.clone());
+                // The access point admitted us, so the policies met; a beacon that says
+                // otherwise was not the AP's, and its handshake will not verify.
+                self.mfp = pmf::negotiate(&ap, &own).unwrap_or(false);
+                let params = self.config.mode.handshake_params(self.config.bssid, self.mac, ap, own)?;
                 self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
                 self.state = StationState::Handshaking;
             }
@@ -247,11 +285,9 @@ impl Station {
                     let key = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id).with_rsc(rsc);
                     self.group_rx.install(key_id, key);
                 }
+                Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
                 Event::PairwiseComplete => self.state = StationState::Connected,
-                Event::GroupComplete
-                | Event::TimedOut
-                | Event::MicFailureReported { .. }
-                | Event::InstallIntegrityGroup { .. } => {}
+                Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}
             }
         }
         Ok(())

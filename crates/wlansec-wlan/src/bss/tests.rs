@@ -8,6 +8,7 @@ use crate::node::{data_mpdus, qos_header};
 
 mod group;
 mod michael;
+mod pmf;
 
 pub(super) const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
@@ -66,7 +67,9 @@ pub(super) fn join_with(ap: NetworkConfig, sta: NetworkConfig, defences: Defence
     let mut ap = AccessPoint::new(ap).unwrap().with_defences(defences);
     let mut stas: Vec<Station> =
         (1..=2).map(|i| Station::new(sta.clone(), sta_mac(i)).unwrap().with_defences(defences)).collect();
-    let mut air = Vec::new();
+    // The access point beacons first, as it does in the emulator: the stations learn its
+    // RSN element (and management frame protection policy) from it.
+    let mut air = vec![ap.beacon().unwrap()];
     let mut out = Vec::new();
     for s in stas.iter_mut() {
         s.start(&mut out).unwrap();
