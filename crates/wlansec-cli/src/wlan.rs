@@ -19,6 +19,7 @@ use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
 use wlansec_wlan::netns;
+use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::{wep_key, SecurityMode};
 
 #[derive(Subcommand)]
@@ -119,10 +120,14 @@ pub struct UpArgs {
     ampdu: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rotate the group key (GTK) every SECS seconds, as hostapd's wpa_group_rekey; 0: only
-    /// when a station leaves.
-    #[arg(long, value_name = "SECS", default_value_t = 0)]
-    gtk_rekey: u64,
+    /// Rotate the group key (GTK) every SECS seconds, as hostapd's wpa_group_rekey; 0 (the
+    /// default): only when a station leaves.
+    #[arg(long, value_name = "SECS")]
+    gtk_rekey: Option<u64>,
+    /// 802.11w management frame protection of the access point and its stations (ccmp and
+    /// enhanced; off by default, as hostapd's ieee80211w=0).
+    #[arg(long, value_parser = parse_pmf)]
+    pmf: Option<Pmf>,
     /// Run the supervisor in this terminal (Ctrl-C tears everything down).
     #[arg(long)]
     foreground: bool,
@@ -204,6 +209,22 @@ pub struct NodeArgs {
     /// Fragment MSDUs whose MPDU is longer than this many octets (256..=2346).
     #[arg(long, value_parser = fragment_threshold)]
     fragment_threshold: Option<u16>,
+    /// 802.11w management frame protection: off, optional, required (ccmp and enhanced).
+    #[arg(long, value_parser = parse_pmf)]
+    pmf: Option<Pmf>,
+}
+
+fn parse_pmf(arg: &str) -> Result<Pmf> {
+    Ok(arg.parse()?)
+}
+
+/// Management frame protection needs CCMP: `required` is refused where the mode has none
+/// (`optional` there is simply not offered).
+fn check_pmf(mode: SecurityMode, pmf: Pmf) -> Result<()> {
+    if pmf == Pmf::Required && !mode.supports_pmf() {
+        bail!("--pmf required needs --security ccmp or enhanced (802.11w protects management frames with CCMP)");
+    }
+    Ok(())
 }
 
 /// A fragmentation threshold argument, checked as the core checks it.
@@ -252,6 +273,9 @@ impl UpArgs {
     fn ssid(&self) -> &str {
         self.ssid.as_deref().unwrap_or("wlansec")
     }
+    fn pmf(&self) -> Pmf {
+        self.pmf.unwrap_or_default()
+    }
 }
 
 /// `wlansec ap`: an access point over UDP.
@@ -287,8 +311,11 @@ fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Resu
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
+    let pmf = node.pmf.unwrap_or_default();
+    check_pmf(mode, pmf)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
+        pmf,
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),
             bssid,
@@ -371,7 +398,11 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
-    if args.gtk_rekey > 0 && (args.topology == "ibss" || !mode.uses_handshake()) {
+    check_pmf(mode, args.pmf())?;
+    if args.pmf() != Pmf::Off && args.topology == "ibss" {
+        bail!("--pmf needs an access point (--topology bss)");
+    }
+    if args.gtk_rekey.unwrap_or(0) > 0 && (args.topology == "ibss" || !mode.uses_handshake()) {
         bail!("--gtk-rekey needs an access point (--topology bss) and a GTK (tkip, ccmp or enhanced)");
     }
     if args.ssid().is_empty() || args.ssid().len() > 32 {
@@ -430,7 +461,8 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         seed: args.seed,
         topology: args.topology,
         fragment_threshold: args.fragment_threshold,
-        gtk_rekey: args.gtk_rekey,
+        gtk_rekey: args.gtk_rekey.unwrap_or(0),
+        pmf: args.pmf.unwrap_or_default().to_string(),
     };
     fs::create_dir_all(state_dir(&name))?;
     fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;

@@ -26,6 +26,7 @@ use crate::ibss::IbssStation;
 use crate::medium::{Medium, MediumCounters};
 use crate::netns::{self, NodeAddrs};
 use crate::node::redacted;
+use crate::pmf::Pmf;
 use crate::security::SecurityMode;
 use crate::{Error, Result};
 
@@ -60,10 +61,17 @@ pub struct Config {
     /// Seconds between GTK rotations by the access point (0: only when a station leaves).
     #[serde(default)]
     pub gtk_rekey: u64,
+    /// 802.11w management frame protection: off, optional, required.
+    #[serde(default = "pmf_off")]
+    pub pmf: String,
 }
 
 fn bss() -> String {
     "bss".into()
+}
+
+fn pmf_off() -> String {
+    Pmf::Off.to_string()
 }
 
 fn no_ampdu() -> usize {
@@ -91,6 +99,7 @@ impl std::fmt::Debug for Config {
             topology,
             fragment_threshold,
             gtk_rekey,
+            pmf,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -111,6 +120,7 @@ impl std::fmt::Debug for Config {
             .field("topology", topology)
             .field("fragment_threshold", fragment_threshold)
             .field("gtk_rekey", gtk_rekey)
+            .field("pmf", pmf)
             .finish()
     }
 }
@@ -121,6 +131,9 @@ impl Config {
     }
     pub fn phy(&self) -> Result<Phy> {
         Ok(self.phy.parse()?)
+    }
+    pub fn pmf(&self) -> Result<Pmf> {
+        self.pmf.parse()
     }
     pub fn fragment_threshold(&self) -> Result<Option<FragmentationThreshold>> {
         Ok(self.fragment_threshold.map(FragmentationThreshold::new).transpose()?)
@@ -171,6 +184,8 @@ pub struct Status {
     pub name: String,
     pub ssid: String,
     pub security: String,
+    /// 802.11w management frame protection the network offers (off, optional, required).
+    pub pmf: String,
     pub phy: String,
     pub link: String,
     pub frame_error_rate: f64,
@@ -314,8 +329,10 @@ impl Emulator {
         let ap_mac = &netns::nodes(&config.name, 0)[0].mac;
         let bssid: MacAddr = ap_mac.parse().map_err(|why| Error::BadMac { what: format!("BSSID {ap_mac}"), why })?;
         let fragment_threshold = config.fragment_threshold()?;
+        let pmf = config.pmf()?;
         let network = |passphrase: &str| NetworkConfig {
             fragment_threshold,
+            pmf,
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };
         let mut nodes = Vec::new();
@@ -686,6 +703,7 @@ impl Emulator {
             name: self.config.name.clone(),
             ssid: self.config.ssid.clone(),
             security: self.mode.to_string(),
+            pmf: self.config.pmf.clone(),
             phy: self.phy.to_string(),
             link: profile.phy.to_string(),
             frame_error_rate: profile.frame_error_rate,

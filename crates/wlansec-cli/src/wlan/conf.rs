@@ -14,9 +14,9 @@
 //!   `wpa_key_mgmt=SAE`, `wep_default_key=1`);
 //! - every other key is named in a warning: nothing is ignored silently.
 //!
-//! Applied: ssid, the security mode, the secret and `fragm_threshold`. Parsed and checked but
-//! not yet applied (named in a warning until `--pmf` and `--gtk-rekey` exist):
-//! `ieee80211w`, `wpa_group_rekey`; [`not_yet_applied`] is where they will be wired.
+//! Applied: ssid, the security mode, the secret, `fragm_threshold`, `ieee80211w` (`--pmf`)
+//! and, for `wlan up`, `wpa_group_rekey` (`--gtk-rekey`; `ap` over UDP has no GTK timer, so
+//! there it is named in a warning).
 //!
 //! The emulated WLAN advertises an RSN element for TKIP and CCMP alike, so `wpa=1` (the WPA
 //! vendor element) and `wpa=2` differ only in the cipher they choose.
@@ -32,17 +32,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use wlansec_core::wire::MacAddr;
+pub use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{ApArgs, NodeArgs, StaArgs, UpArgs};
-
-/// 802.11w management frame protection, as `ieee80211w` gives it (0, 1, 2).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Pmf {
-    Off,
-    Optional,
-    Required,
-}
 
 /// What a configuration file says about the network, in the WLAN's terms.
 #[derive(Clone, PartialEq, Eq)]
@@ -366,27 +359,13 @@ fn fill<T: PartialEq>(slot: &mut Option<T>, from_file: Option<T>, flag: &str, wa
     }
 }
 
-/// The file's settings with no option yet to take them, named so that nothing is ignored
-/// silently. The integrator of `--pmf` and `--gtk-rekey` replaces this with `fill`s onto
-/// those options in `apply_network`.
-fn not_yet_applied(settings: &Settings, warn: &mut dyn FnMut(String)) {
-    let later = |key: &str, value: String, option: &str| {
-        format!("{key}={value} parsed but not yet applied (it will set {option})")
-    };
-    if let Some(pmf) = settings.pmf {
-        warn(later("ieee80211w", format!("{}", pmf as u8), "--pmf"));
-    }
-    if let Some(secs) = settings.gtk_rekey_secs {
-        warn(later("wpa_group_rekey", secs.to_string(), "--gtk-rekey"));
-    }
-}
-
 /// The options `wlan up`, `ap` and `sta` share, as they name them.
 struct Options<'a> {
     ssid: &'a mut Option<String>,
     security: &'a mut Option<String>,
     passphrase: &'a mut Option<String>,
     fragment_threshold: &'a mut Option<u16>,
+    pmf: &'a mut Option<Pmf>,
 }
 
 /// The single place where a file's settings become options.
@@ -395,7 +374,7 @@ fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(Str
     fill(options.security, Some(settings.security.to_string()), "--security", warn);
     fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
     fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);
-    not_yet_applied(settings, warn);
+    fill(options.pmf, settings.pmf, "--pmf", warn);
 }
 
 /// Print each warning with the file it came from.
@@ -415,8 +394,10 @@ pub(super) fn apply_up(args: &mut UpArgs, warn: &mut dyn FnMut(String)) -> Resul
         security: &mut args.security,
         passphrase: &mut args.passphrase,
         fragment_threshold: &mut args.fragment_threshold,
+        pmf: &mut args.pmf,
     };
     apply_network(options, &parsed.settings, warn);
+    fill(&mut args.gtk_rekey, parsed.settings.gtk_rekey_secs.map(u64::from), "--gtk-rekey", warn);
     Ok(())
 }
 
@@ -427,8 +408,15 @@ fn apply_node(node: &mut NodeArgs, path: &Path, parsed: &Parsed, warn: &mut dyn 
         security: &mut node.security,
         passphrase: &mut node.passphrase,
         fragment_threshold: &mut node.fragment_threshold,
+        pmf: &mut node.pmf,
     };
     apply_network(options, &parsed.settings, warn);
+    if let Some(secs) = parsed.settings.gtk_rekey_secs {
+        warn(format!(
+            "{}: wpa_group_rekey={secs} not applied: a UDP access point rotates its GTK only when a station leaves",
+            path.display()
+        ));
+    }
 }
 
 /// `ap --config FILE` (hostapd.conf).
