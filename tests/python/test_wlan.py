@@ -131,6 +131,33 @@ def test_ping_and_tcp_over_ipv4_and_ipv6(make_wlan, mode, passphrase):
     assert s["release_error"]["frames"] > 0 and s["release_error"]["p99_us"] >= s["release_error"]["median_us"]
 
 
+PMF_RUNS = [("ccmp", "optional"), ("ccmp", "required"), ("enhanced:4", "optional"), ("enhanced:4", "required"),
+            ("tkip", "optional"), ("wep", "optional"), ("open", "optional")]
+
+
+@pytest.mark.parametrize("mode,pmf", PMF_RUNS, ids=[f"{m}-{p}" for m, p in PMF_RUNS])
+def test_ping_and_tcp_with_management_frame_protection(make_wlan, mode, pmf):
+    """--pmf: the CCMP modes negotiate 802.11w and carry traffic as before; the modes that
+    cannot protect management frames (tkip, wep, open) take `optional` as not offered."""
+    passphrase = WEP_KEY if mode == "wep" else PASSPHRASE
+    w = make_wlan(f"wtpmf{PMF_RUNS.index((mode, pmf))}", "--security", mode, "--passphrase", passphrase, "--pmf", pmf)
+    assert w.status["pmf"] == pmf
+    for family in ("ipv4", "ipv6"):
+        ping(w, "sta1", "sta2", family)
+    tcp(w, "sta1", "sta2", "ipv4")
+    for n in status(w.name)["nodes"]:
+        c = n["counters"]
+        assert c["refused_unprotected_management"] == 0 and c["dropped_integrity"] == 0 and c["handshake_errors"] == 0, n
+
+
+def test_pmf_required_without_ccmp_is_refused():
+    for args in (["--security", "tkip", "--passphrase", PASSPHRASE], ["--security", "open"], ["--topology", "ibss", "--security", "ccmp", "--passphrase", PASSPHRASE]):
+        pmf = "optional" if "ibss" in args else "required"
+        r = wlansec("wlan", "up", "--name", "wtpmfx", *args, "--pmf", pmf, check=False)
+        assert r.returncode != 0 and "--pmf" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert_gone("wtpmfx")
+
+
 def test_status_names_every_namespace_interface_and_address(make_wlan):
     w = make_wlan("wtstat", "--stations", "3", "--security", "ccmp", "--passphrase", PASSPHRASE, "--card", "fixed:50")
     roles = [n["role"] for n in w.status["nodes"]]
