@@ -89,6 +89,9 @@ pub struct NetworkConfig {
     pub fragment_threshold: Option<FragmentationThreshold>,
     /// 802.11w management frame protection this node offers or requires.
     pub pmf: Pmf,
+    /// Advertise SPP A-MSDU (the A-MSDU Present bit authenticated on links where the peer
+    /// advertises it too); on by default.
+    pub spp_amsdu: bool,
 }
 
 impl NetworkConfig {
@@ -100,12 +103,13 @@ impl NetworkConfig {
             passphrase: passphrase.into(),
             fragment_threshold: None,
             pmf: Pmf::Off,
+            spp_amsdu: true,
         }
     }
 
     /// The RSN element this node sends (none on an open or WEP network).
     pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
-        self.mode.rsn_element(self.pmf)
+        self.mode.rsn_element(self.pmf, self.spp_amsdu)
     }
 
     /// Handshake parameters of a link whose two sides both send this network's RSN
@@ -126,6 +130,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("passphrase", &redacted(&self.passphrase))
             .field("fragment_threshold", &self.fragment_threshold)
             .field("pmf", &self.pmf)
+            .field("spp_amsdu", &self.spp_amsdu)
             .finish()
     }
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use wlansec_core::engine::enhanced::enhanced_selector;
 use wlansec_core::engine::Ways;
 use wlansec_core::registry::SuiteId;
-use wlansec_core::rsn::element::ElementKind;
+use wlansec_core::rsn::element::{rsn_capabilities, ElementKind};
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
 use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
@@ -85,14 +85,28 @@ impl SecurityMode {
 
     /// The RSN element a node of this mode sends, the access point in its beacon and a
     /// station in its association request: one pairwise suite, group cipher CCMP (TKIP under
-    /// WPA), PSK, and the management frame protection `pmf` asks for (none where the mode
-    /// cannot: [`SecurityMode::supports_pmf`]).
-    pub fn rsn_element(self, pmf: Pmf) -> Result<Option<Vec<u8>>> {
+    /// WPA), PSK, the management frame protection `pmf` asks for and, with `spp_amsdu`, SPP
+    /// A-MSDU capability (neither where the mode cannot: only CCMP protects management
+    /// frames or authenticates the A-MSDU Present bit).
+    pub fn rsn_element(self, pmf: Pmf, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
         let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
         let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
-        let pmf = if self.supports_pmf() { pmf } else { Pmf::Off };
-        let repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(pmf.policy(), GROUP_MGMT_CIPHER);
+        let ccmp = self.supports_pmf();
+        let pmf = if ccmp { pmf } else { Pmf::Off };
+        let mut repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(pmf.policy(), GROUP_MGMT_CIPHER);
+        if ccmp && spp_amsdu {
+            repr.capabilities |= rsn_capabilities::SPP_AMSDU_CAPABLE;
+        }
         Ok(Some(repr.to_bytes(ElementKind::Rsn)?))
+    }
+
+    /// The rules of a link between two nodes whose RSN elements are these: SPP A-MSDU (the
+    /// A-MSDU Present bit authenticated) when both are capable (IEEE 802.11-2016 12.5.3.3.3).
+    pub fn link_rules(ap_rsne: &[u8], sta_rsne: &[u8]) -> Rules {
+        let spp = |rsne: &[u8]| {
+            RsnElementRepr::parse(rsne).is_ok_and(|(_, r)| r.capabilities & rsn_capabilities::SPP_AMSDU_CAPABLE != 0)
+        };
+        Rules { spp_amsdu: spp(ap_rsne) && spp(sta_rsne), ..Rules::default() }
     }
 
     /// Handshake parameters between authenticator `aa` and supplicant `spa`, whose RSN
@@ -187,7 +201,16 @@ pub struct LinkKeys {
 impl LinkKeys {
     /// Pairwise keys (Key ID 0) of `mode` for `tk`.
     pub fn pairwise(mode: SecurityMode, tk: &[u8]) -> Result<Self> {
-        Ok(LinkKeys { tx: Transmitter::new(mode.suite(tk)?, 0), rx: mode.rx_key(tk)?.with_key_id(0) })
+        Self::pairwise_under(mode, tk, Rules::default())
+    }
+
+    /// Pairwise keys of a link with its own `rules` (SPP A-MSDU negotiated or not).
+    pub fn pairwise_under(mode: SecurityMode, tk: &[u8], rules: Rules) -> Result<Self> {
+        let suite = mode.suite_id(tk.len())?;
+        Ok(LinkKeys {
+            tx: Transmitter::new(suite.keyed(tk, rules)?, 0),
+            rx: RxKey::new(suite, tk, rules)?.with_key_id(0),
+        })
     }
 
     /// Pairwise keys of a link whose direction the frames do not show (IBSS: To DS = From
@@ -260,10 +283,10 @@ mod tests {
 
     #[test]
     fn enhanced_n_advertises_its_vendor_selector() {
-        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(Pmf::Off).unwrap().unwrap();
+        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(Pmf::Off, false).unwrap().unwrap();
         let (_, repr) = RsnElementRepr::parse(&rsne).unwrap();
         assert_eq!(repr.pairwise_ciphers[0].selector(), enhanced_selector(Ways::N4).unwrap());
-        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(Pmf::Off).unwrap().unwrap();
-        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(Pmf::Off).unwrap().unwrap());
+        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(Pmf::Off, false).unwrap().unwrap();
+        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(Pmf::Off, false).unwrap().unwrap());
     }
 }

@@ -330,6 +330,11 @@ pub mod rsn_capabilities {
     pub const MFPR: u16 = 1 << 6;
     /// Management Frame Protection Capable.
     pub const MFPC: u16 = 1 << 7;
+    /// SPP A-MSDU Capable: the A-MSDU Present bit is authenticated (in the CCMP/GCMP AAD)
+    /// on a link between two such stations.
+    pub const SPP_AMSDU_CAPABLE: u16 = 1 << 10;
+    /// SPP A-MSDU Required: a peer that is not SPP A-MSDU capable gets no A-MSDUs.
+    pub const SPP_AMSDU_REQUIRED: u16 = 1 << 11;
 }
 
 /// Protected management frames (802.11w) as one side offers them: hostapd's `ieee80211w`

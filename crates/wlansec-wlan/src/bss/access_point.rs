@@ -46,6 +46,8 @@ struct Association {
     mfp: bool,
     /// An SA Query sent because of a new (re)association request, not yet answered.
     sa_query: Option<protection::PendingSaQuery>,
+    /// The link's rules: SPP A-MSDU when both sides advertise it.
+    rules: Rules,
 }
 
 /// What the access point reports about one station.
@@ -318,12 +320,13 @@ impl AccessPoint {
     fn associate(&mut self, sta: MacAddr, sta_rsne: Option<&[u8]>, out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
         let own_rsne = self.config.rsn_element()?;
-        let mut mfp = false;
+        let (mut mfp, mut rules) = (false, Rules::default());
         if let (Some(own), Some(theirs)) = (&own_rsne, sta_rsne) {
             match pmf::negotiate(own, theirs) {
                 Ok(negotiated) => mfp = negotiated,
                 Err(_) => return self.refuse_association(sta, pmf::STATUS_ROBUST_MANAGEMENT_POLICY_VIOLATION, out),
             }
+            rules = SecurityMode::link_rules(own, theirs);
         }
         let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
         let mut assoc = Association {
@@ -336,6 +339,7 @@ impl AccessPoint {
             gtk_confirmed: None,
             mfp,
             sa_query: None,
+            rules,
         };
         if let Credential::Wep(key) = &self.credential {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
@@ -405,9 +409,8 @@ impl AccessPoint {
                     }
                 }
                 Event::InstallPairwise { tk } => {
-                    let keys = LinkKeys::pairwise(self.config.mode, tk.as_bytes())?;
                     if let Some(a) = self.stations.get_mut(&sta) {
-                        a.keys = Some(keys);
+                        a.keys = Some(LinkKeys::pairwise_under(self.config.mode, tk.as_bytes(), a.rules)?);
                     }
                     self.pipeline.forget(sta);
                 }

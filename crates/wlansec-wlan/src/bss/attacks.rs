@@ -17,6 +17,7 @@ use wlansec_core::wire::{FrameControl, HeaderRepr, MacAddr, QosControl, Rules, S
 
 use super::tests::{config, ethernet, join_with, run, send, sta_mac, Frames, AP};
 use super::*;
+use crate::node::Counters;
 use crate::node::{data_mpdus, qos_header};
 
 /// Octet of QoS Control that holds the A-MSDU Present bit in a three-address data frame.
@@ -189,33 +190,58 @@ fn cve_2020_26139_eapol_is_never_forwarded() {
 }
 
 /// The FragAttacks aggregation attack through the access point: the attacker flips the
-/// unauthenticated A-MSDU Present bit of a protected frame whose payload it chose (a packet
-/// it had sent to the station, e.g. from a server), so the station would parse the frame as
-/// subframes and deliver the one hidden inside the payload.
+/// A-MSDU Present bit of a protected frame whose payload it chose (a packet it had sent to
+/// the station, e.g. from a server), so the station would parse the frame as subframes and
+/// deliver the one hidden inside the payload. Returns whether that one reached a host, and
+/// station 1's counters after the attack.
+fn amsdu_injection(ap: NetworkConfig, sta: NetworkConfig, defences: Defences) -> (bool, Counters) {
+    let (mut ap, mut stas) = join_with(ap, sta, defences);
+    // Read as an A-MSDU, the frame body (LLC/SNAP header, then this payload) is a first
+    // subframe from AA-AA-03-00-00-00 whose length field (payload octets 4-5) is 10, then
+    // the attacker's subframe to station 1.
+    let injected = subframe(sta_mac(1), AP, &snap(0x0800, b"injected by aggregation"), true);
+    let payload = [&[0, 0, 0, 0, 0, 10][..], &snap(0x0800, &[0, 0]), &injected].concat();
+    let mut out = Vec::new();
+    ap.from_host(&ethernet(sta_mac(1), AP, &payload), &mut out).unwrap();
+    let Some(Output::Air(mut mpdu)) = out.pop() else { panic!("access point sent nothing") };
+    mpdu[QOS_CONTROL_AT] |= QosControl::AMSDU_PRESENT as u8;
+    let (_, hosts) = run(&mut ap, &mut stas, vec![mpdu]);
+    let hit = reached(&hosts, b"injected by aggregation");
+    if !hit {
+        traffic_flows(&mut ap, &mut stas);
+    }
+    (hit, stas[0].counters)
+}
+
+/// CVE-2020-24588 on a link without SPP A-MSDU (a peer that does not advertise it), where
+/// the A-MSDU Present bit is not authenticated: the first-subframe check stops it.
 #[test]
 fn cve_2020_24588_amsdu_injection_through_the_access_point_reaches_no_host() {
+    let without_spp = NetworkConfig { spp_amsdu: false, ..config("ccmp", "correct horse") };
     blocked_only_by(
         |d| d.amsdu_first_subframe_check = false,
         |defences| {
-            let (mut ap, mut stas) = joined("ccmp", defences);
-            // Read as an A-MSDU, the frame body (LLC/SNAP header, then this payload) is a
-            // first subframe from AA-AA-03-00-00-00 whose length field (payload octets 4-5)
-            // is 10, then the attacker's subframe to station 1.
-            let injected = subframe(sta_mac(1), AP, &snap(0x0800, b"injected by aggregation"), true);
-            let payload = [&[0, 0, 0, 0, 0, 10][..], &snap(0x0800, &[0, 0]), &injected].concat();
-            let mut out = Vec::new();
-            ap.from_host(&ethernet(sta_mac(1), AP, &payload), &mut out).unwrap();
-            let Some(Output::Air(mut mpdu)) = out.pop() else { panic!("access point sent nothing") };
-            mpdu[QOS_CONTROL_AT] |= QosControl::AMSDU_PRESENT as u8;
-            let (_, hosts) = run(&mut ap, &mut stas, vec![mpdu]);
-            let hit = reached(&hosts, b"injected by aggregation");
-            if !hit {
-                assert_eq!(stas[0].counters.refused_attacks, 1);
-                traffic_flows(&mut ap, &mut stas);
-            }
+            let (hit, counters) = amsdu_injection(without_spp.clone(), without_spp.clone(), defences);
+            assert!(hit || counters.refused_attacks == 1);
             hit
         },
     );
+}
+
+/// With SPP A-MSDU negotiated (both sides advertise it, the default), the A-MSDU Present
+/// bit is in the AAD: the flipped frame fails its MIC even with the first-subframe check off.
+#[test]
+fn spp_amsdu_makes_the_flipped_amsdu_bit_fail_the_mic() {
+    let check_off = Defences { amsdu_first_subframe_check: false, ..Defences::ALL };
+    let with_spp = config("ccmp", "correct horse");
+    let (hit, counters) = amsdu_injection(with_spp.clone(), with_spp.clone(), check_off);
+    assert!(!hit);
+    assert_eq!(counters.dropped_integrity, 1);
+    // SPP is used only where both advertise it: a station that does not leaves the bit
+    // unauthenticated, and then only the first-subframe check stands between.
+    let without_spp = NetworkConfig { spp_amsdu: false, ..with_spp.clone() };
+    let (hit, _) = amsdu_injection(with_spp, without_spp, check_off);
+    assert!(hit);
 }
 
 /// CVE-2020-26142 (fragments taken as whole frames) is closed by reassembly: with a

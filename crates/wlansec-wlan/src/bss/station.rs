@@ -43,6 +43,8 @@ pub struct Station {
     ap_rsne: Option<Vec<u8>>,
     /// The link protects management frames (802.11w), as negotiated at association.
     mfp: bool,
+    /// The link's rules: SPP A-MSDU when both sides advertise it.
+    link_rules: Rules,
     integrity: pmf::IntegrityReceiver,
     pipeline: Pipeline,
     sequence: Sequence,
@@ -64,6 +66,7 @@ impl Station {
             group_rx: GroupRx::default(),
             ap_rsne: None,
             mfp: false,
+            link_rules: Rules::default(),
             integrity: pmf::IntegrityReceiver::default(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
@@ -101,6 +104,7 @@ impl Station {
         self.keys = None;
         self.group_rx.clear();
         self.mfp = false;
+        self.link_rules = Rules::default();
         self.integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
@@ -255,6 +259,7 @@ impl Station {
                 // The access point admitted us, so the policies met; a beacon that says
                 // otherwise was not the AP's, and its handshake will not verify.
                 self.mfp = pmf::negotiate(&ap, &own).unwrap_or(false);
+                self.link_rules = SecurityMode::link_rules(&ap, &own);
                 let params = self.config.mode.handshake_params(self.config.bssid, self.mac, ap, own)?;
                 self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
                 self.state = StationState::Handshaking;
@@ -276,7 +281,7 @@ impl Station {
             match event {
                 Event::Send(bytes) => self.send_eapol(&bytes, out)?,
                 Event::InstallPairwise { tk } => {
-                    self.keys = Some(LinkKeys::pairwise(self.config.mode, tk.as_bytes())?);
+                    self.keys = Some(LinkKeys::pairwise_under(self.config.mode, tk.as_bytes(), self.link_rules)?);
                     self.pipeline.clear_fragments();
                 }
                 Event::InstallGroup { key_id, gtk, rsc } => {

@@ -110,7 +110,7 @@ fn spoofed_deauthentication_to_the_access_point_is_ignored_with_pmf() {
 }
 
 fn association_request_from(sta: MacAddr, pmf: Pmf) -> Vec<u8> {
-    let rsne = crate::security::SecurityMode::Ccmp.rsn_element(pmf).unwrap();
+    let rsne = crate::security::SecurityMode::Ccmp.rsn_element(pmf, true).unwrap();
     let elements = elements("wlansec", rsne.as_deref()).unwrap();
     let request = AssociationRequestRepr {
         capability: wlansec_core::wire::mgmt::capability::ESS,
