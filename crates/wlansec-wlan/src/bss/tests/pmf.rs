@@ -42,6 +42,11 @@ fn deauth(da: MacAddr, sa: MacAddr) -> Vec<u8> {
     body.to_mpdu(da, sa, AP, SequenceControl::new(2000, 0)).unwrap()
 }
 
+fn disassoc(da: MacAddr, sa: MacAddr) -> Vec<u8> {
+    let body = ManagementBody::Disassociation(DeauthenticationRepr { reason: REASON_LEAVING });
+    body.to_mpdu(da, sa, AP, SequenceControl::new(2000, 0)).unwrap()
+}
+
 #[test]
 fn the_two_policies_negotiate_as_the_standard_says() {
     use Pmf::*;
@@ -70,18 +75,21 @@ fn the_two_policies_negotiate_as_the_standard_says() {
     }
 }
 
-/// Spoofed Deauthentication "from the access point" to station 1, unicast and broadcast.
+/// Spoofed Deauthentication and Disassociation "from the access point" to station 1,
+/// unicast and broadcast.
 #[test]
-fn spoofed_deauthentication_to_a_station_is_ignored_with_pmf() {
-    for to in [sta_mac(1), MacAddr::BROADCAST] {
-        let (mut ap, mut stas) = joined(Pmf::Required);
-        run(&mut ap, &mut stas, vec![deauth(to, AP)]);
-        assert!(flows(&mut ap, &mut stas), "to {to}");
-        assert_eq!(stas[0].counters.refused_unprotected_management, 1, "to {to}");
+fn spoofed_deauthentication_and_disassociation_to_a_station_are_ignored_with_pmf() {
+    for forge in [deauth, disassoc] {
+        for to in [sta_mac(1), MacAddr::BROADCAST] {
+            let (mut ap, mut stas) = joined(Pmf::Required);
+            run(&mut ap, &mut stas, vec![forge(to, AP)]);
+            assert!(flows(&mut ap, &mut stas), "to {to}");
+            assert_eq!(stas[0].counters.refused_unprotected_management, 1, "to {to}");
 
-        let (mut ap, mut stas) = joined(Pmf::Off);
-        run(&mut ap, &mut stas, vec![deauth(to, AP)]);
-        assert!(!flows(&mut ap, &mut stas), "without PMF the spoofed deauthentication (to {to}) works");
+            let (mut ap, mut stas) = joined(Pmf::Off);
+            run(&mut ap, &mut stas, vec![forge(to, AP)]);
+            assert!(!flows(&mut ap, &mut stas), "without PMF the forgery (to {to}) works");
+        }
     }
 }
 
@@ -96,17 +104,19 @@ fn a_protected_deauthentication_from_the_access_point_is_obeyed() {
     assert!(matches!(stas[0].state(), StationState::Failed(why) if why.contains("deauthenticated")));
 }
 
-/// Spoofed Deauthentication "from station 1" to the access point.
+/// Spoofed Deauthentication and Disassociation "from station 1" to the access point.
 #[test]
-fn spoofed_deauthentication_to_the_access_point_is_ignored_with_pmf() {
-    let (mut ap, mut stas) = joined(Pmf::Required);
-    run(&mut ap, &mut stas, vec![deauth(AP, sta_mac(1))]);
-    assert!(flows(&mut ap, &mut stas));
-    assert_eq!(ap.counters.refused_unprotected_management, 1);
+fn spoofed_deauthentication_and_disassociation_to_the_access_point_are_ignored_with_pmf() {
+    for forge in [deauth, disassoc] {
+        let (mut ap, mut stas) = joined(Pmf::Required);
+        run(&mut ap, &mut stas, vec![forge(AP, sta_mac(1))]);
+        assert!(flows(&mut ap, &mut stas));
+        assert_eq!(ap.counters.refused_unprotected_management, 1);
 
-    let (mut ap, mut stas) = joined(Pmf::Off);
-    run(&mut ap, &mut stas, vec![deauth(AP, sta_mac(1))]);
-    assert!(!flows(&mut ap, &mut stas), "without PMF the access point drops station 1");
+        let (mut ap, mut stas) = joined(Pmf::Off);
+        run(&mut ap, &mut stas, vec![forge(AP, sta_mac(1))]);
+        assert!(!flows(&mut ap, &mut stas), "without PMF the access point drops station 1");
+    }
 }
 
 fn association_request_from(sta: MacAddr, pmf: Pmf) -> Vec<u8> {
