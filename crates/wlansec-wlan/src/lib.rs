@@ -9,6 +9,7 @@
 //! * [`error`]: the crate's [`Error`] (names that do not parse, refused system calls,
 //!   handshakes a peer failed, and the engine's refusals).
 //! * [`emulator`]: the one-process WLAN (epoll, TAPs, medium, release log, control socket).
+//! * `tkip`: TKIP countermeasures (the access point's and a station's).
 //! * `group`: group keys (GTK rotation, Key RSC, a receive key per Key ID).
 //! * `node`: the frame-exchange core the roles share (frames, counters, the receive path).
 //! * [`pmf`]: 802.11w management frame protection (negotiation, protected robust frames,
@@ -29,6 +30,7 @@ pub mod netns;
 mod node;
 pub mod pmf;
 pub mod security;
+mod tkip;
 pub mod udp;
 
 pub use error::{Error, Result};

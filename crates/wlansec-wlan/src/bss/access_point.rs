@@ -29,6 +29,7 @@ use crate::node::{
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
+use crate::tkip::Countermeasures;
 use crate::Result;
 
 /// One station as the access point knows it.
@@ -78,7 +79,7 @@ pub struct AccessPoint {
     rekey: keys::RekeyTimer,
     /// The IGTK, when the access point offers management frame protection.
     integrity: Option<pmf::IntegrityGroup>,
-    countermeasures: keys::Countermeasures,
+    countermeasures: Countermeasures,
     pub counters: Counters,
 }
 
@@ -100,7 +101,7 @@ impl AccessPoint {
             now_ms: 0,
             rekey: keys::RekeyTimer::default(),
             integrity,
-            countermeasures: keys::Countermeasures::default(),
+            countermeasures: Countermeasures::default(),
             counters: Counters::default(),
         })
     }

@@ -32,5 +32,8 @@ pub enum StationState {
     Associating,
     Handshaking,
     Connected,
+    /// TKIP countermeasures: the station saw two Michael MIC failures within 60 s, left the
+    /// network and stays away for 60 s before it joins again.
+    Countermeasures,
     Failed(String),
 }

@@ -9,8 +9,8 @@ use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
-    capability, AssociationRequestRepr, AuthenticationRepr, Elements, ManagementBody, REASON_MICHAEL_MIC_FAILURE,
-    STATUS_SUCCESS,
+    capability, AssociationRequestRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ManagementBody,
+    REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
@@ -22,6 +22,7 @@ use crate::node::{data_mpdus, elements, fresh_rng, qos_header, receive, to_host,
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::pmf;
 use crate::security::{LinkKeys, SecurityMode};
+use crate::tkip::Countermeasures;
 use crate::Result;
 
 /// Ticks (of [`super::TICK_MS`]) a station waits for an answer before it starts again.
@@ -36,6 +37,9 @@ pub struct Station {
     credential: Credential,
     state: StationState,
     waited: u32,
+    /// Milliseconds of `tick`s so far: the station's only clock (sans-IO).
+    now_ms: u64,
+    countermeasures: Countermeasures,
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
     group_rx: GroupRx,
@@ -61,6 +65,8 @@ impl Station {
             credential,
             state: StationState::Authenticating,
             waited: 0,
+            now_ms: 0,
+            countermeasures: Countermeasures::default(),
             supplicant: None,
             keys: None,
             group_rx: GroupRx::default(),
@@ -115,6 +121,12 @@ impl Station {
 
     /// The retransmission timer: start again when the access point stopped answering.
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        self.now_ms += super::TICK_MS;
+        let countermeasures = self.countermeasures.active(self.now_ms);
+        self.counters.countermeasures_active = countermeasures;
+        if self.state == StationState::Countermeasures {
+            return if countermeasures { Ok(()) } else { self.start(out) };
+        }
         if matches!(self.state, StationState::Authenticating | StationState::Associating) {
             self.waited += 1;
             if self.waited >= STATION_PATIENCE_TICKS {
@@ -221,6 +233,8 @@ impl Station {
                 }
                 self.associated()?;
             }
+            (ManagementBody::Deauthentication(deauth), StationState::Countermeasures)
+                if deauth.reason == REASON_MICHAEL_MIC_FAILURE => {}
             (ManagementBody::Deauthentication(deauth), _) if deauth.reason == REASON_MICHAEL_MIC_FAILURE => {
                 // TKIP countermeasures are temporary: join again once the access point
                 // admits stations again (refused until then, the request is repeated).
@@ -312,12 +326,25 @@ impl Station {
         Ok(())
     }
 
-    /// A Michael MIC failure under the pairwise key or a group key: tell the access point,
-    /// which decides on countermeasures (12.5.2.4).
+    /// A Michael MIC failure under the pairwise key or a group key: tell the access point
+    /// (which counts it toward its own countermeasures); the second within 60 s starts the
+    /// station's: it deauthenticates and stays away for 60 s (12.5.2.4).
     fn report_mic_failure(&mut self, pairwise: bool, out: &mut Vec<Output>) -> Result<()> {
         self.counters.mic_failures += 1;
         let Some(supplicant) = self.supplicant.as_mut() else { return Ok(()) };
         let report = supplicant.mic_failure_report(pairwise)?;
-        self.send_eapol(&report, out)
+        self.send_eapol(&report, out)?;
+        if self.countermeasures.failure(self.now_ms) {
+            self.counters.countermeasure_activations += 1;
+            self.counters.countermeasures_active = true;
+            let bssid = self.config.bssid;
+            let deauth = ManagementBody::Deauthentication(DeauthenticationRepr { reason: REASON_MICHAEL_MIC_FAILURE });
+            out.push(Output::Air(deauth.to_mpdu(bssid, self.mac, bssid, self.sequence.next())?));
+            self.supplicant = None;
+            self.keys = None;
+            self.group_rx.clear();
+            self.state = StationState::Countermeasures;
+        }
+        Ok(())
     }
 }

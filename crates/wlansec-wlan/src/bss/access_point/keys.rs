@@ -6,7 +6,6 @@
 //! away, admit none for 60 s, and rotate the GTK.
 
 use wlansec_core::rsn::{Authenticator, HandshakeError};
-use wlansec_core::suite::{Countermeasure, MicFailureMonitor};
 use wlansec_core::wire::mgmt::{DeauthenticationRepr, ManagementBody, REASON_MICHAEL_MIC_FAILURE};
 use wlansec_core::wire::MacAddr;
 
@@ -39,31 +38,6 @@ impl RekeyTimer {
             }
             _ => false,
         }
-    }
-}
-
-/// TKIP countermeasures: the failures of the last 60 s, and until when they are in force.
-#[derive(Default)]
-pub(super) struct Countermeasures {
-    monitor: MicFailureMonitor,
-    until_ms: Option<u64>,
-}
-
-impl Countermeasures {
-    /// How long countermeasures last.
-    const DURATION_MS: u64 = 60_000;
-
-    /// A Michael MIC failure at `now_ms`: whether it starts countermeasures.
-    fn failure(&mut self, now_ms: u64) -> bool {
-        let activate = self.monitor.mic_failure(now_ms) == Countermeasure::Activate;
-        if activate {
-            self.until_ms = Some(now_ms + Self::DURATION_MS);
-        }
-        activate
-    }
-
-    pub(super) fn active(&self, now_ms: u64) -> bool {
-        self.until_ms.is_some_and(|until| now_ms < until)
     }
 }
 

@@ -100,3 +100,29 @@ fn michael_double_failure_triggers_countermeasures() {
     assert!(stas.iter().all(|s| *s.state() == StationState::Connected));
     traffic_flows(&mut ap, &mut stas);
 }
+
+/// The station runs countermeasures too: its own second failure within 60 s makes it
+/// deauthenticate and stay away for 60 s (the access point, told of both, sends the others
+/// away as well), then it joins again.
+#[test]
+fn a_station_that_sees_two_michael_failures_leaves_for_60_s() {
+    let (mut ap, mut stas) = join("tkip", "correct horse");
+    forged_to_station(&mut ap, &mut stas);
+    assert_eq!(*stas[1].state(), StationState::Connected);
+    let mut out = Vec::new();
+    ap.from_host(&ethernet(sta_mac(2), AP, b"to station two, again"), &mut out).unwrap();
+    let genuine = air(out).remove(0);
+    let mut out = Vec::new();
+    assert!(stas[1].from_air(&forge(&genuine), &mut out).is_err());
+    assert_eq!(stas[1].counters.countermeasure_activations, 1);
+    assert_eq!(*stas[1].state(), StationState::Countermeasures);
+    run(&mut ap, &mut stas, air(out));
+    assert!(!ap.associations().iter().any(|a| a.mac == sta_mac(2).to_string()), "station two left");
+
+    tick(&mut ap, &mut stas, (59_000 / TICK_MS) as usize);
+    assert_eq!(*stas[1].state(), StationState::Countermeasures);
+    assert!(stas[1].counters.countermeasures_active);
+    tick(&mut ap, &mut stas, (2_000 / TICK_MS) as usize);
+    assert!(stas.iter().all(|s| *s.state() == StationState::Connected));
+    traffic_flows(&mut ap, &mut stas);
+}
