@@ -53,6 +53,7 @@ def status(name):
 def assert_gone(name):
     assert namespaces(name) == [], f"leftover namespaces: {namespaces(name)}"
     assert not Path(f"/run/wlansec/{name}").exists()
+    assert not Path(f"/run/wlansec/{name}.log").exists()
 
 
 class Wlan:
@@ -290,9 +291,56 @@ def test_down_after_the_emulator_is_killed_leaves_nothing():
     deadline = time.time() + 10
     while namespaces(name) and time.time() < deadline:
         time.sleep(0.1)
-    assert_gone(name)
-    # down after the supervisor already cleaned up is harmless
+    assert namespaces(name) == [] and not Path(f"/run/wlansec/{name}").exists()
+    # The supervisor keeps its log for the post-mortem; down after its clean-up removes it.
+    assert "torn down" in Path(f"/run/wlansec/{name}.log").read_text()
     wlansec("wlan", "down", "--name", name)
+    assert_gone(name)
+
+
+def pids(name):
+    return [int(Path(f"/run/wlansec/{name}/{p}.pid").read_text()) for p in ("supervisor", "emulator")]
+
+
+def test_a_stopped_emulator_and_supervisor_do_not_survive_down():
+    name = "wtstop"
+    wlansec("wlan", "up", "--name", name, "--security", "open")
+    for pid in pids(name):
+        os.kill(pid, signal.SIGSTOP)
+    wlansec("wlan", "down", "--name", name, timeout=30)
+    assert_gone(name)
+    wlansec("wlan", "down", "--name", name)  # twice: harmless
+
+
+def test_up_after_a_kill_9_of_everything_recovers_without_a_manual_step():
+    name = "wtk9"
+    wlansec("wlan", "up", "--name", name, "--security", "open")
+    old = pids(name)
+    for pid in old:
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    assert namespaces(name), "killed with -9, nothing cleaned up"
+    wlansec("wlan", "up", "--name", name, "--security", "open")
+    assert status(name)["nodes"]
+    assert "already up" in wlansec("wlan", "up", "--name", name, "--security", "open", check=False).stderr
+    wlansec("wlan", "down", "--name", name)
+    assert_gone(name)
+
+
+def test_state_is_root_only_and_names_are_never_paths():
+    name = "wtperm"
+    wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE)
+    try:
+        assert Path(f"/run/wlansec/{name}").stat().st_mode & 0o777 == 0o700
+        assert Path(f"/run/wlansec/{name}/config.json").stat().st_mode & 0o777 == 0o600
+        assert Path(f"/run/wlansec/{name}.log").stat().st_mode & 0o777 == 0o600
+    finally:
+        wlansec("wlan", "down", "--name", name)
+    assert_gone(name)
+    for bad in ("../../x", "a/b", "", "x" * 16, "wl an"):
+        for cmd in (["up"], ["down"], ["status"]):
+            r = wlansec("wlan", *cmd, "--name", bad, check=False)
+            assert r.returncode == 2 and "WLAN name" in r.stderr and len(r.stderr.strip().splitlines()) == 1, (bad, cmd, r.stderr)
 
 
 def test_ctrl_c_in_the_foreground_tears_down():

@@ -56,9 +56,19 @@ impl Command {
 
 #[derive(ClapArgs)]
 pub struct NameArg {
-    /// Topology name: prefix of the namespaces (NAME-ap, NAME-sta1, ...).
-    #[arg(long, default_value = "wls")]
+    /// Topology name: prefix of the namespaces (NAME-ap, NAME-sta1, ...): 1 to 15 letters,
+    /// digits, `_` or `-`.
+    #[arg(long, default_value = "wls", value_parser = instance_name)]
     name: String,
+}
+
+/// A WLAN's name becomes namespace and state-file names, so it is never a path.
+fn instance_name(arg: &str) -> Result<String> {
+    let ok = (1..=15).contains(&arg.len()) && arg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !ok {
+        bail!("a WLAN name is 1 to 15 letters, digits, `_` or `-`");
+    }
+    Ok(arg.to_string())
 }
 
 #[derive(ClapArgs)]
@@ -408,12 +418,6 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.ssid().is_empty() || args.ssid().len() > 32 {
         bail!("--ssid must be 1..=32 bytes");
     }
-    if args.name.name.is_empty()
-        || args.name.name.len() > 8
-        || !args.name.name.chars().all(|c| c.is_ascii_alphanumeric())
-    {
-        bail!("--name must be 1..=8 letters or digits");
-    }
     for pass in std::iter::once(args.passphrase()).chain(args.station_passphrase.as_deref()) {
         match mode {
             SecurityMode::Open => {}
@@ -441,7 +445,8 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
     if state_dir(&name).join("control.sock").exists() && control(&name, "status").is_ok() {
         bail!("WLAN `{name}` is already up (wlansec wlan down --name {name})");
     }
-    cleanup(&name)?;
+    // What a crashed or stopped earlier instance left: its processes, namespaces, files.
+    down(&name)?;
     let max_ampdu = ampdu(&args)?;
     let config = Config {
         name: name.clone(),
@@ -464,8 +469,8 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         gtk_rekey: args.gtk_rekey.unwrap_or(0),
         pmf: args.pmf.unwrap_or_default().to_string(),
     };
-    fs::create_dir_all(state_dir(&name))?;
-    fs::write(config_path(&name), serde_json::to_string_pretty(&config)?)?;
+    create_state_dir(&name)?;
+    write_private(&config_path(&name), serde_json::to_string_pretty(&config)?.as_bytes())?;
     let exe = std::env::current_exe()?;
     if args.foreground {
         eprintln!("wlan: supervising `{name}` in the foreground; Ctrl-C tears it down");
@@ -479,7 +484,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         let status = child.wait()?;
         return Ok(if status.success() && joined.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
     }
-    let log = fs::File::create(log_path(&name))?;
+    let log = private_file(&log_path(&name))?;
     let mut cmd = Process::new(&exe);
     cmd.args(["wlan", "supervise", "--name", &name]).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
     // SAFETY: setsid in the child before exec: detach from this terminal's session.
@@ -604,25 +609,85 @@ fn status(args: StatusArgs) -> Result<ExitCode> {
 fn down(name: &str) -> Result<()> {
     let dir = state_dir(name);
     let _ = control(name, "down");
-    let pid_of = |file: &str| fs::read_to_string(dir.join(file)).ok().and_then(|p| p.trim().parse::<i32>().ok());
+    let pid_of = |file: &str| {
+        fs::read_to_string(dir.join(file))
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+            .filter(|&pid| is_ours(pid, name))
+    };
     let deadline = Instant::now() + Duration::from_secs(5);
-    // SAFETY: kill with signal 0 only probes whether the process exists.
-    let alive = |pid: i32| unsafe { libc::kill(pid, 0) } == 0;
-    while let Some(pid) = pid_of("supervisor.pid").filter(|&p| alive(p)) {
+    // A stopped process would never see the end it is asked for.
+    for pid in [pid_of("supervisor.pid"), pid_of("emulator.pid")].into_iter().flatten() {
+        signal(pid, libc::SIGCONT);
+    }
+    while let Some(pid) = pid_of("supervisor.pid") {
         if Instant::now() > deadline {
-            if let Some(child) = pid_of("emulator.pid").filter(|&p| alive(p)) {
-                // SAFETY: ending the emulator child we started (its pid from our state file).
-                unsafe { libc::kill(child, libc::SIGKILL) };
+            if let Some(child) = pid_of("emulator.pid") {
+                signal(child, libc::SIGKILL);
             }
             if Instant::now() > deadline + Duration::from_secs(3) {
-                // SAFETY: ending our own supervisor, by its recorded pid.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                signal(pid, libc::SIGKILL);
                 break;
             }
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    cleanup(name)
+    // An emulator whose supervisor is gone (killed with it, or before it) is ended too.
+    if let Some(child) = pid_of("emulator.pid") {
+        signal(child, libc::SIGKILL);
+    }
+    cleanup(name)?;
+    match fs::remove_file(log_path(name)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| log_path(name).display().to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether `pid` is this WLAN's supervisor or emulator: a wlansec process whose command line
+/// is `wlan supervise|run --name NAME` (a PID in a state file may have been reused since).
+fn is_ours(pid: i32, name: &str) -> bool {
+    let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else { return false };
+    let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+    let is_wlansec = args.first().is_some_and(|exe| exe.ends_with(b"wlansec"));
+    let role = args.windows(2).any(|w| w[0] == b"wlan" && (w[1] == b"supervise" || w[1] == b"run"));
+    let named = args.windows(2).any(|w| w[0] == b"--name" && w[1] == name.as_bytes());
+    is_wlansec && role && named
+}
+
+fn signal(pid: i32, sig: libc::c_int) {
+    // SAFETY: a signal to a process checked by `is_ours` to be this WLAN's.
+    unsafe { libc::kill(pid, sig) };
+}
+
+/// The WLAN's state directory (/run/wlansec/NAME), readable by root only: it holds the
+/// configuration with the passphrase and the control socket.
+fn create_state_dir(name: &str) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = state_dir(name);
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).with_context(|| dir.display().to_string())?;
+    // An existing directory keeps its mode through `create`: set it.
+    fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    Ok(())
+}
+
+/// A new file readable and writable by its owner only (it may hold a secret, or a log that
+/// names one's host).
+fn private_file(path: &std::path::Path) -> Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = fs::remove_file(path);
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| path.display().to_string())
+}
+
+fn write_private(path: &std::path::Path, contents: &[u8]) -> Result<()> {
+    use std::io::Write;
+    private_file(path)?.write_all(contents).with_context(|| path.display().to_string())
 }
 
 /// Remove the namespaces and state of topology `name` (whatever of it exists).

@@ -126,6 +126,9 @@ impl fmt::Display for Error {
                 write!(f, "`{command}` failed: {}", stderr.lines().collect::<Vec<_>>().join("; "))
             }
             Error::Io { what, .. } => f.write_str(what),
+            Error::NotRunning { name, socket, source } if source.kind() == io::ErrorKind::PermissionDenied => {
+                write!(f, "WLAN `{name}`'s control socket {} is root's only: run with sudo", socket.display())
+            }
             Error::NotRunning { name, socket, .. } => write!(f, "no running WLAN `{name}` ({})", socket.display()),
         }
     }

@@ -57,8 +57,8 @@ pub fn key_data_items(key_data: &[u8]) -> impl Iterator<Item = Result<KeyDataIte
     })
 }
 
-/// The GTK KDE (12.7.2 Figure 12-35): Key ID, Tx flag and the GTK.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// The GTK KDE (12.7.2 Figure 12-35): Key ID, Tx flag and the GTK. Debug leaves the key out.
+#[derive(Clone, PartialEq, Eq)]
 pub struct GtkKde<'a> {
     pub key_id: u8,
     pub tx: bool,
@@ -78,13 +78,33 @@ impl<'a> GtkKde<'a> {
 }
 
 /// The IGTK KDE (12.7.2 Figure 12-42): Key ID (2 octets), IPN (6 octets, IPN0 first) and
-/// the IGTK (16 or 32 octets).
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// the IGTK (16 or 32 octets). Debug leaves the key out.
+#[derive(Clone, PartialEq, Eq)]
 pub struct IgtkKde<'a> {
     pub key_id: u16,
     /// The IGTK's current packet number: receivers accept frames with a higher one.
     pub ipn: u64,
     pub igtk: &'a [u8],
+}
+
+impl core::fmt::Debug for GtkKde<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GtkKde")
+            .field("key_id", &self.key_id)
+            .field("tx", &self.tx)
+            .field("gtk", &"<redacted>")
+            .finish()
+    }
+}
+
+impl core::fmt::Debug for IgtkKde<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("IgtkKde")
+            .field("key_id", &self.key_id)
+            .field("ipn", &self.ipn)
+            .field("igtk", &"<redacted>")
+            .finish()
+    }
 }
 
 /// Octets of the IGTK KDE's Key ID and IPN.

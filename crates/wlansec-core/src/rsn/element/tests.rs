@@ -118,3 +118,14 @@ fn igtk_kde_round_trips_and_refuses_bad_input() {
     assert!(KeyDataBuilder::new().igtk(1, 0, &igtk).is_err());
     assert!(KeyDataBuilder::new().igtk(5, 1 << 48, &igtk).is_err());
 }
+
+#[test]
+fn debug_of_the_key_kdes_never_shows_the_key() {
+    let gtk = [0xabu8; 16];
+    let mut data = vec![0x01, 0x00];
+    data.extend_from_slice(&gtk);
+    let igtk_data = [&[4u8, 0, 1, 0, 0, 0, 0, 0][..], &gtk].concat();
+    let shown = format!("{:?} {:?}", GtkKde::parse(&data).unwrap(), IgtkKde::parse(&igtk_data).unwrap());
+    assert!(!shown.contains("171") && !shown.to_lowercase().contains("ab, ab"), "{shown}");
+    assert!(shown.contains("redacted") && shown.contains("key_id"), "{shown}");
+}
