@@ -95,9 +95,13 @@ pub struct UpArgs {
     #[arg(long, value_parser = fragment_threshold)]
     fragment_threshold: Option<u16>,
     /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
-    /// characters or 10 or 26 hex digits [default: wlansec-demo].
+    /// characters or 10 or 26 hex digits [default: wlansec-demo]. Visible in `ps`: prefer
+    /// --passphrase-file.
     #[arg(long)]
     passphrase: Option<String>,
+    /// Read the passphrase from the first line of FILE (`-`: standard input).
+    #[arg(long, value_name = "FILE", conflicts_with = "passphrase")]
+    passphrase_file: Option<PathBuf>,
     /// Give the stations a different passphrase (to see a handshake fail).
     #[arg(long)]
     station_passphrase: Option<String>,
@@ -195,9 +199,12 @@ pub struct NodeArgs {
     #[arg(long)]
     security: Option<String>,
     /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
-    /// characters or 10 or 26 hex digits.
+    /// characters or 10 or 26 hex digits. Visible in `ps`: prefer --passphrase-file.
     #[arg(long)]
     passphrase: Option<String>,
+    /// Read the passphrase from the first line of FILE (`-`: standard input).
+    #[arg(long, value_name = "FILE", conflicts_with = "passphrase")]
+    passphrase_file: Option<PathBuf>,
     /// The network's name [default: wlansec].
     #[arg(long)]
     ssid: Option<String>,
@@ -288,14 +295,33 @@ impl UpArgs {
     }
 }
 
+/// `--passphrase-file`: the passphrase from the first line of a file or standard input, so
+/// that it never appears on a command line (which every user can read in `ps`).
+fn read_passphrase_file(passphrase: &mut Option<String>, file: Option<&std::path::Path>) -> Result<()> {
+    let Some(file) = file else { return Ok(()) };
+    let text = zeroize::Zeroizing::new(if file == std::path::Path::new("-") {
+        std::io::read_to_string(std::io::stdin().lock()).context("reading the passphrase from standard input")?
+    } else {
+        fs::read_to_string(file).with_context(|| format!("reading the passphrase from {}", file.display()))?
+    });
+    let line = text.lines().next().unwrap_or_default();
+    if line.is_empty() {
+        bail!("{}: no passphrase on its first line", file.display());
+    }
+    *passphrase = Some(line.to_string());
+    Ok(())
+}
+
 /// `wlansec ap`: an access point over UDP.
 pub fn ap(mut args: ApArgs) -> Result<ExitCode> {
+    read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_ap(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     udp_node(args.node, None)
 }
 
 /// `wlansec sta`: a station over UDP.
 pub fn sta(mut args: StaArgs) -> Result<ExitCode> {
+    read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_sta(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     let bssid = args.bssid.context("--bssid (or bssid= in the --config network block) is needed")?;
     udp_node(args.node, Some((args.ap, bssid)))
@@ -439,6 +465,7 @@ fn validate(args: &UpArgs) -> Result<()> {
 }
 
 fn up(mut args: UpArgs) -> Result<ExitCode> {
+    read_passphrase_file(&mut args.passphrase, args.passphrase_file.as_deref())?;
     conf::apply_up(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     validate(&args)?;
     let name = args.name.name.clone();
