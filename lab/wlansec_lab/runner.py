@@ -260,10 +260,14 @@ class Progress:
         eta = max(0.0, self.estimate_s - self.estimated_done) * pace
         width = 30
         filled = int(width * self.done / max(1, self.total))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                          f"{elapsed:5.0f}s elapsed, ETA {_hm(eta)}  {label[:48]:<48}")
-        if self.done == self.total:
-            self.stream.write("\n")
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                f"{elapsed:5.0f}s elapsed, ETA {_hm(eta)}  {label[:48]:<48}")
+        if self.stream.isatty():
+            # One line redrawn in place on a terminal.
+            self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
+        elif self.done == 1 or self.done == self.total or self.done * 10 // self.total > (self.done - 1) * 10 // self.total:
+            # A log gets a plain line per tenth of the plan, no carriage returns.
+            self.stream.write(line.rstrip() + "\n")
         self.stream.flush()
 
 

@@ -91,3 +91,18 @@ def test_a_closed_pipe_ends_quietly(wlansec, args):
     p.wait(timeout=60)
     assert p.returncode in (0, -13), p.returncode  # 0 if it had finished already; else SIGPIPE
     assert b"panicked" not in p.stderr.read()
+
+
+def test_completions_and_manual_come_from_the_command_line_definition(wlansec):
+    bash = subprocess.run([wlansec, "completions", "bash"], capture_output=True, text=True, check=True).stdout
+    assert "complete -F _wlansec" in bash and "decrypt" in bash and "--fragment-threshold" in bash
+    man = subprocess.run([wlansec, "man"], capture_output=True, text=True, check=True).stdout
+    assert man.startswith(".ie") and ".TH wlansec 1" in man and "decrypt" in man
+    assert subprocess.run([wlansec, "completions", "tcsh"], capture_output=True, text=True).returncode == 2
+
+
+def test_progress_in_a_log_has_no_carriage_returns(wlansec, tmp_path):
+    r = subprocess.run([wlansec, "bench", "ciphers", "--files", "text-321KB", "--ciphers", "AES-128-CBC,AES-128-CTR", "--repeats", "1",
+                        "--no-sweep", "--no-openssl", "--json", str(tmp_path / "b.json")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "\r" not in r.stderr and "[  1/" in r.stderr, r.stderr

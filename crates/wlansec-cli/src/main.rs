@@ -8,6 +8,7 @@ mod decrypt;
 mod frame;
 mod hexarg;
 mod output;
+mod progress;
 mod selftest;
 mod suites;
 mod synth;
@@ -16,7 +17,7 @@ mod wlan;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +53,10 @@ enum Command {
     Ap(wlan::ApArgs),
     /// A station whose air is UDP to its access point (a TAP on this host; root).
     Sta(wlan::StaArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff): `wlansec man | man -l -`.
+    Man,
 }
 
 impl Command {
@@ -111,6 +116,14 @@ fn main() -> ExitCode {
         Command::Wlan(cmd) => wlan::run(cmd),
         Command::Ap(args) => wlan::ap(args),
         Command::Sta(args) => wlan::sta(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "wlansec", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => clap_mangen::Man::new(Cli::command())
+            .render(&mut std::io::stdout())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
     };
     match result {
         Ok(code) => code,

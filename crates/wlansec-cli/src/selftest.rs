@@ -50,15 +50,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let outcomes = run_all()?;
     let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
     let published = outcomes.iter().filter(|o| o.published).count();
-    println!("{:<16} {:<9} {:<6} vector", "file", "kind", "result");
-    for o in &outcomes {
-        if args.quiet && o.result.is_ok() {
-            continue;
-        }
+    let shown: Vec<&Outcome> = outcomes.iter().filter(|o| !args.quiet || o.result.is_err()).collect();
+    // The file column as wide as its longest name, so every row lines up.
+    let file_width = shown.iter().map(|o| o.file.len()).chain(["file".len()]).max().unwrap_or(4);
+    println!("{:<file_width$} {:<9} {:<6} vector", "file", "kind", "result");
+    for o in shown {
         let kind = if o.published { "published" } else { "computed" };
         match &o.result {
-            Ok(()) => println!("{:<16} {:<9} {:<6} {}", o.file, kind, "PASS", o.id),
-            Err(e) => println!("{:<16} {:<9} {:<6} {} -- {e:#}", o.file, kind, "FAIL", o.id),
+            Ok(()) => println!("{:<file_width$} {kind:<9} {:<6} {}", o.file, "PASS", o.id),
+            Err(e) => println!("{:<file_width$} {kind:<9} {:<6} {} -- {e:#}", o.file, "FAIL", o.id),
         }
     }
     println!(
@@ -85,7 +85,7 @@ pub fn run_all() -> Result<Vec<Outcome>> {
         if vectors.is_empty() {
             bail!("{file}: no vectors");
         }
-        for v in vectors {
+        for (n, v) in vectors.iter().enumerate() {
             let result = match *file {
                 "aes_block.json" => check_aes_block(v),
                 "aes_ccm.json" => check_aes_ccm(v),
@@ -108,7 +108,8 @@ pub fn run_all() -> Result<Vec<Outcome>> {
             };
             outcomes.push(Outcome {
                 file,
-                id: v["id"].as_str().unwrap_or("?").to_string(),
+                // Vectors without an id (Michael's) are named by their place in the file.
+                id: v["id"].as_str().map_or_else(|| format!("#{}", n + 1), str::to_string),
                 published: v["verified"].as_bool() == Some(true),
                 result,
             });

@@ -13,7 +13,6 @@ mod openssl;
 #[cfg(test)]
 mod kat;
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
@@ -22,6 +21,8 @@ use clap::Parser;
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
 use zeroize::Zeroizing;
+
+use crate::progress::Progress;
 
 use catalog::Variant;
 use data::{DataFile, Kind};
@@ -185,16 +186,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
     let mut records = Vec::new();
     let mut current: Option<(DataFile, Vec<u8>)> = None;
+    let mut progress = Progress::new(plan.len());
     for (n, (variant, file)) in plan.iter().enumerate() {
         if current.as_ref().map(|(f, _)| f) != Some(file) {
             current = Some((*file, file.generate()));
         }
         let (_, plain) = current.as_ref().expect("just generated");
-        eprint!("\r[{:>3}/{}] {:<28} {:<13}", n + 1, plan.len(), variant.label(), file.name());
-        let _ = std::io::stderr().flush();
+        progress.step(n + 1, &format!("{:<28} {:<13}", variant.label(), file.name()));
         records.extend(bench.measure(*variant, file, plain)?);
     }
-    eprintln!();
+    progress.finish();
 
     let openssl_version = if args.no_openssl {
         None
@@ -358,10 +359,10 @@ impl Bench<'_> {
             })
             .collect();
         let mut records = Vec::new();
+        let mut progress = Progress::new(wanted.len());
         for (n, a) in wanted.iter().enumerate() {
             for (direction, decrypt) in [("encrypt", false), ("decrypt", true)] {
-                eprint!("\r[{:>3}/{}] openssl speed -evp {:<20} {:<8}", n + 1, wanted.len(), a.evp, direction);
-                let _ = std::io::stderr().flush();
+                progress.step(n + 1, &format!("openssl speed -evp {:<20} {:<8}", a.evp, direction));
                 let rate = openssl::speed(a.evp, decrypt, seconds)?;
                 let bytes = openssl::BLOCK as f64;
                 // OpenSSL reports a rate only: the time of one block is bytes / rate, and
@@ -388,7 +389,7 @@ impl Bench<'_> {
                 });
             }
         }
-        eprintln!();
+        progress.finish();
         Ok(records)
     }
 }
@@ -444,9 +445,9 @@ fn count_instructions(variants: &[Variant], records: &mut [Record]) -> Result<()
         .context("running valgrind (is it installed? see scripts/setup.sh)")?;
     let exe = std::env::current_exe().context("finding the wlansec executable")?;
     let span = (KERNEL_SIZES[1] - KERNEL_SIZES[0]) as f64;
+    let mut progress = Progress::new(variants.len());
     for (n, v) in variants.iter().enumerate() {
-        eprint!("\r[{:>3}/{}] callgrind {:<28}", n + 1, variants.len(), v.label());
-        let _ = std::io::stderr().flush();
+        progress.step(n + 1, &format!("callgrind {:<28}", v.label()));
         let ir = |direction: &str, bytes: usize| callgrind_ir(&exe, &format!("{}:{direction}:{bytes}", v.label()));
         let enc = (ir("encrypt", KERNEL_SIZES[1])? - ir("encrypt", KERNEL_SIZES[0])?) as f64 / span;
         let both = (ir("decrypt", KERNEL_SIZES[1])? - ir("decrypt", KERNEL_SIZES[0])?) as f64 / span;
@@ -459,7 +460,7 @@ fn count_instructions(variants: &[Variant], records: &mut [Record]) -> Result<()
             r.instructions_per_byte = Some(if r.direction == "encrypt" { enc } else { both - enc });
         }
     }
-    eprintln!();
+    progress.finish();
     Ok(())
 }
 
