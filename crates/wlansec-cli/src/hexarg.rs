@@ -12,8 +12,9 @@ pub fn bytes(what: &str, text: &str) -> Result<Vec<u8>> {
     hex::decode(&clean).with_context(|| format!("bad hex in {what}"))
 }
 
+/// A key given as a hex argument; bad hex is an invalid argument (exit status 2).
 pub fn key(what: &str, text: &str) -> Result<Zeroizing<Vec<u8>>> {
-    bytes(what, text).map(Zeroizing::new)
+    bytes(what, text).map(Zeroizing::new).map_err(crate::usage::usage)
 }
 
 /// A 48-bit packet number, decimal or `0x`-prefixed hex (for clap).

@@ -9,6 +9,7 @@ mod frame;
 mod hexarg;
 mod output;
 mod progress;
+mod usage;
 mod selftest;
 mod suites;
 mod synth;
@@ -129,7 +130,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("wlansec: error: {err:#}");
-            ExitCode::FAILURE
+            if err.is::<usage::Usage>() {
+                ExitCode::from(USAGE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 use crate::hexarg;
 use crate::output::AtomicFile;
+use crate::usage::usage;
 
 /// The network's cipher suite (pairwise and group).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -117,24 +118,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let cipher = args.suite.suite();
-    let wep_key = match (&args.wep_key, cipher) {
-        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => {
-            let key = hexarg::key("--wep-key", k)?;
-            let expected = if cipher == CipherSuite::Wep40 { 5 } else { 13 };
-            if key.len() != expected {
-                bail!("--wep-key has {} octets; --suite {:?} takes {expected}", key.len(), args.suite);
-            }
-            Some(key.to_vec())
-        }
-        (None, CipherSuite::Wep40 | CipherSuite::Wep104) => {
-            bail!("--suite {:?} needs --wep-key", args.suite)
-        }
-        (Some(_), _) => bail!("--wep-key applies only to --suite wep40/wep104"),
-        (None, _) => None,
-    };
-    if args.fcs && args.link != Link::Radiotap {
-        bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");
-    }
+    let wep_key = check_arguments(&args, cipher).map_err(usage)?;
     let config = Config {
         ssid: args.ssid.clone().into_bytes(),
         passphrase: args.passphrase.clone(),
@@ -193,6 +177,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
         args.output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The arguments checked together; returns the WEP key the suite needs.
+fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> {
+    let wep_key = match (&args.wep_key, cipher) {
+        (Some(k), CipherSuite::Wep40 | CipherSuite::Wep104) => {
+            let key = hexarg::key("--wep-key", k)?;
+            let expected = if cipher == CipherSuite::Wep40 { 5 } else { 13 };
+            if key.len() != expected {
+                bail!("--wep-key has {} octets; --suite {:?} takes {expected}", key.len(), args.suite);
+            }
+            Some(key.to_vec())
+        }
+        (None, CipherSuite::Wep40 | CipherSuite::Wep104) => {
+            bail!("--suite {:?} needs --wep-key", args.suite)
+        }
+        (Some(_), _) => bail!("--wep-key applies only to --suite wep40/wep104"),
+        (None, _) => None,
+    };
+    if args.fcs && args.link != Link::Radiotap {
+        bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");
+    }
+    Ok(wep_key)
 }
 
 /// The Ethernet frames of a capture file.

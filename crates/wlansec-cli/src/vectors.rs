@@ -5,13 +5,14 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, Result};
 use serde::Serialize;
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN};
 use wlansec_core::suite::{ccmp, Aad, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
 use crate::output::AtomicFile;
+use crate::usage::usage;
 use crate::suites::{SuiteName, VariantArgs};
 
 #[derive(clap::Args)]
@@ -67,7 +68,7 @@ const EDGE_LENGTHS: [usize; 10] = [0, 1, 15, 16, 17, 31, 32, 33, MAX_MSDU_LEN - 
 
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.min_len > args.max_len {
-        bail!("--min-len {} is above --max-len {}", args.min_len, args.max_len);
+        return Err(usage(anyhow!("--min-len {} is above --max-len {}", args.min_len, args.max_len)));
     }
     let out_file = args.out.as_ref().map(|path| AtomicFile::create(path, &[])).transpose()?;
     let mut sink: Box<dyn Write> = match &out_file {

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
 use wlansec_core::tx::FragmentationThreshold;
+
+use crate::usage::usage;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
 use wlansec_wlan::netns;
@@ -348,7 +350,7 @@ fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Resu
         ipv6: node.ipv6,
     };
     let pmf = node.pmf.unwrap_or_default();
-    check_pmf(mode, pmf)?;
+    check_pmf(mode, pmf).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
@@ -457,17 +459,17 @@ fn validate(args: &UpArgs) -> Result<()> {
             _ => {}
         }
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        bail!("wlan up needs root (network namespaces and TAP interfaces)");
-    }
     Ok(())
 }
 
 fn up(mut args: UpArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.passphrase, args.passphrase_file.as_deref())?;
     conf::apply_up(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
-    validate(&args)?;
+    validate(&args).map_err(usage)?;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("wlan up needs root (network namespaces and TAP interfaces)");
+    }
     let name = args.name.name.clone();
     if state_dir(&name).join("control.sock").exists() && control(&name, "status").is_ok() {
         bail!("WLAN `{name}` is already up (wlansec wlan down --name {name})");
