@@ -351,6 +351,7 @@ fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Resu
     };
     let pmf = node.pmf.unwrap_or_default();
     check_pmf(mode, pmf).map_err(usage)?;
+    check_passphrase(mode, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
@@ -447,17 +448,23 @@ fn validate(args: &UpArgs) -> Result<()> {
         bail!("--ssid must be 1..=32 bytes");
     }
     for pass in std::iter::once(args.passphrase()).chain(args.station_passphrase.as_deref()) {
-        match mode {
-            SecurityMode::Open => {}
-            SecurityMode::Wep => {
-                wep_key(pass)?;
-            }
-            _ if pass.len() == 64 && pass.bytes().all(|b| b.is_ascii_hexdigit()) => {}
-            _ if !(8..=63).contains(&pass.len()) => {
-                bail!("a WPA passphrase has 8..63 characters (or a PSK 64 hex digits)")
-            }
-            _ => {}
+        check_passphrase(mode, pass)?;
+    }
+    Ok(())
+}
+
+/// The secret a mode needs: none when open, a WEP key, or a WPA passphrase or PSK.
+fn check_passphrase(mode: SecurityMode, pass: &str) -> Result<()> {
+    match mode {
+        SecurityMode::Open => {}
+        SecurityMode::Wep => {
+            wep_key(pass)?;
         }
+        _ if pass.len() == 64 && pass.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+        _ if !(8..=63).contains(&pass.len()) => {
+            bail!("a WPA passphrase has 8..63 characters (or a PSK 64 hex digits): give --passphrase or --passphrase-file")
+        }
+        _ => {}
     }
     Ok(())
 }
