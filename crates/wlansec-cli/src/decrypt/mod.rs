@@ -1,17 +1,22 @@
 //! `wlansec decrypt`, airdecap-ng style: decrypt a capture's protected data frames with a
 //! passphrase (+ SSID), a PMK, a TK or a WEP key, and write them as Ethernet II frames
-//! (or as 802.11 frames with Protected cleared). Prints airdecap-ng's counts; exits
-//! non-zero when no handshake was found or the passphrase does not match.
+//! (or 802.3 frames for other LLC; or as 802.11 frames with Protected cleared). Prints
+//! airdecap-ng's counts and what was written and why not (also as JSON); exits non-zero
+//! when no handshake was found, the passphrase does not match, a key decrypts nothing or
+//! the capture has no 802.11 frames.
+
+mod summary;
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wlansec_core::capture::{LinkType, Reader, Writer};
-use wlansec_core::decrypt::{Decryptor, Keys, OutputForm, Stats};
+use wlansec_core::capture::{CaptureError, LinkType, Reader, Writer};
+use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
+use wlansec_core::error::Error;
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::wire::MacAddr;
 
@@ -49,6 +54,9 @@ pub struct Args {
     keep_80211: bool,
     #[arg(long, value_enum, default_value = "pcap")]
     format: FileFormat,
+    /// Also write the summary as JSON to this file (`-`: to stdout, instead of the table).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -67,6 +75,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
     let started = Instant::now();
     let mut unreadable = 0u64;
+    let mut wrong_link_type: Option<(u32, u64)> = None;
     let mut file_error = None;
     // Packets go to the decryptor in windows, so runs of CCMP frames share engine batches.
     const WINDOW: usize = 64;
@@ -83,6 +92,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         mpdus.push(mpdu);
                         timestamps.push(p.timestamp_ns);
                     }
+                    Err(Error::Capture(CaptureError::UnsupportedLinkType(link))) => {
+                        wrong_link_type.get_or_insert((link, 0)).1 += 1;
+                    }
                     Err(_) => unreadable += 1,
                 },
                 Err(err) => file_error = Some(err),
@@ -96,11 +108,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
     }
+    let stats = decryptor.stats();
+    if let Some((link, _)) = wrong_link_type.filter(|_| stats.packets_read == 0) {
+        bail!("wrong link type {link}{}: {} has no 802.11 frames", link_name(link), args.input.display());
+    }
     writer.finish()?.into_inner().map_err(|e| e.into_error())?;
     out_file.commit()?;
     let elapsed = started.elapsed();
-    let stats = decryptor.stats();
-    print_summary(&stats, decryptor.stations_seen(), unreadable);
+    let seen = summary::Seen {
+        stations: decryptor.stations_seen(),
+        unreadable,
+        wrong_link_type: wrong_link_type.map_or(0, |(_, n)| n),
+    };
+    write_summary(&args, &stats, &seen)?;
     eprintln!(
         "wlansec decrypt: {} MB in {:.3} s ({:.0} MB/s) -> {}",
         bytes.len() / 1_000_000,
@@ -126,8 +146,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         );
     }
+    if !psk && stats.decrypted() == 0 && stats.bad_integrity > 0 {
+        bail!(
+            "{} decrypts nothing: all {} protected frames it was tried on failed their integrity check (wrong key?)",
+            key_option(&args),
+            stats.bad_integrity
+        );
+    }
     if stats.mic_mismatches > 0 {
         eprintln!("wlansec: warning: {} handshake(s) did not verify under this passphrase", stats.mic_mismatches);
+    }
+    if seen.wrong_link_type > 0 {
+        eprintln!("wlansec: warning: {} packets of a link type without 802.11 frames skipped", seen.wrong_link_type);
     }
     if stats.no_key > 0 {
         eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
@@ -200,38 +230,40 @@ fn default_output(input: &Path) -> PathBuf {
     input.with_file_name(name)
 }
 
-fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
-    let rows = [
-        ("Total number of stations seen", stations as u64),
-        ("Total number of packets read", s.packets_read + unreadable),
-        ("Total number of WEP data packets", s.wep_data),
-        ("Total number of WPA data packets", s.wpa_data),
-        ("Number of plaintext data packets", s.plaintext_data),
-        ("Number of decrypted WEP  packets", s.decrypted_wep),
-        ("Number of decrypted WPA  packets", s.decrypted_wpa),
-        ("Number of packets failing integrity", s.bad_integrity),
-        ("Number of packets without a key", s.no_key + s.no_group_key),
-        ("Number of replayed packets", s.replays),
-        ("Number of malformed packets", s.malformed + unreadable),
-        ("Number of verified handshakes", s.handshakes),
-        ("Number of handshakes failing the MIC", s.mic_mismatches),
-        ("Number of group keys installed", s.group_keys),
-        ("Number of refused handshake messages", s.bad_handshake_messages),
-    ];
-    for (label, value) in rows {
-        println!("{label:<40}{value:>9}");
+/// The option that gave the key (for errors about it).
+fn key_option(args: &Args) -> &'static str {
+    if args.tk.is_some() {
+        "--tk"
+    } else {
+        "--wep-key"
     }
-    // 802.11w rows only for captures that have some, so the airdecap-ng table stays as is.
-    let bip = [
-        ("Number of IGTKs installed", s.igtks),
-        ("Number of BIP-verified mgmt frames", s.bip_verified),
-        ("Number of mgmt frames failing BIP", s.bip_failures),
-        ("Number of replayed BIP mgmt frames", s.bip_replays),
-        ("Number of BIP mgmt frames without IGTK", s.bip_no_key),
-    ];
-    if bip.iter().any(|&(_, value)| value > 0) {
-        for (label, value) in bip {
-            println!("{label:<40}{value:>9}");
+}
+
+/// A link type's name, for the ones a user is likely to give by mistake.
+fn link_name(link: u32) -> &'static str {
+    match link {
+        1 => " (Ethernet)",
+        101 => " (raw IP)",
+        113 => " (Linux cooked)",
+        _ => "",
+    }
+}
+
+/// The table on stdout, and the JSON where `--json` says (on stdout instead of the table
+/// for `-`).
+fn write_summary(args: &Args, stats: &wlansec_core::decrypt::Stats, seen: &summary::Seen) -> Result<()> {
+    let json = args.json.as_ref().map(|path| (path, summary::json(stats, seen)));
+    match json {
+        Some((path, value)) if path.as_os_str() == "-" => println!("{}", serde_json::to_string_pretty(&value)?),
+        Some((path, value)) => {
+            summary::print_table(stats, seen);
+            let file = AtomicFile::create(path, &[&args.input])?;
+            let mut out = BufWriter::new(file.handle()?);
+            serde_json::to_writer_pretty(&mut out, &value)?;
+            out.flush()?;
+            file.commit()?;
         }
+        None => summary::print_table(stats, seen),
     }
+    Ok(())
 }
