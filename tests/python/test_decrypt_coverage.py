@@ -148,3 +148,95 @@ def test_an_ethernet_capture_is_refused_as_the_wrong_link_type(tmp_path):
     run, _, _ = run_decrypt(tmp_path, ethernet, "--tk", "00" * 16, linktype=1)
     assert run.returncode != 0
     assert "wrong link type 1 (Ethernet)" in run.stderr and "has no 802.11 frames" in run.stderr
+
+
+# --- several keys ----------------------------------------------------------------------------
+
+STA2 = bytes.fromhex("02bb00000005")
+
+
+def two_pmk_capture(seed: int):
+    """Two stations of one BSS, each with its own PMK (as 802.1X gives them), each
+    handshake carrying the same GTK; pairwise frames both ways and group frames. Returns
+    the capture, the PMKs, the TKs, the GTK and {frame index: plaintext body}."""
+    rng = random.Random(seed)
+    pmks, gtk = [rng.randbytes(32), rng.randbytes(32)], rng.randbytes(16)
+    cap, bodies, tks = ind.Capture(), {}, []
+    cap.add(ind.beacon("ccmp128", cap.seq))
+    for sta, pmk in zip((ind.STA, STA2), pmks):
+        anonce, snonce = rng.randbytes(32), rng.randbytes(32)
+        data = min(ind.AP, sta) + max(ind.AP, sta) + min(anonce, snonce) + max(anonce, snonce)
+        ptk = ind.prf(pmk, b"Pairwise key expansion", data, 384)
+        kck, kek = ptk[:16], ptk[16:32]
+        tks.append(ptk[32:48])
+        for from_ap, eapol in [
+            (True, ind.eapol_key(0x008A, 16, 1, anonce)),
+            (False, ind.eapol_key(0x010A, 0, 1, snonce, ind.rsn_element("ccmp128"), kck)),
+            (True, ind.eapol_key(0x13CA, 16, 2, anonce, ind.wrapped_key_data(kek, gtk, 1), kck)),
+            (False, ind.eapol_key(0x030A, 0, 2, bytes(32), b"", kck)),
+        ]:
+            header = (ind.data_header(w.FROM_DS, sta, ind.AP, ind.AP, cap.seq, None) if from_ap
+                      else ind.data_header(w.TO_DS, ind.AP, sta, ind.AP, cap.seq, None))
+            cap.add(header + ind.LLC_SNAP + b"\x88\x8e" + eapol)
+    pn = [0, 0, 0]
+    for i in range(45):
+        which = i % 3
+        body = ind.msdu(rng.randbytes(rng.randrange(1, 200)))
+        if which == 2:
+            header, key = ind.data_header(w.FROM_DS, ind.BROADCAST, ind.AP, ind.HOST, cap.seq, None), gtk
+        else:
+            sta = (ind.STA, STA2)[which]
+            header = (ind.data_header(w.TO_DS, ind.AP, sta, ind.HOST, cap.seq, 0) if i % 2
+                      else ind.data_header(w.FROM_DS, sta, ind.AP, ind.HOST, cap.seq, 0))
+            key = tks[which]
+        pn[which] += 1
+        bodies[len(cap.frames)] = body
+        cap.add(ind.protect_aead("ccmp128", key, header + body, pn[which], 1 if which == 2 else 0))
+    return cap, pmks, tks, gtk, bodies
+
+
+def tshark_decrypted(tmp_path: Path, frames, *uat_lines: str) -> dict[int, bytes]:
+    pcap = tmp_path / "tshark.pcap"
+    w.write_pcap(pcap, frames)
+    packets = w.tshark_data_sources(pcap, "wlan.enable_decryption:TRUE", *(f"uat:80211_keys:{line}" for line in uat_lines))
+    return {i: p["Decrypted CCMP data"] for i, p in enumerate(packets) if "Decrypted CCMP data" in p}
+
+
+def test_several_pmks_from_options_and_a_wireshark_key_file(tmp_path):
+    cap, pmks, _, _, bodies = two_pmk_capture(seed=7)
+    key_file = tmp_path / "80211_keys"
+    lines = [f'"wpa-psk","{pmk.hex()}"' for pmk in pmks]
+    key_file.write_text("# Wireshark's 80211_keys form\n" + "\n".join(lines) + "\n")
+    for args in (["--key-file", str(key_file)], ["-k", pmks[0].hex(), "--pmk", pmks[1].hex()]):
+        run, written, summary = run_decrypt(tmp_path, cap.frames, *args)
+        assert run.returncode == 0, run.stderr
+        assert summary["decrypted"]["total"] == len(bodies) and summary["handshakes"]["verified"] == 2
+        assert [f[14:] for f in written if f[12:14] != b"\x88\x8e"] == [b[8:] for b in bodies.values()]
+        assert pmks[0].hex() not in run.stdout + run.stderr
+    # One PMK: the other station's handshake does not verify, its frames have no key.
+    run, _, summary = run_decrypt(tmp_path, cap.frames, "--pmk", pmks[0].hex())
+    assert summary["handshakes"] == {"verified": 1, "mic_mismatches": 1, "group_keys": 1, "refused_messages": 1}
+    assert summary["not_written"]["no_pairwise_key"] == 15
+    if shutil.which("tshark"):
+        assert tshark_decrypted(tmp_path, cap.frames, *lines) == bodies
+
+
+def test_several_tks_and_a_gtk(tmp_path):
+    cap, _, tks, gtk, bodies = two_pmk_capture(seed=8)
+    run, written, summary = run_decrypt(tmp_path, cap.frames, "--tk", tks[0].hex(), "--tk", tks[1].hex(),
+                                        "--gtk", gtk.hex())
+    assert run.returncode == 0, run.stderr
+    assert summary["decrypted"]["total"] == len(bodies) == summary["written"]
+    run, _, summary = run_decrypt(tmp_path, cap.frames, "--tk", tks[0].hex(), "--tk", tks[1].hex())
+    assert summary["not_written"]["no_group_key"] == 15 and "no group key" in run.stderr
+    if shutil.which("tshark"):
+        pairwise = {i: b for i, b in bodies.items() if cap.frames[i][4] & 1 == 0}
+        assert tshark_decrypted(tmp_path, cap.frames, *(f'"tk","{tk.hex()}"' for tk in tks)) == pairwise
+
+
+def test_a_bad_key_file_line_is_named_without_its_key(tmp_path):
+    cap, _, _, _, _ = two_pmk_capture(seed=9)
+    key_file = tmp_path / "80211_keys"
+    key_file.write_text('"wep","0102030405"\n"wpa-psk","not-hex-secret"\n')
+    run, _, _ = run_decrypt(tmp_path, cap.frames, "--key-file", str(key_file))
+    assert run.returncode != 0 and "line 2" in run.stderr and "secret" not in run.stderr, run.stderr

@@ -5,6 +5,7 @@
 //! when no handshake was found, the passphrase does not match, a key decrypts nothing or
 //! the capture has no 802.11 frames.
 
+mod keys;
 mod summary;
 
 use std::fs::File;
@@ -15,12 +16,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use wlansec_core::capture::{CaptureError, LinkType, Reader, Writer};
-use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
+use wlansec_core::decrypt::{Decryptor, OutputForm};
 use wlansec_core::error::Error;
-use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use wlansec_core::wire::MacAddr;
 
-use crate::hexarg;
 use crate::output::AtomicFile;
 use crate::synth::FileFormat;
 
@@ -34,18 +33,8 @@ pub struct Args {
     /// The network's SSID (needed with --passphrase; also limits decryption to it).
     #[arg(short = 'e', long)]
     essid: Option<String>,
-    /// WPA/WPA2 passphrase.
-    #[arg(short = 'p', long, conflicts_with_all = ["pmk", "tk", "wep_key"])]
-    passphrase: Option<String>,
-    /// The PMK (32 octets, hex) instead of passphrase and SSID.
-    #[arg(long, conflicts_with_all = ["tk", "wep_key"])]
-    pmk: Option<String>,
-    /// A temporal key (hex) to decrypt every pairwise frame with.
-    #[arg(long, conflicts_with = "wep_key")]
-    tk: Option<String>,
-    /// A static WEP key (5 or 13 octets, hex).
-    #[arg(long)]
-    wep_key: Option<String>,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
     /// Only decrypt the BSS with this BSSID.
     #[arg(short = 'b', long)]
     bssid: Option<MacAddr>,
@@ -60,11 +49,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let keys = keys(&args)?;
-    let psk = matches!(keys, Keys::Pmk(_));
+    let given = args.keys.keys(args.essid.as_deref())?;
+    let psk = given.pmks_only;
     let form = if args.keep_80211 { OutputForm::Ieee80211 } else { OutputForm::Ethernet };
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
-    let mut decryptor = Decryptor::new(keys, ssid, args.bssid, form)?;
+    let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?;
 
     let bytes = CaptureBytes::open(&args.input)?;
     let bytes: &[u8] = &bytes;
@@ -149,7 +138,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if !psk && stats.decrypted() == 0 && stats.bad_integrity > 0 {
         bail!(
             "{} decrypts nothing: all {} protected frames it was tried on failed their integrity check (wrong key?)",
-            key_option(&args),
+            given.sources,
             stats.bad_integrity
         );
     }
@@ -203,23 +192,6 @@ impl std::ops::Deref for CaptureBytes {
     }
 }
 
-fn keys(args: &Args) -> Result<Keys> {
-    if let Some(pass) = &args.passphrase {
-        let Some(ssid) = &args.essid else { bail!("--passphrase needs the network's SSID (-e)") };
-        return Ok(Keys::Pmk(pmk_from_passphrase(pass, ssid.as_bytes())?));
-    }
-    if let Some(pmk) = &args.pmk {
-        return Ok(Keys::Pmk(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?));
-    }
-    if let Some(tk) = &args.tk {
-        return Ok(Keys::Tk(Secret::from_slice(&hexarg::key("--tk", tk)?)?));
-    }
-    if let Some(wep) = &args.wep_key {
-        return Ok(Keys::Wep(Secret::from_slice(&hexarg::key("--wep-key", wep)?)?));
-    }
-    bail!("give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk or --wep-key")
-}
-
 /// `foo.cap` -> `foo-dec.cap`, as airdecap-ng names its output.
 fn default_output(input: &Path) -> PathBuf {
     let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -228,15 +200,6 @@ fn default_output(input: &Path) -> PathBuf {
         None => format!("{stem}-dec"),
     };
     input.with_file_name(name)
-}
-
-/// The option that gave the key (for errors about it).
-fn key_option(args: &Args) -> &'static str {
-    if args.tk.is_some() {
-        "--tk"
-    } else {
-        "--wep-key"
-    }
 }
 
 /// A link type's name, for the ones a user is likely to give by mistake.

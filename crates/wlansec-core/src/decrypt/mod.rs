@@ -118,14 +118,23 @@ impl Decryptor {
         } else {
             self.stats.wpa_data += 1;
         }
-        let slot = self.tracker.slot_of(&data)?;
+        let slot = self.tracker.slot_of(&data, mpdu)?;
+        let no_key = || Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
         let Some(key) = self.tracker.key_mut(slot) else {
-            let e = Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
-            self.stats.count(wep, &Err(e.clone()));
-            return Err(Rejected::Frame(e));
+            self.stats.count(wep, &Err(no_key()));
+            return Err(Rejected::Frame(no_key()));
         };
         let fragment_number = data.header.sequence_control.fragment_number();
-        let received = self.pipeline.receive(mpdu, Some(key));
+        let received = match self.pipeline.receive(mpdu, Some(key)) {
+            // Another given key may fit: another station's, or a rekey's (whose packet
+            // numbers start again, so its frames look like replays under the old key).
+            Err(Error::MicFailure | Error::IcvFailure | Error::Replay { .. })
+                if self.tracker.has_other_given_key(slot) && self.tracker.switch_given_key(slot, mpdu) =>
+            {
+                self.pipeline.receive(mpdu, self.tracker.key_mut(slot))
+            }
+            received => received,
+        };
         self.stats.count(wep, &received.as_ref().map(|_| ()).map_err(Clone::clone));
         match received? {
             Some(delivered) => {
@@ -203,7 +212,7 @@ impl Decryptor {
         if !unfragmented || !matches!(data.security, Security::ExtIv { .. }) || !self.wanted(&data) {
             return None;
         }
-        let slot = self.tracker.slot_of(&data).ok()?;
+        let slot = self.tracker.slot_of(&data, mpdu).ok()?;
         self.tracker.key(slot)?.engine_key().is_some().then_some(slot)
     }
 
@@ -239,15 +248,9 @@ impl Decryptor {
         emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         let i = item.index;
-        if item.verified() == Err(Error::MicFailure) && keys_at_start != self.stats.installed_keys() {
-            // A handshake earlier in this batch changed keys: this frame may be under the
-            // new key, so it goes through the ordinary path (which counts it itself).
-            self.stats.packets_read -= 1;
-            self.stats.wpa_data -= 1;
-            return match self.process(item.mpdu(), |frame| emit(i, frame)) {
-                Err(Rejected::Output(e)) => Err(e),
-                Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
-            };
+        let keys_changed = keys_at_start != self.stats.installed_keys();
+        if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(item.slot)) {
+            return self.reprocess(item.mpdu(), |frame| emit(i, frame));
         }
         let Some(key) = self.tracker.key_mut(item.slot) else {
             self.stats.count(false, &Err(Error::NoKey { group: false }));
@@ -268,6 +271,24 @@ impl Decryptor {
                 self.stats.not_written.refused_after_decryption += 1;
                 Ok(())
             }
+        }
+    }
+}
+
+impl Decryptor {
+    /// A batched frame that did not open under its key while a handshake earlier in the
+    /// batch changed keys, or another given key may fit: the ordinary path tries them and
+    /// counts the frame.
+    fn reprocess<E>(
+        &mut self,
+        mpdu: &[u8],
+        emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        self.stats.packets_read -= 1;
+        self.stats.wpa_data -= 1;
+        match self.process(mpdu, emit) {
+            Err(Rejected::Output(e)) => Err(e),
+            Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
         }
     }
 }
