@@ -186,3 +186,13 @@ fn several_pmks_each_handshake_takes_the_one_that_verifies() {
     assert!(out.len() >= frames.len(), "{stats:?}");
     assert_eq!(stats.mic_mismatches, 0);
 }
+
+#[test]
+fn a_first_frame_with_pn_0_decrypts_and_its_repeat_is_a_replay() {
+    let first = protected(Path::ToAp { da: HOST }, 0, &snap(0x0800, b"pn 0"));
+    let mpdus = vec![first.clone(), protected(Path::ToAp { da: HOST }, 1, &snap(0x0800, b"pn 1")), first];
+    let (out, stats) = decrypt(tk(), None, &mpdus);
+    assert_eq!(out.len(), 2);
+    assert_eq!(&out[0][14..], b"pn 0");
+    assert_eq!((stats.decrypted(), stats.replays), (2, 1));
+}
