@@ -240,3 +240,22 @@ def test_a_bad_key_file_line_is_named_without_its_key(tmp_path):
     key_file.write_text('"wep","0102030405"\n"wpa-psk","not-hex-secret"\n')
     run, _, _ = run_decrypt(tmp_path, cap.frames, "--key-file", str(key_file))
     assert run.returncode != 0 and "line 2" in run.stderr and "secret" not in run.stderr, run.stderr
+
+
+def test_a_first_frame_with_pn_0_decrypts_as_tshark_does(tmp_path):
+    rng = random.Random(10)
+    tk = rng.randbytes(16)
+    cap = ind.Capture()
+    cap.add(ind.beacon("ccmp128", cap.seq))
+    bodies = {}
+    for pn in (0, 1, 2):
+        body = ind.msdu(rng.randbytes(30))
+        bodies[len(cap.frames)] = body
+        cap.add(ind.protect_aead("ccmp128", tk, ind.data_header(w.TO_DS, ind.AP, ind.STA, ind.HOST, cap.seq, 0) + body, pn, 0))
+    replayed = cap.frames[1]
+    run, written, summary = run_decrypt(tmp_path, cap.frames + [replayed], "--tk", tk.hex())
+    assert run.returncode == 0, run.stderr
+    assert [f[14:] for f in written] == [b[8:] for b in bodies.values()]
+    assert summary["not_written"]["replay"] == 1
+    if shutil.which("tshark"):
+        assert tshark_decrypted(tmp_path, cap.frames, f'"tk","{tk.hex()}"') == bodies
