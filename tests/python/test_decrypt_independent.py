@@ -305,6 +305,7 @@ def test_wpa2_psk_capture_decrypts_to_the_chosen_plaintext(tmp_path):
         "Number of packets without a key": 0, "Number of replayed packets": 0, "Number of malformed packets": 0,
         "Number of verified handshakes": 1, "Number of handshakes failing the MIC": 0,
         "Number of group keys installed": 1, "Number of refused handshake messages": 0,
+        "Number of frames written": len(cap.ethernet), "Number of decrypted frames not written": 0,
     }
     # The 802.11 form: each MPDU as it was before protection.
     code, stderr, _, frames = decrypt(tmp_path, cap, 105, "-e", SSID, "-p", PASSPHRASE, keep_80211=True)

@@ -115,7 +115,7 @@ fn capture(algorithm: BipAlgorithm) -> Vec<Vec<u8>> {
 fn bip_frames_in_a_capture_are_verified_and_counted() {
     for algorithm in BipAlgorithm::ALL {
         let pmk = pmk_from_passphrase(PASSPHRASE, SSID).unwrap();
-        let mut d = Decryptor::new(Keys::Pmk(pmk), None, None, OutputForm::Ethernet).unwrap();
+        let mut d = Decryptor::new(Keys::pmk(pmk), None, None, OutputForm::Ethernet).unwrap();
         for mpdu in capture(algorithm) {
             let _ = d.process(&mpdu, |_| -> Result<(), ()> { Ok(()) });
         }

@@ -31,9 +31,9 @@ fn config(cipher: CipherSuite) -> Config {
 
 fn keys(cipher: CipherSuite) -> Keys {
     match cipher {
-        CipherSuite::Wep40 => Keys::Wep(Secret::from_slice(&WEP_KEY[..5]).unwrap()),
-        CipherSuite::Wep104 => Keys::Wep(Secret::from_slice(&WEP_KEY).unwrap()),
-        _ => Keys::Pmk(pmk_from_passphrase(PASSPHRASE, SSID).unwrap()),
+        CipherSuite::Wep40 => Keys::wep(Secret::from_slice(&WEP_KEY[..5]).unwrap()),
+        CipherSuite::Wep104 => Keys::wep(Secret::from_slice(&WEP_KEY).unwrap()),
+        _ => Keys::pmk(pmk_from_passphrase(PASSPHRASE, SSID).unwrap()),
     }
 }
 
@@ -83,7 +83,7 @@ fn every_suite_round_trips_through_a_capture() {
 #[test]
 fn the_wrong_passphrase_decrypts_nothing() {
     let (mpdus, _) = capture(CipherSuite::Ccmp128);
-    let wrong = Keys::Pmk(pmk_from_passphrase("not the passphrase", SSID).unwrap());
+    let wrong = Keys::pmk(pmk_from_passphrase("not the passphrase", SSID).unwrap());
     let mut d = Decryptor::new(wrong, Some(SSID), None, OutputForm::Ethernet).unwrap();
     assert!(outputs(&mut d, &mpdus).is_empty());
     let stats = d.stats();

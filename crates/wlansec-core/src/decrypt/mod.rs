@@ -9,8 +9,10 @@
 //! writes what comes out.
 
 mod integrity;
+mod stats;
 mod tracker;
 
+pub use stats::{NotWritten, Stats};
 pub use tracker::Keys;
 
 use crate::error::{Error, Result};
@@ -22,69 +24,11 @@ use tracker::{KeySlot, KeyTracker};
 /// How decrypted frames are written out.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum OutputForm {
-    /// Ethernet II: DA, SA and the EtherType from the SNAP header (one frame per A-MSDU
-    /// subframe).
+    /// Ethernet II: DA, SA and the EtherType from the SNAP header; an MSDU with any other
+    /// 802.2 LLC as an 802.3 length frame (one frame per A-MSDU subframe).
     Ethernet,
     /// The 802.11 MPDU with Protected cleared (fragments reassembled into one frame).
     Ieee80211,
-}
-
-/// The counts airdecap-ng prints, plus what the handshakes told.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct Stats {
-    pub packets_read: u64,
-    pub plaintext_data: u64,
-    pub wep_data: u64,
-    pub wpa_data: u64,
-    pub decrypted_wep: u64,
-    pub decrypted_wpa: u64,
-    /// Protected frames whose integrity check failed under the key that should fit.
-    pub bad_integrity: u64,
-    /// Protected unicast frames of a station whose handshake was not seen.
-    pub no_key: u64,
-    /// Protected group frames whose GTK was not seen (no message 3 or group message 1).
-    pub no_group_key: u64,
-    /// Protected frames refused as replays.
-    pub replays: u64,
-    /// 4-way handshakes whose message 2 MIC verified (keys installed).
-    pub handshakes: u64,
-    /// Messages 2 whose MIC did not verify under the derived KCK: a wrong passphrase/PMK.
-    pub mic_mismatches: u64,
-    /// Group keys installed (from message 3 or group message 1).
-    pub group_keys: u64,
-    /// Handshake messages refused (forged MIC, bad key data, unknown link).
-    pub bad_handshake_messages: u64,
-    /// Protected frames that failed for another reason (truncated, malformed).
-    pub malformed: u64,
-    /// IGTKs installed (802.11w, from message 3 or group message 1).
-    pub igtks: u64,
-    /// Group-addressed robust management frames whose BIP MIC verified.
-    pub bip_verified: u64,
-    /// ... whose BIP MIC failed (forged or altered), or whose MME is malformed.
-    pub bip_failures: u64,
-    /// ... refused as replays (IPN not above the last accepted).
-    pub bip_replays: u64,
-    /// ... carrying an MME whose IGTK was not seen.
-    pub bip_no_key: u64,
-}
-
-impl Stats {
-    /// Count a protected frame's outcome.
-    fn count(&mut self, wep: bool, result: &Result<()>) {
-        match result {
-            Ok(()) if wep => self.decrypted_wep += 1,
-            Ok(()) => self.decrypted_wpa += 1,
-            Err(Error::MicFailure | Error::IcvFailure) => self.bad_integrity += 1,
-            Err(Error::Replay { .. }) => self.replays += 1,
-            Err(Error::NoKey { group: true }) => self.no_group_key += 1,
-            Err(Error::NoKey { group: false }) => self.no_key += 1,
-            Err(_) => self.malformed += 1,
-        }
-    }
-
-    fn installed_keys(&self) -> (u64, u64) {
-        (self.handshakes, self.group_keys)
-    }
 }
 
 /// Why [`Decryptor::process`] stopped: the frame could not be decrypted (it is counted in
@@ -146,14 +90,22 @@ impl Decryptor {
         mut emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), Rejected<E>> {
         self.stats.packets_read += 1;
-        let data = match classify(mpdu, self.rules)? {
+        let class = classify(mpdu, self.rules).inspect_err(|_| self.stats.unparsable += 1)?;
+        let data = match class {
             Class::Management { .. } => {
+                self.stats.management += 1;
                 self.tracker.learn_network(mpdu, self.rules);
                 self.tracker.check_bip(mpdu, &mut self.stats);
                 return Ok(());
             }
-            Class::Other => return Ok(()),
-            Class::Data(data) if !self.wanted(&data) => return Ok(()),
+            Class::Other => {
+                self.stats.no_msdu += 1;
+                return Ok(());
+            }
+            Class::Data(data) if !self.wanted(&data) => {
+                self.stats.other_network += 1;
+                return Ok(());
+            }
             Class::Data(data) => data,
         };
         let wep = match data.security {
@@ -166,26 +118,46 @@ impl Decryptor {
         } else {
             self.stats.wpa_data += 1;
         }
-        let slot = self.tracker.slot_of(&data)?;
+        let slot = self.tracker.slot_of(&data, mpdu)?;
+        let no_key = || Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
         let Some(key) = self.tracker.key_mut(slot) else {
-            let e = Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
-            self.stats.count(wep, &Err(e.clone()));
-            return Err(Rejected::Frame(e));
+            self.stats.count(wep, &Err(no_key()));
+            return Err(Rejected::Frame(no_key()));
         };
-        let received = self.pipeline.receive(mpdu, Some(key));
+        let fragment_number = data.header.sequence_control.fragment_number();
+        let received = match self.pipeline.receive(mpdu, Some(key)) {
+            // Another given key may fit: another station's, or a rekey's (whose packet
+            // numbers start again, so its frames look like replays under the old key).
+            Err(Error::MicFailure | Error::IcvFailure | Error::Replay { .. })
+                if self.tracker.has_other_given_key(slot) && self.tracker.switch_given_key(slot, mpdu) =>
+            {
+                self.pipeline.receive(mpdu, self.tracker.key_mut(slot))
+            }
+            received => received,
+        };
         self.stats.count(wep, &received.as_ref().map(|_| ()).map_err(Clone::clone));
         match received? {
             Some(delivered) => {
+                if delivered.reassembled {
+                    self.stats.join_fragments(fragment_number);
+                }
                 deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut emit).map_err(Rejected::Output)
             }
-            None => Ok(()),
+            None => {
+                self.stats.not_written.fragments_held += 1;
+                Ok(())
+            }
         }
     }
 
     /// An unprotected data frame: followed if it is a handshake message, else only counted
     /// (as airdecap-ng does: EAPOL frames are not "plaintext data"); never written out.
     fn plaintext<E>(&mut self, mpdu: &[u8]) -> core::result::Result<(), Rejected<E>> {
-        let Some(delivered) = self.pipeline.receive(mpdu, None)? else { return Ok(()) };
+        let received = self.pipeline.receive(mpdu, None).inspect_err(|_| self.stats.plaintext_data += 1)?;
+        let Some(delivered) = received else {
+            self.stats.plaintext_data += 1;
+            return Ok(());
+        };
         let mut eapol_seen = false;
         for msdu in delivered.msdus().flatten() {
             if let Some(eapol) = msdu.eapol() {
@@ -193,7 +165,9 @@ impl Decryptor {
                 eapol_seen = true;
             }
         }
-        if !eapol_seen {
+        if eapol_seen {
+            self.stats.eapol += 1;
+        } else {
             self.stats.plaintext_data += 1;
         }
         Ok(())
@@ -227,8 +201,7 @@ impl Decryptor {
 
     /// Whether a data frame belongs to the network asked for.
     fn wanted(&self, data: &DataFrame) -> bool {
-        let bss = data.bss();
-        self.bssid.is_none_or(|b| b == bss) && self.tracker.ssid_matches(self.ssid.as_deref(), bss)
+        self.bssid.is_none_or(|b| data.in_bss(b)) && self.tracker.ssid_matches(self.ssid.as_deref(), data.bss())
     }
 
     /// The key of a protected, unfragmented data frame that the engine can open in a batch.
@@ -239,7 +212,7 @@ impl Decryptor {
         if !unfragmented || !matches!(data.security, Security::ExtIv { .. }) || !self.wanted(&data) {
             return None;
         }
-        let slot = self.tracker.slot_of(&data).ok()?;
+        let slot = self.tracker.slot_of(&data, mpdu).ok()?;
         self.tracker.key(slot)?.engine_key().is_some().then_some(slot)
     }
 
@@ -275,15 +248,9 @@ impl Decryptor {
         emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         let i = item.index;
-        if item.verified() == Err(Error::MicFailure) && keys_at_start != self.stats.installed_keys() {
-            // A handshake earlier in this batch changed keys: this frame may be under the
-            // new key, so it goes through the ordinary path (which counts it itself).
-            self.stats.packets_read -= 1;
-            self.stats.wpa_data -= 1;
-            return match self.process(item.mpdu(), |frame| emit(i, frame)) {
-                Err(Rejected::Output(e)) => Err(e),
-                Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
-            };
+        let keys_changed = keys_at_start != self.stats.installed_keys();
+        if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(item.slot)) {
+            return self.reprocess(item.mpdu(), |frame| emit(i, frame));
         }
         let Some(key) = self.tracker.key_mut(item.slot) else {
             self.stats.count(false, &Err(Error::NoKey { group: false }));
@@ -296,13 +263,39 @@ impl Decryptor {
             Ok(Some(delivered)) => {
                 deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut |f| emit(i, f))
             }
-            Ok(None) | Err(_) => Ok(()),
+            Ok(None) => {
+                self.stats.not_written.fragments_held += 1;
+                Ok(())
+            }
+            Err(_) => {
+                self.stats.not_written.refused_after_decryption += 1;
+                Ok(())
+            }
         }
     }
 }
 
-/// Write one delivered MSDU in the output form; an EAPOL frame sent under a pairwise key
-/// (a rekey) is also followed as a handshake.
+impl Decryptor {
+    /// A batched frame that did not open under its key while a handshake earlier in the
+    /// batch changed keys, or another given key may fit: the ordinary path tries them and
+    /// counts the frame.
+    fn reprocess<E>(
+        &mut self,
+        mpdu: &[u8],
+        emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        self.stats.packets_read -= 1;
+        self.stats.wpa_data -= 1;
+        match self.process(mpdu, emit) {
+            Err(Rejected::Output(e)) => Err(e),
+            Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
+        }
+    }
+}
+
+/// Write one delivered MSDU in the output form, counting what is written and what has no
+/// Ethernet form; an EAPOL frame sent under a pairwise key (a rekey) is also followed as a
+/// handshake.
 fn deliver<E>(
     delivered: Delivered<'_>,
     form: OutputForm,
@@ -316,18 +309,32 @@ fn deliver<E>(
         }
     }
     match form {
-        OutputForm::Ieee80211 => emit(delivered.mpdu()),
+        OutputForm::Ieee80211 => {
+            emit(delivered.mpdu())?;
+            stats.written += 1;
+        }
         OutputForm::Ethernet if !delivered.is_amsdu() => match delivered.into_ethernet() {
-            Ok(frame) => emit(frame),
-            Err(_) => Ok(()),
+            Ok(frame) => {
+                emit(frame)?;
+                stats.written += 1;
+            }
+            Err(e) => stats.not_written.no_ethernet_form(&e),
         },
         OutputForm::Ethernet => {
-            for msdu in delivered.msdus().flatten() {
-                if let Ok(frame) = msdu.to_ethernet() {
-                    emit(&frame)?;
+            for msdu in delivered.msdus() {
+                let Ok(msdu) = msdu else {
+                    stats.not_written.bad_amsdu_subframes += 1;
+                    continue;
+                };
+                match msdu.to_ethernet() {
+                    Ok(frame) => {
+                        emit(&frame)?;
+                        stats.written += 1;
+                    }
+                    Err(e) => stats.not_written.no_ethernet_form(&e),
                 }
             }
-            Ok(())
         }
     }
+    Ok(())
 }

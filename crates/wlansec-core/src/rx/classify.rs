@@ -43,6 +43,16 @@ impl DataFrame {
         self.header.addr1.is_group()
     }
 
+    /// Whether the frame belongs to the BSS `bssid`: its BSSID field (IEEE 802.11-2020
+    /// Table 9-26), or for a 4-address (WDS) frame, which has none, its receiver or
+    /// transmitter (the APs at the two ends of the link).
+    pub fn in_bss(&self, bssid: MacAddr) -> bool {
+        match self.header.bssid() {
+            Some(own) => own == bssid,
+            None => self.header.addr1 == bssid || self.header.addr2 == bssid,
+        }
+    }
+
     /// The BSS the frame belongs to, named as airdecap-ng does: A3 in an IBSS, the AP's
     /// address otherwise, the transmitter for a 4-address (WDS) frame.
     pub fn bss(&self) -> MacAddr {

@@ -1,9 +1,10 @@
 //! The last stages of the receive pipeline: an MSDU, plaintext and whole, split into its
-//! A-MSDU subframes and turned from LLC/SNAP into Ethernet II.
+//! A-MSDU subframes and turned into Ethernet: LLC/SNAP into Ethernet II, any other LLC into
+//! an IEEE 802.3 length frame.
 
 use crate::error::{Error, Result};
 use crate::rsn::eapol::ETHERTYPE_EAPOL;
-use crate::wire::llc::{self, EthernetRepr, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
+use crate::wire::llc::{self, EthernetFraming, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
 use crate::wire::{HeaderRepr, MacAddr};
 
 /// An A-MSDU subframe header: DA, SA and the length of the MSDU behind it.
@@ -45,9 +46,10 @@ impl Msdu<'_> {
         self.body.get(SNAP_HEADER_LEN..).unwrap_or_default()
     }
 
+    /// The MSDU as an Ethernet II or 802.3 frame (see [`EthernetFraming`]).
     pub fn to_ethernet(&self) -> Result<Vec<u8>> {
-        let mut out = vec![0u8; ETHERNET_HEADER_LEN + self.body.len().saturating_sub(SNAP_HEADER_LEN)];
-        let n = llc::msdu_to_ethernet(self.da, self.sa, self.body, &mut out)?;
+        let mut out = vec![0u8; ETHERNET_HEADER_LEN + self.body.len()];
+        let n = llc::msdu_to_lan_frame(self.da, self.sa, self.body, &mut out)?;
         out.truncate(n);
         Ok(out)
     }
@@ -75,17 +77,18 @@ impl<'a> Delivered<'a> {
         }
     }
 
-    /// The single MSDU as an Ethernet II frame, built in place: the Ethernet header replaces
-    /// the end of the MAC header and the SNAP header (a MAC header is at least 24 octets),
-    /// so the payload is never copied. An A-MSDU takes [`Delivered::msdus`] instead.
+    /// The single MSDU as an Ethernet II (or 802.3) frame, built in place: the Ethernet
+    /// header replaces the end of the MAC header and the SNAP header (a MAC header is at
+    /// least 24 octets), so the payload is never copied. An A-MSDU takes
+    /// [`Delivered::msdus`] instead.
     pub fn into_ethernet(self) -> Result<&'a [u8]> {
         if self.is_amsdu() {
             return Err(Error::Unsupported("an A-MSDU holds several Ethernet frames"));
         }
         let h = self.header_len;
-        let ethertype = llc::parse_snap(&self.mpdu[h..])?;
-        let start = h + SNAP_HEADER_LEN - ETHERNET_HEADER_LEN;
-        EthernetRepr { dst: self.header.da(), src: self.header.sa(), ethertype }.emit(&mut self.mpdu[start..])?;
+        let framing = EthernetFraming::of(&self.mpdu[h..])?;
+        let start = h + framing.replaced_len() - ETHERNET_HEADER_LEN;
+        framing.emit_header(self.header.da(), self.header.sa(), &mut self.mpdu[start..])?;
         Ok(&self.mpdu[start..])
     }
 }

@@ -109,31 +109,35 @@ impl PnCounter {
     }
 }
 
-/// Receive replay counters of one key, one per `ReplayClass`.
+/// Receive replay counters of one key, one per `ReplayClass`. Each holds the lowest PN it
+/// still accepts, so a fresh key accepts PN 0: a transmitter may start its counter there
+/// (IEEE 802.11-2020 12.5.3.3.2 only asks that PNs increase), and tshark opens such a
+/// first frame too. Every later repeat is refused.
 #[derive(Clone, Debug, Default)]
 pub struct ReplayCounters {
-    last: [u64; ReplayClass::COUNT],
+    lowest_accepted: [u64; ReplayClass::COUNT],
 }
 
 impl ReplayCounters {
     /// Counters that refuse every PN up to `last` on every TID: a group key installed with
     /// the Key RSC its sender gave, so frames sent before the receiver joined are replays.
     pub fn starting_at(last: u64) -> Self {
-        ReplayCounters { last: [last; ReplayClass::COUNT] }
+        ReplayCounters { lowest_accepted: [last.saturating_add(1); ReplayClass::COUNT] }
     }
 
     pub fn check(&self, class: ReplayClass, pn: Pn) -> Result<()> {
-        let last = self.last[class.index()];
-        if pn.value() <= last {
-            return Err(Error::Replay { pn: pn.value(), last });
+        let lowest = self.lowest_accepted[class.index()];
+        if pn.value() < lowest {
+            // `lowest` is above 0 here: a PN was accepted (or taken as seen) before.
+            return Err(Error::Replay { pn: pn.value(), last: lowest - 1 });
         }
         Ok(())
     }
 
     /// Record a PN whose MIC has verified.
     pub fn commit(&mut self, class: ReplayClass, pn: Pn) {
-        let slot = &mut self.last[class.index()];
-        *slot = (*slot).max(pn.value());
+        let slot = &mut self.lowest_accepted[class.index()];
+        *slot = (*slot).max(pn.value() + 1);
     }
 
     /// The replay-checked receive sequence: refuse a PN not above the last one accepted,
@@ -261,5 +265,26 @@ impl<S: FrameSuite + ?Sized> FrameSuite for Box<S> {
     }
     fn fragment_overhead(&self) -> usize {
         (**self).fragment_overhead()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_key_accepts_pn_0_once_and_then_only_higher_pns() {
+        let (class, pn) = (ReplayClass::NonQosData, |v| Pn::new(v).unwrap());
+        let mut counters = ReplayCounters::default();
+        assert_eq!(counters.check(class, pn(0)), Ok(()));
+        counters.commit(class, pn(0));
+        assert_eq!(counters.check(class, pn(0)), Err(Error::Replay { pn: 0, last: 0 }));
+        assert_eq!(counters.check(class, pn(1)), Ok(()));
+        counters.commit(class, pn(7));
+        assert_eq!(counters.check(class, pn(7)), Err(Error::Replay { pn: 7, last: 7 }));
+        let from_rsc = ReplayCounters::starting_at(5);
+        assert_eq!(from_rsc.check(class, pn(5)), Err(Error::Replay { pn: 5, last: 5 }));
+        assert_eq!(from_rsc.check(class, pn(6)), Ok(()));
+        assert_eq!(ReplayCounters::starting_at(0).check(class, pn(0)), Err(Error::Replay { pn: 0, last: 0 }));
     }
 }

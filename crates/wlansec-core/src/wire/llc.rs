@@ -3,6 +3,9 @@
 //! An 802.11 data frame carries `AA AA 03 | OUI | EtherType | payload`; the OUI is
 //! 00-00-00 (RFC 1042) except for the EtherTypes 802.1H lists for the bridge-tunnel OUI
 //! 00-00-F8 (AppleTalk ARP and Novell IPX), so the Ethernet frame is restored exactly.
+//! Any other 802.2 LLC MSDU (spanning tree, NetBIOS, SNAP under another OUI) goes onto
+//! Ethernet as an IEEE 802.3 length frame carrying the LLC header, as Linux, airdecap-ng
+//! and Wireshark put it.
 
 use crate::error::{Error, Result};
 use crate::wire::MacAddr;
@@ -16,6 +19,58 @@ const BRIDGE_TUNNEL_OUI: [u8; 3] = [0x00, 0x00, 0xf8];
 const BRIDGE_TUNNEL_ETHERTYPES: [u16; 2] = [0x80f3, 0x8137];
 /// EtherType values start here; smaller values in that position are 802.3 lengths.
 const MIN_ETHERTYPE: u16 = 0x0600;
+/// An 802.2 LLC header: DSAP, SSAP, Control (the shortest form).
+pub const LLC_HEADER_LEN: usize = 3;
+/// The largest value of an IEEE 802.3 length field.
+pub const MAX_8023_LENGTH: usize = 1500;
+
+/// How an MSDU is framed on Ethernet.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EthernetFraming {
+    /// Behind an RFC 1042 or 802.1H SNAP header: Ethernet II with its EtherType.
+    EthernetII { ethertype: u16 },
+    /// Any other 802.2 LLC: an IEEE 802.3 frame whose length counts the whole MSDU.
+    Ieee8023 { length: u16 },
+}
+
+impl EthernetFraming {
+    /// The framing of `msdu`; refused when it is too short for an LLC header, or an LLC
+    /// frame longer than an 802.3 length field can say.
+    pub fn of(msdu: &[u8]) -> Result<Self> {
+        if let Ok(ethertype) = parse_snap(msdu) {
+            return Ok(EthernetFraming::EthernetII { ethertype });
+        }
+        if msdu.len() < LLC_HEADER_LEN {
+            return Err(Error::Truncated { what: "LLC header", needed: LLC_HEADER_LEN, got: msdu.len() });
+        }
+        match u16::try_from(msdu.len()) {
+            Ok(length) if msdu.len() <= MAX_8023_LENGTH => Ok(EthernetFraming::Ieee8023 { length }),
+            _ => Err(Error::OutOfRange {
+                what: "802.3 length of an LLC frame",
+                min: LLC_HEADER_LEN as u64,
+                max: MAX_8023_LENGTH as u64,
+                got: msdu.len() as u64,
+            }),
+        }
+    }
+
+    /// Octets at the front of the MSDU that the Ethernet header replaces.
+    pub fn replaced_len(self) -> usize {
+        match self {
+            EthernetFraming::EthernetII { .. } => SNAP_HEADER_LEN,
+            EthernetFraming::Ieee8023 { .. } => 0,
+        }
+    }
+
+    /// Write the 14-octet Ethernet header (DA, SA, EtherType or length) into `buf`.
+    pub fn emit_header(self, da: MacAddr, src: MacAddr, buf: &mut [u8]) -> Result<()> {
+        let type_or_length = match self {
+            EthernetFraming::EthernetII { ethertype } => ethertype,
+            EthernetFraming::Ieee8023 { length } => length,
+        };
+        EthernetRepr { dst: da, src, ethertype: type_or_length }.emit(buf)
+    }
+}
 
 /// The Ethernet II header of a frame.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -92,6 +147,20 @@ pub fn msdu_to_ethernet(da: MacAddr, sa: MacAddr, msdu: &[u8], out: &mut [u8]) -
     Ok(len)
 }
 
+/// Turn any MSDU into its Ethernet frame in `out` (Ethernet II, else 802.3; see
+/// [`EthernetFraming`]); returns the frame's length.
+pub fn msdu_to_lan_frame(da: MacAddr, sa: MacAddr, msdu: &[u8], out: &mut [u8]) -> Result<usize> {
+    let framing = EthernetFraming::of(msdu)?;
+    let payload = &msdu[framing.replaced_len()..];
+    let len = ETHERNET_HEADER_LEN + payload.len();
+    if out.len() < len {
+        return Err(Error::BufferTooSmall { needed: len, got: out.len() });
+    }
+    framing.emit_header(da, sa, out)?;
+    out[ETHERNET_HEADER_LEN..len].copy_from_slice(payload);
+    Ok(len)
+}
+
 /// Turn an Ethernet II frame into its MSDU (SNAP header + payload) in `out`; returns the
 /// Ethernet header (for the 802.11 addresses) and the MSDU's length.
 pub fn ethernet_to_msdu(frame: &[u8], out: &mut [u8]) -> Result<(EthernetRepr, usize)> {
@@ -140,5 +209,25 @@ mod tests {
         assert!(EthernetRepr::parse(&[0u8; 13]).is_err());
         let mut short = [0u8; 4];
         assert!(matches!(emit_snap(0x0800, &mut short), Err(Error::BufferTooSmall { .. })));
+    }
+
+    #[test]
+    fn llc_without_an_rfc1042_snap_header_becomes_an_8023_length_frame() {
+        let (da, sa) = (MacAddr([1, 0x80, 0xc2, 0, 0, 0]), MacAddr([2, 0, 0, 0, 0, 7]));
+        // Spanning tree (DSAP = SSAP = 0x42), and SNAP under Cisco's OUI (CDP).
+        for msdu in [&[0x42, 0x42, 0x03, 0, 0, 0, 0][..], &[0xaa, 0xaa, 0x03, 0, 0, 0x0c, 0x20, 0x00, 9][..]] {
+            let mut out = [0u8; 64];
+            let n = msdu_to_lan_frame(da, sa, msdu, &mut out).unwrap();
+            assert_eq!(&out[..12], &[da.0, sa.0].concat()[..]);
+            assert_eq!(u16::from_be_bytes([out[12], out[13]]) as usize, msdu.len());
+            assert_eq!(&out[14..n], msdu);
+        }
+        let snap = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x06, 1];
+        let mut out = [0u8; 64];
+        assert_eq!(msdu_to_lan_frame(da, sa, &snap, &mut out).unwrap(), 15);
+        assert_eq!(&out[12..15], &[0x08, 0x06, 1]);
+        assert!(matches!(EthernetFraming::of(&[0x42, 0x42]), Err(Error::Truncated { .. })));
+        assert!(matches!(EthernetFraming::of(&[0x42; 1501]), Err(Error::OutOfRange { .. })));
+        assert_eq!(EthernetFraming::of(&[0x42; 1500]).unwrap(), EthernetFraming::Ieee8023 { length: 1500 });
     }
 }

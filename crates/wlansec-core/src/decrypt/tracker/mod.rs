@@ -13,26 +13,18 @@ use crate::error::{Error, HandshakeError, Result};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
-use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret};
+use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Ptk, RsnElementRepr, Secret};
 use crate::rx::{DataFrame, RxKey, Security};
 use crate::suite::tkip::Role;
 use crate::wire::mgmt::{subtype, ManagementBody};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
+mod given;
+
+pub use given::Keys;
+
 use super::integrity::Integrity;
 use super::Stats;
-
-/// What the decryptor is given to find keys with.
-pub enum Keys {
-    /// The PMK of a PSK network (from passphrase and SSID, or given): pairwise keys come
-    /// from each station's 4-way handshake, group keys from messages 3 and group message 1.
-    Pmk(Pmk),
-    /// One temporal key used for every pairwise link. The cipher is the network's (from its
-    /// beacon), else CCMP-128 for a 16-octet key and TKIP for a 32-octet one.
-    Tk(Secret),
-    /// A static WEP key (5 or 13 octets) for every frame.
-    Wep(Secret),
-}
 
 /// The link a pairwise key protects: the two addresses in a fixed order.
 type LinkId = (MacAddr, MacAddr);
@@ -50,6 +42,7 @@ fn link_id(a: MacAddr, b: MacAddr) -> LinkId {
 struct Network {
     ssid: Option<Vec<u8>>,
     pairwise: Option<CipherSuite>,
+    group: Option<CipherSuite>,
     akm: Option<Akm>,
     /// The group management cipher (802.11w), when the RSN element names one.
     group_mgmt: Option<CipherSuite>,
@@ -136,15 +129,8 @@ pub(super) struct KeyTracker {
 
 impl KeyTracker {
     pub(super) fn new(keys: Keys, rules: Rules) -> Result<Self> {
-        let wep = match &keys {
-            Keys::Wep(key) => Some(RxKey::new(SuiteId::wep(key.len())?, key.as_bytes(), rules)?),
-            // A TK is 16 octets (CCMP-128, GCMP-128) or 32 (TKIP, CCMP-256, GCMP-256): any
-            // other length would decrypt nothing, silently.
-            Keys::Tk(tk) if ![16, 32].contains(&tk.len()) => {
-                return Err(Error::KeyLength { expected: if tk.len() < 16 { 16 } else { 32 }, got: tk.len() })
-            }
-            _ => None,
-        };
+        keys.check()?;
+        let wep = keys.wep.first().map(|key| given::wep_key(key, rules)).transpose()?;
         Ok(KeyTracker {
             keys,
             rules,
@@ -188,6 +174,7 @@ impl KeyTracker {
         }
         if let Some((_, rsn)) = elements.rsn().or(elements.wpa()).and_then(|e| RsnElementRepr::parse(e).ok()) {
             network.pairwise = rsn.pairwise_ciphers.first().copied();
+            network.group = Some(rsn.group_cipher);
             network.akm = rsn.akms.first().copied();
             network.group_mgmt = rsn.group_mgmt_cipher;
         }
@@ -207,9 +194,9 @@ impl KeyTracker {
     }
 
     fn try_handshake(&mut self, header: &HeaderRepr, eapol: &[u8], stats: &mut Stats) -> Result<()> {
-        let Keys::Pmk(_) = &self.keys else {
+        if self.keys.pmks.is_empty() {
             return Ok(());
-        };
+        }
         // Other EAPOL frames (EAP, Start, Logoff) are not part of a key handshake.
         let Ok(view) = EapolKey::new_checked(eapol) else {
             return Ok(());
@@ -253,13 +240,11 @@ impl KeyTracker {
         Ok(())
     }
 
-    /// Derive the PTK for a message 2 and install it if its MIC verifies. Of a pair's two
+    /// Derive the PTK for a message 2 under each PMK and install the one whose MIC
+    /// verifies. Of a pair's two
     /// IBSS handshakes, the one whose authenticator has the larger address keys the link
     /// (IEEE 802.11-2020 12.6.10.1); a smaller one keys it only until then.
     fn message2(&mut self, id: HandshakeId, bss: MacAddr, frame: &[u8], stats: &mut Stats) -> Result<()> {
-        let Keys::Pmk(pmk) = &self.keys else {
-            return Ok(());
-        };
         let network = self.networks.get(&bss).cloned().unwrap_or_default();
         let (aa, spa) = id;
         let handshake = self
@@ -272,11 +257,18 @@ impl KeyTracker {
         let anonce = handshake
             .anonce
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay2 })?;
-        let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
-        if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_err() {
+        let mut verified = None;
+        for pmk in &self.keys.pmks {
+            let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
+            if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_ok() {
+                verified = Some(ptk);
+                break;
+            }
+        }
+        let Some(ptk) = verified else {
             stats.mic_mismatches += 1;
             return Err(Error::MicFailure);
-        }
+        };
         stats.handshakes += 1;
         let tk = ptk.tk.clone();
         handshake.cipher = Some(cipher);
@@ -358,16 +350,20 @@ impl KeyTracker {
         Ok(())
     }
 
-    /// Where the key of a protected data frame is (installing a given TK on first sight).
-    pub(super) fn slot_of(&mut self, data: &DataFrame) -> Result<KeySlot> {
+    /// Where the key of the protected data frame `mpdu` is (installing a given TK or GTK
+    /// on first sight).
+    pub(super) fn slot_of(&mut self, data: &DataFrame, mpdu: &[u8]) -> Result<KeySlot> {
         let header = &data.header;
         Ok(match data.security {
             Security::Plaintext => return Err(Error::NotProtected),
             Security::Wep { .. } => KeySlot::Wep,
-            Security::ExtIv { key_id } if header.addr1.is_group() => KeySlot::Group(header.addr2, key_id),
+            Security::ExtIv { key_id } if header.addr1.is_group() => {
+                self.install_given_gtk(header.addr2, key_id, mpdu);
+                KeySlot::Group(header.addr2, key_id)
+            }
             Security::ExtIv { .. } => {
                 let id = link_id(header.addr1, header.addr2);
-                self.install_given_tk(id, header.addr2);
+                self.install_given_tk(id, header.addr2, mpdu);
                 let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
                 KeySlot::Pairwise(id, from_authenticator)
             }
@@ -397,36 +393,6 @@ impl KeyTracker {
             KeySlot::Group(bss, key_id) => {
                 self.groups.get_mut(&bss)?.keys[usize::from(key_id & 3)].as_mut().map(|(_, rx)| rx)
             }
-        }
-    }
-
-    /// With `--tk`, every link gets the given key the first time one of its frames is seen;
-    /// the AP is the side that announced a network, else the receiver of the first frame.
-    fn install_given_tk(&mut self, id: LinkId, ta: MacAddr) {
-        let Keys::Tk(tk) = &self.keys else { return };
-        if self.links.get(&id).is_some_and(|l| l.key.is_some()) {
-            return;
-        }
-        let ra = if id.0 == ta { id.1 } else { id.0 };
-        let ap = if self.networks.contains_key(&ta) { ta } else { ra };
-        let cipher = self.networks.get(&ap).and_then(|n| n.pairwise).unwrap_or(if tk.len() == 16 {
-            CipherSuite::Ccmp128
-        } else {
-            CipherSuite::Tkip
-        });
-        // Which side is the authenticator is a guess here, so TKIP reads each frame's
-        // direction instead.
-        let key = (|| -> Result<PairwiseKey> {
-            Ok(PairwiseKey {
-                tk: tk.clone(),
-                from_authenticator: rx_key(cipher, tk.as_bytes(), None, self.rules)?,
-                from_supplicant: rx_key(cipher, tk.as_bytes(), None, self.rules)?,
-            })
-        })();
-        if let Ok(key) = key {
-            let link = self.links.entry(id).or_default();
-            link.authenticator = Some(ap);
-            link.key = Some(key);
         }
     }
 }

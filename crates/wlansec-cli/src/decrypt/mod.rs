@@ -1,21 +1,25 @@
 //! `wlansec decrypt`, airdecap-ng style: decrypt a capture's protected data frames with a
 //! passphrase (+ SSID), a PMK, a TK or a WEP key, and write them as Ethernet II frames
-//! (or as 802.11 frames with Protected cleared). Prints airdecap-ng's counts; exits
-//! non-zero when no handshake was found or the passphrase does not match.
+//! (or 802.3 frames for other LLC; or as 802.11 frames with Protected cleared). Prints
+//! airdecap-ng's counts and what was written and why not (also as JSON); exits non-zero
+//! when no handshake was found, the passphrase does not match, a key decrypts nothing or
+//! the capture has no 802.11 frames.
+
+mod keys;
+mod summary;
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wlansec_core::capture::{LinkType, Reader, Writer};
-use wlansec_core::decrypt::{Decryptor, Keys, OutputForm, Stats};
-use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
+use wlansec_core::capture::{CaptureError, LinkType, Reader, Writer};
+use wlansec_core::decrypt::{Decryptor, OutputForm};
+use wlansec_core::error::Error;
 use wlansec_core::wire::MacAddr;
 
-use crate::hexarg;
 use crate::output::AtomicFile;
 use crate::synth::FileFormat;
 
@@ -29,18 +33,8 @@ pub struct Args {
     /// The network's SSID (needed with --passphrase; also limits decryption to it).
     #[arg(short = 'e', long)]
     essid: Option<String>,
-    /// WPA/WPA2 passphrase.
-    #[arg(short = 'p', long, conflicts_with_all = ["pmk", "tk", "wep_key"])]
-    passphrase: Option<String>,
-    /// The PMK (32 octets, hex) instead of passphrase and SSID.
-    #[arg(long, conflicts_with_all = ["tk", "wep_key"])]
-    pmk: Option<String>,
-    /// A temporal key (hex) to decrypt every pairwise frame with.
-    #[arg(long, conflicts_with = "wep_key")]
-    tk: Option<String>,
-    /// A static WEP key (5 or 13 octets, hex).
-    #[arg(long)]
-    wep_key: Option<String>,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
     /// Only decrypt the BSS with this BSSID.
     #[arg(short = 'b', long)]
     bssid: Option<MacAddr>,
@@ -49,14 +43,17 @@ pub struct Args {
     keep_80211: bool,
     #[arg(long, value_enum, default_value = "pcap")]
     format: FileFormat,
+    /// Also write the summary as JSON to this file (`-`: to stdout, instead of the table).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let keys = keys(&args)?;
-    let psk = matches!(keys, Keys::Pmk(_));
+    let given = args.keys.keys(args.essid.as_deref())?;
+    let psk = given.pmks_only;
     let form = if args.keep_80211 { OutputForm::Ieee80211 } else { OutputForm::Ethernet };
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
-    let mut decryptor = Decryptor::new(keys, ssid, args.bssid, form)?;
+    let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?;
 
     let bytes = CaptureBytes::open(&args.input)?;
     let bytes: &[u8] = &bytes;
@@ -67,6 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
     let started = Instant::now();
     let mut unreadable = 0u64;
+    let mut wrong_link_type: Option<(u32, u64)> = None;
     let mut file_error = None;
     // Packets go to the decryptor in windows, so runs of CCMP frames share engine batches.
     const WINDOW: usize = 64;
@@ -83,6 +81,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         mpdus.push(mpdu);
                         timestamps.push(p.timestamp_ns);
                     }
+                    Err(Error::Capture(CaptureError::UnsupportedLinkType(link))) => {
+                        wrong_link_type.get_or_insert((link, 0)).1 += 1;
+                    }
                     Err(_) => unreadable += 1,
                 },
                 Err(err) => file_error = Some(err),
@@ -96,11 +97,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
     }
+    let stats = decryptor.stats();
+    if let Some((link, _)) = wrong_link_type.filter(|_| stats.packets_read == 0) {
+        bail!("wrong link type {link}{}: {} has no 802.11 frames", link_name(link), args.input.display());
+    }
     writer.finish()?.into_inner().map_err(|e| e.into_error())?;
     out_file.commit()?;
     let elapsed = started.elapsed();
-    let stats = decryptor.stats();
-    print_summary(&stats, decryptor.stations_seen(), unreadable);
+    let seen = summary::Seen {
+        stations: decryptor.stations_seen(),
+        unreadable,
+        wrong_link_type: wrong_link_type.map_or(0, |(_, n)| n),
+    };
+    write_summary(&args, &stats, &seen)?;
     eprintln!(
         "wlansec decrypt: {} MB in {:.3} s ({:.0} MB/s) -> {}",
         bytes.len() / 1_000_000,
@@ -126,8 +135,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         );
     }
+    if !psk && stats.decrypted() == 0 && stats.bad_integrity > 0 {
+        bail!(
+            "{} decrypts nothing: all {} protected frames it was tried on failed their integrity check (wrong key?)",
+            given.sources,
+            stats.bad_integrity
+        );
+    }
     if stats.mic_mismatches > 0 {
         eprintln!("wlansec: warning: {} handshake(s) did not verify under this passphrase", stats.mic_mismatches);
+    }
+    if seen.wrong_link_type > 0 {
+        eprintln!("wlansec: warning: {} packets of a link type without 802.11 frames skipped", seen.wrong_link_type);
     }
     if stats.no_key > 0 {
         eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
@@ -173,23 +192,6 @@ impl std::ops::Deref for CaptureBytes {
     }
 }
 
-fn keys(args: &Args) -> Result<Keys> {
-    if let Some(pass) = &args.passphrase {
-        let Some(ssid) = &args.essid else { bail!("--passphrase needs the network's SSID (-e)") };
-        return Ok(Keys::Pmk(pmk_from_passphrase(pass, ssid.as_bytes())?));
-    }
-    if let Some(pmk) = &args.pmk {
-        return Ok(Keys::Pmk(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?));
-    }
-    if let Some(tk) = &args.tk {
-        return Ok(Keys::Tk(Secret::from_slice(&hexarg::key("--tk", tk)?)?));
-    }
-    if let Some(wep) = &args.wep_key {
-        return Ok(Keys::Wep(Secret::from_slice(&hexarg::key("--wep-key", wep)?)?));
-    }
-    bail!("give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk or --wep-key")
-}
-
 /// `foo.cap` -> `foo-dec.cap`, as airdecap-ng names its output.
 fn default_output(input: &Path) -> PathBuf {
     let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -200,38 +202,31 @@ fn default_output(input: &Path) -> PathBuf {
     input.with_file_name(name)
 }
 
-fn print_summary(s: &Stats, stations: usize, unreadable: u64) {
-    let rows = [
-        ("Total number of stations seen", stations as u64),
-        ("Total number of packets read", s.packets_read + unreadable),
-        ("Total number of WEP data packets", s.wep_data),
-        ("Total number of WPA data packets", s.wpa_data),
-        ("Number of plaintext data packets", s.plaintext_data),
-        ("Number of decrypted WEP  packets", s.decrypted_wep),
-        ("Number of decrypted WPA  packets", s.decrypted_wpa),
-        ("Number of packets failing integrity", s.bad_integrity),
-        ("Number of packets without a key", s.no_key + s.no_group_key),
-        ("Number of replayed packets", s.replays),
-        ("Number of malformed packets", s.malformed + unreadable),
-        ("Number of verified handshakes", s.handshakes),
-        ("Number of handshakes failing the MIC", s.mic_mismatches),
-        ("Number of group keys installed", s.group_keys),
-        ("Number of refused handshake messages", s.bad_handshake_messages),
-    ];
-    for (label, value) in rows {
-        println!("{label:<40}{value:>9}");
+/// A link type's name, for the ones a user is likely to give by mistake.
+fn link_name(link: u32) -> &'static str {
+    match link {
+        1 => " (Ethernet)",
+        101 => " (raw IP)",
+        113 => " (Linux cooked)",
+        _ => "",
     }
-    // 802.11w rows only for captures that have some, so the airdecap-ng table stays as is.
-    let bip = [
-        ("Number of IGTKs installed", s.igtks),
-        ("Number of BIP-verified mgmt frames", s.bip_verified),
-        ("Number of mgmt frames failing BIP", s.bip_failures),
-        ("Number of replayed BIP mgmt frames", s.bip_replays),
-        ("Number of BIP mgmt frames without IGTK", s.bip_no_key),
-    ];
-    if bip.iter().any(|&(_, value)| value > 0) {
-        for (label, value) in bip {
-            println!("{label:<40}{value:>9}");
+}
+
+/// The table on stdout, and the JSON where `--json` says (on stdout instead of the table
+/// for `-`).
+fn write_summary(args: &Args, stats: &wlansec_core::decrypt::Stats, seen: &summary::Seen) -> Result<()> {
+    let json = args.json.as_ref().map(|path| (path, summary::json(stats, seen)));
+    match json {
+        Some((path, value)) if path.as_os_str() == "-" => println!("{}", serde_json::to_string_pretty(&value)?),
+        Some((path, value)) => {
+            summary::print_table(stats, seen);
+            let file = AtomicFile::create(path, &[&args.input])?;
+            let mut out = BufWriter::new(file.handle()?);
+            serde_json::to_writer_pretty(&mut out, &value)?;
+            out.flush()?;
+            file.commit()?;
         }
+        None => summary::print_table(stats, seen),
     }
+    Ok(())
 }

@@ -1,0 +1,132 @@
+//! What the decryptor did with every frame it read: airdecap-ng's counts, what the
+//! handshakes told, and why a frame read was not written.
+
+use crate::error::{Error, Result};
+
+/// The counts airdecap-ng prints, plus what the handshakes told.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    pub packets_read: u64,
+    pub plaintext_data: u64,
+    pub wep_data: u64,
+    pub wpa_data: u64,
+    pub decrypted_wep: u64,
+    pub decrypted_wpa: u64,
+    /// Protected frames whose integrity check failed under the key that should fit.
+    pub bad_integrity: u64,
+    /// Protected unicast frames of a station whose handshake was not seen.
+    pub no_key: u64,
+    /// Protected group frames whose GTK was not seen (no message 3 or group message 1).
+    pub no_group_key: u64,
+    /// Protected frames refused as replays.
+    pub replays: u64,
+    /// 4-way handshakes whose message 2 MIC verified (keys installed).
+    pub handshakes: u64,
+    /// Messages 2 whose MIC did not verify under the derived KCK: a wrong passphrase/PMK.
+    pub mic_mismatches: u64,
+    /// Group keys installed (from message 3 or group message 1).
+    pub group_keys: u64,
+    /// Handshake messages refused (forged MIC, bad key data, unknown link).
+    pub bad_handshake_messages: u64,
+    /// Protected frames that failed for another reason (truncated, malformed).
+    pub malformed: u64,
+    /// IGTKs installed (802.11w, from message 3 or group message 1).
+    pub igtks: u64,
+    /// Group-addressed robust management frames whose BIP MIC verified.
+    pub bip_verified: u64,
+    /// ... whose BIP MIC failed (forged or altered), or whose MME is malformed.
+    pub bip_failures: u64,
+    /// ... refused as replays (IPN not above the last accepted).
+    pub bip_replays: u64,
+    /// ... carrying an MME whose IGTK was not seen.
+    pub bip_no_key: u64,
+    /// Frames written out: one per MSDU in the Ethernet form, one per (reassembled) MPDU
+    /// in the 802.11 form.
+    pub written: u64,
+    /// Management frames (followed for networks and keys, BIP-checked; never written).
+    pub management: u64,
+    /// Control frames and data frames without an MSDU (Null, QoS Null).
+    pub no_msdu: u64,
+    /// Data frames of another network than the one asked for (-b, -e).
+    pub other_network: u64,
+    /// Unprotected EAPOL frames: the handshakes, followed and not written.
+    pub eapol: u64,
+    /// Frames too short or malformed to classify as 802.11 frames.
+    pub unparsable: u64,
+    /// Fragments joined into an MSDU completed by a later fragment (written with it).
+    pub fragments_joined: u64,
+    /// Frames decrypted but not written, by reason.
+    pub not_written: NotWritten,
+}
+
+/// Why a decrypted frame was not written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct NotWritten {
+    /// Fragments held for reassembly whose MSDU was never completed.
+    pub fragments_held: u64,
+    /// Refused by the receive pipeline after decryption (a FragAttacks defence, a bad
+    /// reassembly).
+    pub refused_after_decryption: u64,
+    /// MSDUs shorter than an 802.2 LLC header (Ethernet form only).
+    pub no_llc_header: u64,
+    /// LLC MSDUs without an RFC 1042 SNAP header and longer than an 802.3 length field
+    /// allows (Ethernet form only).
+    pub llc_too_long: u64,
+    /// A-MSDU subframes that do not parse (Ethernet form only).
+    pub bad_amsdu_subframes: u64,
+}
+
+impl NotWritten {
+    pub fn total(&self) -> u64 {
+        self.fragments_held
+            + self.refused_after_decryption
+            + self.no_llc_header
+            + self.llc_too_long
+            + self.bad_amsdu_subframes
+    }
+
+    /// Count an MSDU that has no Ethernet form.
+    pub(super) fn no_ethernet_form(&mut self, error: &Error) {
+        match error {
+            Error::OutOfRange { .. } => self.llc_too_long += 1,
+            _ => self.no_llc_header += 1,
+        }
+    }
+}
+
+impl Stats {
+    /// Count a protected frame's outcome.
+    pub(super) fn count(&mut self, wep: bool, result: &Result<()>) {
+        match result {
+            Ok(()) if wep => self.decrypted_wep += 1,
+            Ok(()) => self.decrypted_wpa += 1,
+            // Decrypted, then refused by a defence of the receive pipeline.
+            Err(Error::Attack(_)) => {
+                self.count(wep, &Ok(()));
+                self.not_written.refused_after_decryption += 1;
+            }
+            Err(Error::MicFailure | Error::IcvFailure) => self.bad_integrity += 1,
+            Err(Error::Replay { .. }) => self.replays += 1,
+            Err(Error::NoKey { group: true }) => self.no_group_key += 1,
+            Err(Error::NoKey { group: false }) => self.no_key += 1,
+            Err(_) => self.malformed += 1,
+        }
+    }
+
+    /// Frames decrypted (WEP and WPA).
+    pub fn decrypted(&self) -> u64 {
+        self.decrypted_wep + self.decrypted_wpa
+    }
+
+    /// The fragment numbered `last` completed an MSDU: the `last` fragments held before it
+    /// were written with it.
+    pub(super) fn join_fragments(&mut self, last: u8) {
+        let joined = u64::from(last).min(self.not_written.fragments_held);
+        self.not_written.fragments_held -= joined;
+        self.fragments_joined += joined;
+    }
+
+    pub(super) fn installed_keys(&self) -> (u64, u64) {
+        (self.handshakes, self.group_keys)
+    }
+}
