@@ -9,10 +9,10 @@ mod frame;
 mod hexarg;
 mod output;
 mod progress;
-mod usage;
 mod selftest;
 mod suites;
 mod synth;
+mod usage;
 mod vectors;
 mod wlan;
 

@@ -12,8 +12,8 @@ use wlansec_core::suite::{ccmp, Aad, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
 use crate::output::AtomicFile;
-use crate::usage::usage;
 use crate::suites::{SuiteName, VariantArgs};
+use crate::usage::usage;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -187,9 +187,18 @@ mod tests {
             (Error::Command { command: "ip netns add x".into(), stderr: "File exists\nagain".into() }, "ip netns"),
             (Error::Io { what: "setns".into(), source: io() }, "setns"),
             (
-                Error::NotRunning { name: "wls".into(), socket: "/run/wlansec/wls/control.sock".into(), source: io() },
+                Error::NotRunning {
+                    name: "wls".into(),
+                    socket: "/run/wlansec/wls/control.sock".into(),
+                    source: io::Error::from(io::ErrorKind::NotFound),
+                },
                 "no running WLAN",
             ),
+            (
+                Error::NotRunning { name: "wls".into(), socket: "/run/wlansec/wls/control.sock".into(), source: io() },
+                "sudo",
+            ),
+            (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
         ]
     }
 
