@@ -302,6 +302,13 @@ def pids(name):
     return [int(Path(f"/run/wlansec/{name}/{p}.pid").read_text()) for p in ("supervisor", "emulator")]
 
 
+def test_a_wrong_wep_key_fails_up_with_a_clear_message():
+    name = "wtwep"
+    r = wlansec("wlan", "up", "--name", name, "--security", "wep", "--passphrase", "abcde", "--station-passphrase", "vwxyz", check=False)
+    assert r.returncode != 0 and "WEP keys differ" in r.stderr, r.stderr
+    assert_gone(name)
+
+
 def test_a_stopped_emulator_and_supervisor_do_not_survive_down():
     name = "wtstop"
     wlansec("wlan", "up", "--name", name, "--security", "open")
