@@ -505,3 +505,31 @@ def test_ibss_capture_decrypts_in_wlansec_decrypt(make_wlan, tmp_path, mode):
     assert icmp.count(f"{sta1}\t{sta2}\t8") == 5 and icmp.count(f"{sta2}\t{sta1}\t0") == 5, icmp
     for sta in (sta1, sta2):
         assert icmp.count(f"{sta}\tff:ff:ff:ff:ff:ff\t8") == 2, icmp
+
+
+def test_a_udp_station_with_a_wrong_passphrase_exits_and_the_ap_logs_why(tmp_path):
+    a, b = "wtva", "wtvb"
+    for ns in (a, b):
+        subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    procs = []
+    try:
+        subprocess.run(["ip", "link", "add", "wtva0", "netns", a, "type", "veth", "peer", "name", "wtvb0", "netns", b], check=True)
+        for ns, dev, addr in ((a, "wtva0", "192.168.79.1/24"), (b, "wtvb0", "192.168.79.2/24")):
+            netns(ns, "ip", "addr", "add", addr, "dev", dev)
+            netns(ns, "ip", "link", "set", dev, "up")
+        ap_log = open(tmp_path / "ap.log", "w")
+        procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", "--security", "ccmp", "--passphrase", PASSPHRASE, "--mac", "02:79:00:00:00:fe",
+                                       "--ipv4", "10.79.0.254/24", "--ipv6", "fd79::fe/64", "--listen", "192.168.79.1:7700"], stderr=ap_log))
+        sta = subprocess.run(["ip", "netns", "exec", b, WLANSEC, "sta", "--security", "ccmp", "--passphrase", "not-the-passphrase", "--mac", "02:79:00:00:00:01",
+                              "--ipv4", "10.79.0.1/24", "--ipv6", "fd79::1/64", "--ap", "192.168.79.1:7700", "--bssid", "02:79:00:00:00:fe"],
+                             capture_output=True, text=True, timeout=30)
+        assert sta.returncode == 1 and "the station could not join" in sta.stderr and "wrong passphrase" in sta.stderr and "reason 15" in sta.stderr, sta.stderr
+        ap_log.flush()
+        assert "access point: station 02:79:00:00:00:01: 4-way handshake failed" in (tmp_path / "ap.log").read_text()
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=10)
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)

@@ -77,6 +77,7 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
     node.emit(out);
     let mut next_tick = Instant::now() + Duration::from_millis(TICK_MS);
     let mut last_state = None;
+    let mut logged_failures: BTreeMap<String, String> = BTreeMap::new();
     let mut buf = vec![0u8; 65536];
     loop {
         let wait = next_tick.saturating_duration_since(Instant::now());
@@ -110,11 +111,27 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
             let _ = machine.tick(&mut out);
         }
         node.emit(out);
-        if let Machine::Sta(s) = &machine {
-            if last_state.as_ref() != Some(s.state()) {
-                log(&format!("station: {}", describe(s.state())));
-                last_state = Some(s.state().clone());
+        match &machine {
+            Machine::Sta(s) => {
+                if last_state.as_ref() != Some(s.state()) {
+                    log(&format!("station: {}", describe(s.state())));
+                    last_state = Some(s.state().clone());
+                }
+                // A station that failed to join (a wrong passphrase, say) ends with the reason.
+                if let StationState::Failed(why) = s.state() {
+                    return Err(Error::StationFailed(why.clone()));
+                }
             }
+            Machine::Ap(ap) => {
+                // The access point says why a station could not join, once per failure.
+                for a in ap.associations() {
+                    if let Some(failure) = a.failure.filter(|f| logged_failures.get(&a.mac) != Some(f)) {
+                        log(&format!("access point: station {}: {failure}", a.mac));
+                        logged_failures.insert(a.mac, failure);
+                    }
+                }
+            }
+            Machine::Ibss(_) => {}
         }
     }
 }

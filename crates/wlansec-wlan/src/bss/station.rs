@@ -9,7 +9,7 @@ use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
-    capability, AssociationRequestRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ManagementBody,
+    self, capability, AssociationRequestRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ManagementBody,
     REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
@@ -241,13 +241,19 @@ impl Station {
                 self.start(out)?;
             }
             (ManagementBody::Deauthentication(deauth), _) => {
-                self.state =
-                    StationState::Failed(format!("deauthenticated by the access point (reason {})", deauth.reason));
+                self.state = StationState::Failed(format!(
+                    "deauthenticated by the access point (reason {}: {})",
+                    deauth.reason,
+                    mgmt::reason_text(deauth.reason)
+                ));
                 self.keys = None;
             }
             (ManagementBody::Disassociation(disassoc), _) => {
-                self.state =
-                    StationState::Failed(format!("disassociated by the access point (reason {})", disassoc.reason));
+                self.state = StationState::Failed(format!(
+                    "disassociated by the access point (reason {}: {})",
+                    disassoc.reason,
+                    mgmt::reason_text(disassoc.reason)
+                ));
                 self.keys = None;
             }
             _ => {}

@@ -56,6 +56,22 @@ pub const REASON_FOUR_WAY_HANDSHAKE_TIMEOUT: u16 = 15;
 /// Reason code: the group key handshake timed out.
 pub const REASON_GROUP_KEY_HANDSHAKE_TIMEOUT: u16 = 16;
 
+/// What a Deauthentication or Disassociation reason code means (Table 9-45), for messages;
+/// codes this project does not send are named by number only.
+pub fn reason_text(reason: u16) -> &'static str {
+    match reason {
+        1 => "unspecified",
+        2 => "previous authentication no longer valid",
+        REASON_LEAVING => "leaving",
+        4 => "inactivity",
+        6 | 7 => "frame from a station not authenticated or associated",
+        REASON_MICHAEL_MIC_FAILURE => "Michael MIC failure (TKIP countermeasures)",
+        REASON_FOUR_WAY_HANDSHAKE_TIMEOUT => "4-way handshake timeout, often a wrong passphrase",
+        REASON_GROUP_KEY_HANDSHAKE_TIMEOUT => "group key handshake timeout",
+        _ => "see IEEE 802.11-2016 Table 9-45",
+    }
+}
+
 /// Action categories that are not robust (Table 9-76): Public, HT, Unprotected WNM, TDLS,
 /// Self-protected, Unprotected DMG, VHT, Unprotected S1G and Vendor-specific. Every other
 /// category, reserved ones included, is robust, as the table's default says.
