@@ -10,6 +10,7 @@ mod hexarg;
 mod output;
 mod progress;
 mod selftest;
+mod sigbus;
 mod suites;
 mod synth;
 mod usage;

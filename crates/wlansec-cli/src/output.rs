@@ -1,6 +1,7 @@
 //! Output files that never damage a user's data: written to a temporary file beside the
 //! target and renamed over it only when complete (an interrupted run leaves the old file,
-//! or none), and refused outright when the target is one of the command's inputs.
+//! or none), and refused outright when the target is one of the command's inputs. They are
+//! created readable by their owner only (0600): a decrypted capture holds plaintext traffic.
 
 use std::fs::{self, File};
 use std::io;
@@ -43,6 +44,11 @@ impl AtomicFile {
     /// A handle on the temporary file (for a buffered writer that owns its file).
     pub fn handle(&self) -> Result<File> {
         Ok(self.temp.reopen()?)
+    }
+
+    /// Where the file is being written until it is committed.
+    pub fn temporary_path(&self) -> &Path {
+        self.temp.path()
     }
 
     /// Move the complete file into place.

@@ -21,6 +21,7 @@ use wlansec_core::error::Error;
 use wlansec_core::wire::MacAddr;
 
 use crate::output::AtomicFile;
+use crate::sigbus;
 use crate::synth::FileFormat;
 
 #[derive(clap::Args)]
@@ -60,6 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let out_file = AtomicFile::create(&output, &[&args.input])?;
+    sigbus::guard(&args.input, out_file.temporary_path());
     let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, out_file.handle()?), link, args.format.into())?;
 
     let started = Instant::now();
@@ -173,8 +175,8 @@ enum CaptureBytes {
 impl CaptureBytes {
     fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        // SAFETY: the map is read-only and only read; as with any mapped reader, another
-        // process truncating the file meanwhile would fault this one.
+        // SAFETY: the map is read-only and only read; a truncation by another process
+        // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
         match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             Ok(map) if !map.is_empty() => Ok(CaptureBytes::Mapped(map)),
             _ => Ok(CaptureBytes::Read(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)),
