@@ -7,10 +7,12 @@
 //! [`Error::Capture`](crate::error::Error::Capture)), never a panic.
 //!
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is
-//! stripped when the Flags field says it is present) and Ethernet (1, for output).
+//! stripped when the Flags field says it is present), PPI (192), Prism (119) and AVS (163)
+//! + 802.11 ([`pseudo`]), and Ethernet (1, for output).
 
 pub mod pcap;
 pub mod pcapng;
+pub mod pseudo;
 pub mod radiotap;
 
 use std::io::{self, Write};
@@ -24,6 +26,9 @@ pub enum LinkType {
     Ethernet,
     Ieee80211,
     Radiotap,
+    Prism,
+    Avs,
+    Ppi,
     Other(u32),
 }
 
@@ -33,6 +38,9 @@ impl LinkType {
             1 => LinkType::Ethernet,
             105 => LinkType::Ieee80211,
             127 => LinkType::Radiotap,
+            119 => LinkType::Prism,
+            163 => LinkType::Avs,
+            192 => LinkType::Ppi,
             other => LinkType::Other(other),
         }
     }
@@ -42,6 +50,9 @@ impl LinkType {
             LinkType::Ethernet => 1,
             LinkType::Ieee80211 => 105,
             LinkType::Radiotap => 127,
+            LinkType::Prism => 119,
+            LinkType::Avs => 163,
+            LinkType::Ppi => 192,
             LinkType::Other(v) => v,
         }
     }
@@ -67,6 +78,9 @@ impl<'a> Packet<'a> {
         match self.link_type {
             LinkType::Ieee80211 => Ok(self.data),
             LinkType::Radiotap => radiotap::Radiotap::new_checked(self.data)?.mpdu(),
+            LinkType::Ppi => pseudo::ppi_mpdu(self.data),
+            LinkType::Prism => pseudo::prism_mpdu(self.data),
+            LinkType::Avs => pseudo::avs_mpdu(self.data),
             other => Err(CaptureError::UnsupportedLinkType(other.to_u32()).into()),
         }
     }

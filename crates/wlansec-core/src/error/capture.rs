@@ -57,6 +57,10 @@ pub enum CaptureError {
     RadiotapDataPadding,
     /// The radiotap Flags announce an FCS, but the frame behind the header is shorter than one.
     NoRoomForFcs { got: usize },
+    /// A PPI, Prism or AVS header (`what`) needs `needed` octets, the packet has `got`.
+    PseudoHeaderTooShort { what: &'static str, needed: usize, got: usize },
+    /// A PPI or AVS header of a version (or magic) not read here.
+    PseudoHeaderVersion { what: &'static str, version: u32 },
 }
 
 impl fmt::Display for CaptureError {
@@ -116,6 +120,12 @@ impl fmt::Display for CaptureError {
             CaptureError::RadiotapDataPadding => write!(f, "radiotap data padding between header and frame"),
             CaptureError::NoRoomForFcs { got } => {
                 write!(f, "frame of {got} bytes behind radiotap is too short for its announced FCS")
+            }
+            CaptureError::PseudoHeaderTooShort { what, needed, got } => {
+                write!(f, "{what} needs {needed} bytes, the packet has {got}")
+            }
+            CaptureError::PseudoHeaderVersion { what, version } => {
+                write!(f, "{what} header of version 0x{version:x} (not read here)")
             }
         }
     }
