@@ -3,7 +3,8 @@
 //! (or 802.3 frames for other LLC; or as 802.11 frames with Protected cleared). Prints
 //! airdecap-ng's counts and what was written and why not (also as JSON); exits non-zero
 //! when no handshake was found, the passphrase does not match, a key decrypts nothing or
-//! the capture has no 802.11 frames.
+//! the capture has no 802.11 frames (status 1), and with status 3 when a damaged record
+//! (a truncated capture) ended the reading early: what came before it is written.
 
 mod keys;
 mod summary;
@@ -119,9 +120,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bytes.len() as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
         output.display()
     );
-    if let Some(err) = file_error {
-        bail!("{}: capture ends in a damaged record: {err} (frames before it were decrypted)", args.input.display());
-    }
     if psk && stats.handshakes == 0 {
         if stats.mic_mismatches > 0 {
             bail!(
@@ -162,8 +160,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if stats.no_group_key > 0 {
         eprintln!("wlansec: warning: {} group frames not decrypted: no group key (message 3 or group message 1 not captured or refused)", stats.no_group_key);
     }
+    if let Some(err) = file_error {
+        // A capture cut short (a tool killed mid-write, a partial copy) is decrypted up to
+        // the cut, as tshark and airdecap-ng do; the distinct status says the output is partial.
+        eprintln!(
+            "wlansec: warning: {}: capture ends in a damaged record: {err}; the frames before it were decrypted",
+            args.input.display()
+        );
+        return Ok(ExitCode::from(PARTIAL));
+    }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Exit status of a run that decrypted a capture only up to a damaged record.
+const PARTIAL: u8 = 3;
 
 /// The capture file's bytes: memory-mapped (no copy, no page-by-page allocation), or read
 /// whole when it cannot be mapped (a pipe, an empty file).
