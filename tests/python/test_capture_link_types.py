@@ -70,3 +70,12 @@ def test_frames_behind_a_pseudo_header_decrypt_as_without_it(wlansec, tmp_path, 
         count = lambda p: len(subprocess.run(["tshark", "-r", str(p), "-o", "wlan.enable_decryption:TRUE", "-o", f'uat:80211_keys:"wpa-pwd","{PASSPHRASE}:{SSID}"',
                                               "-Y", "ip or ipv6 or arp"], capture_output=True, text=True, check=True).stdout.splitlines())
         assert count(wrapped) == count(plain) > 0
+
+
+def test_the_output_keeps_the_inputs_file_format(wlansec, tmp_path):
+    cap = tmp_path / "ng.pcapng"
+    subprocess.run([wlansec, "synth", "-o", str(cap), "--format", "pcapng", "--frames", "30"], check=True, capture_output=True)
+    subprocess.run([wlansec, "decrypt", str(cap), "-e", SSID, "-p", PASSPHRASE], check=True, capture_output=True)
+    assert (tmp_path / "ng-dec.pcapng").read_bytes()[:4] == bytes.fromhex("0a0d0d0a")  # a pcapng section header
+    subprocess.run([wlansec, "decrypt", str(cap), "-o", str(tmp_path / "x.pcap"), "--format", "pcap", "-e", SSID, "-p", PASSPHRASE], check=True, capture_output=True)
+    assert struct.unpack_from("<I", (tmp_path / "x.pcap").read_bytes())[0] == 0xA1B2C3D4

@@ -81,7 +81,7 @@ def synth(tmp, name, *args):
 
 def ours(cap, *keys, check=True):
     out = Path(str(cap) + ".ours")
-    run = subprocess.run([WLANSEC, "decrypt", *keys, str(cap), "-o", str(out)], capture_output=True, text=True)
+    run = subprocess.run([WLANSEC, "decrypt", *keys, str(cap), "-o", str(out), "--format", "pcap"], capture_output=True, text=True)
     if check:
         assert run.returncode == 0, run.stderr
     frames = read_pcap(out)[1] if out.exists() else []

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wlansec_core::capture::{CaptureError, LinkType, Reader, Writer};
+use wlansec_core::capture::{CaptureError, Format, LinkType, Reader, Writer};
 use wlansec_core::decrypt::{Decryptor, OutputForm};
 use wlansec_core::error::Error;
 use wlansec_core::wire::MacAddr;
@@ -43,8 +43,9 @@ pub struct Args {
     /// Keep the 802.11 header (Protected cleared) instead of writing Ethernet II frames.
     #[arg(short = 'l', long)]
     keep_80211: bool,
-    #[arg(long, value_enum, default_value = "pcap")]
-    format: FileFormat,
+    /// The output's file format [default: the input's].
+    #[arg(long, value_enum)]
+    format: Option<FileFormat>,
     /// Also write the summary as JSON to this file (`-`: to stdout, instead of the table).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -63,7 +64,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let out_file = AtomicFile::create(&output, &[&args.input])?;
     sigbus::guard(&args.input, out_file.temporary_path());
-    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, out_file.handle()?), link, args.format.into())?;
+    // The output keeps the input's file format (its default name keeps its extension).
+    let format = match args.format {
+        Some(format) => format.into(),
+        None => Format::detect(bytes).unwrap_or(Format::Pcap),
+    };
+    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, out_file.handle()?), link, format)?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
