@@ -21,11 +21,31 @@ from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 from wlansec_lab.traffic import parse_qperf  # noqa: E402
 
 
-def test_student_t_quantiles_match_tables():
-    # Two-sided 95% critical values from standard t tables.
+def test_confidence_intervals_use_the_t_tables_critical_values():
+    # Two-sided 95% critical values from standard t tables: the half-width over std/√n.
     for df, t in [(1, 12.706), (2, 4.303), (9, 2.262), (39, 2.023), (120, 1.980)]:
-        assert stats.t_quantile(0.975, df) == pytest.approx(t, abs=1e-3)
-    assert stats.t_cdf(0.0, 7) == pytest.approx(0.5)
+        s = stats.summarize([float(i % 2) for i in range(df + 1)])
+        assert (s["ci95"][1] - s["mean"]) / (s["std"] / math.sqrt(df + 1)) == pytest.approx(t, abs=1e-3)
+
+
+PUBLISHED_RUN = ROOT / "docs" / "results" / "2026-11-22-lab-full"
+
+
+@pytest.mark.parametrize("experiment", ["video", "tcp", "files"])
+def test_summaries_match_the_published_runs_hand_written_statistics(experiment):
+    """The published run's summaries were computed by the hand-written t-quantile (bisection on
+    the incomplete beta function) this module had before SciPy; recomputed from the same raw
+    runs, every figure agrees far beyond the report's printed precision."""
+    published = json.loads((PUBLISHED_RUN / "raw" / f"{experiment}.json").read_text())
+    recomputed = runner.summarize_runs(published["runs"])
+    assert len(recomputed) == len(published["summary"])
+    for new, old in zip(recomputed, published["summary"]):
+        assert new["point"] == old["point"] and new["n"] == old["n"]
+        for name, figures in [*old["metrics"].items(), ("loadavg1", old["loadavg1"]),
+                              ("release_error_p99_us", old["release_error_p99_us"])]:
+            mine = new["metrics"][name] if name in old["metrics"] else new[name]
+            for key, value in figures.items():
+                assert mine[key] == pytest.approx(value, rel=1e-9, abs=1e-12), (old["point"], name, key)
 
 
 def test_summary_of_a_known_sample():
