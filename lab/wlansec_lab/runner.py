@@ -371,6 +371,7 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
     """Run `names`: every run record is appended to OUT/raw/<experiment>.runs.jsonl as it
     completes (with --resume, runs already recorded there are skipped); then
     OUT/raw/<experiment>.json (summary + runs) and OUT/run.json are built from it."""
+    from wlansec_lab import tidy  # it reads the experiments' axes from this module
     experiments = experiments or EXPERIMENTS
     (ctx.out / "raw").mkdir(parents=True, exist_ok=True)
     exps = [experiments[n] for n in names]
@@ -449,6 +450,7 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
                 append(record)
                 progress.step(f"{e.name} r{rnd} {_key(point)}", e.estimate(ctx.seconds, ctx.quick, point))
         write_experiment(ctx.out, e, seed, repeats, meta)
+        tidy.write(ctx.out)  # the table follows every experiment that completes, not only the report
     if ctx.testbed:
         ctx.testbed.down()
     (ctx.out / "run.json").write_text(json.dumps(meta, indent=1))

@@ -2,9 +2,12 @@
 analysis against a synthetic trace with known delays, and the runner end to end on a tiny
 matrix (one repeat per point) on the veth stand-in, producing a report with every section."""
 
+import importlib.util
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +61,32 @@ def test_summary_of_a_known_sample():
     assert stats.summarize([])["mean"] is None
     with pytest.raises(ValueError):
         stats.summarize([1.0, float("nan")])
+
+
+def test_tidy_table_holds_every_published_run_in_documented_columns(tmp_path):
+    """runs.csv of the published run: a row per run record, pandas reads it in one line, and
+    docs/lab-data.md documents exactly its columns."""
+    import pandas as pd
+    from wlansec_lab import tidy
+    shutil.copytree(PUBLISHED_RUN / "raw", tmp_path / "raw")
+    written = tidy.write(tmp_path)
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    per_experiment = {e: len(json.loads((PUBLISHED_RUN / "raw" / f"{e}.json").read_text())["runs"]) for e in ("video", "tcp", "files")}
+    assert runs.experiment.value_counts().to_dict() == per_experiment
+    kept = runs[(runs.experiment == "tcp") & ~runs.warmup]
+    first = json.loads((PUBLISHED_RUN / "raw" / "tcp.json").read_text())["summary"][0]
+    point = kept[(kept.security == first["point"]["security"]) & (kept.card == first["point"]["card"])
+                 & (kept.ip == first["point"]["ip"]) & (kept["size"] == first["point"]["size"])]
+    assert point.qperf_mbps.mean() == pytest.approx(first["metrics"]["qperf_mbps"]["mean"])
+    documented = set()
+    for line in (ROOT / "docs" / "lab-data.md").read_text().split("| column |", 1)[1].splitlines()[2:]:
+        if line.startswith("| "):
+            documented |= set(re.findall(r"`([a-z0-9_]+)`", line.split("|")[1]))
+    assert documented == set(runs.columns)
+    if importlib.util.find_spec("pyarrow"):
+        assert tmp_path / "runs.parquet" in written
+        parquet = pd.read_parquet(tmp_path / "runs.parquet")
+        assert list(parquet.columns) == list(runs.columns) and len(parquet) == len(runs)
 
 
 def test_udp_analysis_of_a_synthetic_trace():
@@ -179,6 +208,10 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
     assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md and "Table II layout" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
+    import pandas as pd
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert sorted(set(runs.experiment)) == ["files", "tcp", "video"] and (runs.status == "ok").all()
+    assert len(runs) == sum(len(json.loads((tmp_path / "raw" / f"{n}.json").read_text())["runs"]) for n in ("video", "tcp", "files"))
 
 
 # ---- the runner's plan, resume and grouping, on a fake testbed (no root, no network) -------
