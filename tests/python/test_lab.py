@@ -395,6 +395,7 @@ def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     where = publish.publish(out, tmp_path / "docs", "lab-full", note="resumed once")
     assert where.name.endswith("-lab-full")
     assert (where / "report" / "index.html").exists() and (where / "raw" / "video.json").exists()
+    assert (where / "runs.csv").read_text() == (out / "runs.csv").read_text()
     assert not list(where.glob("raw/*.jsonl"))
     readme = (where / "README.md").read_text()
     assert f"{os.cpu_count()} cores" in readme
