@@ -8,10 +8,12 @@ stand-in)."""
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -80,6 +82,8 @@ def local_cluster(tmp_path):
                     p.wait()
         for name in WORKERS:
             VethTestbed(name=name).down()  # the killed worker's, which it could not take down
+            for scratch in Path(tempfile.gettempdir()).glob(f"wlansec-lab-worker-{name}-*"):
+                shutil.rmtree(scratch)
 
 
 def _kill_mid_run(client, victim: subprocess.Popen, jsonl: Path, killed: dict) -> None:
