@@ -47,11 +47,14 @@ def _free_port() -> int:
 
 @pytest.fixture
 def local_cluster(tmp_path):
-    """The scheduler's address and the worker processes by name; everything stopped and every
+    """The scheduler's address, the worker processes by name and the binary they run; everything stopped and every
     namespace they left removed afterwards."""
     address = f"tcp://127.0.0.1:{_free_port()}"
-    # The workers import this checkout's lab and run the binary under test, as a test host would its own.
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "lab"), "WLANSEC": WLANSEC}
+    # The workers import this checkout's lab and run a copy of the binary under test, as a test
+    # host would its own: a rebuild meanwhile would (rightly) fail the plan's binary check.
+    wlansec = tmp_path / "wlansec"
+    shutil.copy2(WLANSEC, wlansec)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lab"), "WLANSEC": str(wlansec)}
     dask = [sys.executable, "-m", "dask"]
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -67,7 +70,7 @@ def local_cluster(tmp_path):
     try:
         with distributed.Client(address, timeout=30) as client:
             client.wait_for_workers(len(WORKERS), timeout=60)
-        yield address, workers
+        yield address, workers, str(wlansec)
     finally:
         # Workers first, while the scheduler is there to see them go; what does not stop in order is killed.
         for group in (list(workers.values()), procs[:1]):
@@ -104,7 +107,7 @@ def _kill_mid_run(client, victim: subprocess.Popen, jsonl: Path, killed: dict) -
 
 
 def test_a_campaign_on_two_workers_survives_a_killed_worker(tmp_path, local_cluster, monkeypatch):
-    address, workers = local_cluster
+    address, workers, wlansec = local_cluster
     tiny = {
         "video": {"security": ["open", "ccmp"], "card": ["hw"], "profile": ["cbr-high"]},
         "tcp": {"security": ["open"], "card": ["hw"], "ip": [4], "size": [1408]},
@@ -116,15 +119,15 @@ def test_a_campaign_on_two_workers_survives_a_killed_worker(tmp_path, local_clus
     (out / "selftest.txt").write_text("selftest: 81 passed, 0 failed\n")
     cluster = Cluster(address, "veth", stations=2)
     try:
-        _campaign(cluster, address, workers, out)
+        _campaign(cluster, workers, wlansec, out)
     finally:
         cluster.close()
     assert not os.path.exists(f"/run/netns/{WORKERS[1]}-a"), "the surviving worker took its testbed down"
 
 
-def _campaign(cluster, address, workers, out):
+def _campaign(cluster, workers, wlansec, out):
     assert sorted(cluster.workers.values()) == sorted(WORKERS)
-    cluster.check(runner.binary_digest(WLANSEC))
+    cluster.check(runner.binary_digest(wlansec))
     # The workers hold their testbeds' names: a local run cannot take them.
     with pytest.raises(testbeds.TestbedError, match=f"pid {workers[WORKERS[0]].pid}.*'{WORKERS[0]}'"):
         VethTestbed(name=WORKERS[0]).claim()
@@ -132,7 +135,7 @@ def _campaign(cluster, address, workers, out):
     killed = {}
     watcher = threading.Thread(target=_kill_mid_run, args=(cluster.client, workers[WORKERS[0]], runner.runs_path(out, "video"), killed))
     watcher.start()
-    ctx = runner.Context(VethTestbed(name="unused"), WLANSEC, out, quick=True, seconds=1.0)
+    ctx = runner.Context(VethTestbed(name="unused"), wlansec, out, quick=True, seconds=1.0)
     try:
         runner.run(["video", "tcp"], ctx, repeats=2, cluster=cluster)
     finally:
