@@ -49,7 +49,7 @@ fi
 # dependencies change, so an existing venv gains them.
 if [ ! -x .venv/bin/wlansec-lab ] || ! cmp -s lab/pyproject.toml .venv/.lab-installed 2>/dev/null; then
   echo "setup: installing wlansec-lab"
-  .venv/bin/pip install -q -e lab
+  .venv/bin/pip install -q -e "lab[parquet]"
   cp lab/pyproject.toml .venv/.lab-installed
 fi
 echo "setup: ok"

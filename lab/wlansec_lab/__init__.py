@@ -3,8 +3,9 @@ layouts of the studies it revisits, and sets their published figures beside ours
 
 * `wlansec_lab.ciphers`: `wlansec bench ciphers` (the 2009 cipher power study).
 * `wlansec_lab.cli`: the `wlansec-lab` command (`run`, `report`); `runner` (experiment matrix,
-  repeats, statistics), `testbed` (emulated WLAN or veth stand-in), `traffic` (iperf3, qperf,
-  `udpvideo`, `filexfer`), `stats`, `report`, `published_values`.
+  repeats, statistics), `cluster` (its runs on Dask workers, `run --cluster`), `testbed`
+  (emulated WLAN or veth stand-in), `traffic` (iperf3, qperf, `udpvideo`, `filexfer`), `stats`,
+  `tidy` (OUT/runs.csv), `report`, `published_values`.
 """
 
 from pathlib import Path

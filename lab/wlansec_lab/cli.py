@@ -3,6 +3,7 @@
     wlansec-lab run --quick                 # every experiment, smoke size, then the report
     wlansec-lab run -e tcp --repeats 40     # one experiment, the studies' 40 runs per point
     wlansec-lab run --resume                # continue a killed run (same options) where it stopped
+    wlansec-lab run --cluster tcp://lab0:8786   # each run on a test host's Dask worker
     wlansec-lab report --out out/lab        # (re)write the report from kept raw JSON
     wlansec-lab publish --out out/lab-full  # copy a finished run to docs/results/<date>-lab-full
 """
@@ -16,7 +17,8 @@ import sys
 from pathlib import Path
 
 from wlansec_lab import publish, report, runner
-from wlansec_lab.testbed import TestbedError, VethTestbed, WlanTestbed, is_root
+from wlansec_lab.cluster import Cluster, ClusterError
+from wlansec_lab.testbed import TestbedError, is_root, make_testbed
 
 
 def _run(args) -> int:
@@ -29,20 +31,26 @@ def _run(args) -> int:
         print(f"wlansec-lab: no wlansec binary at {args.wlansec} (make build, or set WLANSEC)", file=sys.stderr)
         return 2
     needs_net = any(runner.EXPERIMENTS[n].measure for n in names)
-    if needs_net and not is_root():
+    if needs_net and not is_root() and not args.cluster:
         print("wlansec-lab: the network experiments need root (network namespaces); run the bench imports with "
               "-e ccmp-bench,ciphers,hardware", file=sys.stderr)
         return 2
     if args.cards:
         runner.set_cards(args.cards.split(","))
-    testbed = None
+    testbed = cluster = None
     if needs_net:
-        named = {"name": args.name} if args.name else {}
-        testbed = VethTestbed(**named) if args.testbed == "veth" else WlanTestbed(args.wlansec, stations=args.stations, **named)
+        # With --cluster the testbed only describes the workers' (kind, stations) in the plan: each worker has its own.
+        testbed = make_testbed(args.testbed, args.wlansec, args.name, args.stations)
         try:
-            testbed.claim()
-        except TestbedError as e:
+            if args.cluster:
+                cluster = Cluster(args.cluster, args.testbed, args.stations)
+                cluster.check(runner.binary_digest(args.wlansec))
+            else:
+                testbed.claim()
+        except (TestbedError, ClusterError) as e:
             print(f"wlansec-lab: {e}", file=sys.stderr)
+            if cluster:
+                cluster.client.close()
             return 1
     args.out.mkdir(parents=True, exist_ok=True)
     selftest = subprocess.run([args.wlansec, "selftest", "--quiet"], capture_output=True, text=True, timeout=300)
@@ -53,13 +61,15 @@ def _run(args) -> int:
     ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 40)
     try:
-        runner.run(names, ctx, repeats, seed=args.seed, resume=args.resume)
-    except (TestbedError, runner.PlanMismatch) as e:
+        runner.run(names, ctx, repeats, seed=args.seed, resume=args.resume, cluster=cluster)
+    except (TestbedError, runner.PlanMismatch, ClusterError) as e:
         print(f"wlansec-lab: {e}", file=sys.stderr)
         return 1
     finally:
         if testbed and testbed.config is not None:  # never touch a WLAN this run did not bring up
             testbed.down()
+        if cluster:
+            cluster.close()
     where = report.write(args.out, wlansec=args.wlansec)
     print(f"wrote {where / 'index.html'} and {where / 'report.md'}")
     return 0
@@ -78,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
                                    "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
     r.add_argument("--name", help="the testbed's name: the WLAN's (`wlansec wlan --name`, default lab) or the veth "
-                                  "namespaces' prefix (default wlsl); runs at the same time need different names")
+                                  "namespaces' prefix (default wlsl); runs at the same time need different names "
+                                  "(with --cluster each worker's testbed is named after the worker)")
+    r.add_argument("--cluster", metavar="ADDRESS",
+                   help="send each network run to a worker of the Dask scheduler at ADDRESS (tcp://HOST:8786), one run per "
+                        "testbed worker at a time (README: the laboratory on several hosts); the benches run here")
     r.add_argument("--seed", type=int, default=1, help="seed of the configuration order and of each round's emulated medium")
     r.add_argument("--resume", action="store_true",
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "

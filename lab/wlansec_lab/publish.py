@@ -64,7 +64,7 @@ def publish(out: Path, dest: Path, name: str, note: str = "") -> Path:
         shutil.copytree(out / "figures", target / "figures")
     for path in sorted((out / "raw").glob("*.json")) + sorted((out / "raw").glob("*.md")):  # .md: the hardware layouts the report quotes
         shutil.copy(path, target / "raw" / path.name)
-    for extra in ("run.json", "selftest.txt"):
+    for extra in ("run.json", "selftest.txt", "runs.csv", "runs.parquet"):  # runs.*: the tidy table (tidy.py)
         if (out / extra).exists():
             shutil.copy(out / extra, target / extra)
     plans = {}

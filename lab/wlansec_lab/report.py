@@ -20,6 +20,7 @@ from scipy import stats  # noqa: E402
 
 from wlansec_lab import published_values as pub  # noqa: E402
 from wlansec_lab import significance as sig  # noqa: E402
+from wlansec_lab import tidy  # noqa: E402
 from wlansec_lab.ciphers import STUDY_ALGORITHMS, label as cipher_label  # noqa: E402
 from wlansec_lab.runner import CARD_SECURITIES, CARDS, DEFAULT_WLANSEC, EXPERIMENTS, ROOT, file_kb  # noqa: E402
 
@@ -1208,9 +1209,11 @@ BUILDERS = [summary_section, selftest_section, config_section, video_section, tc
 
 
 def write(out: Path, report_dir: Path | None = None, wlansec: str = DEFAULT_WLANSEC) -> Path:
-    """Write REPORT/report.md and REPORT/index.html (REPORT defaults to OUT/report); `wlansec`
-    is the binary whose card model the configuration states."""
+    """Write REPORT/report.md and REPORT/index.html (REPORT defaults to OUT/report), and the
+    tidy table OUT/runs.csv from the same raw files; `wlansec` is the binary whose card model
+    the configuration states."""
     out = Path(out)
+    tidy.write(out)
     report_dir = Path(report_dir or out / "report")
     report_dir.mkdir(parents=True, exist_ok=True)
     ctx: dict = {"wlansec": wlansec}

@@ -36,12 +36,16 @@ STUDY_SIZES = [128, 384, 640, 896, 1152, 1408]
 
 @dataclass
 class Context:
+    #: The network the runs use; in a cluster run only the description of the workers' testbeds
+    #: (its kind and settings go into the plan), never brought up on the client.
     testbed: Testbed | None
     wlansec: str
     out: Path
     quick: bool
     seconds: float
     cache: dict = field(default_factory=dict)
+    #: (round, plan seed) the testbed's configuration was brought up for: a new round brings it up afresh.
+    up_round: tuple[int, int] | None = None
 
 
 @dataclass
@@ -371,17 +375,20 @@ def _latest(records: list[dict]) -> dict[tuple[int, str], dict]:
 
 
 def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: bool = False,
-        experiments: dict | None = None) -> dict:
+        experiments: dict | None = None, cluster=None) -> dict:
     """Run `names`: every run record is appended to OUT/raw/<experiment>.runs.jsonl as it
     completes (with --resume, runs already recorded there are skipped); then
-    OUT/raw/<experiment>.json (summary + runs) and OUT/run.json are built from it."""
+    OUT/raw/<experiment>.json (summary + runs) and OUT/run.json are built from it. The runs of
+    the network experiments are measured here on ctx.testbed, one at a time, or with `cluster`
+    (a `wlansec_lab.cluster.Cluster`) on its workers' testbeds, one run per testbed at a time."""
+    from wlansec_lab import tidy  # it reads the experiments' axes from this module
     experiments = experiments or EXPERIMENTS
     (ctx.out / "raw").mkdir(parents=True, exist_ok=True)
     exps = [experiments[n] for n in names]
     meta = {"machine": machine(), "quick": ctx.quick, "repeats": repeats, "warmup": 1, "seed": seed,
             "seconds_per_run": ctx.seconds, "testbed": ctx.testbed.kind if ctx.testbed else None, "experiments": names}
     # The plan: what to run, what is already recorded, and how long the rest should take.
-    todo, estimate, lines = {}, 0.0, []
+    todo, headers, estimate, lines = {}, {}, 0.0, []
     for e in exps:
         if e.bench:
             done = resume and _bench_done(ctx, e)
@@ -389,7 +396,7 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
             estimate += 0 if done else e.estimate(ctx.seconds, ctx.quick, None)
             lines.append(f"{e.name}: bench" + (" (recorded, skipped)" if done else f", ~{_hm(e.estimate(ctx.seconds, ctx.quick, None))}"))
             continue
-        header = plan_header(e, ctx, repeats, seed)
+        header = headers[e.name] = plan_header(e, ctx, repeats, seed)
         path = runs_path(ctx.out, e.name)
         records = read_runs(path, header) if resume and path.exists() else []
         if not resume and path.exists():  # a fresh run keeps the last records beside it
@@ -407,9 +414,11 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
                      f"{len(order) - len(rest)} recorded, {len(rest)} to run in {ups} WLAN bring-ups, "
                      f"~{seconds / max(1, len(rest)):.1f} s per run → ~{_hm(seconds)}")
     total = sum(len(t) for t in todo.values())
-    print("plan (" + ("resumed" if resume else "fresh") + f"): {total} runs, estimated {_hm(estimate)}\n  " + "\n  ".join(lines),
-          file=sys.stderr, flush=True)
-    progress = Progress(total, estimate)
+    testbeds = cluster.testbeds if cluster else 1  # runs on parallel testbeds share the wall time
+    where = f" on {testbeds} testbeds of {cluster.address}" if cluster else ""
+    print("plan (" + ("resumed" if resume else "fresh") + f"): {total} runs, estimated {_hm(estimate / testbeds)}{where}\n  "
+          + "\n  ".join(lines), file=sys.stderr, flush=True)
+    progress = Progress(total, estimate / testbeds)
     for e in exps:
         if e.bench:
             if todo[e.name]:
@@ -417,46 +426,55 @@ def run(names: list[str], ctx: Context, repeats: int, seed: int = 1, resume: boo
                 (ctx.out / "raw" / f"{e.name}.json").write_text(json.dumps({"experiment": e.name, "title": e.title, "quick": ctx.quick, **result}, indent=1))
                 progress.step(f"{e.name}: {result['status']}", e.estimate(ctx.seconds, ctx.quick, None))
             continue
-        path = runs_path(ctx.out, e.name)
-        rnd_up = None
-        with path.open("a") as log:
-            def append(record: dict) -> None:
-                log.write(json.dumps(record) + "\n")
+        runs = (cluster.runs(ctx, e, todo[e.name], seed, pinned_sha256=headers[e.name]["wlansec_sha256"])
+                if cluster else ((rnd, point, measure_point(ctx, e, rnd, point, seed)) for rnd, point in todo[e.name]))
+        with runs_path(ctx.out, e.name).open("a") as log:
+            for rnd, point, lines in runs:
+                for line in lines:
+                    log.write(json.dumps(line) + "\n")
                 log.flush()
-            for rnd, point in todo[e.name]:
-                if rnd != rnd_up:
-                    if ctx.testbed.config is not None:
-                        ctx.testbed.down()  # every round brings each configuration up afresh
-                    ctx.testbed.seed = medium_seed(seed, rnd)
-                rnd_up = rnd
-                began = time.monotonic()
-                record = {"point": point, "round": rnd, "warmup": rnd == 0, "loadavg": os.getloadavg()}
-                if ctx.testbed.seeded:
-                    record["medium_seed"] = ctx.testbed.seed
-                config = e.network(point)
-                why = ctx.testbed.supports(config)
-                if why:
-                    record["skipped"] = why
-                else:
-                    try:
-                        if ctx.testbed.config != config:
-                            ctx.testbed.ensure(config)
-                            append({"testbed": ctx.testbed.describe(), "config": config})
-                        started = time.monotonic()
-                        record["metrics"] = e.measure(ctx, point)
-                        record["seconds"] = time.monotonic() - started
-                        record["release_error"] = ctx.testbed.release_error()
-                    except Exception as err:  # one failed run is recorded, the matrix goes on
-                        record["error"] = f"{type(err).__name__}: {err}"
-                        ctx.testbed.down()  # on a fresh WLAN: the failure may have left this one broken
-                record["wall_s"] = time.monotonic() - began  # the run with its share of bring-up
-                append(record)
-                progress.step(f"{e.name} r{rnd} {_key(point)}", e.estimate(ctx.seconds, ctx.quick, point))
+                progress.step(f"{e.name} r{rnd} {_key(point)}", e.estimate(ctx.seconds, ctx.quick, point) / testbeds)
         write_experiment(ctx.out, e, seed, repeats, meta)
-    if ctx.testbed:
+        tidy.write(ctx.out)  # the table follows every experiment that completes, not only the report
+    if ctx.testbed and ctx.testbed.config is not None:
         ctx.testbed.down()
     (ctx.out / "run.json").write_text(json.dumps(meta, indent=1))
     return meta
+
+
+def measure_point(ctx: Context, e: Experiment, rnd: int, point: dict, seed: int) -> list[dict]:
+    """One run of `point` in round `rnd` of a plan seeded `seed` on ctx.testbed, brought up in the
+    point's configuration with the round's medium seed unless it already is. The lines the run
+    adds to its experiment's JSONL: the testbed's description if it was brought up, then the
+    run's record."""
+    lines = []
+    if ctx.up_round != (rnd, seed):
+        if ctx.testbed.config is not None:
+            ctx.testbed.down()  # every round brings each configuration up afresh
+        ctx.testbed.seed = medium_seed(seed, rnd)
+        ctx.up_round = (rnd, seed)
+    began = time.monotonic()
+    record = {"point": point, "round": rnd, "warmup": rnd == 0, "loadavg": os.getloadavg()}
+    if ctx.testbed.seeded:
+        record["medium_seed"] = ctx.testbed.seed
+    config = e.network(point)
+    why = ctx.testbed.supports(config)
+    if why:
+        record["skipped"] = why
+    else:
+        try:
+            if ctx.testbed.config != config:
+                ctx.testbed.ensure(config)
+                lines.append({"testbed": ctx.testbed.describe(), "config": config})
+            started = time.monotonic()
+            record["metrics"] = e.measure(ctx, point)
+            record["seconds"] = time.monotonic() - started
+            record["release_error"] = ctx.testbed.release_error()
+        except Exception as err:  # one failed run is recorded, the matrix goes on
+            record["error"] = f"{type(err).__name__}: {err}"
+            ctx.testbed.down()  # on a fresh WLAN: the failure may have left this one broken
+    record["wall_s"] = time.monotonic() - began  # the run with its share of bring-up
+    return [*lines, record]
 
 
 def _bench_done(ctx: Context, e: Experiment) -> bool:

@@ -49,6 +49,25 @@ def _run(argv: list[str], timeout: float = 60) -> str:
     return done.stdout
 
 
+def claim_name(name: str):
+    """Hold the testbed name `name` for the life of the process; the open lock file. Bringing a
+    WLAN up first takes down any WLAN of that name, so two runs sharing a name would wreck each
+    other's runs; the lock goes with the process, so a killed run leaves nothing to clean up."""
+    lock = open(LOCK_DIR / f"wlansec-lab.{name}.lock", "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "?"
+        lock.close()
+        raise TestbedError(f"another wlansec-lab run (pid {holder}) is using the testbed named '{name}'; "
+                           "wait for it, or give this run its own --name") from None
+    lock.truncate(0)
+    lock.write(str(os.getpid()))
+    lock.flush()
+    return lock
+
+
 class Testbed:
     kind = "abstract"
     #: Whether `seed` shapes the network (the emulated medium's random losses and backoffs).
@@ -63,22 +82,8 @@ class Testbed:
         self._claim = None
 
     def claim(self) -> None:
-        """Hold this testbed's name for the life of the process. Bringing a WLAN up first takes
-        down any WLAN of that name, so two runs sharing a name would wreck each other's runs;
-        the lock goes with the process, so a killed run leaves nothing to clean up."""
-        lock = open(LOCK_DIR / f"wlansec-lab.{self.name}.lock", "a+")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "?"
-            lock.close()
-            raise TestbedError(f"another wlansec-lab run (pid {holder}) is using the testbed named '{self.name}'; "
-                               "wait for it, or give this run its own --name") from None
-        lock.truncate(0)
-        lock.write(str(os.getpid()))
-        lock.flush()
-        self._claim = lock
+        """Hold this testbed's name for the life of the process (`claim_name`)."""
+        self._claim = claim_name(self.name)
 
     # The pair every experiment uses: sender and receiver, both wireless hosts.
     @property
@@ -239,3 +244,10 @@ class WlanTestbed(Testbed):
                 "frame_error_rate": s.get("frame_error_rate"), "topology": s.get("topology"),
                 "crypto": {n["role"]: n.get("crypto") for n in s.get("nodes", [])},
                 "medium": s.get("medium")}
+
+
+def make_testbed(kind: str, wlansec: str, name: str | None = None, stations: int = 2) -> Testbed:
+    """The testbed `wlansec-lab run --testbed KIND` means: `wlan` (the emulated WLAN) or `veth`
+    (the stand-in); `name` None keeps the kind's default name."""
+    named = {"name": name} if name else {}
+    return VethTestbed(**named) if kind == "veth" else WlanTestbed(wlansec, stations=stations, **named)

@@ -2,9 +2,12 @@
 analysis against a synthetic trace with known delays, and the runner end to end on a tiny
 matrix (one repeat per point) on the veth stand-in, producing a report with every section."""
 
+import importlib.util
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,11 +24,31 @@ from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 from wlansec_lab.traffic import parse_qperf  # noqa: E402
 
 
-def test_student_t_quantiles_match_tables():
-    # Two-sided 95% critical values from standard t tables.
+def test_confidence_intervals_use_the_t_tables_critical_values():
+    # Two-sided 95% critical values from standard t tables: the half-width over std/√n.
     for df, t in [(1, 12.706), (2, 4.303), (9, 2.262), (39, 2.023), (120, 1.980)]:
-        assert stats.t_quantile(0.975, df) == pytest.approx(t, abs=1e-3)
-    assert stats.t_cdf(0.0, 7) == pytest.approx(0.5)
+        s = stats.summarize([float(i % 2) for i in range(df + 1)])
+        assert (s["ci95"][1] - s["mean"]) / (s["std"] / math.sqrt(df + 1)) == pytest.approx(t, abs=1e-3)
+
+
+PUBLISHED_RUN = ROOT / "docs" / "results" / "2026-11-22-lab-full"
+
+
+@pytest.mark.parametrize("experiment", ["video", "tcp", "files"])
+def test_summaries_match_the_published_runs_hand_written_statistics(experiment):
+    """The published run's summaries were computed by the hand-written t-quantile (bisection on
+    the incomplete beta function) this module had before SciPy; recomputed from the same raw
+    runs, every figure agrees far beyond the report's printed precision."""
+    published = json.loads((PUBLISHED_RUN / "raw" / f"{experiment}.json").read_text())
+    recomputed = runner.summarize_runs(published["runs"])
+    assert len(recomputed) == len(published["summary"])
+    for new, old in zip(recomputed, published["summary"]):
+        assert new["point"] == old["point"] and new["n"] == old["n"]
+        for name, figures in [*old["metrics"].items(), ("loadavg1", old["loadavg1"]),
+                              ("release_error_p99_us", old["release_error_p99_us"])]:
+            mine = new["metrics"][name] if name in old["metrics"] else new[name]
+            for key, value in figures.items():
+                assert mine[key] == pytest.approx(value, rel=1e-9, abs=1e-12), (old["point"], name, key)
 
 
 def test_summary_of_a_known_sample():
@@ -38,6 +61,32 @@ def test_summary_of_a_known_sample():
     assert stats.summarize([])["mean"] is None
     with pytest.raises(ValueError):
         stats.summarize([1.0, float("nan")])
+
+
+def test_tidy_table_holds_every_published_run_in_documented_columns(tmp_path):
+    """runs.csv of the published run: a row per run record, pandas reads it in one line, and
+    docs/lab-data.md documents exactly its columns."""
+    import pandas as pd
+    from wlansec_lab import tidy
+    shutil.copytree(PUBLISHED_RUN / "raw", tmp_path / "raw")
+    written = tidy.write(tmp_path)
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    per_experiment = {e: len(json.loads((PUBLISHED_RUN / "raw" / f"{e}.json").read_text())["runs"]) for e in ("video", "tcp", "files")}
+    assert runs.experiment.value_counts().to_dict() == per_experiment
+    kept = runs[(runs.experiment == "tcp") & ~runs.warmup]
+    first = json.loads((PUBLISHED_RUN / "raw" / "tcp.json").read_text())["summary"][0]
+    point = kept[(kept.security == first["point"]["security"]) & (kept.card == first["point"]["card"])
+                 & (kept.ip == first["point"]["ip"]) & (kept["size"] == first["point"]["size"])]
+    assert point.qperf_mbps.mean() == pytest.approx(first["metrics"]["qperf_mbps"]["mean"])
+    documented = set()
+    for line in (ROOT / "docs" / "lab-data.md").read_text().split("| column |", 1)[1].splitlines()[2:]:
+        if line.startswith("| "):
+            documented |= set(re.findall(r"`([a-z0-9_]+)`", line.split("|")[1]))
+    assert documented == set(runs.columns)
+    if importlib.util.find_spec("pyarrow"):
+        assert tmp_path / "runs.parquet" in written
+        parquet = pd.read_parquet(tmp_path / "runs.parquet")
+        assert list(parquet.columns) == list(runs.columns) and len(parquet) == len(runs)
 
 
 def test_udp_analysis_of_a_synthetic_trace():
@@ -159,6 +208,10 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
     assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md and "Table II layout" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)
+    import pandas as pd
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert sorted(set(runs.experiment)) == ["files", "tcp", "video"] and (runs.status == "ok").all()
+    assert len(runs) == sum(len(json.loads((tmp_path / "raw" / f"{n}.json").read_text())["runs"]) for n in ("video", "tcp", "files"))
 
 
 # ---- the runner's plan, resume and grouping, on a fake testbed (no root, no network) -------
@@ -342,6 +395,7 @@ def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     where = publish.publish(out, tmp_path / "docs", "lab-full", note="resumed once")
     assert where.name.endswith("-lab-full")
     assert (where / "report" / "index.html").exists() and (where / "raw" / "video.json").exists()
+    assert (where / "runs.csv").read_text() == (out / "runs.csv").read_text()
     assert not list(where.glob("raw/*.jsonl"))
     readme = (where / "README.md").read_text()
     assert f"{os.cpu_count()} cores" in readme
