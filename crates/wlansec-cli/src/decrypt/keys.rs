@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use wlansec_core::decrypt::Keys;
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use zeroize::Zeroizing;
 
 use crate::hexarg;
+use crate::usage::usage;
 
 #[derive(clap::Args)]
 pub struct KeyArgs {
@@ -46,23 +47,9 @@ pub struct Given {
 
 impl KeyArgs {
     pub fn keys(&self, essid: Option<&str>) -> Result<Given> {
-        let mut keys = Keys::default();
-        if let Some(pass) = &self.passphrase {
-            let Some(ssid) = essid else { bail!("--passphrase needs the network's SSID (-e)") };
-            keys.pmks.push(pmk_from_passphrase(pass, ssid.as_bytes())?);
-        }
-        for pmk in &self.pmk {
-            keys.pmks.push(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?);
-        }
-        for (list, option, texts) in [
-            (&mut keys.tks, "--tk", &self.tk),
-            (&mut keys.gtks, "--gtk", &self.gtk),
-            (&mut keys.wep, "--wep-key", &self.wep_key),
-        ] {
-            for text in texts {
-                list.push(Secret::from_slice(&hexarg::key(option, text)?)?);
-            }
-        }
+        // What the options give is checked as arguments (exit status 2); the key file's
+        // lines are an input's.
+        let mut keys = self.option_keys(essid).map_err(usage)?;
         let mut sources: Vec<String> = [("--tk", &self.tk), ("--gtk", &self.gtk), ("--wep-key", &self.wep_key)]
             .into_iter()
             .filter(|(_, texts)| !texts.is_empty())
@@ -73,10 +60,38 @@ impl KeyArgs {
             sources.push(format!("--key-file {}", path.display()));
         }
         if keys.pmks.is_empty() && keys.tks.is_empty() && keys.gtks.is_empty() && keys.wep.is_empty() {
-            bail!("give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk, --gtk, --wep-key or --key-file");
+            return Err(usage(anyhow!(
+                "give a key: -p PASSPHRASE (with -e SSID), --pmk, --tk, --gtk, --wep-key or --key-file"
+            )));
         }
         let pmks_only = keys.tks.is_empty() && keys.gtks.is_empty() && keys.wep.is_empty();
         Ok(Given { keys, pmks_only, sources: sources.join(", ") })
+    }
+
+    /// The keys the command-line options give, each of a length its kind takes.
+    fn option_keys(&self, essid: Option<&str>) -> Result<Keys> {
+        let mut keys = Keys::default();
+        if let Some(pass) = &self.passphrase {
+            let Some(ssid) = essid else { bail!("--passphrase needs the network's SSID (-e)") };
+            keys.pmks.push(pmk_from_passphrase(pass, ssid.as_bytes())?);
+        }
+        for pmk in &self.pmk {
+            keys.pmks.push(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?);
+        }
+        for (list, option, texts, lengths) in [
+            (&mut keys.tks, "--tk", &self.tk, &[16, 32][..]),
+            (&mut keys.gtks, "--gtk", &self.gtk, &[16, 32][..]),
+            (&mut keys.wep, "--wep-key", &self.wep_key, &[5, 13][..]),
+        ] {
+            for text in texts {
+                let key = hexarg::key(option, text)?;
+                if !lengths.contains(&key.len()) {
+                    bail!("{option} has {} octets; it takes {:?}", key.len(), lengths);
+                }
+                list.push(Secret::from_slice(&key)?);
+            }
+        }
+        Ok(keys)
     }
 }
 

@@ -25,6 +25,8 @@ pub enum Error {
     OutOfRange { what: &'static str, min: u64, max: u64, got: u64 },
     /// An output buffer is too small for the result.
     BufferTooSmall { needed: usize, got: usize },
+    /// A WPA passphrase that is not 8 to 63 printable ASCII characters (IEEE 802.11-2016 J.4.1).
+    Passphrase,
     /// A key of the wrong length for the cipher suite.
     KeyLength { expected: usize, got: usize },
     /// The frame is not marked Protected, so there is nothing to decrypt.
@@ -67,6 +69,7 @@ impl fmt::Display for Error {
             Error::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: needs {needed} bytes, got {got}")
             }
+            Error::Passphrase => write!(f, "a WPA passphrase has 8 to 63 printable ASCII characters"),
             Error::KeyLength { expected, got } => {
                 write!(f, "wrong key length: expected {expected} bytes, got {got}")
             }

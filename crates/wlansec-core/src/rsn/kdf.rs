@@ -104,10 +104,10 @@ pub struct Ptk {
 pub fn pmk_from_passphrase(passphrase: &str, ssid: &[u8]) -> Result<Pmk> {
     let printable = passphrase.bytes().all(|b| (0x20..=0x7e).contains(&b));
     if !(8..=63).contains(&passphrase.len()) || !printable {
-        return Err(Error::Malformed("passphrase must be 8 to 63 printable ASCII characters"));
+        return Err(Error::Passphrase);
     }
     if ssid.len() > 32 {
-        return Err(Error::Malformed("SSID longer than 32 octets"));
+        return Err(Error::OutOfRange { what: "SSID length", min: 0, max: 32, got: ssid.len() as u64 });
     }
     let mut pmk = [0u8; Pmk::LEN];
     pbkdf2_sha1(passphrase.as_bytes(), ssid, PSK_ITERATIONS, &mut pmk);
