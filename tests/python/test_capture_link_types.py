@@ -79,3 +79,14 @@ def test_the_output_keeps_the_inputs_file_format(wlansec, tmp_path):
     assert (tmp_path / "ng-dec.pcapng").read_bytes()[:4] == bytes.fromhex("0a0d0d0a")  # a pcapng section header
     subprocess.run([wlansec, "decrypt", str(cap), "-o", str(tmp_path / "x.pcap"), "--format", "pcap", "-e", SSID, "-p", PASSPHRASE], check=True, capture_output=True)
     assert struct.unpack_from("<I", (tmp_path / "x.pcap").read_bytes())[0] == 0xA1B2C3D4
+
+
+def test_standard_input_and_output(wlansec, tmp_path):
+    cap = tmp_path / "c.pcap"
+    subprocess.run([wlansec, "synth", "-o", str(cap), "--frames", "40"], check=True, capture_output=True)
+    subprocess.run([wlansec, "decrypt", str(cap), "-o", str(tmp_path / "file.pcap"), "-e", SSID, "-p", PASSPHRASE], check=True, capture_output=True)
+    piped = subprocess.run([wlansec, "decrypt", "-", "-o", "-", "-e", SSID, "-p", PASSPHRASE], input=cap.read_bytes(), capture_output=True, check=True)
+    assert piped.stdout == (tmp_path / "file.pcap").read_bytes()
+    assert b"Number of decrypted WPA" in piped.stderr  # the table moved to stderr
+    r = subprocess.run([wlansec, "decrypt", "-", "-e", SSID, "-p", PASSPHRASE], input=cap.read_bytes(), capture_output=True, text=False)
+    assert r.returncode == 2 and b"give the output with -o" in r.stderr

@@ -10,12 +10,12 @@ mod keys;
 mod summary;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use wlansec_core::capture::{CaptureError, Format, LinkType, Reader, Writer};
 use wlansec_core::decrypt::{Decryptor, OutputForm};
 use wlansec_core::error::Error;
@@ -24,12 +24,15 @@ use wlansec_core::wire::MacAddr;
 use crate::output::AtomicFile;
 use crate::sigbus;
 use crate::synth::FileFormat;
+use crate::usage::usage;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The capture to decrypt (pcap or pcapng; 802.11 or radiotap link type).
+    /// The capture to decrypt (pcap or pcapng; 802.11, radiotap, PPI, Prism or AVS link
+    /// type); `-`: standard input (read whole, so a pipe works).
     input: PathBuf,
-    /// Where to write the decrypted frames (default: INPUT with `-dec` before the extension).
+    /// Where to write the decrypted frames (default: INPUT with `-dec` before the extension);
+    /// `-`: standard output (the summary table then goes to stderr).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// The network's SSID (needed with --passphrase; also limits decryption to it).
@@ -58,18 +61,38 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
     let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?;
 
+    let stdin = args.input.as_os_str() == "-";
     let bytes = CaptureBytes::open(&args.input)?;
     let bytes: &[u8] = &bytes;
-    let output = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    let output = match (&args.output, stdin) {
+        (Some(output), _) => output.clone(),
+        (None, false) => default_output(&args.input),
+        (None, true) => {
+            return Err(usage(anyhow!(
+                "reading standard input (`-`), give the output with -o (`-o -`: standard output)"
+            )))
+        }
+    };
+    let to_stdout = output.as_os_str() == "-";
+    if to_stdout && args.json.as_ref().is_some_and(|j| j.as_os_str() == "-") {
+        return Err(usage(anyhow!("-o - and --json - would both write to standard output")));
+    }
+    summary::TABLE_ON_STDERR.store(to_stdout, std::sync::atomic::Ordering::Relaxed);
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
-    let out_file = AtomicFile::create(&output, &[&args.input])?;
-    sigbus::guard(&args.input, out_file.temporary_path());
+    let out_file = if to_stdout { None } else { Some(AtomicFile::create(&output, &[&args.input])?) };
+    if let (Some(file), false) = (&out_file, stdin) {
+        sigbus::guard(&args.input, file.temporary_path());
+    }
+    let sink: Box<dyn Write> = match &out_file {
+        Some(file) => Box::new(file.handle()?),
+        None => Box::new(std::io::stdout().lock()),
+    };
     // The output keeps the input's file format (its default name keeps its extension).
     let format = match args.format {
         Some(format) => format.into(),
         None => Format::detect(bytes).unwrap_or(Format::Pcap),
     };
-    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, out_file.handle()?), link, format)?;
+    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, sink), link, format)?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
@@ -110,8 +133,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some((link, _)) = wrong_link_type.filter(|_| stats.packets_read == 0) {
         bail!("wrong link type {link}{}: {} has no 802.11 frames", link_name(link), args.input.display());
     }
-    writer.finish()?.into_inner().map_err(|e| e.into_error())?;
-    out_file.commit()?;
+    writer.finish()?.into_inner().map_err(|e| e.into_error())?.flush()?;
+    if let Some(file) = out_file {
+        file.commit()?;
+    }
     let elapsed = started.elapsed();
     let seen = summary::Seen {
         stations: decryptor.stations_seen(),
@@ -190,6 +215,11 @@ enum CaptureBytes {
 
 impl CaptureBytes {
     fn open(path: &Path) -> Result<Self> {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut bytes).context("reading standard input")?;
+            return Ok(CaptureBytes::Read(bytes));
+        }
         let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
         // SAFETY: the map is read-only and only read; a truncation by another process
         // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.

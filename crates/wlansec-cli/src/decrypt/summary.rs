@@ -55,10 +55,19 @@ pub fn print_table(s: &Stats, seen: &Seen) {
 }
 
 fn print_rows(rows: &[(&str, u64)]) {
+    // Standard output carries the decrypted capture with `-o -`: the table goes to stderr then.
+    let on_stderr = TABLE_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed);
     for (label, value) in rows {
-        println!("{label:<40}{value:>9}");
+        if on_stderr {
+            eprintln!("{label:<40}{value:>9}");
+        } else {
+            println!("{label:<40}{value:>9}");
+        }
     }
 }
+
+/// Set when the decrypted capture itself is written to standard output.
+pub static TABLE_ON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn print_rows_if_any(rows: &[(&str, u64)]) {
     if rows.iter().any(|&(_, value)| value > 0) {
