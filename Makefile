@@ -56,11 +56,19 @@ lint:
 bench-decrypt: build
 	WLANSEC=$(abspath $(WLANSEC)) python3 scripts/bench_decrypt.py --json $(OUT)/bench_decrypt.json
 
-# Coverage-guided fuzzing of parse + decrypt (not part of `make test`). FUZZ_SECONDS bounds it.
+# Coverage-guided fuzzing of every parser and state machine fed untrusted bytes (not part of
+# `make test`, which replays the committed corpora): each target of fuzz/fuzz_targets in
+# turn, FUZZ_SECONDS each, one process (the machine is shared). New inputs go to fuzz/work;
+# fuzz/README.md says how to minimise them into fuzz/corpus.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 fuzz: setup
 	@command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
-	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run unprotect -- -max_total_time=$(FUZZ_SECONDS)
+	@set -e; cd fuzz; for target in $(FUZZ_TARGETS); do \
+		mkdir -p work/$$target; \
+		CARGO_TARGET_DIR=$(CURDIR)/fuzz/target RUSTC_BOOTSTRAP=1 cargo fuzz run --debug-assertions $$target \
+			work/$$target corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1; \
+	done
 
 # ns-3 reference figures for the airtime model (tests/vectors/ns3, read by the Rust tests).
 # Offline only: installs the large PyPI ns3 wheel into .venv; `make test` never needs it.

@@ -56,6 +56,25 @@ fn every_truncation_and_bad_length_is_a_typed_error() {
     assert!(verify_mic(&[9; 16], &bad_version).is_err());
 }
 
+/// Found by the `eapol_key` fuzz target (fuzz/corpus/eapol_key/crash-*): a repr is not the
+/// frame's octets. Octets between the Key Data and the end of the EAPOL body are tolerated
+/// (the MIC covers them) but not kept, and the reserved octets are written as zero.
+#[test]
+fn a_repr_drops_octets_past_its_key_data_and_zeroes_the_reserved_field() {
+    let mut bytes = sample(&[0x30, 2, 1, 0]);
+    bytes[73..81].fill(0x5a);
+    bytes.extend_from_slice(&[0xee; 6]);
+    let body_len = u16::from_be_bytes([bytes[2], bytes[3]]) + 6;
+    bytes[2..4].copy_from_slice(&body_len.to_be_bytes());
+    let repr = EapolKeyRepr::parse(&bytes).unwrap();
+    assert_eq!(repr.key_data, &[0x30, 2, 1, 0]);
+    let mut again = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut again).unwrap();
+    assert_eq!(again.len(), bytes.len() - 6);
+    assert_eq!(again[73..81], [0; 8]);
+    assert_eq!(EapolKeyRepr::parse(&again).unwrap(), repr);
+}
+
 #[test]
 fn key_data_encryption_round_trips() {
     let plain = [0x30u8, 0x14, 1, 0, 0, 0x0f, 0xac, 4, 0xdd, 5];

@@ -1,0 +1,5 @@
+//! The `decryptor` target; its body is `wlansec_fuzz::core_targets::decryptor`, which the corpus
+//! replay test runs too.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| wlansec_fuzz::core_targets::decryptor(data));

@@ -1,0 +1,5 @@
+//! The `eapol_key` target; its body is `wlansec_fuzz::core_targets::eapol_key`, which the corpus
+//! replay test runs too.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| wlansec_fuzz::core_targets::eapol_key(data));
