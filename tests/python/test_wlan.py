@@ -5,6 +5,7 @@ Every test brings up its own topology under its own name (namespaces NAME-ap, NA
 fd77::/64), and checks that `down` — or the supervisor after a crash — leaves nothing behind.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -423,20 +424,34 @@ def test_ibss_wrong_passphrase_fails_with_a_clear_error():
     assert_gone(name)
 
 
-def test_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
-    """`wlansec ap` and `wlansec sta` as separate processes in two namespaces joined only by
-    a veth pair: the UDP "air" carries CCMP-protected frames; ping v4/v6 and TCP pass."""
-    a, b = "wtua", "wtub"
+@contextlib.contextmanager
+def veth_pair(a, b, subnet):
+    """Namespaces `a` and `b` joined only by a veth pair (a0 .1, b0 .2 in 192.168.SUBNET/24),
+    removed on the way out with whatever processes the body registered in the yielded list."""
     for ns in (a, b):
         subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
         subprocess.run(["ip", "netns", "add", ns], check=True)
         netns(ns, "ip", "link", "set", "lo", "up")
     procs = []
     try:
-        subprocess.run(["ip", "link", "add", "wtua0", "netns", a, "type", "veth", "peer", "name", "wtub0", "netns", b], check=True)
-        for ns, dev, addr in ((a, "wtua0", "192.168.78.1/24"), (b, "wtub0", "192.168.78.2/24")):
-            netns(ns, "ip", "addr", "add", addr, "dev", dev)
-            netns(ns, "ip", "link", "set", dev, "up")
+        subprocess.run(["ip", "link", "add", f"{a}0", "netns", a, "type", "veth", "peer", "name", f"{b}0", "netns", b], check=True)
+        for ns, host in ((a, 1), (b, 2)):
+            netns(ns, "ip", "addr", "add", f"192.168.{subnet}.{host}/24", "dev", f"{ns}0")
+            netns(ns, "ip", "link", "set", f"{ns}0", "up")
+        yield procs
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=10)
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
+
+
+def test_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
+    """`wlansec ap` and `wlansec sta` as separate processes in two namespaces joined only by
+    a veth pair: the UDP "air" carries CCMP-protected frames; ping v4/v6 and TCP pass."""
+    a, b = "wtua", "wtub"
+    with veth_pair(a, b, 78) as procs:
         common = ["--security", "ccmp", "--passphrase", PASSPHRASE, "--ssid", "udp-air"]
         logs = [open(tmp_path / f"{role}.log", "w") for role in ("ap", "sta")]
         procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", *common, "--mac", "02:78:00:00:00:fe", "--ipv4", "10.78.0.254/24", "--ipv6", "fd78::fe/64", "--listen", "192.168.78.1:7700"], stderr=logs[0]))
@@ -475,12 +490,6 @@ def test_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
             cap.wait(timeout=10)
             data = (tmp_path / "veth.pcap").read_bytes()
             assert len(data) > 500 and bytes.fromhex("c0ffeec0ffee") not in data
-    finally:
-        for p in procs:
-            p.terminate()
-            p.wait(timeout=10)
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
     assert not [l for l in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if l.startswith(("wtua", "wtub"))]
 
 
@@ -509,15 +518,7 @@ def test_ibss_capture_decrypts_in_wlansec_decrypt(make_wlan, tmp_path, mode):
 
 def test_a_udp_station_with_a_wrong_passphrase_exits_and_the_ap_logs_why(tmp_path):
     a, b = "wtva", "wtvb"
-    for ns in (a, b):
-        subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
-        subprocess.run(["ip", "netns", "add", ns], check=True)
-    procs = []
-    try:
-        subprocess.run(["ip", "link", "add", "wtva0", "netns", a, "type", "veth", "peer", "name", "wtvb0", "netns", b], check=True)
-        for ns, dev, addr in ((a, "wtva0", "192.168.79.1/24"), (b, "wtvb0", "192.168.79.2/24")):
-            netns(ns, "ip", "addr", "add", addr, "dev", dev)
-            netns(ns, "ip", "link", "set", dev, "up")
+    with veth_pair(a, b, 79) as procs:
         ap_log = open(tmp_path / "ap.log", "w")
         procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", "--security", "ccmp", "--passphrase", PASSPHRASE, "--mac", "02:79:00:00:00:fe",
                                        "--ipv4", "10.79.0.254/24", "--ipv6", "fd79::fe/64", "--listen", "192.168.79.1:7700"], stderr=ap_log))
@@ -527,9 +528,3 @@ def test_a_udp_station_with_a_wrong_passphrase_exits_and_the_ap_logs_why(tmp_pat
         assert sta.returncode == 1 and "the station could not join" in sta.stderr and "wrong passphrase" in sta.stderr and "reason 15" in sta.stderr, sta.stderr
         ap_log.flush()
         assert "access point: station 02:79:00:00:00:01: 4-way handshake failed" in (tmp_path / "ap.log").read_text()
-    finally:
-        for p in procs:
-            p.terminate()
-            p.wait(timeout=10)
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
