@@ -335,6 +335,28 @@ def test_up_after_a_kill_9_of_everything_recovers_without_a_manual_step():
     assert_gone(name)
 
 
+@pytest.mark.parametrize("victim", ["up", "supervisor", "emulator"])
+def test_a_kill_9_while_up_is_starting_is_recovered_by_the_next_up(victim):
+    """`up` killed, or the processes it starts killed, before the stations have joined."""
+    name = f"wtk9{victim[:2]}"
+    wlansec("wlan", "down", "--name", name, check=False)
+    client = subprocess.Popen([WLANSEC, "wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The stage: the victim's PID file exists (for `up` itself: the supervisor it started).
+    pid_file = Path(f"/run/wlansec/{name}/{'supervisor' if victim == 'up' else victim}.pid")
+    deadline = time.time() + 10
+    while time.time() < deadline and not (pid_file.exists() and pid_file.read_text().strip()):
+        time.sleep(0.001)
+    assert client.poll() is None, "up finished before the stage was reached; the test no longer kills mid-start"
+    os.kill(client.pid if victim == "up" else int(pid_file.read_text()), signal.SIGKILL)
+    client.wait(timeout=30)
+    try:
+        wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE)
+        assert all(n["state"]["state"] == "connected" for n in status(name)["nodes"])
+    finally:
+        wlansec("wlan", "down", "--name", name)
+    assert_gone(name)
+
+
 def test_state_is_root_only_and_names_are_never_paths():
     name = "wtperm"
     wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE)
