@@ -37,6 +37,34 @@ use wlansec_wlan::security::SecurityMode;
 
 use super::{ApArgs, NodeArgs, StaArgs, UpArgs};
 
+/// AKM names hostapd's `wpa_key_mgmt` and wpa_supplicant's `key_mgmt` share that the WLAN
+/// does not implement (each parser adds the names only its program knows).
+const KEY_MGMT_NOT_IMPLEMENTED: &[&str] = &[
+    "WPA-EAP",
+    "FT-PSK",
+    "FT-EAP",
+    "FT-EAP-SHA384",
+    "WPA-PSK-SHA256",
+    "WPA-EAP-SHA256",
+    "WPA-EAP-SHA384",
+    "SAE",
+    "FT-SAE",
+    "SAE-EXT-KEY",
+    "FT-SAE-EXT-KEY",
+    "WPA-EAP-SUITE-B",
+    "WPA-EAP-SUITE-B-192",
+    "FILS-SHA256",
+    "FILS-SHA384",
+    "FT-FILS-SHA256",
+    "FT-FILS-SHA384",
+    "OWE",
+    "DPP",
+    "OSEN",
+    "PASN",
+];
+/// Cipher names both programs share that the WLAN does not implement.
+const CIPHERS_NOT_IMPLEMENTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
+
 /// What a configuration file says about the network, in the WLAN's terms.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -162,13 +190,13 @@ fn names<'a>(
     key: &str,
     value: &'a str,
     supported: &[&str],
-    unsupported: &[&str],
+    unsupported: &[&[&str]],
 ) -> Result<(Vec<&'a str>, Vec<&'a str>), ConfError> {
     let (mut yes, mut no) = (Vec::new(), Vec::new());
     for name in value.split([' ', '\t']).filter(|n| !n.is_empty()) {
         if supported.contains(&name) {
             yes.push(name);
-        } else if unsupported.contains(&name) {
+        } else if unsupported.iter().any(|names| names.contains(&name)) {
             no.push(name);
         } else {
             return Err(ConfError::Value {

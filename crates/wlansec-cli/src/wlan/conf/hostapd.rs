@@ -8,35 +8,12 @@ use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings, Warning,
+    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
+    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK"];
-const KEY_MGMT_UNSUPPORTED: &[&str] = &[
-    "WPA-EAP",
-    "FT-PSK",
-    "FT-EAP",
-    "FT-EAP-SHA384",
-    "WPA-PSK-SHA256",
-    "WPA-EAP-SHA256",
-    "WPA-EAP-SHA384",
-    "SAE",
-    "FT-SAE",
-    "SAE-EXT-KEY",
-    "FT-SAE-EXT-KEY",
-    "WPA-EAP-SUITE-B",
-    "WPA-EAP-SUITE-B-192",
-    "FILS-SHA256",
-    "FILS-SHA384",
-    "FT-FILS-SHA256",
-    "FT-FILS-SHA384",
-    "OWE",
-    "DPP",
-    "OSEN",
-    "PASN",
-];
 const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
-const CIPHERS_UNSUPPORTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
 
 /// Keys that only mean something on a WPA network (`wpa` 1..=3).
 const WPA_ONLY: &[&str] =
@@ -140,7 +117,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         return Err(ConfError::Unsupported { line: None, what: "WEP keys on a WPA network (wpa is set)".into() });
     }
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
-        let (psk, others) = names(line, key, value, KEY_MGMT_SUPPORTED, KEY_MGMT_UNSUPPORTED)?;
+        let (psk, others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
         let others = others.join(" ");
         if psk.is_empty() {
             return Err(ConfError::Unsupported {
@@ -185,7 +162,7 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
         known
             .get(key)
             .map(|e| {
-                let (yes, no) = names(e.line, key, e.value, CIPHERS_SUPPORTED, CIPHERS_UNSUPPORTED)?;
+                let (yes, no) = names(e.line, key, e.value, CIPHERS_SUPPORTED, &[CIPHERS_NOT_IMPLEMENTED])?;
                 Ok(Ciphers { line: e.line, supported: yes, unsupported: no })
             })
             .transpose()

@@ -9,42 +9,19 @@ use wlansec_core::wire::MacAddr;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings, Warning,
+    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
+    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE"];
-const KEY_MGMT_UNSUPPORTED: &[&str] = &[
-    "WPA-EAP",
-    "IEEE8021X",
-    "FT-PSK",
-    "FT-EAP",
-    "FT-EAP-SHA384",
-    "WPA-PSK-SHA256",
-    "WPA-EAP-SHA256",
-    "WPA-EAP-SHA384",
-    "SAE",
-    "FT-SAE",
-    "SAE-EXT-KEY",
-    "FT-SAE-EXT-KEY",
-    "WPS",
-    "OSEN",
-    "OWE",
-    "DPP",
-    "FILS-SHA256",
-    "FILS-SHA384",
-    "FT-FILS-SHA256",
-    "FT-FILS-SHA384",
-    "WPA-EAP-SUITE-B",
-    "WPA-EAP-SUITE-B-192",
-    "WPA-NONE",
-    "PASN",
-];
+/// Names only wpa_supplicant knows, beside the shared ones.
+const KEY_MGMT_ONLY_SUPPLICANT: &[&str] = &["IEEE8021X", "WPS", "WPA-NONE"];
 const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
-const PAIRWISE_UNSUPPORTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256", "NONE"];
+const PAIRWISE_UNSUPPORTED: &[&[&str]] = &[CIPHERS_NOT_IMPLEMENTED, &["NONE"]];
 const GROUP_SUPPORTED: &[&str] = &["CCMP", "TKIP", "WEP104", "WEP40"];
-const GROUP_UNSUPPORTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256", "GTK_NOT_USED"];
+const GROUP_UNSUPPORTED: &[&[&str]] = &[CIPHERS_NOT_IMPLEMENTED, &["GTK_NOT_USED"]];
 const PROTO_SUPPORTED: &[&str] = &["RSN", "WPA2", "WPA"];
-const PROTO_UNSUPPORTED: &[&str] = &["OSEN"];
+const PROTO_UNSUPPORTED: &[&[&str]] = &[&["OSEN"]];
 
 /// One `key=value` line of a network block.
 #[derive(Clone, Copy)]
@@ -166,7 +143,7 @@ fn choose<'b, 'a>(
 fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, ConfError> {
     let get = |key: &str| block.keys.get(key).copied();
     let mut settings = Settings::new(SecurityMode::Open);
-    let mut list = |key: &str, supported: &[&str], unsupported: &[&str], default: &'static [&'static str]| {
+    let mut list = |key: &str, supported: &[&str], unsupported: &[&[&str]], default: &'static [&'static str]| {
         Ok::<_, ConfError>(match get(key) {
             Some(Entry { line, value }) => {
                 let (yes, no) = names(line, key, value, supported, unsupported)?;
@@ -180,7 +157,8 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     };
     // Defaults as wpa_supplicant documents them (key_mgmt's WPA-EAP left out: not
     // implemented, and a default is not the file's wish).
-    let (km_line, key_mgmt) = list("key_mgmt", KEY_MGMT_SUPPORTED, KEY_MGMT_UNSUPPORTED, &["WPA-PSK"])?;
+    let (km_line, key_mgmt) =
+        list("key_mgmt", KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED, KEY_MGMT_ONLY_SUPPLICANT], &["WPA-PSK"])?;
     let (pw_line, pairwise) = list("pairwise", PAIRWISE_SUPPORTED, PAIRWISE_UNSUPPORTED, &["CCMP", "TKIP"])?;
     let (_, group) = list("group", GROUP_SUPPORTED, GROUP_UNSUPPORTED, &["CCMP", "TKIP", "WEP104", "WEP40"])?;
     let (proto_line, proto) = list("proto", PROTO_SUPPORTED, PROTO_UNSUPPORTED, &["WPA", "RSN"])?;
@@ -210,7 +188,7 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
     }
     if let Some(Entry { line, value }) = get("auth_alg") {
-        let (open, others) = names(line, "auth_alg", value, &["OPEN"], &["SHARED", "LEAP"])?;
+        let (open, others) = names(line, "auth_alg", value, &["OPEN"], &[&["SHARED", "LEAP"]])?;
         if open.is_empty() {
             return Err(ConfError::Unsupported {
                 line: Some(line),
