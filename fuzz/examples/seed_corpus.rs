@@ -39,6 +39,7 @@ fn main() {
     protected_frames(&mut seeds);
     handshakes(&mut seeds);
     associations(&mut seeds);
+    ibss_meetings(&mut seeds);
     eprintln!("{} seeds in {}", seeds.count, seeds.out.display());
 }
 
@@ -230,5 +231,23 @@ fn associations(seeds: &mut Seeds) {
         }
         steps.extend([&to_ap[..], &[0u8][..], &to_station[..], &[1u8][..], &[4u8][..]]);
         seeds.write("wlan_intake", &stream(selector, steps));
+    }
+}
+
+/// The ibss_intake target's steps for two stations meeting (beacons, both 4-way handshakes)
+/// and a first data frame each way, on each network it knows.
+fn ibss_meetings(seeds: &mut Seeds) {
+    use wlansec_fuzz::wlan_targets::{PEER, STATION};
+    let a_to_b = generated_traffic(1, &[STATION], 1).remove(0);
+    let b_to_a = generated_traffic(1, &[PEER], 1).remove(0);
+    let from_a = [&[5u8][..], &a_to_b].concat();
+    let from_b = [&[13u8][..], &b_to_a].concat();
+    for selector in [0u8, 1, 2, 3, 4] {
+        let mut steps: Vec<&[u8]> = Vec::new();
+        for _ in 0..12 {
+            steps.extend([&[0u8][..], &[1u8][..]]);
+        }
+        steps.extend([&from_a[..], &[0u8][..], &from_b[..], &[1u8][..], &[4u8][..]]);
+        seeds.write("ibss_intake", &stream(selector, steps));
     }
 }
