@@ -56,7 +56,7 @@ struct Report {
     mic_ctr_split: Vec<MicCtr>,
     /// The sharded engine on 1 and 2 worker threads.
     threads: Vec<Scaling>,
-    /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's faster API.
+    /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's fastest row.
     versus_ipsec_mb: Vec<Versus>,
     /// How the settings are defined (what is inside the timed loop).
     notes: Vec<String>,

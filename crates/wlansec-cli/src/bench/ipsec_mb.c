@@ -205,7 +205,9 @@ int wimb_seal_jobs(const struct wimb *h, struct wimb_frame *frames, size_t n)
 }
 
 /* Seal `n` frames through the burst API (up to IMB_MAX_BURST_SIZE jobs per submission),
- * then flush. 0 or an error. */
+ * then flush. 0 or an error. Every flush asks for exactly the jobs in flight: asked for more,
+ * 1.3's IMB_FLUSH_BURST hands back more than there are at some queue positions (seen here:
+ * 15 in flight, 128 returned, the queue corrupt). */
 int wimb_seal_burst(const struct wimb *h, struct wimb_frame *frames, size_t n)
 {
         IMB_MGR *mgr = h->mgr;
@@ -220,7 +222,7 @@ int wimb_seal_burst(const struct wimb *h, struct wimb_frame *frames, size_t n)
 
                 if (got == 0) {
                         /* The queue is full: complete what is in flight first. */
-                        completed = IMB_FLUSH_BURST(mgr, IMB_MAX_BURST_SIZE, jobs);
+                        completed = IMB_FLUSH_BURST(mgr, (uint32_t)(next - done), jobs);
                         if (completed == 0)
                                 return WIMB_JOBS_LOST;
                         collect(mgr, jobs, completed, &done, &error);
@@ -236,7 +238,7 @@ int wimb_seal_burst(const struct wimb *h, struct wimb_frame *frames, size_t n)
                 next += got;
         }
         while (done < next) {
-                uint32_t completed = IMB_FLUSH_BURST(mgr, IMB_MAX_BURST_SIZE, jobs);
+                uint32_t completed = IMB_FLUSH_BURST(mgr, (uint32_t)(next - done), jobs);
 
                 if (completed == 0)
                         break;
