@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping)
+# libipsec-mb-dev: intel-ipsec-mb, the anchor `wlansec bench ccmp` times beside the engine.
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

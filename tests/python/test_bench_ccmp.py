@@ -1,11 +1,14 @@
 """`wlansec bench ccmp --quick --json`: the JSON has the layout issue 4 specifies
 (machine, results [{impl, mode, lanes, frame_bytes, cycles_per_byte, gb_per_s, us_per_frame}],
 bound), covers every implementation, mode and frame size, and its figures agree with one
-another (GB/s, µs per frame and cycles per byte describe the same time). Checks the schema and
+another (GB/s, µs per frame and cycles per byte describe the same time); where intel-ipsec-mb
+is installed its rows are there (issue 22) with the comparison per size. Checks the schema and
 consistency only: speed is reported by the benchmark, never asserted here."""
 
+import ctypes.util
 import json
 import math
+import os
 import subprocess
 
 import jsonschema
@@ -14,17 +17,33 @@ import pytest
 SIZES = [64, 256, 512, 1024, 1500, 2304]
 
 NUMBER = {"type": "number", "exclusiveMinimum": 0}
+IPSEC_MB_ARCHS = ["no-aesni", "sse", "avx", "avx2", "avx512"]
+IPSEC_MB_ROW = "^ipsec-mb (" + "|".join(IPSEC_MB_ARCHS) + ") (job|burst)$"
+CPU_FLAGS = ["aes", "vaes", "vpclmulqdq", "avx2", "avx512f", "avx512vl"]
 
 SCHEMA = {
     "type": "object",
-    "required": ["machine", "results", "bound", "mic_ctr_split", "threads"],
+    "required": ["machine", "results", "bound", "mic_ctr_split", "threads", "versus_ipsec_mb"],
     "properties": {
         "machine": {
             "type": "object",
-            "required": ["cpu", "backend", "tsc_hz", "tsc_per_core_cycle", "core_hz", "repeats",
-                         "openssl", "load_average"],
+            "required": ["cpu", "cpu_flags", "backend", "backend_forced", "tsc_hz", "tsc_per_core_cycle",
+                         "core_hz", "repeats", "openssl", "load_average", "intel_ipsec_mb"],
             "properties": {
                 "cpu": {"type": "string", "minLength": 1},
+                "cpu_flags": {"type": "object", "required": CPU_FLAGS, "additionalProperties": False,
+                              "properties": {f: {"type": "boolean"} for f in CPU_FLAGS}},
+                "backend_forced": {"type": "boolean"},
+                "intel_ipsec_mb": {
+                    "type": "object",
+                    "required": ["version", "arch", "archs_timed", "not_run"],
+                    "properties": {
+                        "version": {"type": ["string", "null"], "pattern": r"^\d+\.\d+\.\d+$"},
+                        "arch": {"enum": [*IPSEC_MB_ARCHS, None]},
+                        "archs_timed": {"type": "array", "items": {"enum": IPSEC_MB_ARCHS}},
+                        "not_run": {"type": ["string", "null"]},
+                    },
+                },
                 "backend": {"enum": ["portable", "aes-ni", "avx512-vaes"]},
                 "tsc_hz": NUMBER,
                 "tsc_per_core_cycle": NUMBER,
@@ -44,9 +63,11 @@ SCHEMA = {
                              "gb_per_s", "us_per_frame"],
                 "additionalProperties": False,
                 "properties": {
-                    "impl": {"enum": ["openssl", "rustcrypto-ccm", "wlansec"]},
+                    "impl": {"anyOf": [{"enum": ["openssl", "rustcrypto-ccm", "wlansec"]},
+                                       {"type": "string", "pattern": IPSEC_MB_ROW}]},
                     "mode": {"enum": ["single", "multibuffer", "enhanced"]},
-                    "lanes": {"type": "integer", "enum": [1, 2, 4, 8, 16]},
+                    # intel-ipsec-mb rows: frames per call, four times wlansec's lanes.
+                    "lanes": {"type": "integer", "enum": [1, 2, 4, 8, 16, 32, 64]},
                     "frame_bytes": {"enum": SIZES},
                     "cycles_per_byte": NUMBER,
                     "gb_per_s": NUMBER,
@@ -88,6 +109,18 @@ SCHEMA = {
                 "required": ["direction", "threads", "frame_bytes", "frames", "gb_per_s", "speedup"],
                 "properties": {"direction": {"enum": ["protect", "unprotect"]},
                                "threads": {"enum": [1, 2]}, "gb_per_s": NUMBER, "speedup": NUMBER},
+            },
+        },
+        "versus_ipsec_mb": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["frame_bytes", "wlansec_multibuffer_cycles_per_byte", "ipsec_mb_best",
+                             "ipsec_mb_cycles_per_byte", "wlansec_speedup"],
+                "properties": {"frame_bytes": {"enum": SIZES},
+                               "wlansec_multibuffer_cycles_per_byte": NUMBER,
+                               "ipsec_mb_best": {"type": "string", "pattern": IPSEC_MB_ROW},
+                               "ipsec_mb_cycles_per_byte": NUMBER, "wlansec_speedup": NUMBER},
             },
         },
     },
@@ -142,3 +175,30 @@ def test_figures_describe_the_same_time(report):
             r["impl"], r["mode"], r["frame_bytes"])
         assert math.isclose(bound["fraction_of_bound"],
                             bound["bound_cycles_per_byte"] / r["cycles_per_byte"], rel_tol=1e-9)
+
+
+def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
+    """Where the library and its header are installed the rows must be there (build.rs built
+    the shim, the library loaded): every size, job and burst API, each manager timed, on the
+    multi-buffer row's frames; and the comparison per size names the fastest of them."""
+    info = report["machine"]["intel_ipsec_mb"]
+    installed = os.path.exists("/usr/include/intel-ipsec-mb.h") and ctypes.util.find_library("IPSec_MB")
+    if info["version"] is None:
+        assert not installed, info["not_run"]
+        assert report["versus_ipsec_mb"] == []
+        pytest.skip(f"intel-ipsec-mb rows not run: {info['not_run']}")
+    assert info["not_run"] is None and info["archs_timed"][0] == info["arch"]
+    frames = 4 * next(r["lanes"] for r in report["results"] if r["impl"] == "wlansec" and r["mode"] == "multibuffer")
+    ipsec = [r for r in report["results"] if r["impl"].startswith("ipsec-mb")]
+    assert {(r["impl"], r["frame_bytes"]) for r in ipsec} == {
+        (f"ipsec-mb {arch} {api}", size) for arch in info["archs_timed"] for api in ("job", "burst") for size in SIZES}
+    assert all(r["mode"] == "multibuffer" and r["lanes"] == frames for r in ipsec)
+    assert [v["frame_bytes"] for v in report["versus_ipsec_mb"]] == SIZES
+    for v in report["versus_ipsec_mb"]:
+        at_size = [r for r in ipsec if r["frame_bytes"] == v["frame_bytes"]]
+        best = min(at_size, key=lambda r: r["cycles_per_byte"])
+        ours = next(r for r in report["results"] if (r["impl"], r["mode"], r["frame_bytes"]) ==
+                    ("wlansec", "multibuffer", v["frame_bytes"]))
+        assert (v["ipsec_mb_best"], v["ipsec_mb_cycles_per_byte"]) == (best["impl"], best["cycles_per_byte"])
+        assert v["wlansec_multibuffer_cycles_per_byte"] == ours["cycles_per_byte"]
+        assert math.isclose(v["wlansec_speedup"], best["cycles_per_byte"] / ours["cycles_per_byte"], rel_tol=1e-9)

@@ -4,6 +4,8 @@
 //! GB/s and µs per frame; the AES-NI bound from AESENC latency/throughput measured in the
 //! same run; the published layout's MIC (CBC-MAC) and CTR times for 1-, 2-, 4-, 8-way
 //! settings; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
+//! Where intel-ipsec-mb is installed, its AES-CCM-128 (job API and burst API) on the
+//! multi-buffer row's frames and keys, checked octet for octet against the engine first.
 //!
 //! Frames are payloads of `frame_bytes` octets with a 22-octet AAD and an 8-octet MIC, as in
 //! the published figures.
@@ -25,6 +27,8 @@ use serde::Serialize;
 use wlansec_core::engine::sharded::ShardedEngine;
 use wlansec_core::engine::{Backend, Engine, Job, Key, Mode, Ways};
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
+
+use super::ipsec_mb::{self, Api, Arch, CcmInput, IpsecMb, KeySchedule};
 
 const SIZES: [usize; 6] = [64, 256, 512, 1024, 1500, 2304];
 const AAD_LEN: usize = 22;
@@ -52,11 +56,13 @@ struct Report {
     mic_ctr_split: Vec<MicCtr>,
     /// The sharded engine on 1 and 2 worker threads.
     threads: Vec<Scaling>,
+    /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's fastest row.
+    versus_ipsec_mb: Vec<Versus>,
     /// How the settings are defined (what is inside the timed loop).
-    notes: Vec<&'static str>,
+    notes: Vec<String>,
 }
 
-const NOTES: [&str; 3] = [
+const NOTES: [&str; 4] = [
     "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
      station's AES round keys are expanded once (engine::Key, as an AP caches each \
      station's schedule), outside the timed loop; per frame the loop builds the job \
@@ -67,12 +73,32 @@ const NOTES: [&str; 3] = [
      frames (sharding, PN assignment and per-frame buffers included), median over the \
      repeats; calls are short (about half a millisecond) so that on a shared machine both \
      workers are likely to be running during one",
+    "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
+     the AAD and 8-octet MIC of the multibuffer row) on the multibuffer row's frames under \
+     the same station keys, expanded once by IMB_AES_KEYEXP_128 outside the timed loop; per \
+     call all frames are submitted (job: IMB_SUBMIT_JOB per frame; burst: IMB_SUBMIT_BURST) \
+     and then flushed, every job's status checked, as wlansec's batch checks its jobs (the \
+     _NOCHECK variants skip that); lanes = frames per call (the library picks its lanes). \
+     ARCH: the manager init_mb_mgr_auto sets up, and the AVX2 one too where auto picks \
+     AVX-512 (1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
+     the one that takes CCM jobs: 1.3's cipher-only and hash-only bursts \
+     (IMB_SUBMIT_CIPHER_BURST, IMB_SUBMIT_HASH_BURST) take no AEAD. Before timing, at every \
+     size, each manager's and API's ciphertext and MIC are checked equal to the engine's on \
+     those frames and on 16 frames behind random 802.11 headers (AAD 22 to 30 octets); a \
+     difference stops the bench",
 ];
+
+/// CCMP frames behind random 802.11 headers added to the agreement check at each size.
+const CHECK_FRAMES: usize = 16;
 
 #[derive(Serialize)]
 struct Machine {
     cpu: String,
+    /// The CPU features the engines' choices turn on.
+    cpu_flags: CpuFlags,
+    /// The engine backend of this run: runtime dispatch's choice unless `--backend` forced one.
     backend: &'static str,
+    backend_forced: bool,
     tsc_hz: f64,
     /// TSC ticks per core clock cycle, measured with a chain of dependent ADDs.
     tsc_per_core_cycle: f64,
@@ -81,6 +107,52 @@ struct Machine {
     openssl: String,
     /// /proc/loadavg (1, 5, 15 minutes) when the run started: the machine is shared.
     load_average: [f64; 3],
+    intel_ipsec_mb: IpsecMbInfo,
+}
+
+#[derive(Serialize)]
+struct CpuFlags {
+    aes: bool,
+    vaes: bool,
+    vpclmulqdq: bool,
+    avx2: bool,
+    avx512f: bool,
+    avx512vl: bool,
+}
+
+impl CpuFlags {
+    fn detect() -> Self {
+        CpuFlags {
+            aes: std::arch::is_x86_feature_detected!("aes"),
+            vaes: std::arch::is_x86_feature_detected!("vaes"),
+            vpclmulqdq: std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
+            avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+            avx512vl: std::arch::is_x86_feature_detected!("avx512vl"),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct IpsecMbInfo {
+    /// The library's version at run time, and the architecture init_mb_mgr_auto chose.
+    version: Option<String>,
+    arch: Option<&'static str>,
+    /// The architectures whose managers were timed.
+    archs_timed: Vec<&'static str>,
+    /// Why its rows are missing, when they are.
+    not_run: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Versus {
+    frame_bytes: usize,
+    wlansec_multibuffer_cycles_per_byte: f64,
+    /// intel-ipsec-mb's fastest row at this size (architecture and API).
+    ipsec_mb_best: &'static str,
+    ipsec_mb_cycles_per_byte: f64,
+    /// intel-ipsec-mb's cycles/byte over wlansec's: above 1, wlansec is faster.
+    wlansec_speedup: f64,
 }
 
 #[derive(Serialize, Clone)]
@@ -381,18 +453,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine.backend().name(),
         clock.repeats
     );
+    let ipsec_mb = open_ipsec_mb();
+    match &ipsec_mb {
+        Ok(libs) => eprintln!(
+            "bench ccmp: intel-ipsec-mb {} (init_mb_mgr_auto: {}; timed: {})",
+            libs[0].version(),
+            libs[0].arch().name(),
+            libs.iter().map(|l| l.arch().name()).collect::<Vec<_>>().join(", ")
+        ),
+        Err(why) => eprintln!("bench ccmp: no intel-ipsec-mb rows: {why:#}"),
+    }
     let mut bound = measure_bound(&clock);
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut results = Vec::new();
     for &bytes in &SIZES {
         eprintln!("bench ccmp: {bytes}-byte frames");
-        results.extend(measure_size(&clock, engine, bytes, &mut rng)?);
+        results.extend(measure_size(&clock, engine, ipsec_mb.as_deref().unwrap_or_default(), bytes, &mut rng)?);
     }
     bound.per_result = results
         .iter()
         .map(|r| {
-            // The engine's VAES kernel takes settings of four lanes or more.
-            let vaes = engine.backend() == Backend::Avx512Vaes && r.implementation == "wlansec" && r.lanes >= 4;
+            // The engine's VAES kernel takes settings of four lanes or more; intel-ipsec-mb is
+            // held to the best this CPU has.
+            let vaes = (engine.backend() == Backend::Avx512Vaes && r.implementation == "wlansec" && r.lanes >= 4)
+                || r.implementation.starts_with("ipsec-mb");
             let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes, vaes);
             BoundOf {
                 implementation: r.implementation,
@@ -408,22 +492,36 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mic_ctr_split = measure_mic_ctr(&clock, &mut rng);
     eprintln!("bench ccmp: sharded engine, 1 and 2 threads");
     let threads = measure_threads(&clock, engine, &mut rng)?;
+    let versus_ipsec_mb = versus_ipsec_mb(&results);
+    let mut notes: Vec<String> = NOTES.iter().map(|n| n.to_string()).collect();
+    if let Err(why) = &ipsec_mb {
+        notes.push(format!("no intel-ipsec-mb rows: {why:#}"));
+    }
     let report = Report {
         machine: Machine {
             cpu: cpu_name(),
+            cpu_flags: CpuFlags::detect(),
             backend: engine.backend().name(),
+            backend_forced: args.backend.is_some(),
             tsc_hz: clock.tsc_hz,
             tsc_per_core_cycle: clock.tsc_per_core_cycle,
             core_hz: clock.tsc_hz / clock.tsc_per_core_cycle,
             repeats: clock.repeats,
             openssl: openssl::version::version().to_string(),
             load_average,
+            intel_ipsec_mb: IpsecMbInfo {
+                version: ipsec_mb.as_ref().ok().map(|libs| libs[0].version()),
+                arch: ipsec_mb.as_ref().ok().map(|libs| libs[0].arch().name()),
+                archs_timed: ipsec_mb.iter().flatten().map(|l| l.arch().name()).collect(),
+                not_run: ipsec_mb.as_ref().err().map(|why| format!("{why:#}")),
+            },
         },
         results,
         bound,
         mic_ctr_split,
         threads,
-        notes: NOTES.to_vec(),
+        versus_ipsec_mb,
+        notes,
     };
     print_report(&report);
     if let Some(path) = &args.json {
@@ -457,7 +555,13 @@ fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
     v
 }
 
-fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Measured>> {
+fn measure_size(
+    clock: &Clock,
+    engine: Engine,
+    ipsec_mb: &[IpsecMb],
+    bytes: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<Measured>> {
     let tk: [u8; 16] = random_bytes(rng, 16).try_into().expect("16 octets");
     let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
     let aad = random_bytes(rng, AAD_LEN);
@@ -501,14 +605,17 @@ fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rn
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
     let lanes = engine.backend().lanes();
     let frames = 4 * lanes;
-    let keys: Vec<Key> =
-        (0..frames).map(|_| Key::new(&random_bytes(rng, 16), Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
+    let tks: Vec<[u8; 16]> = (0..frames).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
+    let keys: Vec<Key> = tks.iter().map(|tk| Key::new(tk, Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
     let mut buffers: Vec<Vec<u8>> = (0..frames).map(|_| random_bytes(rng, bytes)).collect();
     let sample = clock.measure(|| {
         let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
         engine.seal_batch(&mut jobs).expect("engine on checked parameters");
     });
     out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames));
+    for lib in ipsec_mb {
+        out.extend(measure_ipsec_mb(clock, engine, lib, &tks, nonce, &aad, &mut buffers)?);
+    }
 
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
         let key = Key::new(&tk, Mode::enhanced(ways))?;
@@ -518,6 +625,79 @@ fn measure_size(clock: &Clock, engine: Engine, bytes: usize, rng: &mut ChaCha8Rn
         out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1));
     }
     Ok(out)
+}
+
+/// intel-ipsec-mb's managers: init_mb_mgr_auto's first, then AVX2's where auto picked
+/// AVX-512 (the AVX-512 code of 1.3 is the slower one on short frames).
+fn open_ipsec_mb() -> Result<Vec<IpsecMb>> {
+    let auto = IpsecMb::open(None)?;
+    let avx2 = auto.arch() == Arch::Avx512 && std::arch::is_x86_feature_detected!("avx2");
+    let mut libs = vec![auto];
+    if avx2 {
+        libs.push(IpsecMb::open(Some(Arch::Avx2))?);
+    }
+    Ok(libs)
+}
+
+/// intel-ipsec-mb's job and burst rows on the multi-buffer row's frames (`buffers`, one
+/// per station key in `tks`), after checking both APIs against the engine on those frames
+/// and on CCMP frames behind random 802.11 headers.
+fn measure_ipsec_mb(
+    clock: &Clock,
+    engine: Engine,
+    lib: &IpsecMb,
+    tks: &[[u8; 16]],
+    nonce: [u8; 13],
+    aad: &[u8],
+    buffers: &mut [Vec<u8>],
+) -> Result<Vec<Measured>> {
+    let (frames, bytes) = (buffers.len(), buffers[0].len());
+    let schedules: Vec<KeySchedule> = tks.iter().map(|tk| lib.key_schedule(tk)).collect();
+    let mut inputs: Vec<CcmInput> = tks
+        .iter()
+        .zip(buffers.iter())
+        .map(|(tk, payload)| CcmInput { tk: *tk, nonce, aad: aad.to_vec(), payload: payload.clone() })
+        .collect();
+    // Its own seed: the other rows' frames stay the same with or without the library.
+    inputs.extend(ipsec_mb::ccmp_frames(bytes as u64, bytes, CHECK_FRAMES)?);
+    let mut rows = Vec::new();
+    for api in Api::ALL {
+        ipsec_mb::check_agreement(lib, engine, api, &inputs)
+            .with_context(|| format!("bench ccmp: {bytes}-byte frames"))?;
+        let mut failure = None;
+        let sample = clock.measure(|| {
+            let mut jobs: Vec<ipsec_mb::Frame> =
+                buffers.iter_mut().zip(&schedules).map(|(b, s)| ipsec_mb::Frame::new(s, nonce, aad, b)).collect();
+            if let Err(error) = lib.seal(api, &mut jobs) {
+                failure.get_or_insert(error);
+            }
+        });
+        if let Some(error) = failure {
+            return Err(error.context(format!("bench ccmp: {bytes}-byte frames, timed loop")));
+        }
+        rows.push(clock.result(ipsec_mb::row_name(lib.arch(), api), "multibuffer", frames, bytes, sample, frames));
+    }
+    Ok(rows)
+}
+
+fn versus_ipsec_mb(results: &[Measured]) -> Vec<Versus> {
+    SIZES
+        .iter()
+        .filter_map(|&bytes| {
+            let at_size = results.iter().filter(|r| r.frame_bytes == bytes);
+            let wlansec = at_size.clone().find(|r| r.implementation == "wlansec" && r.mode == "multibuffer")?;
+            let best = at_size
+                .filter(|r| r.implementation.starts_with("ipsec-mb"))
+                .min_by(|a, b| a.cycles_per_byte.total_cmp(&b.cycles_per_byte))?;
+            Some(Versus {
+                frame_bytes: bytes,
+                wlansec_multibuffer_cycles_per_byte: wlansec.cycles_per_byte,
+                ipsec_mb_best: best.implementation,
+                ipsec_mb_cycles_per_byte: best.cycles_per_byte,
+                wlansec_speedup: best.cycles_per_byte / wlansec.cycles_per_byte,
+            })
+        })
+        .collect()
 }
 
 /// The published layout: an N-way CBC-MAC (N chains advanced together) and an N-way CTR
@@ -667,12 +847,12 @@ fn print_report(report: &Report) {
     );
     println!();
     println!(
-        "{:<16} {:<12} {:>5} {:>6} {:>8} {:>8} {:>10} {:>9} {:>8}",
+        "{:<21} {:<12} {:>5} {:>6} {:>8} {:>8} {:>10} {:>9} {:>8}",
         "impl", "mode", "lanes", "bytes", "cyc/B", "GB/s", "us/frame", "bound", "of bound"
     );
     for (r, bound) in report.results.iter().zip(&b.per_result) {
         println!(
-            "{:<16} {:<12} {:>5} {:>6} {:>8.3} {:>8.3} {:>10.3} {:>9.3} {:>7.0}%",
+            "{:<21} {:<12} {:>5} {:>6} {:>8.3} {:>8.3} {:>10.3} {:>9.3} {:>7.0}%",
             r.implementation,
             r.mode,
             r.lanes,
@@ -706,6 +886,24 @@ fn print_report(report: &Report) {
             "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2})",
             t.direction, t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
         );
+    }
+    if !report.versus_ipsec_mb.is_empty() {
+        println!(
+            "intel-ipsec-mb {} (init_mb_mgr_auto: {}); wlansec multi-buffer vs its fastest row, cycles/byte:",
+            m.intel_ipsec_mb.version.as_deref().unwrap_or("?"),
+            m.intel_ipsec_mb.arch.unwrap_or("?")
+        );
+        for v in &report.versus_ipsec_mb {
+            println!(
+                "{:>6} bytes: wlansec {:.3}, {} {:.3}: wlansec x{:.2}",
+                v.frame_bytes,
+                v.wlansec_multibuffer_cycles_per_byte,
+                v.ipsec_mb_best,
+                v.ipsec_mb_cycles_per_byte,
+                v.wlansec_speedup
+            );
+        }
+        println!();
     }
     println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
     println!();

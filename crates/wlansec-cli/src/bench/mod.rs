@@ -2,6 +2,7 @@
 
 pub mod ccmp;
 pub mod ciphers;
+mod ipsec_mb;
 
 use std::process::ExitCode;
 
@@ -13,7 +14,8 @@ pub enum Command {
     /// cycles, instructions and energy per byte on the study's text and video files.
     Ciphers(ciphers::Args),
     /// CCMP-128 engines side by side (OpenSSL, RustCrypto, wlansec single, multi-buffer,
-    /// Enhanced N=2/4/8): cycles/byte, GB/s, µs/frame, the AES-NI bound, 1 vs 2 threads.
+    /// Enhanced N=2/4/8, intel-ipsec-mb's job and burst APIs where installed): cycles/byte,
+    /// GB/s, µs/frame, the AES-NI bound, 1 vs 2 threads.
     Ccmp(ccmp::Args),
 }
 
