@@ -18,6 +18,7 @@ import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from wlansec_lab import cardmodel  # noqa: E402
 from wlansec_lab import published_values as pub  # noqa: E402
 from wlansec_lab import significance as sig  # noqa: E402
 from wlansec_lab import tidy  # noqa: E402
@@ -25,7 +26,7 @@ from wlansec_lab.ciphers import STUDY_ALGORITHMS, label as cipher_label  # noqa:
 from wlansec_lab.runner import CARD_SECURITIES, CARDS, DEFAULT_WLANSEC, EXPERIMENTS, ROOT, file_kb  # noqa: E402
 
 SECTIONS = ["Summary and limits of the emulation", "Engine self-check", "Configuration", "Video: delay, jitter, throughput", "TCP: throughput and RTT vs packet size",
-            "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
+            "Card model: calibrated on one published figure, tested by prediction", "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
 
 
 def _load(out: Path, name: str) -> dict | None:
@@ -466,6 +467,106 @@ def _release_error_correlation(data: dict) -> tuple[float, float, int] | None:
     return float(r.statistic), float(r.pvalue), len(xs)
 
 
+def card_model_section(out: Path, ctx: dict) -> str:
+    """The pipelined card model (`wlansec_lab.cardmodel`): its parameters and their sources, the
+    one published figure it is calibrated on, and its predictions of the others beside them."""
+    model = cardmodel.calibrated_model()
+    c = cardmodel.CALIBRATION
+    calib_body = cardmodel.tcp_body(c["size"], c["ip"], c["os"])
+    params = _table(["parameter", "value", "source"], [list(p) for p in cardmodel.parameters(model)])
+    # The model's RTT cost per size, split into its stages (Fedora 12, IPv4: the lab's own OS).
+    per_size = []
+    for size in cardmodel.SIZES:
+        body = cardmodel.tcp_body(size, 4, "fedora")
+        per_size.append([size, f"{4 * model.driver_us:.1f}", f"{8 * model.engine_us(body):.1f}", f"{4 * model.air_us(body + cardmodel.MAC_OCTETS):.0f}",
+                         *[f"{model.rtt_cost_us(cardmodel.tcp_body(size, ip, os_)) / 1000:.3f}" for os_ in ("fedora", "windows") for ip in (4, 6)]])
+    stages = _table(["size B", "4 drivers µs", "8 engine ops µs", "4 hops' 16 octets µs", "Fedora IPv4 ms", "Fedora IPv6 ms",
+                     "Windows IPv4 ms", "Windows IPv6 ms"], per_size)
+    video = _load(out, "video")
+    open_delay, open_jitter = {}, {}
+    for e in (video or {}).get("summary", []):
+        if _mode(e["point"]) == ("open", "hw") and _m(e, "delay_ms_mean"):
+            open_delay[e["point"]["profile"]], open_jitter[e["point"]["profile"]] = _m(e, "delay_ms_mean"), _m(e, "jitter_ms")
+    from wlansec_lab.udpvideo import PACKET
+    groups = [("Seed 002, RTT cost of WPA2 (ms)", cardmodel.rtt_predictions(model)),
+              ("Seed 002, throughput cost of WPA2 (Mbit/s)", cardmodel.throughput_predictions(model))]
+    if open_delay:
+        groups.append(("Seed 000, video delay and jitter over open (×), and the NIC's crypto delay",
+                       cardmodel.video_predictions(model, open_delay, open_jitter, PACKET)))
+    tables, verdicts = [], []
+    for title, preds in groups:
+        tables.append(f"{title}:\n\n" + _table(["published figure", "published", "predicted", "verdict"],
+                                                [[p.what + (f" ({p.note})" if p.note else ""), f"{p.published:g}", f"{p.predicted:.3g}", p.verdict()]
+                                                 for p in preds]))
+        verdicts += [p for p in preds if p.counted]
+    held = [p for p in verdicts if p.tolerance is not None and abs(p.error) <= p.tolerance]
+    # How much the verdicts lean on the assumed engine clock: the same calibration at other clocks.
+    sensitivity = []
+    for mhz in (40.0, 200.0):
+        other = cardmodel.CardModel(clock_mhz=mhz).calibrated(1000 * c["rtt_ms"], calib_body)
+        preds = cardmodel.rtt_predictions(other) + cardmodel.throughput_predictions(other) + (
+            cardmodel.video_predictions(other, open_delay, open_jitter, PACKET) if open_delay else [])
+        counted = [p for p in preds if p.counted]
+        sensitivity.append(f"{mhz:g} MHz: driver {other.driver_us:.1f} µs, RTT cost {other.rtt_cost_us(cardmodel.tcp_body(128, 4, 'fedora')) / 1000:.3f}–"
+                           f"{other.rtt_cost_us(cardmodel.tcp_body(1408, 4, 'fedora')) / 1000:.3f} ms (Fedora IPv4, 128–1408 B), "
+                           f"{sum(p.tolerance is not None and abs(p.error) <= p.tolerance for p in counted)} of {len(counted)} hold")
+    tput = [p for p in groups[1][1] if p.counted]
+    ctx["card_model"] = {"held": len(held), "of": len(verdicts), "driver_us": model.driver_us,
+                         "tput": (min(p.predicted for p in tput), max(p.predicted for p in tput)),
+                         "tput_published": (min(p.published for p in tput), max(p.published for p in tput)),
+                         "held_what": [p.what.split(" (")[0] for p in held]}
+    # What a throughput cost the size of the study's would need, and the bracket with no overlap.
+    open_fedora = pub.TCP_RANGES[("open", 4)][0]
+    mid = sum(open_fedora) / 2
+    mss = cardmodel.mss(4, "fedora")
+    needed = 8 * mss / (mid - pub.TCP_WPA2_COST["fedora"][0]) - 8 * mss / mid
+    args = (mid, mss, cardmodel.tcp_body(mss, 4, "fedora"), cardmodel.tcp_body(0, 4, "fedora"))
+    pipelined, serial = mid - model.bulk_throughput(*args), mid - model.bulk_throughput(*args, pipelined=False)
+    return (f"The model (`lab/wlansec_lab/cardmodel.py`) adds up what WPA2 puts on one frame's path: the stations' **driver** "
+            f"(per-frame work a protected frame needs, transmit or receive), a hardware CCMP **engine** in each card and in the AP "
+            f"(cycles per block × blocks ÷ clock, the whole frame before it passes on), and the **air** time of CCMP's 16 octets "
+            f"(the 802.11 airtime model's TXTIME). A round trip (one frame each way through the AP) crosses 4 drivers, 8 engine "
+            f"operations and 4 hops; bulk TCP is a pipeline whose slowest stage, the shared medium, sets its pace. Parameters:\n\n"
+            f"{params}\n\n"
+            f"**Calibration** (the only fitted figure): {pub.LI_KOLAHI}: “{c['quote']}” — "
+            f"{cardmodel.OS_LABEL[c['os']]}, IPv{c['ip']}, {c['size']} B: +{c['rtt_ms']} ms. It is the only 0.19 ms the study ties "
+            f"to a packet size, and {c['size']} B is the middle of its six sizes, so every other prediction extrapolates from an "
+            f"interior point. Solved for the driver overhead: {model.driver_us:.2f} µs per frame and station; the model then gives "
+            f"{model.rtt_cost_us(calib_body) / 1000:.3f} ms there. Nothing is refitted below.\n\n"
+            f"The model's RTT cost per size (the stages for Fedora 12, IPv4; a hop's 16 octets cost 0 or 4 µs, as they do or do "
+            f"not spill into one more OFDM symbol):\n\n{stages}\n\n" + "\n\n".join(tables) +
+            f"\n\nTolerances: a published per-size figure is held to a 95 % interval of the study's WPA2 − open difference, from its "
+            "Table 1/2 standard deviations at that size over its 40 runs (1.96 × √((σ_open² + σ_WPA2²)/40)) plus half the printed "
+            "0.01 step; a conclusion (“for both IPv4 and IPv6”, no size) to its printed digit at every size; a video ratio to "
+            f"±{100 * cardmodel.RATIO_TOLERANCE:.0f} % (the study's “approximately” and “almost”, no spread printed); failing that, "
+            "a figure is said to hold only within the study's per-run spread (the larger of its two standard deviations there). "
+            "Rows marked inferred are shown but not counted in the verdict.\n\n"
+            f"**Verdict**: {len(held)} of {len(verdicts)} predictions hold within their tolerance (with the engine clock, the one "
+            f"assumption that shapes the size dependence, at {'; at '.join(sensitivity)}). "
+            "The RTT costs the study reports at 1408 B on Fedora 12 (0.20 and 0.21 ms) follow from the one at 896 B on Windows 7, "
+            "but the model's cost grows with the frame (the engines: 8 operations of ⌈body/16⌉ + 3 blocks) from "
+            f"{model.rtt_cost_us(cardmodel.tcp_body(128, 4, 'fedora')) / 1000:.2f} ms at 128 B, while the study calls its cost one "
+            "figure for all sizes and puts Windows 7's largest at 640 and 896 B. The throughput cost **fails** everywhere: a "
+            f"pipelined card's latency does not slow a stream, and the 16 octets are ~1 % of the medium's time per segment, so the "
+            f"model gives {pipelined:.2f} Mbit/s at open's {mid:.1f} Mbit/s (Fedora 12, IPv4, the middle of its range) against the "
+            f"study's {pub.TCP_WPA2_COST['fedora'][0]:g}. The study's cost needs {needed:.1f} µs per segment that overlaps nothing; "
+            f"the same model with no overlap at all (driver, busiest engine and air in series) gives {serial:.2f} Mbit/s" +
+            (": the study's figure lies between the two, so its card overlapped part, not all, of its per-frame work — which this "
+             "model, calibrated on latency alone, cannot say." if pipelined < pub.TCP_WPA2_COST["fedora"][0] < serial else ".") +
+            (video_text_of(groups[2][1], open_delay, cardmodel.video_one_way_us(model, PACKET)) if open_delay else ""))
+
+
+def video_text_of(preds: list, open_delay: dict, added_us: float) -> str:
+    """The card model's verdict on the video study's ratios and its NIC delay."""
+    held = [p.what.split(" (")[0] for p in preds if p.tolerance is not None and abs(p.error) <= p.tolerance]
+    nic = preds[-1]
+    return (f" Seed 000: the model adds about {added_us:.0f} µs one way, and doubling a delay needs an open delay of that size, "
+            f"while our open video delay is {min(open_delay.values()):.2f}–{max(open_delay.values()):.2f} ms; of its ratios "
+            + (f"only {'; '.join(held)} holds" if held else "none holds") +
+            f". The study's {nic.published - nic.tolerance:g}–{nic.published + nic.tolerance:g} ms of crypto at the NIC is "
+            f"{nic.published / nic.predicted:,.0f}× what the model's card takes per frame ({1000 * nic.predicted:.0f} µs).")
+
+
 #: The study's six ciphers at its key sizes, in its order: the one list every section's cipher
 #: rows come from (AES-128, DES-64, 3DES-168, RC2-64, Blowfish-128, RC6-128, all CBC).
 STUDY_CIPHERS = tuple(cipher_label(*a) for a in STUDY_ALGORITHMS)
@@ -676,25 +777,138 @@ def ciphers_section(out: Path, ctx: dict) -> str:
     energy = (f"Energy, as the study defines it: E = V × I × t, with the study's V = {e.get('volts')} V and I = {e.get('amps')} A "
               "(its cited 486DX2's current; these machines expose no RAPL), t the measured wall time. Every energy ratio "
               "below is therefore a time ratio on this CPU, not a measured power.")
-    ctx["ciphers"] = _cipher_reading(rows, bench)
+    backends, soft = aes_backend_text(bench)
+    ctx["ciphers"] = _cipher_reading(rows, bench, soft)
     ctx["cipher_ratios"] = rows
+    ctx["cipher_soft_aes"] = soft
     return (imgs + f"\n\n{energy}\n\nOurs: n = {meta.get('repeats', '?')} timed repeat(s) per cipher, file and direction, "
             "their median kept (the repeats' spread is not recorded, so the spread shown is over the files); the study's n "
-            f"is not stated.\n\n{table}\n\n{ctx['ciphers']}\n\nPublished: {pub.CIPHER_2009}.")
+            f"is not stated.\n\n{table}\n\n{backends}\n\n{ctx['ciphers']}\n\nPublished: {pub.CIPHER_2009}.")
 
 
-def _cipher_reading(rows: list[dict], bench: dict) -> str:
-    """The ciphers' line of the reading: per-file ratio spreads against the study's claims."""
+#: The cipher comparison with and without AES instructions, back to back on one machine
+#: (`scripts/bench-ciphers-soft-aes.sh`): the measurement behind the ranking's explanation.
+AES_SOFT_RUN = ROOT / "docs" / "results" / "2026-11-26-ciphers-aes-soft"
+#: The study's “% of AES's power” claims, by (data, direction).
+CLAIM_CASES = (("text", "encrypt"), ("video", "encrypt"), ("video", "decrypt"))
+
+
+def _percent_of_aes(bench: dict) -> dict:
+    """(cipher label, data, direction) → (% of AES-128-CBC's energy, the study's way: totals over
+    the kind's files; the per-file percentages, sorted), for the study's ciphers."""
+    from wlansec_lab import ciphers
+    agg = ciphers.aggregate(bench["records"])
+    energy = {(r["cipher"], r["key_bits"], r["mode"], r["data"], r["direction"]): r["energy_uj_per_byte"]
+              for r in bench["records"] if r["impl"] == "wlansec"}
+    out = {}
+    for alg in STUDY_ALGORITHMS:
+        for kind, direction in CLAIM_CASES + (("text", "decrypt"),):
+            mine, aes = agg.get((*alg, kind, direction)), agg.get((*ciphers.AES, kind, direction))
+            if not (mine and aes):
+                continue
+            per_file = sorted(100 * e / energy[(*ciphers.AES, f, d)] for (*a, f, d), e in energy.items()
+                              if tuple(a) == alg and d == direction and ciphers.kind_of(f) == kind and (*ciphers.AES, f, d) in energy)
+            out[(cipher_label(*alg), kind, direction)] = (100 * mine["uj_per_byte"] / aes["uj_per_byte"], per_file)
+    return out
+
+
+def aes_backend_text(bench: dict, soft_run: Path = AES_SOFT_RUN) -> tuple[str, dict | None]:
+    """The study's ciphers as % of AES-128's energy (= time) in the published run and in the two
+    back-to-back runs with and without AES instructions, with each run's ranking; and the
+    figures the reading needs ({label: {(data, direction): (total %, per-file)}} of the run
+    without), or None where that run is absent."""
+    without, with_ = soft_run / "ciphers-soft-aes.bench.json", soft_run / "ciphers-aesni.bench.json"
+    if not without.exists():
+        return ("*Not measured: no run without AES instructions (`scripts/bench-ciphers-soft-aes.sh`) in "
+                f"{soft_run.relative_to(ROOT)}.*", None)
+    meta = json.loads((soft_run / "run.json").read_text())
+    runs = [("published run", bench)]
+    if with_.exists():
+        runs.append(("with AES instructions", json.loads(with_.read_text())))
+    runs.append(("without AES instructions", json.loads(without.read_text())))
+    percent = [(name, b, _percent_of_aes(b)) for name, b in runs]
+    claims = {(r["subject"], r["data"], r["direction"]): r["published_percent"] for r in _study_claims()}
+    rows = []
+    for c in STUDY_CIPHERS[1:]:
+        for kind, direction in CLAIM_CASES:
+            cells = []
+            for _, _, pc in percent:
+                got = pc.get((c, kind, direction))
+                cells.append("—" if not got else f"{got[0]:,.0f} % ({got[1][0]:,.0f}–{got[1][-1]:,.0f})")
+            study = claims.get((c.split("-")[0], kind, direction))
+            rows.append([c, kind, direction, f"~{study} %" if study else "—", *cells])
+    header = ["cipher", "data", "direction", "study"] + [
+        f"{name}: {b['meta'].get('cpu')}, AES {b['meta'].get('aes_backend', 'AES-NI (detected at run time; not recorded then)').split(' (')[0]}"
+        for name, b, _ in percent]
+    table = _table(header, rows)
+
+    def ranking(pc: dict, direction: str) -> str:
+        totals = {c: sum(pc[(c, k, direction)][0] for k in ("text", "video") if (c, k, direction) in pc) / 2 for c in STUDY_CIPHERS[1:]}
+        totals[STUDY_CIPHERS[0]] = 100.0
+        return " < ".join(f"{c} {v:,.0f} %" for c, v in sorted(totals.items(), key=lambda kv: kv[1]))
+    ranks = "\n".join(f"- {name} ({b['meta'].get('cpu')}), {d}, mean of text and video: {ranking(pc, d)}"
+                       for name, b, pc in percent for d in ("encrypt", "decrypt"))
+    soft = percent[-1][2]
+    # Per claim case: does the study's ranking (the cipher cheaper than AES) come back on every file?
+    back = {(c, k, d): ("returns" if soft[(c, k, d)][1][-1] < 100 else "stays reversed" if soft[(c, k, d)][1][0] > 100 else "mixed")
+            for c in ("Blowfish-128", "RC6-128") for k, d in CLAIM_CASES if (c, k, d) in soft}
+    control = ""
+    if with_.exists():
+        # The other five ciphers use no AES: how far they move between the two runs is the machine's noise.
+        t = {name: {(r["cipher"], r["key_bits"], r["direction"], r["data"]): r["cpu_s"] or r["wall_s"] for r in b["records"] if r["impl"] == "wlansec"}
+             for name, b in runs[1:]}
+        moved = defaultdict(list)
+        for key, x in t["without AES instructions"].items():
+            if key in t["with AES instructions"]:
+                moved[key[0] == "AES", key[2]].append(x / t["with AES instructions"][key])
+        control = (" Control: the five other ciphers use no AES, yet their times moved by " +
+                   f"{min(moved[(False, 'encrypt')] + moved[(False, 'decrypt')]):.2f}–{max(moved[(False, 'encrypt')] + moved[(False, 'decrypt')]):.2f}× "
+                   "between the two runs (the busy machine's noise); AES-128's moved by "
+                   f"{min(moved[(True, 'encrypt')]):.0f}–{max(moved[(True, 'encrypt')]):.0f}× encrypting and "
+                   f"{min(moved[(True, 'decrypt')]):.0f}–{max(moved[(True, 'decrypt')]):.0f}× decrypting, per file.")
+    w, wo = meta["with_aes_instructions"], meta["without_aes_instructions"]
+    text = (f"**With and without AES instructions** (n = 1 run each, back to back on one machine: {meta['cpu']}, flags "
+            f"{meta['cpu_aes_flags']}; load average {w['load_average_before']} before, {w['load_average_after']} between, "
+            f"{wo['load_average_after']} after — a shared, busy machine, so the figures are provisional; "
+            f"`{meta['script'].strip()}`, commit {meta['commit'][:10]}; raw JSON in `{soft_run.relative_to(ROOT)}/`). Without: the same "
+            f"source built with {wo['build']} (the `aes` crate's documented switch to its portable fixsliced constant-time "
+            f"code); the `openssl speed` anchor ran with OPENSSL_ia32cap={wo['OPENSSL_ia32cap']} (AES-NI and PCLMULQDQ "
+            "masked). Each cell: the cipher's energy (= CPU time) as % of AES-128's, totals over the kind's files, and "
+            "(per file, min–max); the study's claims pair Blowfish and RC6 with AES only:\n\n" + table +
+            "\n\nRankings, cheapest first (study: Blowfish-128 ~16–24 % < RC6-128 ~51–93 % < AES-128 100 %):\n\n" + ranks +
+            ("\n\n" + control.strip() if control else ""))
+    return text, {"back": back, "percent": soft, "cpu": meta["cpu"]}
+
+
+def _study_claims() -> list[dict]:
+    from wlansec_lab import ciphers
+    return ciphers.ratios({})
+
+
+def _cipher_reading(rows: list[dict], bench: dict, soft: dict | None = None) -> str:
+    """The ciphers' line of the reading: per-file ratio spreads against the study's claims, and
+    what the run without AES instructions says of the explanation."""
     have = [r for r in rows if r["per_file"]]
     if not have:
         return "No AES-128-CBC / Blowfish / RC6 measurements in this run to compare with the study."
     parts = [f"{r['label']} {r['data']} {r['direction']}: {r['per_file'][0]:,.0f}–{r['per_file'][-1]:,.0f} % of AES-128's energy "
              f"per file (study ~{r['published_percent']} %)" for r in have]
     reversed_ = all(r["per_file"][0] > 100 for r in have)
-    return ("; ".join(parts) + (". On every file the study's ranking (Blowfish and RC6 cheaper than AES) is **reversed**"
-                                if reversed_ else ". The ranking holds on some files only") +
-            f" ({bench['meta'].get('cpu')}). The likely cause, this CPU's AES instructions, is **not measured**: the run has "
-            "no AES without them (the portable backend); one such run would measure it.")
+    text = "; ".join(parts) + (". On every file the study's ranking (Blowfish and RC6 cheaper than AES) is **reversed**"
+                               if reversed_ else ". The ranking holds on some files only") + f" ({bench['meta'].get('cpu')})."
+    if soft is None:
+        return text + (" The likely cause, this CPU's AES instructions, is **not measured**: the run has no AES without them "
+                       "(the portable backend); one such run would measure it.")
+    pc, back = soft["percent"], soft["back"]
+    cases = "; ".join(f"{c} {k} {d} {pc[(c, k, d)][1][0]:,.0f}–{pc[(c, k, d)][1][-1]:,.0f} % (study ~{claim} %): {back[(c, k, d)]}"
+                      for r in rows for c, k, d, claim in [(r["label"], r["data"], r["direction"], r["published_percent"])]
+                      if (c, k, d) in back)
+    returned = [key for key, v in back.items() if v == "returns"]
+    return text + (f" Measured without AES instructions (portable AES, {soft['cpu']}, n = 1 run on a busy machine), per file as % "
+                   f"of AES-128: {cases}. So the reversal is AES-NI's for " +
+                   (", ".join(f"{c} {d}ion of {k}" for c, k, d in returned) if returned else "none of the study's cases") +
+                   (f"; where the ranking stays reversed without AES-NI, the portable AES decrypts CBC's independent blocks "
+                    "in parallel (fixslicing), which CBC encryption's chain cannot do." if len(returned) < len(back) else "."))
 
 
 #: The standard design and its 2/4/8-way parallel versions, per S-box mapping (hdl/syn/report.py).
@@ -1161,14 +1375,32 @@ def readme_lines(ctx: dict) -> list[str]:
                      "decrypt, as the study's claims pair them): " +
                      "; ".join(f"{c} {min(r['per_file'][0] for r in rs):,.0f}–{max(r['per_file'][-1] for r in rs):,.0f} % of "
                                f"AES-128 (the study: {min(r['published_percent'] for r in rs)}–{max(r['published_percent'] for r in rs)} %)"
-                               for c, rs in by_cipher.items()) +
-                     "; the AES-instruction explanation is not measured.")
+                               for c, rs in by_cipher.items()) + _soft_aes_readme(ctx.get("cipher_soft_aes")) + ".")
+    cm = ctx.get("card_model")
+    if cm:
+        c = cardmodel.CALIBRATION
+        lines.append(f"*Card model* (driver + hardware CCMP engine + CCMP's 16 octets on the air; the driver's "
+                     f"{cm['driver_us']:.1f} µs per frame calibrated on the study's +{c['rtt_ms']} ms RTT at {c['size']} B, "
+                     f"{cardmodel.OS_LABEL[c['os']]}, IPv{c['ip']}, alone): {cm['held']} of {cm['of']} other published figures "
+                     f"predicted within their tolerance ({'; '.join(cm['held_what'])}); the throughput cost it predicts, "
+                     f"{cm['tput'][0]:.2f}–{cm['tput'][1]:.2f} Mbit/s, is a fraction of the study's "
+                     f"{cm['tput_published'][0]:g}–{cm['tput_published'][1]:g}.")
     hw = ctx.get("hardware")
     if hw and hw["parallel"]:
         lines.append("*Hardware* (ECP5, block-RAM S-boxes, time per 1500-octet frame at Fmax, n = 1): " +
                      ", ".join(f"{n}-way {s:.2f}× at {l:.2f}× the LUTs" for design, n, s, l in hw["parallel"] if design.endswith("_bram")) +
                      f" (the study: {pub.HW_SPEEDUP}× with two units, at most 2× for two; {pub.HW_LE_RATIO}× the LEs).")
     return lines
+
+
+def _soft_aes_readme(soft: dict | None) -> str:
+    if soft is None:
+        return "; the AES-instruction explanation is not measured"
+    pc = soft["percent"]
+    return ("; without AES instructions (portable AES, n = 1 run, " + soft["cpu"] + "): " +
+            ", ".join(f"{c} {pc[(c, 'text', 'encrypt')][1][0]:,.0f}–{pc[(c, 'video', 'encrypt')][1][-1]:,.0f} % encrypting and "
+                      f"{pc[(c, 'video', 'decrypt')][1][0]:,.0f}–{pc[(c, 'video', 'decrypt')][1][-1]:,.0f} % decrypting"
+                      for c in ("Blowfish-128", "RC6-128")) + " of AES-128")
 
 
 def summary_section(out: Path, ctx: dict) -> str:
@@ -1204,7 +1436,7 @@ def summary_section(out: Path, ctx: dict) -> str:
         "\n\nLimits of the emulation:\n\n" + "\n".join(limits)
 
 
-BUILDERS = [summary_section, selftest_section, config_section, video_section, tcp_section, files_section, ccmp_section, ciphers_section,
+BUILDERS = [summary_section, selftest_section, config_section, video_section, tcp_section, card_model_section, files_section, ccmp_section, ciphers_section,
             hardware_section, reading_section]
 
 

@@ -45,6 +45,14 @@ def test_json_validates_against_the_schema(quick_report):
     assert all(r["energy_method"] == method for r in records if r["impl"] == "wlansec")
 
 
+def test_meta_states_which_aes_ran(quick_report):
+    # The ordinary build takes AES-NI where /proc/cpuinfo lists it (the soft build's record is
+    # docs/results/2026-11-26-ciphers-aes-soft); OPENSSL_ia32cap is recorded as set, here unset.
+    has_aes = " aes " in " " + Path("/proc/cpuinfo").read_text().replace("\n", " ") + " "
+    assert quick_report["meta"]["aes_backend"].startswith("AES-NI" if has_aes else "soft")
+    assert quick_report["meta"]["openssl_ia32cap"] == os.environ.get("OPENSSL_ia32cap")
+
+
 def test_schema_rejects_a_record_missing_an_issue_field(quick_report):
     broken = json.loads(json.dumps(quick_report))
     del broken["records"][0]["energy_method"]

@@ -118,8 +118,12 @@ struct Meta {
     battery_note: &'static str,
     repeats: usize,
     quick: bool,
+    /// Which AES the RustCrypto rows ran: the hardware instructions or the portable backend.
+    aes_backend: &'static str,
     openssl: Option<String>,
     openssl_block_bytes: usize,
+    /// `OPENSSL_ia32cap` as set for the anchor (e.g. masking AES-NI), None when unset.
+    openssl_ia32cap: Option<String>,
     instructions_method: Option<&'static str>,
     mb: &'static str,
 }
@@ -228,8 +232,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 battery_note: "declared capacity, not from the study (it names none)",
                 repeats,
                 quick: args.quick,
+                aes_backend: aes_backend(),
                 openssl: openssl_version,
                 openssl_block_bytes: openssl::BLOCK,
+                openssl_ia32cap: std::env::var("OPENSSL_ia32cap").ok(),
                 instructions_method,
                 mb: "1 MB = 10^6 bytes",
             },
@@ -392,6 +398,20 @@ impl Bench<'_> {
         progress.finish();
         Ok(records)
     }
+}
+
+/// The `aes` crate's backend in this build: `--cfg aes_backend="soft"` (RUSTFLAGS, see
+/// scripts/bench-ciphers-soft-aes.sh) forces its portable fixsliced code; otherwise it picks
+/// AES-NI at run time where the CPU has it.
+fn aes_backend() -> &'static str {
+    if cfg!(aes_backend = "soft") {
+        return "soft (forced: --cfg aes_backend=\"soft\", fixsliced constant-time, no AES instructions)";
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    if std::arch::is_x86_feature_detected!("aes") {
+        return "AES-NI (detected at run time)";
+    }
+    "soft (no AES instructions on this CPU)"
 }
 
 fn cpu_model() -> String {
