@@ -88,6 +88,8 @@ fn synth_capture(seeds: &mut Seeds, index: usize, cipher: CipherSuite) {
     let config = Config {
         ssid: SYNTH_SSID.to_vec(),
         passphrase: SYNTH_PASSPHRASE.into(),
+        akm: Akm::Psk,
+        pmk: None,
         cipher,
         wep_key,
         stations: 1 + index % 2,
