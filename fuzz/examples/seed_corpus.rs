@@ -90,6 +90,7 @@ fn synth_capture(seeds: &mut Seeds, index: usize, cipher: CipherSuite) {
         passphrase: SYNTH_PASSPHRASE.into(),
         akm: Akm::Psk,
         pmk: None,
+        extended_key_id: false,
         cipher,
         wep_key,
         stations: 1 + index % 2,

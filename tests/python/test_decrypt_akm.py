@@ -3,10 +3,12 @@
 For each AKM (PSK and 802.1X with SHA-1 or SHA-256, FT-PSK and FT-802.1X, SAE, OWE, Suite B
 and Suite B 192-bit) tshark 4.0 must give back the Ethernet frames that went in (it takes
 the passphrase, or the PMK as `wpa-psk`, and derives the PTK itself from the handshake in
-the capture), and `wlansec decrypt` all of them. tshark 4.0 cannot decrypt a Suite B
-192-bit network's group frames (it keeps every GTK where a 16-octet KCK and KEK would end,
-32 octets into its PTK buffer, but looks for it after the 24-octet KCK and 32-octet KEK);
-those are checked against what went in only.
+the capture), and `wlansec decrypt` all of them. tshark 4.0 cannot decrypt the group frames
+of the AKMs with a 24-octet KCK (Suite B 192-bit, FT-802.1X-SHA384): it keeps every GTK
+where a 16-octet KCK and KEK would end, 32 octets into its PTK buffer, but looks for it
+after the 24-octet KCK and 32-octet KEK; those are checked against what went in only.
+Extended Key ID too: a PTK under Key ID 1, then a PTK rekey to Key ID 0 while the station
+goes on sending under the old key.
 
 Independently of both, each capture's message 2 MIC is recomputed here from the PMK with
 Python's hashlib/hmac and pycryptodome's CMAC (the PRF or KDF of the AKM, the FT chain
@@ -45,7 +47,9 @@ AKMS = {
     "802.1x": ("ccmp128", PMK, "sha1", 16, "hmac-sha1", 16, False),
     "802.1x-sha256": ("gcmp128", PMK, "sha256", 16, "cmac", 16, False),
     "ft-802.1x": ("ccmp256", PMK, "sha256", 16, "cmac", 16, True),
+    "ft-802.1x-sha384": ("gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, True),
     "sae": ("ccmp128", PMK, "sha256", 16, "cmac", 16, False),
+    "ft-sae": ("ccmp128", PMK, "sha256", 16, "cmac", 16, True),
     "owe": ("ccmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
     "suite-b": ("gcmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
     "suite-b-192": ("gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, False),
@@ -71,7 +75,7 @@ def test_each_akm_decrypts_as_tshark_does(tmp_path, akm):
     pmk = AKMS[akm][1]
     stations = stations_of(cap)
     expected = without_wds(plain, stations)
-    if akm == "suite-b-192":
+    if AKMS[akm][3] == 24:
         expected = pairwise_only(expected, stations)
     theirs = tshark(cap, "wpa-psk", pmk.hex()) if pmk else tshark(cap, "wpa-pwd", f"{PASSPHRASE}:{SSID}")
     assert theirs == expected
@@ -116,12 +120,12 @@ def elements(data):
         data = data[2 + data[1] :]
 
 
-def ft_pmk_r1(xxkey, hash_name, ssid, key_data, spa):
+def ft_pmk_r1(xxkey, hash_name, ssid, key_data, spa, fte_mic_len):
     """PMK-R0 then PMK-R1 from the MDE and FTE that message 2 carries (12.7.1.7.3-4); the
     PMK-R0 name does not enter PMK-R1 (only its name, PMKR1Name, which is not needed here)."""
     found = dict(elements(key_data))
     mdid, fte = found[54][:2], found[55]
-    subelements, rest = {}, fte[2 + 16 + 64 :]
+    subelements, rest = {}, fte[2 + fte_mic_len + 64 :]
     while rest:
         subelements[rest[0]] = rest[2 : 2 + rest[1]]
         rest = rest[2 + rest[1] :]
@@ -145,7 +149,7 @@ def test_message_2_mic_recomputed_independently(tmp_path, akm):
     tk_len = 16 if suite in ("ccmp128", "gcmp128") else 32
     length = kck_len + (32 if kck_len == 24 else 16) + tk_len
     if ft:
-        pmk_r1 = ft_pmk_r1(pmk, hash_name, SSID.encode(), key_data, spa)
+        pmk_r1 = ft_pmk_r1(pmk, hash_name, SSID.encode(), key_data, spa, mic_len)
         ptk = kdf(hash_name, pmk_r1, b"FT-PTK", snonce + anonce + aa + spa, length)
     else:
         context = min(aa, spa) + max(aa, spa) + min(anonce, snonce) + max(anonce, snonce)
@@ -158,7 +162,30 @@ def test_message_2_mic_recomputed_independently(tmp_path, akm):
         mic = hmac.new(kck, zeroed, mic_kind.split("-")[1]).digest()[:mic_len]
     assert mic == m2[81 : 81 + mic_len], akm
     version = struct.unpack_from(">H", m2, 5)[0] & 7
-    assert version == {"hmac-sha1": 2, "cmac": 0 if akm == "sae" else 3}.get(mic_kind, 0), "key descriptor version"
+    assert version == {"hmac-sha1": 2, "cmac": 0 if "sae" in akm else 3}.get(mic_kind, 0), "key descriptor version"
+
+
+def test_extended_key_id_keeps_both_ptks(tmp_path):
+    """Pairwise frames under Key ID 1, then station 0's PTK rekeyed to Key ID 0 while it goes
+    on sending under Key ID 1: both keys are in use at once, each frame opens under its own."""
+    cap, plain = tmp_path / "ext.pcap", tmp_path / "ext-plain.pcap"
+    subprocess.run(
+        [WLANSEC, "synth", "-o", cap, "--plain", plain, "-e", SSID, "-p", PASSPHRASE, "--extended-key-id",
+         "--rekey", "--stations", "2", "--frames", "300", "--fragment-every", "5", "--seed", "25"],
+        check=True, capture_output=True,
+    )
+    plain = read_pcap(plain)[1]
+    key_ids = set()
+    for p in read_pcap(cap)[1]:
+        if (p[0] >> 2) & 3 == 2 and p[1] & 0x40 and not p[4] & 1:
+            at = 24 + (6 if p[1] & 3 == 3 else 0) + (2 if p[0] & 0x80 else 0)
+            key_ids.add((p[1] & 3, p[at + 3] >> 6))
+    # (DS bits, Key ID): the AP sends under Key ID 1, then 0; the station under 1 throughout.
+    assert {(1, 1), (2, 1), (2, 0)} <= key_ids and (1, 0) not in key_ids, key_ids
+    assert tshark(cap, "wpa-pwd", f"{PASSPHRASE}:{SSID}") == without_wds(plain, stations_of(cap))
+    run, frames = ours(cap, "-e", SSID, "-p", PASSPHRASE)
+    assert without_eapol(frames) == plain
+    assert "integrity" not in run.stderr
 
 
 # --- the errors ------------------------------------------------------------------------------

@@ -61,8 +61,13 @@ pub enum AkmArg {
     /// 00-0F-AC:3 (needs --pmk: the XXKey, the MSK's second 256 bits).
     #[value(name = "ft-802.1x")]
     FtIeee8021x,
+    /// 00-0F-AC:13: FT with SHA-384 (needs a 48-octet --pmk: the MSK's first 384 bits).
+    #[value(name = "ft-802.1x-sha384")]
+    FtIeee8021xSha384,
     /// 00-0F-AC:8 (needs --pmk: SAE's PMK).
     Sae,
+    /// 00-0F-AC:9 (needs --pmk: SAE's PMK, the XXKey).
+    FtSae,
     /// 00-0F-AC:18, group 19 (needs --pmk).
     Owe,
     /// 00-0F-AC:11 (needs --pmk).
@@ -81,7 +86,9 @@ impl AkmArg {
             AkmArg::Ieee8021x => Akm::Ieee8021x,
             AkmArg::Ieee8021xSha256 => Akm::Ieee8021xSha256,
             AkmArg::FtIeee8021x => Akm::FtIeee8021x,
+            AkmArg::FtIeee8021xSha384 => Akm::FtIeee8021xSha384,
             AkmArg::Sae => Akm::Sae,
+            AkmArg::FtSae => Akm::FtSae,
             AkmArg::Owe => Akm::Owe,
             AkmArg::SuiteB => Akm::SuiteB,
             AkmArg::SuiteB192 => Akm::SuiteB192,
@@ -140,6 +147,10 @@ pub struct Args {
     /// passphrase's; the AKMs without a passphrase need it.
     #[arg(long)]
     pmk: Option<String>,
+    /// Extended Key ID: each PTK installed under Key ID 1 (message 3's Key ID KDE), which
+    /// pairwise frames name.
+    #[arg(long)]
+    extended_key_id: bool,
     /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
     #[arg(long)]
     wep_key: Option<String>,
@@ -178,6 +189,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         passphrase: args.passphrase.clone(),
         akm: args.akm.akm(),
         pmk: pmk.map(|p| p.to_vec()),
+        extended_key_id: args.extended_key_id,
         cipher,
         wep_key,
         stations: args.stations.into(),

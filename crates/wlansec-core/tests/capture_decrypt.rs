@@ -17,6 +17,7 @@ fn config(cipher: CipherSuite) -> Config {
         passphrase: PASSPHRASE.into(),
         akm: Akm::Psk,
         pmk: None,
+        extended_key_id: false,
         cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),

@@ -166,6 +166,7 @@ fn several_pmks_each_handshake_takes_the_one_that_verifies() {
         passphrase: "the right one".into(),
         akm: Akm::Psk,
         pmk: None,
+        extended_key_id: false,
         cipher: CipherSuite::Ccmp128,
         wep_key: None,
         stations: 2,

@@ -168,7 +168,7 @@ pub enum KdfHash {
 
 impl KdfHash {
     /// Octets of the hash's output.
-    pub fn len(self) -> usize {
+    pub fn output_len(self) -> usize {
         match self {
             KdfHash::Sha1 => 20,
             KdfHash::Sha256 => 32,
@@ -392,7 +392,7 @@ pub mod ft {
         if ids.ssid.len() > 32 || ids.r0kh_id.is_empty() || ids.r0kh_id.len() > 48 {
             return Err(Error::Malformed("FT: SSID over 32 or R0KH-ID not 1 to 48 octets"));
         }
-        let q = keys.hash.len();
+        let q = keys.hash.output_len();
         let mut context = Vec::with_capacity(1 + 32 + 2 + 1 + 48 + 6);
         context.push(ids.ssid.len() as u8);
         context.extend_from_slice(ids.ssid);
@@ -420,7 +420,7 @@ pub mod ft {
         context[..6].copy_from_slice(&ids.r1kh_id);
         context[6..].copy_from_slice(&ids.spa.0);
         let mut pmk_r1 = [0u8; 64];
-        let pmk_r1 = &mut pmk_r1[..keys.hash.len()];
+        let pmk_r1 = &mut pmk_r1[..keys.hash.output_len()];
         kdf(keys.hash, pmk_r0.as_bytes(), b"FT-R1", &context, pmk_r1)?;
         let out = Secret::from_slice(pmk_r1);
         pmk_r1.zeroize();

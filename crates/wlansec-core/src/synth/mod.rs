@@ -6,7 +6,8 @@
 //! Suite B 192-bit), then the frames as QoS and non-QoS data in both directions, group frames
 //! under the GTK, 4-address (WDS) frames and fragments; optionally a rekey halfway (a new
 //! GTK sent with the group key handshake under each PTK, and one station reassociating
-//! with a fresh 4-way handshake).
+//! with a fresh 4-way handshake, or under Extended Key ID rekeying its PTK to the other
+//! Key ID while it goes on sending under the old one).
 //!
 //! The Ethernet frames go onto the air unchanged, so decrypting the capture must give them
 //! back exactly. Deterministic: the same seed gives the same capture.
@@ -22,7 +23,7 @@ use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::ft::{self as ft_elements, FtElement};
-use crate::rsn::element::{ElementKind, KeyDataBuilder};
+use crate::rsn::element::{kde_type, ElementKind, KeyDataBuilder};
 use crate::rsn::kdf::ft;
 use crate::rsn::{
     derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, Pmk, Ptk,
@@ -46,6 +47,9 @@ pub struct Config {
     pub akm: Akm,
     /// The PMK (for FT: the XXKey), else the passphrase's (PSK AKMs only).
     pub pmk: Option<Vec<u8>>,
+    /// Extended Key ID: message 3 installs each PTK under Key ID 1 (a Key ID KDE), and
+    /// pairwise frames name it.
+    pub extended_key_id: bool,
     /// Pairwise and group cipher; WEP-40/104 means a static-key WEP network.
     pub cipher: CipherSuite,
     /// The WEP key (5 or 13 octets) for a WEP network.
@@ -65,6 +69,11 @@ pub struct Record {
     pub mpdu: Vec<u8>,
 }
 
+/// RSN Capabilities: Extended Key ID for Individually Addressed Frames (9.4.2.24.4).
+const EXTENDED_KEY_ID: u16 = 1 << 13;
+/// The Key ID of pairwise keys under Extended Key ID.
+const PAIRWISE_KEY_ID: u8 = 1;
+
 /// The mobility domain and R0KH-ID of the FT networks synthesized.
 const MDID: [u8; 2] = [0xa1, 0xb2];
 const R0KH_ID: &[u8] = b"r0kh.wlansec.example";
@@ -79,6 +88,8 @@ struct Station {
     ap_tx: Option<Tx>,
     sta_tx: Option<Tx>,
     replay_counter: u64,
+    /// The Key ID of the station's PTK (1 under Extended Key ID, then alternating).
+    key_id: u8,
 }
 
 /// The access point and its stations, writing what goes on the air.
@@ -105,7 +116,7 @@ impl Synth {
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let bssid = random_mac(&mut rng);
         let stations = (0..config.stations)
-            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0 })
+            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0, key_id: 0 })
             .collect();
         let keys = AkmKeys::of(config.akm, None)?;
         let pmk = match (&config.pmk, is_wep(config.cipher)) {
@@ -191,6 +202,9 @@ impl Synth {
     fn rsn_element_with(&self, pmkid: Option<[u8; 16]>) -> Result<Vec<u8>> {
         let mut repr = RsnElementRepr::personal(self.config.cipher, self.config.cipher, self.config.akm);
         repr.pmkids.extend(pmkid);
+        if self.config.extended_key_id {
+            repr.capabilities |= EXTENDED_KEY_ID;
+        }
         repr.to_bytes(ElementKind::Rsn)
     }
 
@@ -289,7 +303,7 @@ impl Synth {
         if is_wep(self.config.cipher) {
             return Ok(());
         }
-        self.four_way_handshake(i)
+        self.four_way_handshake(i, false)
     }
 
     fn descriptor_version(&self) -> KeyDescriptorVersion {
@@ -330,7 +344,15 @@ impl Synth {
         Ok((iv, data))
     }
 
-    fn four_way_handshake(&mut self, i: usize) -> Result<()> {
+    /// The 4-way handshake of station `i`; `ptk_rekey`: a new PTK in the same association,
+    /// which under Extended Key ID takes the other Key ID while the station goes on sending
+    /// under the old one (the AP takes the new one at once), so both are in use.
+    fn four_way_handshake(&mut self, i: usize, ptk_rekey: bool) -> Result<()> {
+        let pairwise_key_id = match (self.config.extended_key_id, ptk_rekey) {
+            (false, _) => 0,
+            (true, false) => PAIRWISE_KEY_ID,
+            (true, true) => 1 - self.stations[i].key_id,
+        };
         let pmk = self.pmk.as_ref().ok_or(Error::Malformed("no PMK"))?;
         let (aa, spa) = (self.bssid, self.stations[i].mac);
         let mut anonce = [0u8; 32];
@@ -359,8 +381,11 @@ impl Synth {
         let mut m2 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC, r, snonce, &m2_data);
         m2.key_length = 0;
         let m2 = self.signed(&m2, &kck)?;
-        let plain =
-            KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?.element(&ft_elements).build();
+        let mut plain = KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?;
+        if self.config.extended_key_id {
+            plain = plain.kde(kde_type::KEY_ID, &[pairwise_key_id, 0])?;
+        }
+        let plain = plain.element(&ft_elements).build();
         let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
         let flags3 = KeyInfo::PAIRWISE
             | KeyInfo::INSTALL
@@ -381,8 +406,11 @@ impl Synth {
         self.eapol_plain(i, false, &m4)?;
         let tk = ptk.tk.as_bytes();
         let st = &mut self.stations[i];
-        st.ap_tx = Some(transmitter(self.config.cipher, tk, 0)?);
-        st.sta_tx = Some(transmitter(self.config.cipher, tk, 0)?);
+        st.ap_tx = Some(transmitter(self.config.cipher, tk, pairwise_key_id)?);
+        if !ptk_rekey {
+            st.sta_tx = Some(transmitter(self.config.cipher, tk, pairwise_key_id)?);
+        }
+        st.key_id = pairwise_key_id;
         st.ptk = Some(ptk);
         Ok(())
     }
@@ -476,6 +504,9 @@ impl Synth {
                 let (header, body) = self.eapol_mpdu_parts(sta, from_ap, &eapol)?;
                 self.send_protected(Some(i), from_ap, header, &body)?;
             }
+        }
+        if self.config.extended_key_id {
+            return self.four_way_handshake(0, true);
         }
         let sta = self.stations[0].mac;
         let deauthentication = DeauthenticationRepr { reason: REASON_LEAVING };

@@ -108,12 +108,37 @@ struct Handshake {
     keys: Option<AkmKeys>,
 }
 
-/// A pairwise link and the key in use on it.
+/// A pairwise link and the keys in use on it: under Key ID 0, and with Extended Key ID
+/// (IEEE 802.11-2020 12.7.6.4) a second one under Key ID 1, so frames under the old PTK
+/// still open while the new one takes over.
 #[derive(Default)]
 struct Link {
     /// The authenticator of the handshake whose key is installed.
     authenticator: Option<MacAddr>,
-    key: Option<PairwiseKey>,
+    keys: [Option<PairwiseKey>; 2],
+    /// The Key ID the last message 3 gave its PTK in a Key ID KDE (Extended Key ID in use).
+    extended_key_id: Option<u8>,
+}
+
+impl Link {
+    /// The index of the key a frame under `key_id` opens with: its own, else the other one
+    /// (a link without Extended Key ID has one key, whatever Key ID its frames name).
+    fn index(&self, key_id: u8) -> usize {
+        let own = usize::from(key_id & 1);
+        if self.keys[own].is_some() || self.keys[1 - own].is_none() {
+            own
+        } else {
+            1 - own
+        }
+    }
+
+    fn holds(&self, tk: &Secret) -> Option<usize> {
+        self.keys.iter().position(|k| k.as_ref().is_some_and(|k| k.tk == *tk))
+    }
+
+    fn has_key(&self) -> bool {
+        self.keys.iter().any(Option::is_some)
+    }
 }
 
 /// Group keys of one transmitter (the AP of a BSS; each station of an IBSS), by Key ID.
@@ -126,8 +151,8 @@ struct Group {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum KeySlot {
     Wep,
-    /// A pairwise key, and whether the frame came from the authenticator.
-    Pairwise(LinkId, bool),
+    /// A pairwise key, whether the frame came from the authenticator, and its Key ID.
+    Pairwise(LinkId, bool, u8),
     /// A group key of a transmitter, by Key ID.
     Group(MacAddr, u8),
 }
@@ -326,9 +351,11 @@ impl KeyTracker {
         handshake.keys = Some(keys);
         let link = self.links.entry(link_id(aa, spa)).or_default();
         let preferred = link.authenticator.is_none_or(|current| aa >= current);
-        let same_key = link.key.as_ref().is_some_and(|k| k.tk == tk);
-        if preferred && !same_key {
-            link.key = Some(PairwiseKey::new(cipher, tk, self.rules)?);
+        if preferred && link.holds(&tk).is_none() {
+            // With Extended Key ID the new PTK takes the other Key ID (message 3 says which);
+            // the old one stays for the frames still sent under it.
+            let index = link.extended_key_id.map_or(0, |last| usize::from(1 - (last & 1)));
+            link.keys[index] = Some(PairwiseKey::new(cipher, tk, self.rules)?);
         }
         if preferred {
             link.authenticator = Some(aa);
@@ -367,6 +394,9 @@ impl KeyTracker {
             return Ok(());
         }
         let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        if info.has(KeyInfo::PAIRWISE) {
+            place_by_key_id(&mut self.links, id, &ptk.tk, &plain);
+        }
         let group_cipher = group_cipher_of(&plain, version, &network, handshake.cipher);
         let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
             // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
@@ -416,11 +446,11 @@ impl KeyTracker {
                 self.install_given_gtk(header.addr2, key_id, mpdu);
                 KeySlot::Group(header.addr2, key_id)
             }
-            Security::ExtIv { .. } => {
+            Security::ExtIv { key_id } => {
                 let id = link_id(header.addr1, header.addr2);
                 self.install_given_tk(id, header.addr2, mpdu);
                 let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
-                KeySlot::Pairwise(id, from_authenticator)
+                KeySlot::Pairwise(id, from_authenticator, key_id)
             }
         })
     }
@@ -428,8 +458,9 @@ impl KeyTracker {
     pub(super) fn key(&self, slot: KeySlot) -> Option<&RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_ref(),
-            KeySlot::Pairwise(id, from_authenticator) => {
-                let key = self.links.get(&id)?.key.as_ref()?;
+            KeySlot::Pairwise(id, from_authenticator, key_id) => {
+                let link = self.links.get(&id)?;
+                let key = link.keys[link.index(key_id)].as_ref()?;
                 Some(if from_authenticator { &key.from_authenticator } else { &key.from_supplicant })
             }
             KeySlot::Group(bss, key_id) => {
@@ -441,8 +472,9 @@ impl KeyTracker {
     pub(super) fn key_mut(&mut self, slot: KeySlot) -> Option<&mut RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_mut(),
-            KeySlot::Pairwise(id, from_authenticator) => {
-                let key = self.links.get_mut(&id)?.key.as_mut()?;
+            KeySlot::Pairwise(id, from_authenticator, key_id) => {
+                let link = self.links.get_mut(&id)?;
+                let key = link.keys[link.index(key_id)].as_mut()?;
                 Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
             }
             KeySlot::Group(bss, key_id) => {
@@ -512,4 +544,17 @@ fn ft_ids<'a>(key_data: &[u8], network: &'a Network, akm: Akm, spa: MacAddr) -> 
     let (Some(mdid), Some(fte)) = (mdid, fte) else { return Err(missing) };
     let (Some(r0kh_id), Some(r1kh_id)) = (fte.r0kh_id, fte.r1kh_id) else { return Err(missing) };
     Ok((ft::Ids { ssid, mdid, r0kh_id: &[], r1kh_id, spa }, r0kh_id.to_vec()))
+}
+
+/// Message 3 under Extended Key ID: move its PTK to the Key ID its Key ID KDE names.
+fn place_by_key_id(links: &mut HashMap<LinkId, Link>, (aa, spa): HandshakeId, tk: &Secret, key_data: &[u8]) {
+    let key_id = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::KEY_ID, data: [id, ..] } => Some(id & 1),
+        _ => None,
+    });
+    let (Some(key_id), Some(link)) = (key_id, links.get_mut(&link_id(aa, spa))) else { return };
+    if let Some(at) = link.holds(tk).filter(|&at| at != usize::from(key_id)) {
+        link.keys[usize::from(key_id)] = link.keys[at].take();
+    }
+    link.extended_key_id = Some(key_id);
 }
