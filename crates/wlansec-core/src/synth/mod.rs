@@ -116,7 +116,14 @@ impl Synth {
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let bssid = random_mac(&mut rng);
         let stations = (0..config.stations)
-            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0, key_id: 0 })
+            .map(|_| Station {
+                mac: random_mac(&mut rng),
+                ptk: None,
+                ap_tx: None,
+                sta_tx: None,
+                replay_counter: 0,
+                key_id: 0,
+            })
             .collect();
         let keys = AkmKeys::of(config.akm, None)?;
         let pmk = match (&config.pmk, is_wep(config.cipher)) {
