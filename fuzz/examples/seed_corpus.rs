@@ -89,6 +89,9 @@ fn synth_capture(seeds: &mut Seeds, index: usize, cipher: CipherSuite) {
     let config = Config {
         ssid: SYNTH_SSID.to_vec(),
         passphrase: SYNTH_PASSPHRASE.into(),
+        akm: Akm::Psk,
+        pmk: None,
+        extended_key_id: false,
         cipher,
         wep_key,
         stations: 1 + index % 2,

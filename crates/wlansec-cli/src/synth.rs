@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
-use wlansec_core::rsn::CipherSuite;
+use wlansec_core::rsn::{Akm, CipherSuite};
 use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 use crate::hexarg;
@@ -39,6 +39,59 @@ impl Cipher {
             Cipher::Tkip => CipherSuite::Tkip,
             Cipher::Wep40 => CipherSuite::Wep40,
             Cipher::Wep104 => CipherSuite::Wep104,
+        }
+    }
+}
+
+/// The network's AKM suite: how its PMK comes and which key hierarchy derives the PTK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AkmArg {
+    /// 00-0F-AC:2, WPA2-Personal (PRF-SHA1).
+    Psk,
+    /// 00-0F-AC:6 (KDF-SHA-256, AES-CMAC MIC).
+    PskSha256,
+    /// 00-0F-AC:4: PMK-R0/R1 from the passphrase's PSK and the FT elements.
+    FtPsk,
+    /// 00-0F-AC:1 (needs --pmk).
+    #[value(name = "802.1x")]
+    Ieee8021x,
+    /// 00-0F-AC:5 (needs --pmk).
+    #[value(name = "802.1x-sha256")]
+    Ieee8021xSha256,
+    /// 00-0F-AC:3 (needs --pmk: the XXKey, the MSK's second 256 bits).
+    #[value(name = "ft-802.1x")]
+    FtIeee8021x,
+    /// 00-0F-AC:13: FT with SHA-384 (needs a 48-octet --pmk: the MSK's first 384 bits).
+    #[value(name = "ft-802.1x-sha384")]
+    FtIeee8021xSha384,
+    /// 00-0F-AC:8 (needs --pmk: SAE's PMK).
+    Sae,
+    /// 00-0F-AC:9 (needs --pmk: SAE's PMK, the XXKey).
+    FtSae,
+    /// 00-0F-AC:18, group 19 (needs --pmk).
+    Owe,
+    /// 00-0F-AC:11 (needs --pmk).
+    SuiteB,
+    /// 00-0F-AC:12: SHA-384, 24-octet MICs (needs a 48-octet --pmk; use --suite gcmp256).
+    #[value(name = "suite-b-192")]
+    SuiteB192,
+}
+
+impl AkmArg {
+    pub fn akm(self) -> Akm {
+        match self {
+            AkmArg::Psk => Akm::Psk,
+            AkmArg::PskSha256 => Akm::PskSha256,
+            AkmArg::FtPsk => Akm::FtPsk,
+            AkmArg::Ieee8021x => Akm::Ieee8021x,
+            AkmArg::Ieee8021xSha256 => Akm::Ieee8021xSha256,
+            AkmArg::FtIeee8021x => Akm::FtIeee8021x,
+            AkmArg::FtIeee8021xSha384 => Akm::FtIeee8021xSha384,
+            AkmArg::Sae => Akm::Sae,
+            AkmArg::FtSae => Akm::FtSae,
+            AkmArg::Owe => Akm::Owe,
+            AkmArg::SuiteB => Akm::SuiteB,
+            AkmArg::SuiteB192 => Akm::SuiteB192,
         }
     }
 }
@@ -87,6 +140,17 @@ pub struct Args {
     passphrase: String,
     #[arg(long, value_enum, default_value = "ccmp128")]
     suite: Cipher,
+    /// The AKM suite (key hierarchy) of the network.
+    #[arg(long, value_enum, default_value = "psk")]
+    akm: AkmArg,
+    /// The PMK (hex: 32 octets, 48 for suite-b-192; for FT the XXKey) instead of the
+    /// passphrase's; the AKMs without a passphrase need it.
+    #[arg(long)]
+    pmk: Option<String>,
+    /// Extended Key ID: each PTK installed under Key ID 1 (message 3's Key ID KDE), which
+    /// pairwise frames name.
+    #[arg(long)]
+    extended_key_id: bool,
     /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
     #[arg(long)]
     wep_key: Option<String>,
@@ -119,9 +183,13 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let cipher = args.suite.suite();
     let wep_key = check_arguments(&args, cipher).map_err(usage)?;
+    let pmk = args.pmk.as_ref().map(|p| hexarg::key("--pmk", p)).transpose().map_err(usage)?;
     let config = Config {
         ssid: args.ssid.clone().into_bytes(),
         passphrase: args.passphrase.clone(),
+        akm: args.akm.akm(),
+        pmk: pmk.map(|p| p.to_vec()),
+        extended_key_id: args.extended_key_id,
         cipher,
         wep_key,
         stations: args.stations.into(),
@@ -196,6 +264,13 @@ fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> 
         (Some(_), _) => bail!("--wep-key applies only to --suite wep40/wep104"),
         (None, _) => None,
     };
+    let from_passphrase = matches!(args.akm, AkmArg::Psk | AkmArg::PskSha256 | AkmArg::FtPsk);
+    if !from_passphrase && args.pmk.is_none() && wep_key.is_none() {
+        bail!("--akm {:?} takes its PMK from --pmk (it does not come from a passphrase)", args.akm);
+    }
+    if args.akm != AkmArg::Psk && (wep_key.is_some() || cipher == CipherSuite::Tkip) {
+        bail!("--akm {:?} needs a CCMP or GCMP --suite", args.akm);
+    }
     if args.fcs && args.link != Link::Radiotap {
         bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");
     }

@@ -4,7 +4,7 @@
 
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
-use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite, Secret};
+use wlansec_core::rsn::{pmk_from_passphrase, Akm, CipherSuite, Secret};
 use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 const SSID: &[u8] = b"wlansec-test";
@@ -15,6 +15,9 @@ fn config(cipher: CipherSuite) -> Config {
     Config {
         ssid: SSID.to_vec(),
         passphrase: PASSPHRASE.into(),
+        akm: Akm::Psk,
+        pmk: None,
+        extended_key_id: false,
         cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),

@@ -159,11 +159,14 @@ fn each_link_takes_the_given_tk_that_opens_its_frames_and_group_frames_a_gtk() {
 
 #[test]
 fn several_pmks_each_handshake_takes_the_one_that_verifies() {
-    use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite};
+    use wlansec_core::rsn::{pmk_from_passphrase, Akm, CipherSuite};
     use wlansec_core::synth::{generated_traffic, Config, Synth};
     let config = Config {
         ssid: b"pmks".to_vec(),
         passphrase: "the right one".into(),
+        akm: Akm::Psk,
+        pmk: None,
+        extended_key_id: false,
         cipher: CipherSuite::Ccmp128,
         wep_key: None,
         stations: 2,

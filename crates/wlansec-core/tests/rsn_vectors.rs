@@ -177,3 +177,89 @@ fn aes_keywrap_vectors() {
         assert_eq!(GtkKde::parse(data).unwrap().gtk.len(), 16);
     }
 }
+
+/// The AKMs without published vectors: Suite B 192-bit and the FT chain, against values
+/// computed independently with Python's hashlib/hmac (tests/vectors/akm_key_hierarchy.py).
+#[test]
+fn akm_key_hierarchy_vectors() {
+    use wlansec_core::rsn::eapol::KeyIntegrity;
+    use wlansec_core::rsn::kdf::{derive_ptk_with, ft, AkmKeys};
+    let vs = vectors("akm_key_hierarchy.json");
+    assert_eq!(vs.len(), 4);
+    for v in &vs {
+        let akm = Akm::from_selector([0x00, 0x0f, 0xac, v["akm"].as_u64().unwrap() as u8]);
+        let keys = AkmKeys::of(akm, None).unwrap();
+        if v.get("mic").is_some() {
+            let frame = hex(v, "eapol_frame_mic_zeroed");
+            let mic = eapol::compute_mic_with(&hex(v, "kck"), keys.integrity, &frame).unwrap();
+            assert_eq!(keys.integrity, KeyIntegrity::HmacSha384);
+            assert_eq!(mic[..24].to_vec(), hex(v, "mic"), "{}", v["id"]);
+            // The same frame signed, then parsed with its 24-octet MIC field.
+            let mut signed = frame.clone();
+            signed[81..105].copy_from_slice(&mic[..24]);
+            eapol::verify_mic_with(keys.integrity, &hex(v, "kck"), &signed).unwrap();
+            let view = EapolKey::new_checked_with_mic_len(&signed[..], 24).unwrap();
+            assert_eq!(view.key_data().len(), 22);
+            assert_eq!(view.key_info().version().unwrap(), KeyDescriptorVersion::AkmDefined);
+            signed[90] ^= 1;
+            assert_eq!(eapol::verify_mic_with(keys.integrity, &hex(v, "kck"), &signed), Err(Error::MicFailure));
+            continue;
+        }
+        let tk_len = hex(v, "tk").len();
+        let ptk = if akm.is_ft() {
+            let ssid = ascii(v, "ssid_ascii");
+            let r0kh = ascii(v, "r0kh_id_ascii");
+            let ids = ft::Ids {
+                ssid: ssid.as_bytes(),
+                mdid: hex(v, "mdid").try_into().unwrap(),
+                r0kh_id: r0kh.as_bytes(),
+                r1kh_id: hex(v, "r1kh_id").try_into().unwrap(),
+                spa: mac(v, "spa"),
+            };
+            let (r0, r0_name) = ft::pmk_r0(&keys, &hex(v, "xxkey"), &ids).unwrap();
+            assert_eq!(r0.as_bytes(), &hex(v, "pmk_r0")[..], "{}", v["id"]);
+            assert_eq!(r0_name.to_vec(), hex(v, "pmk_r0_name"));
+            let (r1, r1_name) = ft::pmk_r1(&keys, &r0, &r0_name, &ids).unwrap();
+            assert_eq!(r1.as_bytes(), &hex(v, "pmk_r1")[..]);
+            assert_eq!(r1_name.to_vec(), hex(v, "pmk_r1_name"));
+            let (an, sn) = (nonce(v, "anonce"), nonce(v, "snonce"));
+            let (ptk, name) = ft::derive_ptk(&keys, &hex(v, "xxkey"), &ids, tk_len, mac(v, "bssid"), &an, &sn).unwrap();
+            assert_eq!(name, r1_name);
+            ptk
+        } else {
+            let pmk = Pmk::from_bytes(&hex(v, "pmk")).unwrap();
+            let (an, sn) = (nonce(v, "anonce"), nonce(v, "snonce"));
+            derive_ptk_with(&pmk, &keys, tk_len, mac(v, "aa"), mac(v, "spa"), &an, &sn).unwrap()
+        };
+        assert_eq!(ptk.kck.as_bytes(), &hex(v, "kck")[..], "{}", v["id"]);
+        assert_eq!(ptk.kek.as_bytes(), &hex(v, "kek")[..]);
+        assert_eq!(ptk.tk.as_bytes(), &hex(v, "tk")[..]);
+    }
+}
+
+#[test]
+fn every_named_akm_has_its_lengths_and_others_are_named_in_the_error() {
+    use wlansec_core::rsn::eapol::KeyIntegrity;
+    use wlansec_core::rsn::kdf::{AkmKeys, KdfHash};
+    let of = |t: u8, group| AkmKeys::of(Akm::from_selector([0x00, 0x0f, 0xac, t]), group);
+    for (t, hash, kck, kek, mic) in [
+        (2, KdfHash::Sha1, 16, 16, KeyIntegrity::HmacSha1),
+        (3, KdfHash::Sha256, 16, 16, KeyIntegrity::AesCmac),
+        (6, KdfHash::Sha256, 16, 16, KeyIntegrity::AesCmac),
+        (8, KdfHash::Sha256, 16, 16, KeyIntegrity::AesCmac),
+        (11, KdfHash::Sha256, 16, 16, KeyIntegrity::HmacSha256),
+        (12, KdfHash::Sha384, 24, 32, KeyIntegrity::HmacSha384),
+        (13, KdfHash::Sha384, 24, 32, KeyIntegrity::HmacSha384),
+        (18, KdfHash::Sha256, 16, 16, KeyIntegrity::HmacSha256),
+    ] {
+        let keys = of(t, None).unwrap();
+        assert_eq!((keys.hash, keys.kck_len, keys.kek_len, keys.integrity), (hash, kck, kek, mic), "AKM {t}");
+        assert_eq!(Akm::from_selector([0x00, 0x0f, 0xac, t]).selector()[3], t);
+    }
+    // OWE and SAE-EXT-KEY take their hash from the Diffie-Hellman group.
+    assert_eq!(of(18, Some(20)).unwrap().integrity, KeyIntegrity::HmacSha384);
+    assert_eq!(of(24, Some(21)).unwrap().kck_len, 32);
+    assert!(of(18, Some(30)).is_err());
+    let fils = of(14, None).unwrap_err();
+    assert_eq!(fils.to_string(), "unsupported AKM suite 00-0F-AC:14 (FILS-SHA256): no key hierarchy for it");
+}

@@ -16,8 +16,9 @@ pub struct KeyArgs {
     /// WPA/WPA2 passphrase (with -e SSID).
     #[arg(short = 'p', long)]
     passphrase: Option<String>,
-    /// A PMK (32 octets, hex); repeat for several (each station's handshake takes the one
-    /// its message 2 MIC verifies under). airdecap-ng's -k.
+    /// A PMK (32 octets, hex; 48 for Suite B 192-bit; for FT the XXKey: the PSK, or the
+    /// MSK's second 256 bits); repeat for several (each station's handshake takes the one
+    /// its message 2 MIC verifies under). SAE and OWE need it. airdecap-ng's -k.
     #[arg(short = 'k', long)]
     pmk: Vec<String>,
     /// A temporal key (hex) for pairwise frames; repeat for several (each link takes the
@@ -41,6 +42,8 @@ pub struct Given {
     pub keys: Keys,
     /// Only PMKs (passphrase, --pmk, wpa-pwd/wpa-psk/msk lines): the handshake errors apply.
     pub pmks_only: bool,
+    /// Every PMK came from a passphrase (SAE's and OWE's cannot).
+    pub passphrases_only: bool,
     /// The options (and file) the temporal and WEP keys came from, for "decrypts nothing".
     pub sources: String,
 }
@@ -50,13 +53,14 @@ impl KeyArgs {
         // What the options give is checked as arguments (exit status 2); the key file's
         // lines are an input's.
         let mut keys = self.option_keys(essid).map_err(usage)?;
+        let mut passphrases_only = self.pmk.is_empty();
         let mut sources: Vec<String> = [("--tk", &self.tk), ("--gtk", &self.gtk), ("--wep-key", &self.wep_key)]
             .into_iter()
             .filter(|(_, texts)| !texts.is_empty())
             .map(|(option, _)| option.to_string())
             .collect();
         if let Some(path) = &self.key_file {
-            read_key_file(path, &mut keys)?;
+            passphrases_only &= read_key_file(path, &mut keys)?;
             sources.push(format!("--key-file {}", path.display()));
         }
         if keys.pmks.is_empty() && keys.tks.is_empty() && keys.gtks.is_empty() && keys.wep.is_empty() {
@@ -65,7 +69,7 @@ impl KeyArgs {
             )));
         }
         let pmks_only = keys.tks.is_empty() && keys.gtks.is_empty() && keys.wep.is_empty();
-        Ok(Given { keys, pmks_only, sources: sources.join(", ") })
+        Ok(Given { keys, pmks_only, passphrases_only, sources: sources.join(", ") })
     }
 
     /// The keys the command-line options give, each of a length its kind takes.
@@ -95,8 +99,10 @@ impl KeyArgs {
     }
 }
 
-/// Add the keys of a Wireshark `80211_keys` file to `keys`.
-fn read_key_file(path: &Path, keys: &mut Keys) -> Result<()> {
+/// Add the keys of a Wireshark `80211_keys` file to `keys`; true when every PMK it gave
+/// came from a passphrase.
+fn read_key_file(path: &Path, keys: &mut Keys) -> Result<bool> {
+    let mut passphrases_only = true;
     let text = Zeroizing::new(std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?);
     for (n, line) in text.lines().enumerate() {
         let at = || format!("{} line {}", path.display(), n + 1);
@@ -113,23 +119,32 @@ fn read_key_file(path: &Path, keys: &mut Keys) -> Result<()> {
         match kind {
             "wep" => keys.wep.push(Secret::from_slice(&hexarg::key(&what, key)?)?),
             "tk" => keys.tks.push(Secret::from_slice(&hexarg::key(&what, key)?)?),
-            "wpa-psk" => keys.pmks.push(Pmk::from_bytes(&hexarg::key(&what, key)?).with_context(|| what.clone())?),
+            "wpa-psk" => {
+                keys.pmks.push(Pmk::from_bytes(&hexarg::key(&what, key)?).with_context(|| what.clone())?);
+                passphrases_only = false;
+            }
             "wpa-pwd" => {
                 let Some((pass, ssid)) = key.split_once(':') else { bail!("{what}: expected PASSPHRASE:SSID") };
                 let (pass, ssid) = (percent_decoded(pass).with_context(at)?, percent_decoded(ssid).with_context(at)?);
                 let pass = String::from_utf8(pass.to_vec()).with_context(|| format!("{what}: passphrase not UTF-8"))?;
                 keys.pmks.push(pmk_from_passphrase(&pass, &ssid).with_context(|| what.clone())?);
             }
-            // 802.1X: the PMK is the MSK's first 256 bits (IEEE 802.11-2020 12.7.1.3).
+            // 802.1X: the PMK is the MSK's first 256 bits (384 for Suite B 192-bit), FT's
+            // XXKey its second 256 bits (IEEE 802.11-2020 12.7.1.3, 12.7.1.7.3): each is a
+            // candidate, and a handshake takes the one its message 2 verifies under.
             "msk" => {
                 let msk = hexarg::key(&what, key)?;
                 let Some(pmk) = msk.get(..32) else { bail!("{what}: an MSK has at least 32 octets") };
                 keys.pmks.push(Pmk::from_bytes(pmk)?);
+                for candidate in [msk.get(..48), msk.get(32..64)].into_iter().flatten() {
+                    keys.pmks.push(Pmk::from_bytes(candidate)?);
+                }
+                passphrases_only = false;
             }
             other => bail!("{}: unknown key type {other:?} (wep, wpa-pwd, wpa-psk, tk, msk)", at()),
         }
     }
-    Ok(())
+    Ok(passphrases_only)
 }
 
 /// The comma-separated fields of one UAT line: each quoted (with `\\`, `\"` and `\xHH`
@@ -236,9 +251,11 @@ mod tests {
         .unwrap();
         let mut keys = Keys::default();
         read_key_file(&path, &mut keys).unwrap();
-        assert_eq!((keys.wep.len(), keys.pmks.len(), keys.tks.len()), (1, 3, 1));
+        assert_eq!((keys.wep.len(), keys.pmks.len(), keys.tks.len()), (1, 5, 1));
         assert_eq!(keys.pmks[0], pmk_from_passphrase("pass:word", b"my net").unwrap());
         assert_eq!(keys.pmks[2].as_bytes(), &[0x33; 32]);
+        assert_eq!(keys.pmks[3].as_bytes(), &[0x33; 48], "the Suite B 192-bit PMK");
+        assert_eq!(keys.pmks[4].as_bytes(), &[0x33; 32], "the FT XXKey");
 
         std::fs::write(&path, "\"wpa-psk\",\"secretsecretzz\"\n").unwrap();
         let err = format!("{:#}", read_key_file(&path, &mut Keys::default()).unwrap_err());

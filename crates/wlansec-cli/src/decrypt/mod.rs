@@ -19,6 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use wlansec_core::capture::{CaptureError, Format, LinkType, Reader, Writer};
 use wlansec_core::decrypt::{Decryptor, OutputForm};
 use wlansec_core::error::Error;
+use wlansec_core::rsn::{Akm, AkmKeys};
 use wlansec_core::wire::MacAddr;
 
 use crate::output::AtomicFile;
@@ -152,6 +153,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output.display()
     );
     if psk && stats.handshakes == 0 {
+        let akms = decryptor.akms_seen();
+        if let Some(akm) = akms.iter().find(|a| AkmKeys::of(**a, None).is_err()) {
+            bail!(
+                "the handshakes use AKM suite {akm}, which wlansec cannot derive keys for (supported: {SUPPORTED_AKMS}); \
+                 give the TK with --tk, nothing decrypted"
+            );
+        }
+        if let Some(akm) = akms.iter().find(|a| a.pmk_from_key_exchange()).filter(|_| given.passphrases_only) {
+            bail!(
+                "the network uses {akm}: its PMK comes from the {} key exchange, which an observer cannot derive \
+                 from a passphrase; give the PMK with --pmk (e.g. from the station's or AP's log) or the TK with --tk",
+                if *akm == Akm::Owe { "OWE Diffie-Hellman" } else { "SAE" }
+            );
+        }
         if stats.mic_mismatches > 0 {
             bail!(
                 "the passphrase (or PMK) does not match: {} handshake message 2 MIC(s) failed to verify, nothing decrypted",
@@ -202,6 +217,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// The AKM suites whose key hierarchy `decrypt` derives, for the error naming another one.
+const SUPPORTED_AKMS: &str = "PSK, 802.1X, PSK-SHA256, 802.1X-SHA256, FT-PSK, FT-802.1X, FT-SAE, FT-802.1X-SHA384, \
+                              SAE, SAE-EXT-KEY, OWE, Suite-B, Suite-B-192";
 
 /// Exit status of a run that decrypted a capture only up to a damaged record.
 const PARTIAL: u8 = 3;

@@ -83,6 +83,12 @@ impl Decryptor {
         self.tracker.links_seen()
     }
 
+    /// The AKM suites of the 4-way handshakes seen (each once): the CLI names them when
+    /// nothing could be derived (an unsupported AKM, or SAE/OWE given only a passphrase).
+    pub fn akms_seen(&self) -> &[crate::rsn::Akm] {
+        self.tracker.akms_seen()
+    }
+
     /// Feed one captured MPDU; each decrypted frame it completes goes to `emit`.
     pub fn process<E>(
         &mut self,

@@ -21,6 +21,8 @@ pub enum Error {
     Malformed(&'static str),
     /// A well-formed frame of a kind this operation does not handle.
     Unsupported(&'static str),
+    /// An AKM suite whose key hierarchy is not implemented (FILS, a vendor's, ...).
+    UnsupportedAkm(crate::rsn::Akm),
     /// A parameter outside the range the standard or this implementation allows.
     OutOfRange { what: &'static str, min: u64, max: u64, got: u64 },
     /// An output buffer is too small for the result.
@@ -65,6 +67,7 @@ impl fmt::Display for Error {
             }
             Error::Malformed(why) => write!(f, "malformed frame: {why}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Error::UnsupportedAkm(akm) => write!(f, "unsupported AKM suite {akm}: no key hierarchy for it"),
             Error::OutOfRange { what, min, max, got } => write!(f, "{what} {got} outside {min}..={max}"),
             Error::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: needs {needed} bytes, got {got}")

@@ -1,18 +1,22 @@
 //! EAPOL-Key frames (IEEE 802.1X-2010 11.3, IEEE 802.11-2016 12.7.2): a zero-copy view
 //! that checks its lengths once, a validated representation with parse/emit, the Key MIC
-//! for descriptor versions 1 (HMAC-MD5), 2 (HMAC-SHA1-128) and 3 (AES-128-CMAC), and Key
-//! Data encryption (RC4 for version 1, AES key wrap for 2 and 3).
+//! for descriptor versions 1 (HMAC-MD5), 2 (HMAC-SHA1-128) and 3 (AES-128-CMAC) and for the
+//! AKM-defined version 0 (AES-128-CMAC, HMAC-SHA-256/384/512, [`KeyIntegrity`]), and Key
+//! Data encryption (RC4 for version 1, AES key wrap for the others).
 //!
-//! Layout (offsets from the start of the 802.1X header):
+//! Layout (offsets from the start of the 802.1X header), with a 16-octet Key MIC:
 //! `0 version | 1 type=3 | 2..4 body length (BE) | 4 descriptor type | 5..7 Key Information |
 //! 7..9 Key Length | 9..17 Replay Counter | 17..49 Key Nonce | 49..65 Key IV | 65..73 Key RSC |
-//! 73..81 reserved | 81..97 Key MIC | 97..99 Key Data Length | 99.. Key Data`.
+//! 73..81 reserved | 81..97 Key MIC | 97..99 Key Data Length | 99.. Key Data`. The AKMs with
+//! SHA-384 (Suite B 192-bit, FT-802.1X-SHA384, OWE on group 20) have a 24-octet Key MIC,
+//! SHA-512 a 32-octet one: the fields after it move along.
 
 use cmac::Cmac;
 use hmac::{Hmac, KeyInit, Mac};
 use md5::Md5;
 use rc4::{Rc4, StreamCipher};
 use sha1::Sha1;
+use sha2::{Sha256, Sha384, Sha512};
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
@@ -23,10 +27,14 @@ use crate::rsn::keywrap;
 pub const ETHERTYPE_EAPOL: u16 = 0x888e;
 /// Packet Type of an EAPOL-Key frame.
 pub const PACKET_TYPE_KEY: u8 = 3;
-/// Length of everything before the Key Data.
+/// Length of everything before the Key Data (with a 16-octet Key MIC).
 pub const HEADER_LEN: usize = 99;
 /// Length of the Key MIC field for the AKMs with a 128-bit MIC.
 pub const MIC_LEN: usize = 16;
+/// The longest Key MIC field (HMAC-SHA-512).
+pub const MAX_MIC_LEN: usize = 32;
+/// Octets before the Key MIC field.
+const MIC_OFFSET: usize = 81;
 
 mod field {
     use core::ops::Range;
@@ -40,8 +48,6 @@ mod field {
     pub const NONCE: Range<usize> = 17..49;
     pub const KEY_IV: Range<usize> = 49..65;
     pub const KEY_RSC: Range<usize> = 65..73;
-    pub const MIC: Range<usize> = 81..97;
-    pub const KEY_DATA_LEN: Range<usize> = 97..99;
 }
 
 /// The Descriptor Type octet.
@@ -72,6 +78,8 @@ impl DescriptorType {
 /// Key Descriptor Version (bits 0-2 of Key Information): which MIC and Key Data cipher.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum KeyDescriptorVersion {
+    /// 0: the AKM defines the MIC ([`KeyIntegrity`]); AES key wrap (SAE, OWE, Suite B, ...).
+    AkmDefined,
     /// 1: HMAC-MD5 MIC, RC4 Key Data encryption (TKIP).
     HmacMd5Rc4,
     /// 2: HMAC-SHA1-128 MIC, AES key wrap.
@@ -83,17 +91,55 @@ pub enum KeyDescriptorVersion {
 impl KeyDescriptorVersion {
     pub fn from_bits(bits: u16) -> Result<Self> {
         match bits & 0x7 {
+            0 => Ok(KeyDescriptorVersion::AkmDefined),
             1 => Ok(KeyDescriptorVersion::HmacMd5Rc4),
             2 => Ok(KeyDescriptorVersion::HmacSha1Aes),
             3 => Ok(KeyDescriptorVersion::AesCmac),
-            _ => Err(Error::Unsupported("key descriptor version other than 1, 2 or 3")),
+            _ => Err(Error::Unsupported("key descriptor version other than 0, 1, 2 or 3")),
+        }
+    }
+    /// The MIC algorithm this version names; `None` for version 0, whose AKM names it.
+    pub fn integrity(self) -> Option<KeyIntegrity> {
+        match self {
+            KeyDescriptorVersion::AkmDefined => None,
+            KeyDescriptorVersion::HmacMd5Rc4 => Some(KeyIntegrity::HmacMd5),
+            KeyDescriptorVersion::HmacSha1Aes => Some(KeyIntegrity::HmacSha1),
+            KeyDescriptorVersion::AesCmac => Some(KeyIntegrity::AesCmac),
         }
     }
     pub fn bits(self) -> u16 {
         match self {
+            KeyDescriptorVersion::AkmDefined => 0,
             KeyDescriptorVersion::HmacMd5Rc4 => 1,
             KeyDescriptorVersion::HmacSha1Aes => 2,
             KeyDescriptorVersion::AesCmac => 3,
+        }
+    }
+}
+
+/// The EAPOL-Key MIC algorithm (IEEE 802.11-2020 Table 12-11): by descriptor version, or
+/// for version 0 by the AKM.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum KeyIntegrity {
+    HmacMd5,
+    /// HMAC-SHA-1, truncated to 128 bits.
+    HmacSha1,
+    AesCmac,
+    /// HMAC-SHA-256, truncated to 128 bits.
+    HmacSha256,
+    /// HMAC-SHA-384, truncated to 192 bits.
+    HmacSha384,
+    /// HMAC-SHA-512, truncated to 256 bits.
+    HmacSha512,
+}
+
+impl KeyIntegrity {
+    /// Octets of the Key MIC field.
+    pub fn mic_len(self) -> usize {
+        match self {
+            KeyIntegrity::HmacSha384 => 24,
+            KeyIntegrity::HmacSha512 => 32,
+            _ => MIC_LEN,
         }
     }
 }
@@ -133,12 +179,23 @@ pub use crate::error::Message;
 #[derive(Clone, Copy, Debug)]
 pub struct EapolKey<T: AsRef<[u8]>> {
     buffer: T,
+    mic_len: usize,
 }
 
 impl<T: AsRef<[u8]>> EapolKey<T> {
-    /// Check that `buffer` starts with a whole EAPOL-Key frame (trailing octets, e.g.
-    /// Ethernet padding, are allowed and ignored).
+    /// Check that `buffer` starts with a whole EAPOL-Key frame with a 16-octet Key MIC
+    /// field (trailing octets, e.g. Ethernet padding, are allowed and ignored).
     pub fn new_checked(buffer: T) -> Result<Self> {
+        Self::new_checked_with_mic_len(buffer, MIC_LEN)
+    }
+
+    /// [`EapolKey::new_checked`] for a Key MIC field of `mic_len` octets (16, 24 or 32: the
+    /// AKM's; the frame does not say).
+    pub fn new_checked_with_mic_len(buffer: T, mic_len: usize) -> Result<Self> {
+        if ![16, 24, 32].contains(&mic_len) {
+            return Err(Error::Unsupported("Key MIC field other than 16, 24 or 32 octets"));
+        }
+        let header_len = HEADER_LEN - MIC_LEN + mic_len;
         let b = buffer.as_ref();
         if b.len() < 4 {
             return Err(Error::Truncated { what: "EAPOL header", needed: 4, got: b.len() });
@@ -146,22 +203,32 @@ impl<T: AsRef<[u8]>> EapolKey<T> {
         if b[field::PACKET_TYPE] != PACKET_TYPE_KEY {
             return Err(Error::Unsupported("EAPOL packet that is not an EAPOL-Key frame"));
         }
-        if b.len() < HEADER_LEN {
-            return Err(Error::Truncated { what: "EAPOL-Key frame", needed: HEADER_LEN, got: b.len() });
+        if b.len() < header_len {
+            return Err(Error::Truncated { what: "EAPOL-Key frame", needed: header_len, got: b.len() });
         }
         let body_len = usize::from(u16::from_be_bytes([b[2], b[3]]));
         let frame_len = 4 + body_len;
-        if frame_len < HEADER_LEN {
+        if frame_len < header_len {
             return Err(Error::Malformed("EAPOL body length shorter than an EAPOL-Key descriptor"));
         }
         if b.len() < frame_len {
             return Err(Error::Truncated { what: "EAPOL-Key frame", needed: frame_len, got: b.len() });
         }
-        let key_data_len = usize::from(u16::from_be_bytes([b[97], b[98]]));
-        if HEADER_LEN + key_data_len > frame_len {
+        let at = MIC_OFFSET + mic_len;
+        let key_data_len = usize::from(u16::from_be_bytes([b[at], b[at + 1]]));
+        if header_len + key_data_len > frame_len {
             return Err(Error::Malformed("Key Data Length runs past the EAPOL body"));
         }
-        Ok(EapolKey { buffer })
+        Ok(EapolKey { buffer, mic_len })
+    }
+
+    /// Octets of the Key MIC field.
+    pub fn mic_len(&self) -> usize {
+        self.mic_len
+    }
+
+    fn header_len(&self) -> usize {
+        MIC_OFFSET + self.mic_len + 2
     }
 
     fn b(&self) -> &[u8] {
@@ -201,12 +268,13 @@ impl<T: AsRef<[u8]>> EapolKey<T> {
     pub fn key_rsc(&self) -> u64 {
         u64::from_le_bytes(self.array(field::KEY_RSC))
     }
-    pub fn mic(&self) -> [u8; MIC_LEN] {
-        self.array(field::MIC)
+    pub fn mic(&self) -> &[u8] {
+        &self.b()[MIC_OFFSET..MIC_OFFSET + self.mic_len]
     }
     pub fn key_data(&self) -> &[u8] {
-        let len = usize::from(u16::from_be_bytes([self.b()[97], self.b()[98]]));
-        &self.b()[HEADER_LEN..HEADER_LEN + len]
+        let at = MIC_OFFSET + self.mic_len;
+        let len = usize::from(u16::from_be_bytes([self.b()[at], self.b()[at + 1]]));
+        &self.b()[self.header_len()..self.header_len() + len]
     }
 
     fn array<const N: usize>(&self, range: core::ops::Range<usize>) -> [u8; N] {
@@ -243,8 +311,18 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> EapolKey<T> {
     /// Write the MIC computed under `kck` into the frame (for its descriptor version).
     pub fn sign(&mut self, kck: &[u8]) -> Result<()> {
         let version = self.key_info().version()?;
-        let mic = compute_mic(kck, version, self.frame())?;
-        self.buffer.as_mut()[field::MIC].copy_from_slice(&mic);
+        let integrity = version.integrity().ok_or(Error::Unsupported("key descriptor version 0 without its AKM"))?;
+        self.sign_with(integrity, kck)
+    }
+
+    /// Write the MIC computed with `integrity` under `kck` into the frame.
+    pub fn sign_with(&mut self, integrity: KeyIntegrity, kck: &[u8]) -> Result<()> {
+        if integrity.mic_len() != self.mic_len {
+            return Err(Error::Malformed("Key MIC field of another length than the MIC"));
+        }
+        let mic = compute_mic_with(kck, integrity, self.frame())?;
+        let mic_len = self.mic_len;
+        self.buffer.as_mut()[MIC_OFFSET..MIC_OFFSET + mic_len].copy_from_slice(&mic[..mic_len]);
         Ok(())
     }
 }
@@ -279,7 +357,7 @@ impl<'a> EapolKeyRepr<'a> {
             nonce: view.nonce(),
             key_iv: view.key_iv(),
             key_rsc: view.key_rsc(),
-            mic: view.mic(),
+            mic: view.mic().try_into().map_err(|_| Error::Malformed("Key MIC"))?,
             key_data: &bytes[HEADER_LEN..HEADER_LEN + key_data_len],
         })
     }
@@ -308,10 +386,30 @@ impl<'a> EapolKeyRepr<'a> {
         out[field::KEY_IV].copy_from_slice(&self.key_iv);
         out[field::KEY_RSC].copy_from_slice(&self.key_rsc.to_le_bytes());
         out[73..81].fill(0);
-        out[field::MIC].copy_from_slice(&self.mic);
-        out[field::KEY_DATA_LEN].copy_from_slice(&(self.key_data.len() as u16).to_be_bytes());
+        out[MIC_OFFSET..MIC_OFFSET + MIC_LEN].copy_from_slice(&self.mic);
+        out[HEADER_LEN - 2..HEADER_LEN].copy_from_slice(&(self.key_data.len() as u16).to_be_bytes());
         out[HEADER_LEN..].copy_from_slice(self.key_data);
         Ok(len)
+    }
+
+    /// The frame as bytes with a Key MIC field as long as `integrity`'s MIC, computed with
+    /// it under `kck` when the Key MIC bit is set (for the AKM-defined descriptor version).
+    pub fn to_signed_bytes_with(&self, integrity: KeyIntegrity, kck: &[u8]) -> Result<Vec<u8>> {
+        let mut short = vec![0u8; self.buffer_len()];
+        self.emit(&mut short)?;
+        let extra = integrity.mic_len() - MIC_LEN;
+        let mut out = Vec::with_capacity(short.len() + extra);
+        out.extend_from_slice(&short[..MIC_OFFSET + MIC_LEN]);
+        out.resize(out.len() + extra, 0);
+        out.extend_from_slice(&short[MIC_OFFSET + MIC_LEN..]);
+        let body_len =
+            u16::try_from(out.len() - 4).map_err(|_| Error::Malformed("Key Data too long for an EAPOL frame"))?;
+        out[field::BODY_LEN].copy_from_slice(&body_len.to_be_bytes());
+        let mut view = EapolKey::new_checked_with_mic_len(&mut out[..], integrity.mic_len())?;
+        if self.key_info.has(KeyInfo::MIC) {
+            view.sign_with(integrity, kck)?;
+        }
+        Ok(out)
     }
 
     /// The frame as bytes, with its MIC computed under `kck` when the Key MIC bit is set.
@@ -327,35 +425,52 @@ impl<'a> EapolKeyRepr<'a> {
 }
 
 /// The Key MIC of an EAPOL frame under `kck`, computed as if its MIC field were zero.
-/// `frame` must be a whole, checked EAPOL-Key frame (header and body, no trailing octets).
+/// `frame` must be a whole, checked EAPOL-Key frame (header and body, no trailing octets)
+/// with a 16-octet Key MIC field.
 pub fn compute_mic(kck: &[u8], version: KeyDescriptorVersion, frame: &[u8]) -> Result<[u8; MIC_LEN]> {
-    if frame.len() < HEADER_LEN {
-        return Err(Error::Truncated { what: "EAPOL-Key frame", needed: HEADER_LEN, got: frame.len() });
+    let integrity = version.integrity().ok_or(Error::Unsupported("key descriptor version 0 without its AKM"))?;
+    let mic = compute_mic_with(kck, integrity, frame)?;
+    let mut out = [0u8; MIC_LEN];
+    out.copy_from_slice(&mic[..MIC_LEN]);
+    Ok(out)
+}
+
+/// The Key MIC of `frame` computed with `integrity` under `kck` (its first
+/// `integrity.mic_len()` octets count), as if the frame's Key MIC field (of that length)
+/// were zero.
+pub fn compute_mic_with(kck: &[u8], integrity: KeyIntegrity, frame: &[u8]) -> Result<[u8; MAX_MIC_LEN]> {
+    let mic_len = integrity.mic_len();
+    let header_len = MIC_OFFSET + mic_len + 2;
+    if frame.len() < header_len {
+        return Err(Error::Truncated { what: "EAPOL-Key frame", needed: header_len, got: frame.len() });
     }
-    if kck.len() != 16 {
-        return Err(Error::KeyLength { expected: 16, got: kck.len() });
+    let kck_len = match integrity {
+        KeyIntegrity::HmacSha384 => 24,
+        KeyIntegrity::HmacSha512 => 32,
+        _ => 16,
+    };
+    if kck.len() != kck_len {
+        return Err(Error::KeyLength { expected: kck_len, got: kck.len() });
     }
-    let parts = [&frame[..field::MIC.start], &[0u8; MIC_LEN][..], &frame[field::MIC.end..]];
-    let mut mic = [0u8; MIC_LEN];
-    match version {
-        KeyDescriptorVersion::HmacMd5Rc4 => {
-            let mut mac = <Hmac<Md5> as KeyInit>::new_from_slice(kck)
-                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
-            parts.iter().for_each(|p| mac.update(p));
-            mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
-        }
-        KeyDescriptorVersion::HmacSha1Aes => {
-            let mut mac = <Hmac<Sha1> as KeyInit>::new_from_slice(kck)
-                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
-            parts.iter().for_each(|p| mac.update(p));
-            mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
-        }
-        KeyDescriptorVersion::AesCmac => {
-            let mut mac = <Cmac<aes::Aes128> as KeyInit>::new_from_slice(kck)
-                .map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
-            parts.iter().for_each(|p| mac.update(p));
-            mic.copy_from_slice(&mac.finalize().into_bytes()[..MIC_LEN]);
-        }
+    let zeros = [0u8; MAX_MIC_LEN];
+    let parts = [&frame[..MIC_OFFSET], &zeros[..mic_len], &frame[MIC_OFFSET + mic_len..]];
+    let mut mic = [0u8; MAX_MIC_LEN];
+    fn run<M: Mac + KeyInit>(kck: &[u8], parts: &[&[u8]; 3], out: &mut [u8]) -> Result<()> {
+        let mut mac =
+            <M as KeyInit>::new_from_slice(kck).map_err(|_| Error::KeyLength { expected: 16, got: kck.len() })?;
+        parts.iter().for_each(|p| mac.update(p));
+        let tag = mac.finalize().into_bytes();
+        out.copy_from_slice(&tag[..out.len()]);
+        Ok(())
+    }
+    let out = &mut mic[..mic_len];
+    match integrity {
+        KeyIntegrity::HmacMd5 => run::<Hmac<Md5>>(kck, &parts, out)?,
+        KeyIntegrity::HmacSha1 => run::<Hmac<Sha1>>(kck, &parts, out)?,
+        KeyIntegrity::AesCmac => run::<Cmac<aes::Aes128>>(kck, &parts, out)?,
+        KeyIntegrity::HmacSha256 => run::<Hmac<Sha256>>(kck, &parts, out)?,
+        KeyIntegrity::HmacSha384 => run::<Hmac<Sha384>>(kck, &parts, out)?,
+        KeyIntegrity::HmacSha512 => run::<Hmac<Sha512>>(kck, &parts, out)?,
     }
     Ok(mic)
 }
@@ -363,13 +478,19 @@ pub fn compute_mic(kck: &[u8], version: KeyDescriptorVersion, frame: &[u8]) -> R
 /// Check the Key MIC of the EAPOL-Key frame at the front of `bytes` under `kck`, in
 /// constant time. A frame without the Key MIC bit has nothing to verify and is refused.
 pub fn verify_mic(kck: &[u8], bytes: &[u8]) -> Result<()> {
-    let view = EapolKey::new_checked(bytes)?;
-    let info = view.key_info();
-    if !info.has(KeyInfo::MIC) {
+    let version = EapolKey::new_checked(bytes)?.key_info().version()?;
+    let integrity = version.integrity().ok_or(Error::Unsupported("key descriptor version 0 without its AKM"))?;
+    verify_mic_with(integrity, kck, bytes)
+}
+
+/// [`verify_mic`] with the MIC algorithm `integrity` (whose length the Key MIC field has).
+pub fn verify_mic_with(integrity: KeyIntegrity, kck: &[u8], bytes: &[u8]) -> Result<()> {
+    let view = EapolKey::new_checked_with_mic_len(bytes, integrity.mic_len())?;
+    if !view.key_info().has(KeyInfo::MIC) {
         return Err(Error::Malformed("EAPOL-Key frame has no MIC to verify"));
     }
-    let expected = compute_mic(kck, info.version()?, view.frame())?;
-    if bool::from(expected.ct_eq(&view.mic())) {
+    let expected = compute_mic_with(kck, integrity, view.frame())?;
+    if bool::from(expected[..view.mic_len()].ct_eq(view.mic())) {
         Ok(())
     } else {
         Err(Error::MicFailure)

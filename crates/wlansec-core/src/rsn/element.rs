@@ -4,6 +4,7 @@
 //! Selectors are kept generic: a suite with an OUI other than 00-0F-AC (or a type this code
 //! does not name) stays `Other { oui, suite_type }` and round-trips unchanged.
 
+pub mod ft;
 mod kde;
 
 pub use kde::{kde_type, key_data_items, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
@@ -111,19 +112,35 @@ impl CipherSuite {
     }
 }
 
-/// An authentication and key management suite selector (Table 9-133).
+/// An authentication and key management suite selector (IEEE 802.11-2020 Table 9-151).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Akm {
     /// 00-0F-AC:1, 802.1X with SHA-1 key derivation.
     Ieee8021x,
     /// 00-0F-AC:2, PSK with SHA-1 key derivation (WPA2-Personal).
     Psk,
+    /// 00-0F-AC:3, FT over 802.1X (SHA-256).
+    FtIeee8021x,
+    /// 00-0F-AC:4, FT with a PSK (SHA-256).
+    FtPsk,
     /// 00-0F-AC:5, 802.1X with SHA-256 key derivation.
     Ieee8021xSha256,
     /// 00-0F-AC:6, PSK with SHA-256 key derivation.
     PskSha256,
     /// 00-0F-AC:8, SAE.
     Sae,
+    /// 00-0F-AC:9, FT over SAE.
+    FtSae,
+    /// 00-0F-AC:11, Suite B: 802.1X with SHA-256 and HMAC-SHA-256 MICs.
+    SuiteB,
+    /// 00-0F-AC:12, Suite B 192-bit: 802.1X with SHA-384, 24-octet MICs.
+    SuiteB192,
+    /// 00-0F-AC:13, FT over 802.1X with SHA-384.
+    FtIeee8021xSha384,
+    /// 00-0F-AC:18, OWE (opportunistic wireless encryption).
+    Owe,
+    /// 00-0F-AC:24, SAE with a group-dependent hash (SAE-EXT-KEY).
+    SaeExtKey,
     Other {
         oui: [u8; 3],
         suite_type: u8,
@@ -131,15 +148,31 @@ pub enum Akm {
 }
 
 impl Akm {
+    /// The named suites by their 00-0F-AC type.
+    const NAMED: [(u8, Akm); 13] = [
+        (1, Akm::Ieee8021x),
+        (2, Akm::Psk),
+        (3, Akm::FtIeee8021x),
+        (4, Akm::FtPsk),
+        (5, Akm::Ieee8021xSha256),
+        (6, Akm::PskSha256),
+        (8, Akm::Sae),
+        (9, Akm::FtSae),
+        (11, Akm::SuiteB),
+        (12, Akm::SuiteB192),
+        (13, Akm::FtIeee8021xSha384),
+        (18, Akm::Owe),
+        (24, Akm::SaeExtKey),
+    ];
+
     pub fn from_selector(selector: [u8; 4]) -> Self {
         let oui = [selector[0], selector[1], selector[2]];
-        match (oui, selector[3]) {
-            (IEEE_OUI | WPA_OUI, 1) => Akm::Ieee8021x,
-            (IEEE_OUI | WPA_OUI, 2) => Akm::Psk,
-            (IEEE_OUI, 5) => Akm::Ieee8021xSha256,
-            (IEEE_OUI, 6) => Akm::PskSha256,
-            (IEEE_OUI, 8) => Akm::Sae,
-            (oui, suite_type) => Akm::Other { oui, suite_type },
+        let suite_type = selector[3];
+        // WPA (00-50-F2) elements know only 802.1X and PSK.
+        let named = oui == IEEE_OUI || (oui == WPA_OUI && matches!(suite_type, 1 | 2));
+        match Self::NAMED.iter().find(|(t, _)| *t == suite_type) {
+            Some((_, akm)) if named => *akm,
+            _ => Akm::Other { oui, suite_type },
         }
     }
 
@@ -152,20 +185,76 @@ impl Akm {
     }
 
     fn selector_with(self, o: [u8; 3]) -> [u8; 4] {
-        let t = match self {
-            Akm::Ieee8021x => 1,
-            Akm::Psk => 2,
-            Akm::Ieee8021xSha256 => 5,
-            Akm::PskSha256 => 6,
-            Akm::Sae => 8,
-            Akm::Other { oui, suite_type } => return [oui[0], oui[1], oui[2], suite_type],
-        };
+        if let Akm::Other { oui, suite_type } = self {
+            return [oui[0], oui[1], oui[2], suite_type];
+        }
+        let t = Self::NAMED.iter().find(|(_, a)| *a == self).map_or(0, |(t, _)| *t);
         [o[0], o[1], o[2], t]
     }
 
     /// Whether this AKM derives its PTK with the SHA-256 KDF rather than PRF-SHA1.
     pub fn uses_sha256(self) -> bool {
-        matches!(self, Akm::Ieee8021xSha256 | Akm::PskSha256 | Akm::Sae)
+        matches!(
+            self,
+            Akm::Ieee8021xSha256
+                | Akm::PskSha256
+                | Akm::Sae
+                | Akm::FtIeee8021x
+                | Akm::FtPsk
+                | Akm::FtSae
+                | Akm::SuiteB
+                | Akm::Owe
+        )
+    }
+
+    /// Whether this is a fast BSS transition AKM: its PTK comes from PMK-R1 (12.7.1.7).
+    pub fn is_ft(self) -> bool {
+        matches!(self, Akm::FtIeee8021x | Akm::FtPsk | Akm::FtSae | Akm::FtIeee8021xSha384)
+    }
+
+    /// Whether an observer cannot derive the PMK from a passphrase: SAE's comes from the
+    /// Diffie-Hellman exchange (H2E and SAE-PK included), OWE's has no passphrase at all.
+    pub fn pmk_from_key_exchange(self) -> bool {
+        matches!(self, Akm::Sae | Akm::FtSae | Akm::SaeExtKey | Akm::Owe)
+    }
+}
+
+impl core::fmt::Display for Akm {
+    /// The selector and a name, e.g. `00-0F-AC:14 (FILS-SHA256)`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let [a, b, c, t] = self.selector();
+        let name = match (self, [a, b, c]) {
+            (Akm::Other { .. }, IEEE_OUI) => match t {
+                7 => "TDLS",
+                10 => "APPeerKey",
+                14 => "FILS-SHA256",
+                15 => "FILS-SHA384",
+                16 => "FT-FILS-SHA256",
+                17 => "FT-FILS-SHA384",
+                19 => "FT-PSK-SHA384",
+                20 => "PSK-SHA384",
+                21 => "PASN",
+                22 => "FT-802.1X-SHA384",
+                23 => "802.1X-SHA384",
+                25 => "FT-SAE-EXT-KEY",
+                _ => "unknown",
+            },
+            (Akm::Other { .. }, _) => "vendor",
+            (Akm::Ieee8021x, _) => "802.1X",
+            (Akm::Psk, _) => "PSK",
+            (Akm::FtIeee8021x, _) => "FT-802.1X",
+            (Akm::FtPsk, _) => "FT-PSK",
+            (Akm::Ieee8021xSha256, _) => "802.1X-SHA256",
+            (Akm::PskSha256, _) => "PSK-SHA256",
+            (Akm::Sae, _) => "SAE",
+            (Akm::FtSae, _) => "FT-SAE",
+            (Akm::SuiteB, _) => "Suite-B",
+            (Akm::SuiteB192, _) => "Suite-B-192",
+            (Akm::FtIeee8021xSha384, _) => "FT-802.1X-SHA384",
+            (Akm::Owe, _) => "OWE",
+            (Akm::SaeExtKey, _) => "SAE-EXT-KEY",
+        };
+        write!(f, "{a:02X}-{b:02X}-{c:02X}:{t} ({name})")
     }
 }
 

@@ -8,7 +8,7 @@ pub mod handshake;
 pub mod kdf;
 pub mod keywrap;
 
-pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
+pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, KeyIntegrity, Message};
 pub use element::{negotiate_mfp, Akm, CipherSuite, MfpPolicy, RsnElementRepr};
 pub use handshake::{Authenticator, Event, HandshakeError, Params, Supplicant};
-pub use kdf::{derive_ptk, pmk_from_passphrase, Pmk, Ptk, Secret};
+pub use kdf::{derive_ptk, derive_ptk_with, pmk_from_passphrase, AkmKeys, KdfHash, Pmk, Ptk, Secret};

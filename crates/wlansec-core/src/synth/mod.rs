@@ -1,10 +1,13 @@
 //! Synthetic protected captures: what an access point and its stations would put on the
 //! air to carry a given list of Ethernet frames — a beacon with the RSN element, open
 //! authentication and association, the 4-way handshake per station (real PTKs from the
-//! passphrase), then the frames as QoS and non-QoS data in both directions, group frames
+//! passphrase or a given PMK, with the key hierarchy of the AKM asked for: PSK and 802.1X
+//! with SHA-1 or SHA-256, FT-PSK and FT-802.1X from the FT elements, SAE, OWE, Suite B and
+//! Suite B 192-bit), then the frames as QoS and non-QoS data in both directions, group frames
 //! under the GTK, 4-address (WDS) frames and fragments; optionally a rekey halfway (a new
 //! GTK sent with the group key handshake under each PTK, and one station reassociating
-//! with a fresh 4-way handshake).
+//! with a fresh 4-way handshake, or under Extended Key ID rekeying its PTK to the other
+//! Key ID while it goes on sending under the old one).
 //!
 //! The Ethernet frames go onto the air unchanged, so decrypting the capture must give them
 //! back exactly. Deterministic: the same seed gives the same capture.
@@ -19,9 +22,12 @@ use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
-use crate::rsn::element::{ElementKind, KeyDataBuilder};
+use crate::rsn::element::ft::{self as ft_elements, FtElement};
+use crate::rsn::element::{kde_type, ElementKind, KeyDataBuilder};
+use crate::rsn::kdf::ft;
 use crate::rsn::{
-    derive_ptk, pmk_from_passphrase, Akm, CipherSuite, KeyDescriptorVersion, Pmk, Ptk, RsnElementRepr, Secret,
+    derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, Pmk, Ptk,
+    RsnElementRepr, Secret,
 };
 use crate::suite::{FrameSuite, PnCounter, Transmitter};
 use crate::tx;
@@ -37,6 +43,13 @@ use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rule
 pub struct Config {
     pub ssid: Vec<u8>,
     pub passphrase: String,
+    /// The AKM suite the network uses (its key hierarchy and EAPOL-Key MIC).
+    pub akm: Akm,
+    /// The PMK (for FT: the XXKey), else the passphrase's (PSK AKMs only).
+    pub pmk: Option<Vec<u8>>,
+    /// Extended Key ID: message 3 installs each PTK under Key ID 1 (a Key ID KDE), and
+    /// pairwise frames name it.
+    pub extended_key_id: bool,
     /// Pairwise and group cipher; WEP-40/104 means a static-key WEP network.
     pub cipher: CipherSuite,
     /// The WEP key (5 or 13 octets) for a WEP network.
@@ -56,6 +69,15 @@ pub struct Record {
     pub mpdu: Vec<u8>,
 }
 
+/// RSN Capabilities: Extended Key ID for Individually Addressed Frames (9.4.2.24.4).
+const EXTENDED_KEY_ID: u16 = 1 << 13;
+/// The Key ID of pairwise keys under Extended Key ID.
+const PAIRWISE_KEY_ID: u8 = 1;
+
+/// The mobility domain and R0KH-ID of the FT networks synthesized.
+const MDID: [u8; 2] = [0xa1, 0xb2];
+const R0KH_ID: &[u8] = b"r0kh.wlansec.example";
+
 const START_NS: u64 = 1_700_000_000_000_000_000;
 const FRAME_SPACING_NS: u64 = 200_000;
 const BEACON_EVERY: usize = 200;
@@ -66,6 +88,8 @@ struct Station {
     ap_tx: Option<Tx>,
     sta_tx: Option<Tx>,
     replay_counter: u64,
+    /// The Key ID of the station's PTK (1 under Extended Key ID, then alternating).
+    key_id: u8,
 }
 
 /// The access point and its stations, writing what goes on the air.
@@ -73,6 +97,7 @@ pub struct Synth {
     config: Config,
     rng: ChaCha8Rng,
     pmk: Option<Pmk>,
+    keys: AkmKeys,
     bssid: MacAddr,
     stations: Vec<Station>,
     gtk: Option<(u8, Secret)>,
@@ -91,14 +116,31 @@ impl Synth {
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let bssid = random_mac(&mut rng);
         let stations = (0..config.stations)
-            .map(|_| Station { mac: random_mac(&mut rng), ptk: None, ap_tx: None, sta_tx: None, replay_counter: 0 })
+            .map(|_| Station {
+                mac: random_mac(&mut rng),
+                ptk: None,
+                ap_tx: None,
+                sta_tx: None,
+                replay_counter: 0,
+                key_id: 0,
+            })
             .collect();
-        let pmk =
-            if is_wep(config.cipher) { None } else { Some(pmk_from_passphrase(&config.passphrase, &config.ssid)?) };
+        let keys = AkmKeys::of(config.akm, None)?;
+        let pmk = match (&config.pmk, is_wep(config.cipher)) {
+            (_, true) => None,
+            (Some(pmk), false) => Some(Pmk::from_bytes(pmk)?),
+            (None, false) if matches!(config.akm, Akm::Psk | Akm::PskSha256 | Akm::FtPsk) => {
+                Some(pmk_from_passphrase(&config.passphrase, &config.ssid)?)
+            }
+            (None, false) => {
+                return Err(Error::Unsupported("this AKM's PMK does not come from a passphrase: give one"))
+            }
+        };
         Ok(Synth {
             config,
             rng,
             pmk,
+            keys,
             bssid,
             stations,
             gtk: None,
@@ -160,7 +202,40 @@ impl Synth {
     }
 
     fn rsn_element(&self) -> Result<Vec<u8>> {
-        RsnElementRepr::personal(self.config.cipher, self.config.cipher, Akm::Psk).to_bytes(ElementKind::Rsn)
+        self.rsn_element_with(None)
+    }
+
+    /// The RSN element, with a PMKID (an FT station's PMKR1Name) when given.
+    fn rsn_element_with(&self, pmkid: Option<[u8; 16]>) -> Result<Vec<u8>> {
+        let mut repr = RsnElementRepr::personal(self.config.cipher, self.config.cipher, self.config.akm);
+        repr.pmkids.extend(pmkid);
+        if self.config.extended_key_id {
+            repr.capabilities |= EXTENDED_KEY_ID;
+        }
+        repr.to_bytes(ElementKind::Rsn)
+    }
+
+    /// The Mobility Domain element of an FT network (MDID a1b2, FT over the DS).
+    fn mobility_domain(&self) -> Option<Vec<u8>> {
+        self.config.akm.is_ft().then(|| vec![ft_elements::MOBILITY_DOMAIN_ID, 3, MDID[0], MDID[1], 0x01])
+    }
+
+    /// The Fast BSS Transition element of the association response (and the 4-way
+    /// handshake of an initial mobility domain association): the AP is its own R0KH and R1KH.
+    fn fast_bss_transition(&self) -> Result<Vec<u8>> {
+        let fte = FtElement { anonce: [0; 32], snonce: [0; 32], r0kh_id: Some(R0KH_ID), r1kh_id: Some(self.bssid.0) };
+        let body = fte.to_body(self.fte_mic_len())?;
+        let mut out = vec![ft_elements::FAST_BSS_TRANSITION_ID, body.len() as u8];
+        out.extend_from_slice(&body);
+        Ok(out)
+    }
+
+    fn fte_mic_len(&self) -> usize {
+        if self.config.akm == Akm::FtIeee8021xSha384 {
+            24
+        } else {
+            16
+        }
     }
 
     fn management(&mut self, body: ManagementBody, da: MacAddr, sa: MacAddr) -> Result<()> {
@@ -176,7 +251,12 @@ impl Synth {
             .ssid(&self.config.ssid)?
             .supported_rates(&SUPPORTED_RATES_BG)?
             .ds_parameter_set(6)?;
-        Ok(if is_wep(self.config.cipher) { elements } else { elements.encoded(&self.rsn_element()?)? }.build())
+        let mut elements =
+            if is_wep(self.config.cipher) { elements } else { elements.encoded(&self.rsn_element()?)? };
+        if let Some(mde) = self.mobility_domain() {
+            elements = elements.encoded(&mde)?;
+        }
+        Ok(elements.build())
     }
 
     fn beacon(&mut self) -> Result<()> {
@@ -200,7 +280,14 @@ impl Synth {
         };
         self.management(auth(1), ap, sta)?;
         self.management(auth(2), sta, ap)?;
-        let elements = self.elements()?;
+        let mut elements = self.elements()?;
+        if self.config.akm == Akm::Owe {
+            // OWE Diffie-Hellman Parameter element: group 19 and a public key (x-coordinate).
+            elements.extend_from_slice(&[ft_elements::EXTENSION_ID, 35, ft_elements::OWE_DH_PARAMETER_EXT_ID, 19, 0]);
+            let mut public = [0u8; 32];
+            self.rng.fill_bytes(&mut public);
+            elements.extend_from_slice(&public);
+        }
         let request = AssociationRequestRepr {
             capability,
             listen_interval: 10,
@@ -208,7 +295,11 @@ impl Synth {
             elements: Elements::new(&elements),
         };
         self.management(ManagementBody::AssociationRequest(request), ap, sta)?;
-        let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        let mut rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        if let Some(mde) = self.mobility_domain() {
+            rates.extend_from_slice(&mde);
+            rates.extend_from_slice(&self.fast_bss_transition()?);
+        }
         let response = AssociationResponseRepr {
             capability,
             status: STATUS_SUCCESS,
@@ -219,15 +310,20 @@ impl Synth {
         if is_wep(self.config.cipher) {
             return Ok(());
         }
-        self.four_way_handshake(i)
+        self.four_way_handshake(i, false)
     }
 
     fn descriptor_version(&self) -> KeyDescriptorVersion {
-        if self.config.cipher == CipherSuite::Tkip {
-            KeyDescriptorVersion::HmacMd5Rc4
-        } else {
-            KeyDescriptorVersion::HmacSha1Aes
-        }
+        self.keys.descriptor_version(self.config.cipher)
+    }
+
+    fn integrity(&self) -> KeyIntegrity {
+        self.keys.integrity_of(self.descriptor_version())
+    }
+
+    /// The frame's bytes, its Key MIC field as long as the AKM's MIC, signed under `kck`.
+    fn signed(&self, repr: &EapolKeyRepr<'_>, kck: &[u8]) -> Result<Vec<u8>> {
+        repr.to_signed_bytes_with(self.integrity(), kck)
     }
 
     fn eapol_repr<'a>(&self, flags: u16, replay: u64, nonce: [u8; 32], key_data: &'a [u8]) -> EapolKeyRepr<'a> {
@@ -255,25 +351,48 @@ impl Synth {
         Ok((iv, data))
     }
 
-    fn four_way_handshake(&mut self, i: usize) -> Result<()> {
+    /// The 4-way handshake of station `i`; `ptk_rekey`: a new PTK in the same association,
+    /// which under Extended Key ID takes the other Key ID while the station goes on sending
+    /// under the old one (the AP takes the new one at once), so both are in use.
+    fn four_way_handshake(&mut self, i: usize, ptk_rekey: bool) -> Result<()> {
+        let pairwise_key_id = match (self.config.extended_key_id, ptk_rekey) {
+            (false, _) => 0,
+            (true, false) => PAIRWISE_KEY_ID,
+            (true, true) => 1 - self.stations[i].key_id,
+        };
         let pmk = self.pmk.as_ref().ok_or(Error::Malformed("no PMK"))?;
         let (aa, spa) = (self.bssid, self.stations[i].mac);
         let mut anonce = [0u8; 32];
         let mut snonce = [0u8; 32];
         self.rng.fill_bytes(&mut anonce);
         self.rng.fill_bytes(&mut snonce);
-        let ptk = derive_ptk(pmk, Akm::Psk, self.config.cipher, aa, spa, &anonce, &snonce)?;
+        let tk_len = self.config.cipher.tk_len().ok_or(Error::Unsupported("cipher without a key length"))?;
+        let (ptk, rsn, ft_elements) = if self.config.akm.is_ft() {
+            let ssid = self.config.ssid.clone();
+            let ids = ft::Ids { ssid: &ssid, mdid: MDID, r0kh_id: R0KH_ID, r1kh_id: aa.0, spa };
+            let (ptk, pmk_r1_name) = ft::derive_ptk(&self.keys, pmk.as_bytes(), &ids, tk_len, aa, &anonce, &snonce)?;
+            // Messages 2 and 3 name PMKR1Name and carry the MDE and FTE (12.7.6.3).
+            let mut elements = self.mobility_domain().unwrap_or_default();
+            elements.extend_from_slice(&self.fast_bss_transition()?);
+            (ptk, self.rsn_element_with(Some(pmk_r1_name))?, elements)
+        } else {
+            (derive_ptk_with(pmk, &self.keys, tk_len, aa, spa, &anonce, &snonce)?, self.rsn_element()?, Vec::new())
+        };
         let kck = ptk.kck.as_bytes().to_vec();
         let r = self.stations[i].replay_counter + 1;
         self.stations[i].replay_counter = r + 1;
-        let rsn = self.rsn_element()?;
         let (key_id, gtk) = self.gtk.clone().ok_or(Error::Malformed("no GTK"))?;
 
-        let m1 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::ACK, r, anonce, &[]).to_signed_bytes(&kck)?;
-        let mut m2 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC, r, snonce, &rsn);
+        let m1 = self.signed(&self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::ACK, r, anonce, &[]), &kck)?;
+        let m2_data = [rsn.as_slice(), &ft_elements].concat();
+        let mut m2 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC, r, snonce, &m2_data);
         m2.key_length = 0;
-        let m2 = m2.to_signed_bytes(&kck)?;
-        let plain = KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?.build();
+        let m2 = self.signed(&m2, &kck)?;
+        let mut plain = KeyDataBuilder::new().element(&rsn).gtk(key_id, true, gtk.as_bytes())?;
+        if self.config.extended_key_id {
+            plain = plain.kde(kde_type::KEY_ID, &[pairwise_key_id, 0])?;
+        }
+        let plain = plain.element(&ft_elements).build();
         let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
         let flags3 = KeyInfo::PAIRWISE
             | KeyInfo::INSTALL
@@ -283,10 +402,10 @@ impl Synth {
             | KeyInfo::ENCRYPTED_KEY_DATA;
         let mut m3 = self.eapol_repr(flags3, r + 1, anonce, &data);
         m3.key_iv = iv;
-        let m3 = m3.to_signed_bytes(&kck)?;
+        let m3 = self.signed(&m3, &kck)?;
         let mut m4 = self.eapol_repr(KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE, r + 1, [0; 32], &[]);
         m4.key_length = 0;
-        let m4 = m4.to_signed_bytes(&kck)?;
+        let m4 = self.signed(&m4, &kck)?;
 
         self.eapol_plain(i, true, &m1)?;
         self.eapol_plain(i, false, &m2)?;
@@ -294,8 +413,11 @@ impl Synth {
         self.eapol_plain(i, false, &m4)?;
         let tk = ptk.tk.as_bytes();
         let st = &mut self.stations[i];
-        st.ap_tx = Some(transmitter(self.config.cipher, tk, 0)?);
-        st.sta_tx = Some(transmitter(self.config.cipher, tk, 0)?);
+        st.ap_tx = Some(transmitter(self.config.cipher, tk, pairwise_key_id)?);
+        if !ptk_rekey {
+            st.sta_tx = Some(transmitter(self.config.cipher, tk, pairwise_key_id)?);
+        }
+        st.key_id = pairwise_key_id;
         st.ptk = Some(ptk);
         Ok(())
     }
@@ -379,16 +501,19 @@ impl Synth {
             let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
             let mut g1 = self.eapol_repr(flags, r, [0; 32], &data);
             g1.key_iv = iv;
-            let g1 = g1.to_signed_bytes(&kck)?;
+            let g1 = self.signed(&g1, &kck)?;
             let mut g2 = self.eapol_repr(KeyInfo::MIC | KeyInfo::SECURE, r, [0; 32], &[]);
             g2.key_length = 0;
-            let g2 = g2.to_signed_bytes(&kck)?;
+            let g2 = self.signed(&g2, &kck)?;
             self.stations[i].ptk = Some(ptk);
             let sta = self.stations[i].mac;
             for (from_ap, eapol) in [(true, g1), (false, g2)] {
                 let (header, body) = self.eapol_mpdu_parts(sta, from_ap, &eapol)?;
                 self.send_protected(Some(i), from_ap, header, &body)?;
             }
+        }
+        if self.config.extended_key_id {
+            return self.four_way_handshake(0, true);
         }
         let sta = self.stations[0].mac;
         let deauthentication = DeauthenticationRepr { reason: REASON_LEAVING };

@@ -9,7 +9,7 @@ use crate::rsn::{CipherSuite, Pmk, Secret};
 use crate::rx::RxKey;
 use crate::wire::{MacAddr, Rules};
 
-use super::{rx_key, KeySlot, KeyTracker, LinkId, PairwiseKey};
+use super::{rx_key, KeySlot, KeyTracker, Link, LinkId, PairwiseKey};
 
 /// What the decryptor is given to find keys with; any mix, several of each kind.
 #[derive(Default)]
@@ -96,7 +96,7 @@ impl KeyTracker {
     /// first that opens that frame (else the first); the AP is the side that announced a
     /// network, else the receiver of the first frame.
     pub(super) fn install_given_tk(&mut self, id: LinkId, ta: MacAddr, mpdu: &[u8]) {
-        if self.keys.tks.is_empty() || self.links.get(&id).is_some_and(|l| l.key.is_some()) {
+        if self.keys.tks.is_empty() || self.links.get(&id).is_some_and(Link::has_key) {
             return;
         }
         let ra = if id.0 == ta { id.1 } else { id.0 };
@@ -116,7 +116,7 @@ impl KeyTracker {
         if let Ok(key) = key {
             let link = self.links.entry(id).or_default();
             link.authenticator = Some(ap);
-            link.key = Some(key);
+            link.keys[0] = Some(key);
         }
     }
 
@@ -149,16 +149,17 @@ impl KeyTracker {
                 let Some(key) = first_that_opens(self.keys.wep.iter(), mpdu, build) else { return false };
                 self.wep = build(key).ok();
             }
-            KeySlot::Pairwise(id, _) => {
+            KeySlot::Pairwise(id, _, key_id) => {
                 let Some(link) = self.links.get_mut(&id) else { return false };
-                let current = link.key.as_ref().map(|k| &k.tk);
+                let index = link.index(key_id);
+                let current = link.keys[index].as_ref().map(|k| &k.tk);
                 let ap = link.authenticator.unwrap_or(id.0);
                 let announced = self.networks.get(&ap).and_then(|n| n.pairwise);
                 let build = |tk: &Secret| rx_key(cipher_of(tk, announced), tk.as_bytes(), None, rules);
                 let others = self.keys.pairwise().filter(|tk| Some(*tk) != current);
                 let Some(tk) = first_that_opens(others, mpdu, build) else { return false };
                 let (Ok(from_authenticator), Ok(from_supplicant)) = (build(tk), build(tk)) else { return false };
-                link.key = Some(PairwiseKey { tk: tk.clone(), from_authenticator, from_supplicant });
+                link.keys[index] = Some(PairwiseKey { tk: tk.clone(), from_authenticator, from_supplicant });
             }
             KeySlot::Group(ta, key_id) => {
                 let group = self.groups.entry(ta).or_default();
@@ -179,8 +180,8 @@ impl KeyTracker {
     pub(in crate::decrypt) fn has_other_given_key(&self, slot: KeySlot) -> bool {
         match slot {
             KeySlot::Wep => self.keys.wep.len() > 1,
-            KeySlot::Pairwise(id, _) => {
-                let current = self.links.get(&id).and_then(|l| l.key.as_ref()).map(|k| &k.tk);
+            KeySlot::Pairwise(id, _, key_id) => {
+                let current = self.links.get(&id).and_then(|l| l.keys[l.index(key_id)].as_ref()).map(|k| &k.tk);
                 self.keys.pairwise().any(|tk| Some(tk) != current)
             }
             KeySlot::Group(ta, key_id) => {

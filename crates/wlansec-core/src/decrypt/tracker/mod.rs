@@ -12,8 +12,10 @@ use foldhash::HashMap;
 use crate::error::{Error, HandshakeError, Result};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message};
+use crate::rsn::element::ft::{self as ft_elements, FtElement};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
-use crate::rsn::{derive_ptk, Akm, CipherSuite, KeyDescriptorVersion, Ptk, RsnElementRepr, Secret};
+use crate::rsn::kdf::ft;
+use crate::rsn::{derive_ptk_with, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, Ptk, RsnElementRepr, Secret};
 use crate::rx::{DataFrame, RxKey, Security};
 use crate::suite::tkip::Role;
 use crate::wire::mgmt::{subtype, ManagementBody};
@@ -46,6 +48,21 @@ struct Network {
     akm: Option<Akm>,
     /// The group management cipher (802.11w), when the RSN element names one.
     group_mgmt: Option<CipherSuite>,
+    /// The Diffie-Hellman group of an OWE association request (it picks OWE's hash).
+    owe_group: Option<u16>,
+}
+
+impl Network {
+    /// The Key MIC field length this network's EAPOL-Key frames have, when its AKM says.
+    fn mic_len(&self) -> Option<usize> {
+        self.akm.and_then(|akm| AkmKeys::of(akm, self.owe_group).ok()).map(|k| k.mic_len())
+    }
+}
+
+/// A checked view of an EAPOL-Key frame whose Key MIC field length the frame does not say:
+/// the length `hint` gives (the network's AKM), else the first that fits.
+fn eapol_view(eapol: &[u8], hint: Option<usize>) -> Option<EapolKey<&[u8]>> {
+    hint.into_iter().chain([16, 24, 32]).find_map(|len| EapolKey::new_checked_with_mic_len(eapol, len).ok())
 }
 
 /// A receive key for `cipher`; `receiver` is the handshake side that receives under it,
@@ -87,14 +104,41 @@ struct Handshake {
     pending_m2: Vec<Vec<u8>>,
     ptk: Option<Ptk>,
     cipher: Option<CipherSuite>,
+    /// The key hierarchy of the PTK: its MIC checks messages 3 and group messages 1.
+    keys: Option<AkmKeys>,
 }
 
-/// A pairwise link and the key in use on it.
+/// A pairwise link and the keys in use on it: under Key ID 0, and with Extended Key ID
+/// (IEEE 802.11-2020 12.7.6.4) a second one under Key ID 1, so frames under the old PTK
+/// still open while the new one takes over.
 #[derive(Default)]
 struct Link {
     /// The authenticator of the handshake whose key is installed.
     authenticator: Option<MacAddr>,
-    key: Option<PairwiseKey>,
+    keys: [Option<PairwiseKey>; 2],
+    /// The Key ID the last message 3 gave its PTK in a Key ID KDE (Extended Key ID in use).
+    extended_key_id: Option<u8>,
+}
+
+impl Link {
+    /// The index of the key a frame under `key_id` opens with: its own, else the other one
+    /// (a link without Extended Key ID has one key, whatever Key ID its frames name).
+    fn index(&self, key_id: u8) -> usize {
+        let own = usize::from(key_id & 1);
+        if self.keys[own].is_some() || self.keys[1 - own].is_none() {
+            own
+        } else {
+            1 - own
+        }
+    }
+
+    fn holds(&self, tk: &Secret) -> Option<usize> {
+        self.keys.iter().position(|k| k.as_ref().is_some_and(|k| k.tk == *tk))
+    }
+
+    fn has_key(&self) -> bool {
+        self.keys.iter().any(Option::is_some)
+    }
 }
 
 /// Group keys of one transmitter (the AP of a BSS; each station of an IBSS), by Key ID.
@@ -107,8 +151,8 @@ struct Group {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum KeySlot {
     Wep,
-    /// A pairwise key, and whether the frame came from the authenticator.
-    Pairwise(LinkId, bool),
+    /// A pairwise key, whether the frame came from the authenticator, and its Key ID.
+    Pairwise(LinkId, bool, u8),
     /// A group key of a transmitter, by Key ID.
     Group(MacAddr, u8),
 }
@@ -125,6 +169,8 @@ pub(super) struct KeyTracker {
     /// IGTKs by the address that sends group-addressed management frames under them.
     integrity: Integrity,
     wep: Option<RxKey>,
+    /// AKMs of the handshakes seen (each once), for the errors that name them.
+    akms_seen: Vec<Akm>,
 }
 
 impl KeyTracker {
@@ -140,12 +186,18 @@ impl KeyTracker {
             groups: HashMap::default(),
             integrity: Integrity::default(),
             wep,
+            akms_seen: Vec::new(),
         })
     }
 
     /// Stations (links) on which a handshake or key was seen.
     pub(super) fn links_seen(&self) -> usize {
         self.links.len()
+    }
+
+    /// The AKMs of the 4-way handshakes seen, each once.
+    pub(super) fn akms_seen(&self) -> &[Akm] {
+        &self.akms_seen
     }
 
     /// Whether the network `bss` announced the SSID `wanted` (or announced none).
@@ -178,6 +230,14 @@ impl KeyTracker {
             network.akm = rsn.akms.first().copied();
             network.group_mgmt = rsn.group_mgmt_cipher;
         }
+        let owe = elements
+            .iter()
+            .filter_map(|e| e.ok())
+            .find(|e| e.id() == ft_elements::EXTENSION_ID)
+            .and_then(|e| ft_elements::owe_group(e.data()));
+        if owe.is_some() {
+            network.owe_group = owe;
+        }
     }
 
     /// Verify BIP on a group-addressed robust management frame (counted in `stats`).
@@ -197,13 +257,14 @@ impl KeyTracker {
         if self.keys.pmks.is_empty() {
             return Ok(());
         }
-        // Other EAPOL frames (EAP, Start, Logoff) are not part of a key handshake.
-        let Ok(view) = EapolKey::new_checked(eapol) else {
-            return Ok(());
-        };
         let ta = header.addr2;
         let ra = header.addr1;
         let bss = header.bssid().unwrap_or(header.addr2);
+        let hint = self.networks.get(&bss).and_then(Network::mic_len);
+        // Other EAPOL frames (EAP, Start, Logoff) are not part of a key handshake.
+        let Some(view) = eapol_view(eapol, hint) else {
+            return Ok(());
+        };
         let frame = view.frame().to_vec();
         self.links.entry(link_id(ta, ra)).or_default();
         match view.message() {
@@ -251,16 +312,30 @@ impl KeyTracker {
             .handshakes
             .get_mut(&id)
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay2 })?;
-        let view = EapolKey::new_checked(frame)?;
+        let view = eapol_view(frame, network.mic_len()).ok_or(Error::Malformed("EAPOL-Key message 2"))?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
+        if !self.akms_seen.contains(&akm) {
+            self.akms_seen.push(akm);
+        }
+        let keys = AkmKeys::of(akm, network.owe_group)?;
+        let tk_len = cipher.tk_len().ok_or(Error::Unsupported("pairwise cipher with no known TK length"))?;
         let anonce = handshake
             .anonce
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay2 })?;
+        let snonce = view.nonce();
+        let ft_ids = if akm.is_ft() { Some(ft_ids(view.key_data(), &network, akm, spa)?) } else { None };
+        let integrity = keys.integrity_of(version);
         let mut verified = None;
         for pmk in &self.keys.pmks {
-            let ptk = derive_ptk(pmk, akm, cipher, aa, spa, &anonce, &view.nonce())?;
-            if eapol::verify_mic(ptk.kck.as_bytes(), frame).is_ok() {
+            let ptk = match &ft_ids {
+                Some((ids, r0kh_id)) => {
+                    let ids = ft::Ids { r0kh_id, ..ids.clone() };
+                    ft::derive_ptk(&keys, pmk.as_bytes(), &ids, tk_len, aa, &anonce, &snonce)?.0
+                }
+                None => derive_ptk_with(pmk, &keys, tk_len, aa, spa, &anonce, &snonce)?,
+            };
+            if eapol::verify_mic_with(integrity, ptk.kck.as_bytes(), frame).is_ok() {
                 verified = Some(ptk);
                 break;
             }
@@ -273,11 +348,14 @@ impl KeyTracker {
         let tk = ptk.tk.clone();
         handshake.cipher = Some(cipher);
         handshake.ptk = Some(ptk);
+        handshake.keys = Some(keys);
         let link = self.links.entry(link_id(aa, spa)).or_default();
         let preferred = link.authenticator.is_none_or(|current| aa >= current);
-        let same_key = link.key.as_ref().is_some_and(|k| k.tk == tk);
-        if preferred && !same_key {
-            link.key = Some(PairwiseKey::new(cipher, tk, self.rules)?);
+        if preferred && link.holds(&tk).is_none() {
+            // With Extended Key ID the new PTK takes the other Key ID (message 3 says which);
+            // the old one stays for the frames still sent under it.
+            let index = link.extended_key_id.map_or(0, |last| usize::from(1 - (last & 1)));
+            link.keys[index] = Some(PairwiseKey::new(cipher, tk, self.rules)?);
         }
         if preferred {
             link.authenticator = Some(aa);
@@ -299,19 +377,26 @@ impl KeyTracker {
         if candidates.peek().is_none() {
             return Ok(());
         }
-        let handshake = candidates
-            .find(|h| h.ptk.as_ref().is_some_and(|p| eapol::verify_mic(p.kck.as_bytes(), frame).is_ok()))
-            .ok_or(Error::MicFailure)?;
-        let Some(ptk) = &handshake.ptk else {
+        let verifies = |h: &Handshake| {
+            let (Some(ptk), Some(keys)) = (&h.ptk, &h.keys) else { return false };
+            let view = EapolKey::new_checked_with_mic_len(frame, keys.mic_len());
+            let Some(version) = view.ok().and_then(|v| v.key_info().version().ok()) else { return false };
+            eapol::verify_mic_with(keys.integrity_of(version), ptk.kck.as_bytes(), frame).is_ok()
+        };
+        let handshake = candidates.find(|h| verifies(h)).ok_or(Error::MicFailure)?;
+        let (Some(ptk), Some(keys)) = (&handshake.ptk, &handshake.keys) else {
             return Ok(());
         };
-        let view = EapolKey::new_checked(frame)?;
+        let view = EapolKey::new_checked_with_mic_len(frame, keys.mic_len())?;
         let info = view.key_info();
         let version = info.version()?;
         if !info.has(KeyInfo::ENCRYPTED_KEY_DATA) && view.descriptor_type()? == DescriptorType::Rsn {
             return Ok(());
         }
         let plain = eapol::decrypt_key_data(version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
+        if info.has(KeyInfo::PAIRWISE) {
+            place_by_key_id(&mut self.links, id, &ptk.tk, &plain);
+        }
         let group_cipher = group_cipher_of(&plain, version, &network, handshake.cipher);
         let (key_id, gtk) = if view.descriptor_type()? == DescriptorType::Wpa {
             // WPA (pre-RSN) group message 1: the Key Data is the bare GTK.
@@ -361,11 +446,11 @@ impl KeyTracker {
                 self.install_given_gtk(header.addr2, key_id, mpdu);
                 KeySlot::Group(header.addr2, key_id)
             }
-            Security::ExtIv { .. } => {
+            Security::ExtIv { key_id } => {
                 let id = link_id(header.addr1, header.addr2);
                 self.install_given_tk(id, header.addr2, mpdu);
                 let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
-                KeySlot::Pairwise(id, from_authenticator)
+                KeySlot::Pairwise(id, from_authenticator, key_id)
             }
         })
     }
@@ -373,8 +458,9 @@ impl KeyTracker {
     pub(super) fn key(&self, slot: KeySlot) -> Option<&RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_ref(),
-            KeySlot::Pairwise(id, from_authenticator) => {
-                let key = self.links.get(&id)?.key.as_ref()?;
+            KeySlot::Pairwise(id, from_authenticator, key_id) => {
+                let link = self.links.get(&id)?;
+                let key = link.keys[link.index(key_id)].as_ref()?;
                 Some(if from_authenticator { &key.from_authenticator } else { &key.from_supplicant })
             }
             KeySlot::Group(bss, key_id) => {
@@ -386,8 +472,9 @@ impl KeyTracker {
     pub(super) fn key_mut(&mut self, slot: KeySlot) -> Option<&mut RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_mut(),
-            KeySlot::Pairwise(id, from_authenticator) => {
-                let key = self.links.get_mut(&id)?.key.as_mut()?;
+            KeySlot::Pairwise(id, from_authenticator, key_id) => {
+                let link = self.links.get_mut(&id)?;
+                let key = link.keys[link.index(key_id)].as_mut()?;
                 Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
             }
             KeySlot::Group(bss, key_id) => {
@@ -405,6 +492,8 @@ fn suites_of(key_data: &[u8], version: KeyDescriptorVersion, network: &Network) 
         KeyDataItem::Kde { .. } => None,
     });
     let by_version = match version {
+        // The AKM-defined version is most often SAE's.
+        KeyDescriptorVersion::AkmDefined => (CipherSuite::Ccmp128, Akm::Sae),
         KeyDescriptorVersion::HmacMd5Rc4 => (CipherSuite::Tkip, Akm::Psk),
         KeyDescriptorVersion::HmacSha1Aes => (CipherSuite::Ccmp128, Akm::Psk),
         KeyDescriptorVersion::AesCmac => (CipherSuite::Ccmp128, Akm::PskSha256),
@@ -430,4 +519,42 @@ fn group_cipher_of(
     } else {
         CipherSuite::Ccmp128
     })
+}
+
+/// What the FT key hierarchy of a message 2 is named by: the SSID the network announced,
+/// the MDID of the Mobility Domain element and the key holders of the Fast BSS Transition
+/// element the message carries (from the association response, 12.7.6.3); the R0KH-ID
+/// is returned apart, owned.
+fn ft_ids<'a>(key_data: &[u8], network: &'a Network, akm: Akm, spa: MacAddr) -> Result<(ft::Ids<'a>, Vec<u8>)> {
+    let ssid =
+        network.ssid.as_deref().ok_or(Error::Unsupported("FT handshake of a network whose SSID was not seen"))?;
+    let mut mdid = None;
+    let mut fte = None;
+    let fte_mic_len = if akm == Akm::FtIeee8021xSha384 { 24 } else { 16 };
+    for item in key_data_items(key_data).filter_map(|i| i.ok()) {
+        if let KeyDataItem::Element { id, element } = item {
+            match id {
+                ft_elements::MOBILITY_DOMAIN_ID => mdid = Some(ft_elements::mdid(&element[2..])?),
+                ft_elements::FAST_BSS_TRANSITION_ID => fte = Some(FtElement::parse(&element[2..], fte_mic_len)?),
+                _ => {}
+            }
+        }
+    }
+    let missing = Error::Malformed("FT message 2 without its Mobility Domain and FT elements");
+    let (Some(mdid), Some(fte)) = (mdid, fte) else { return Err(missing) };
+    let (Some(r0kh_id), Some(r1kh_id)) = (fte.r0kh_id, fte.r1kh_id) else { return Err(missing) };
+    Ok((ft::Ids { ssid, mdid, r0kh_id: &[], r1kh_id, spa }, r0kh_id.to_vec()))
+}
+
+/// Message 3 under Extended Key ID: move its PTK to the Key ID its Key ID KDE names.
+fn place_by_key_id(links: &mut HashMap<LinkId, Link>, (aa, spa): HandshakeId, tk: &Secret, key_data: &[u8]) {
+    let key_id = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
+        KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::KEY_ID, data: [id, ..] } => Some(id & 1),
+        _ => None,
+    });
+    let (Some(key_id), Some(link)) = (key_id, links.get_mut(&link_id(aa, spa))) else { return };
+    if let Some(at) = link.holds(tk).filter(|&at| at != usize::from(key_id)) {
+        link.keys[usize::from(key_id)] = link.keys[at].take();
+    }
+    link.extended_key_id = Some(key_id);
 }

@@ -13,6 +13,8 @@ pub mod kde_type {
     pub const LIFETIME: u8 = 7;
     pub const ERROR: u8 = 8;
     pub const IGTK: u8 = 9;
+    /// Key ID KDE: which Key ID (0 or 1) a PTK is installed under with Extended Key ID.
+    pub const KEY_ID: u8 = 10;
 }
 
 /// One item of an EAPOL-Key frame's Key Data field.
