@@ -8,7 +8,9 @@ use crate::suite::Peeked;
 use crate::wire::Rules;
 
 pub(crate) use crate::suite::ccmp::Prepared;
-pub(crate) use crate::suite::mpdu::{finish_decapsulate, finish_decapsulate_in_headroom};
+pub(crate) use crate::suite::mpdu::{
+    finish_decapsulate, finish_decapsulate_in_headroom, finish_decapsulate_without_pn_header,
+};
 
 use super::enhanced::MIC_LEN;
 

@@ -329,6 +329,22 @@ pub(crate) fn finish_decapsulate_in_headroom<const NONCE: usize>(
     Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
+/// `finish_decapsulate` for a buffer holding the MPDU without its PN header (MAC header,
+/// then data and MIC: a receiver that parsed the received octets left it out when it copied
+/// them in): only Protected is cleared, nothing moves. The plaintext MPDU is
+/// `buf[..mpdu_len]`.
+#[inline]
+pub(crate) fn finish_decapsulate_without_pn_header<const NONCE: usize>(
+    buf: &mut [u8],
+    rules: Rules,
+    prepared: &Prepared<NONCE>,
+    peeked: Peeked,
+) -> Result<Decapsulated> {
+    Frame::new_checked(&mut *buf, rules)?.set_flag(FrameControl::PROTECTED, false)?;
+    let h = prepared.data.start - PN_HEADER_LEN;
+    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
+}
+
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
 pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
     let frame = protected_frame(buf, rules, PN_HEADER_LEN + mic_len, what)?;
