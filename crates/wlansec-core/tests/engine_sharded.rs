@@ -2,10 +2,35 @@
 //! would, so each TID's frames leave in PN order, on one thread or several; output equals the
 //! golden model's.
 
-use wlansec_core::engine::sharded::ShardedEngine;
+use wlansec_core::engine::sharded::{FrameBatch, ShardedEngine};
 use wlansec_core::engine::{Engine, EnhancedCcmp, Mode, Variant, Ways};
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
 use wlansec_core::suite::{Ccmp128, FrameSuite, Receiver, Transmitter};
+
+/// One call of the engine on owned frames: each frame's MPDU or error, in order.
+fn call(
+    engine: &mut ShardedEngine,
+    protect: bool,
+    frames: &[(u32, Vec<u8>)],
+) -> Result<Vec<Result<Vec<u8>, wlansec_core::Error>>, wlansec_core::Error> {
+    let mut batch = FrameBatch::new();
+    for (station, mpdu) in frames {
+        batch.push(*station, mpdu);
+    }
+    match protect {
+        true => engine.protect(&mut batch)?,
+        false => engine.unprotect(&mut batch)?,
+    }
+    Ok(batch.iter().map(|(_, r)| r.map(<[u8]>::to_vec).map_err(Clone::clone)).collect())
+}
+
+fn protect_all(engine: &mut ShardedEngine, frames: &[(u32, Vec<u8>)]) -> Vec<Result<Vec<u8>, wlansec_core::Error>> {
+    call(engine, true, frames).unwrap()
+}
+
+fn unprotect_all(engine: &mut ShardedEngine, frames: &[(u32, Vec<u8>)]) -> Vec<Result<Vec<u8>, wlansec_core::Error>> {
+    call(engine, false, frames).unwrap()
+}
 
 #[test]
 fn sharded_output_equals_one_sequential_transmitter_per_station() {
@@ -53,7 +78,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
         for station in 0..stations {
             engine.add_station(station, &keys[station as usize], modes[station as usize % 2]).unwrap();
         }
-        let out = engine.protect_all(frames.clone()).unwrap();
+        let out = protect_all(&mut engine, &frames);
         let out: Vec<Vec<u8>> = out.into_iter().map(|r| r.unwrap()).collect();
         assert_eq!(out, expected, "{threads} threads");
         // A receiver per station takes every frame in order: no PN regresses within a TID.
@@ -69,7 +94,7 @@ fn frames_for_unknown_stations_are_refused() {
     let mut engine = ShardedEngine::new(2, Engine::new());
     let mut mpdu = Vec::new();
     gen::random_mpdu(&mut ChaCha8Rng::seed_from_u64(1), Shapes::default(), 10, &mut mpdu);
-    assert!(engine.protect_all(vec![(7, mpdu)]).is_err());
+    assert!(call(&mut engine, true, &[(7, mpdu)]).is_err());
 }
 
 /// The receive side on 1..3 workers: every protected frame opens to its plaintext MPDU
@@ -102,9 +127,7 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
         for station in 0..stations {
             engine.add_station(station, &keys[station as usize], Mode::CCMP128).unwrap();
         }
-        let protected: Vec<(u32, Vec<u8>)> = engine
-            .protect_all(frames.clone())
-            .unwrap()
+        let protected: Vec<(u32, Vec<u8>)> = protect_all(&mut engine, &frames)
             .into_iter()
             .zip(&frames)
             .map(|(r, (station, _))| (*station, r.unwrap()))
@@ -114,19 +137,17 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
             let mut golden = Receiver::new(Ccmp128::new(&keys[*station as usize]).unwrap());
             golden.unprotect(&mut frame.clone()).unwrap();
         }
-        let opened = engine.unprotect_all(protected.clone()).unwrap();
+        let opened = unprotect_all(&mut engine, &protected);
         for ((_, mpdu), result) in frames.iter().zip(opened) {
             assert_eq!(&result.unwrap(), mpdu, "{threads} threads");
         }
 
         // The same frames again (a later call): every one is a replay.
-        let again = engine.unprotect_all(protected[..10].to_vec()).unwrap();
+        let again = unprotect_all(&mut engine, &protected[..10]);
         assert!(again.iter().all(|r| matches!(r, Err(Error::Replay { .. }))));
 
         // New frames, one tampered, one delivered twice within the call.
-        let fresh: Vec<(u32, Vec<u8>)> = engine
-            .protect_all(frames[..6].to_vec())
-            .unwrap()
+        let fresh: Vec<(u32, Vec<u8>)> = protect_all(&mut engine, &frames[..6])
             .into_iter()
             .zip(&frames)
             .map(|(r, (station, _))| (*station, r.unwrap()))
@@ -135,7 +156,7 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
         let last = batch[2].1.len() - 1;
         batch[2].1[last] ^= 0x01;
         batch.push(fresh[4].clone());
-        let opened = engine.unprotect_all(batch).unwrap();
+        let opened = unprotect_all(&mut engine, &batch);
         assert!(matches!(opened[2], Err(Error::MicFailure)));
         assert!(matches!(opened[6], Err(Error::Replay { .. })));
         for i in [0, 1, 3, 4, 5] {
@@ -144,9 +165,44 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
 
         // A replaced key restarts the counters: PN 1 under the new key is accepted.
         engine.add_station(frames[0].0, &keys[0], Mode::CCMP128).unwrap();
-        let renewed = engine.protect_all(vec![frames[0].clone()]).unwrap();
+        let renewed = protect_all(&mut engine, &frames[..1]);
         let renewed = renewed.into_iter().next().unwrap().unwrap();
-        let opened = engine.unprotect_all(vec![(frames[0].0, renewed)]).unwrap();
+        let opened = unprotect_all(&mut engine, &[(frames[0].0, renewed)]);
         assert_eq!(opened[0].as_ref().unwrap(), &frames[0].1);
+    }
+}
+
+/// A batch's buffers are the pool: each call works on them in place and leaves them where
+/// they were, so refilling the batch for the next call reuses the same memory.
+#[test]
+fn a_batch_keeps_its_buffers_across_calls() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let frames: Vec<(u32, Vec<u8>)> = (0..100)
+        .map(|i| {
+            let mut mpdu = Vec::new();
+            gen::random_mpdu(&mut rng, Shapes { management: false }, 1500, &mut mpdu);
+            (i % 4, mpdu)
+        })
+        .collect();
+    for threads in [1, 2] {
+        let mut engine = ShardedEngine::new(threads, Engine::new());
+        for station in 0..4 {
+            engine.add_station(station, &[station as u8; 16], Mode::CCMP128).unwrap();
+        }
+        let mut batch = FrameBatch::new();
+        let mut addresses = Vec::new();
+        for round in 0..3 {
+            batch.clear();
+            for (station, mpdu) in &frames {
+                batch.push(*station, mpdu);
+            }
+            engine.protect(&mut batch).unwrap();
+            let now: Vec<*const u8> = batch.iter().map(|(_, r)| r.unwrap().as_ptr()).collect();
+            if round == 0 {
+                addresses = now;
+            } else {
+                assert_eq!(now, addresses, "{threads} threads, round {round}");
+            }
+        }
     }
 }

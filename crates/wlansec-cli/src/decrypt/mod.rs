@@ -128,6 +128,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if mpdus.is_empty() {
             break;
         }
+        if let Some(last) = mpdus.last() {
+            let next = last.as_ptr_range().end as usize - bytes.as_ptr() as usize;
+            prefetch(&bytes[next.min(bytes.len())..][..PREFETCH.min(bytes.len().saturating_sub(next))]);
+        }
         decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
     }
     let stats = decryptor.stats();
@@ -221,6 +225,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// The AKM suites whose key hierarchy `decrypt` derives, for the error naming another one.
 const SUPPORTED_AKMS: &str = "PSK, 802.1X, PSK-SHA256, 802.1X-SHA256, FT-PSK, FT-802.1X, FT-SAE, FT-802.1X-SHA384, \
                               SAE, SAE-EXT-KEY, OWE, Suite-B, Suite-B-192";
+
+/// How far ahead of the window being decrypted the capture is fetched into the caches: about
+/// a window's worth of records (64 of them at up to about 1 KB in a typical capture).
+const PREFETCH: usize = 64 << 10;
+
+/// Ask the CPU to fetch `bytes` into its (level 2) cache while the window before them is
+/// decrypted. Reading the capture front to back, each record's first octets otherwise miss
+/// every cache and the TLB (the hardware prefetchers stop at 4 KiB page boundaries): a
+/// tenth of the run went to that one load (measured with `perf record`).
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in bytes.chunks(64) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        // SAFETY: SSE is part of x86_64; a prefetch is a hint that reads nothing.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
 
 /// Exit status of a run that decrypted a capture only up to a damaged record.
 const PARTIAL: u8 = 3;

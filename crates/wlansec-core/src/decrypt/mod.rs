@@ -193,16 +193,16 @@ impl Decryptor {
             if let Some(slot) = self.batch_slot(mpdu) {
                 self.stats.packets_read += 1;
                 self.stats.wpa_data += 1;
-                self.batch.push(i, slot, mpdu);
+                self.batch.push(i, slot, mpdu, self.rules);
                 continue;
             }
-            self.open_batch(&mut emit)?;
+            self.open_batch(mpdus, &mut emit)?;
             match self.process(mpdu, |frame| emit(i, frame)) {
                 Err(Rejected::Output(e)) => return Err(e),
                 Ok(()) | Err(Rejected::Frame(_)) => {}
             }
         }
-        self.open_batch(&mut emit)
+        self.open_batch(mpdus, &mut emit)
     }
 
     /// Whether a data frame belongs to the network asked for.
@@ -223,23 +223,24 @@ impl Decryptor {
     }
 
     /// Open the frames waiting in the batch at once, then replay-check, count and emit them
-    /// in order.
+    /// in order (`mpdus`: the frames as received, for those the ordinary path retries).
     fn open_batch<E>(
         &mut self,
+        mpdus: &[&[u8]],
         emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let rules = self.rules;
         let tracker = &self.tracker;
-        self.batch.open(rules, |slot| tracker.key(slot));
+        self.batch.open(|slot| tracker.key(slot));
         let keys_at_start = self.stats.installed_keys();
         let mut result = Ok(());
         let mut items = self.batch.take();
         for mut item in items.drain(..) {
             if result.is_ok() {
-                result = self.finish_item(&mut item, keys_at_start, emit);
+                let received = mpdus[item.index];
+                result = self.finish_item(&mut item, received, keys_at_start, emit);
             }
             self.batch.recycle(item);
         }
@@ -250,13 +251,14 @@ impl Decryptor {
     fn finish_item<E>(
         &mut self,
         item: &mut crate::rx::batch::Item<KeySlot>,
+        received: &[u8],
         keys_at_start: (u64, u64),
         emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         let i = item.index;
         let keys_changed = keys_at_start != self.stats.installed_keys();
         if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(item.slot)) {
-            return self.reprocess(item.mpdu(), |frame| emit(i, frame));
+            return self.reprocess(received, |frame| emit(i, frame));
         }
         let Some(key) = self.tracker.key_mut(item.slot) else {
             self.stats.count(false, &Err(Error::NoKey { group: false }));

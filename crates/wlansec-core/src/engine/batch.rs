@@ -179,15 +179,14 @@ impl Engine {
     pub fn protect_mpdus(&self, mpdus: &mut [MpduJob<'_>], rules: Rules) {
         let mut prepared = Vec::with_capacity(mpdus.len());
         for (index, mpdu) in mpdus.iter_mut().enumerate() {
-            mpdu.result = framing::prepare_encapsulate(mpdu.buf, mpdu.len, mpdu.pn, mpdu.key_id, rules).and_then(
-                |(p, out_len)| {
+            mpdu.result = framing::prepare_encapsulate(mpdu.buf, mpdu.len, mpdu.pn, mpdu.key_id, rules, false)
+                .and_then(|(p, out_len)| {
                     if p.data.len() > MAX_PAYLOAD {
                         return Err(Error::Unsupported("payload too long for the CCMP length field"));
                     }
                     prepared.push((index, p));
                     Ok(out_len)
-                },
-            );
+                });
         }
         let mut jobs = Vec::with_capacity(prepared.len());
         let mut mics = Vec::with_capacity(prepared.len());

@@ -8,20 +8,25 @@ use crate::suite::Peeked;
 use crate::wire::Rules;
 
 pub(crate) use crate::suite::ccmp::Prepared;
-pub(crate) use crate::suite::mpdu::finish_decapsulate;
+pub(crate) use crate::suite::mpdu::{
+    finish_decapsulate, finish_decapsulate_in_headroom, finish_decapsulate_without_pn_header,
+};
 
 use super::enhanced::MIC_LEN;
 
-/// Turn the plaintext MPDU in `buf[..mpdu_len]` into a protected one awaiting encryption.
-/// Returns the layout and the protected length.
+/// Turn the plaintext MPDU in `buf[..mpdu_len]` (with `headroom`: in
+/// `buf[PN_HEADER_LEN..][..mpdu_len]`, see `mpdu::insert_security_header_in_headroom`) into
+/// a protected one awaiting encryption at the front of `buf`. Returns the layout and the
+/// protected length.
 pub(crate) fn prepare_encapsulate(
     buf: &mut [u8],
     mpdu_len: usize,
     pn: Pn,
     key_id: u8,
     rules: Rules,
+    headroom: bool,
 ) -> Result<(Prepared, usize)> {
-    ccmp::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, MIC_LEN)
+    ccmp::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, MIC_LEN, headroom)
 }
 
 /// Check and parse the protected MPDU that is all of `buf`.

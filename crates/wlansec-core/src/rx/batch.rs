@@ -1,11 +1,14 @@
 //! Many protected CCMP-128 frames opened at once across the engine's lanes, for a receiver
 //! that has them at hand (the capture decryptor). Opening verifies the MIC only; the replay
 //! check and its commit then run frame by frame in arrival order, as [`RxKey::open`] does.
+//! Each frame is parsed from the received octets and copied in without its PN header, so
+//! the plaintext ends up in place behind the MAC header with no data moved.
 
 use crate::engine::enhanced::MIC_LEN;
 use crate::engine::framing::{self, Prepared};
 use crate::engine::{Engine, Job};
 use crate::error::{Error, Result};
+use crate::suite::mpdu::PN_HEADER_LEN;
 use crate::suite::{Decapsulated, Peeked};
 use crate::wire::Rules;
 
@@ -16,18 +19,16 @@ pub struct Item<S> {
     /// The owner's index of the frame (its position in the capture, say).
     pub index: usize,
     pub slot: S,
+    /// The MAC header, data and MIC (the PN header left out); the plaintext MPDU once
+    /// finished.
     buf: Vec<u8>,
+    /// How the received frame parsed, until it is opened.
+    parsed: Option<Result<(Prepared, Peeked)>>,
     opened: Option<Result<(Prepared, Peeked)>>,
 }
 
 impl<S> Item<S> {
-    /// The frame: as received until opened and finished, the plaintext MPDU after.
-    pub fn mpdu(&self) -> &[u8] {
-        &self.buf
-    }
-
-    /// What opening found: `Err(MicFailure)` for a frame that did not verify (left as it was
-    /// received), another error for one that could not be opened.
+    /// What opening found: `Err(MicFailure)` for a frame that did not verify, another error for one that could not be opened.
     pub fn verified(&self) -> Result<()> {
         match &self.opened {
             Some(Ok(_)) => Ok(()),
@@ -45,7 +46,9 @@ impl<S> Item<S> {
             None => return Err(Error::Unsupported("frame of a batch that was not opened")),
         };
         let buf = &mut self.buf;
-        let done = key.replay().receive(peeked, || framing::finish_decapsulate(buf, rules, &prepared, peeked))?;
+        let done = key
+            .replay()
+            .receive(peeked, || framing::finish_decapsulate_without_pn_header(buf, rules, &prepared, peeked))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }
@@ -69,11 +72,15 @@ impl<S> Default for Batch<S> {
 }
 
 impl<S: Copy> Batch<S> {
-    pub fn push(&mut self, index: usize, slot: S, mpdu: &[u8]) {
+    pub fn push(&mut self, index: usize, slot: S, mpdu: &[u8], rules: Rules) {
         let mut buf = self.spare.pop().unwrap_or_default();
         buf.clear();
-        buf.extend_from_slice(mpdu);
-        self.items.push(Item { index, slot, buf, opened: None });
+        let parsed = framing::prepare_decapsulate(mpdu, rules);
+        if let Ok((prepared, _)) = &parsed {
+            buf.extend_from_slice(&mpdu[..prepared.data.start - PN_HEADER_LEN]);
+            buf.extend_from_slice(&mpdu[prepared.data.start..]);
+        }
+        self.items.push(Item { index, slot, buf, parsed: Some(parsed), opened: None });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -82,17 +89,18 @@ impl<S: Copy> Batch<S> {
 
     /// Verify and decrypt every frame at once, each under the key `key_of` finds for its
     /// slot (a key that is not on the fast engine fails the frame).
-    pub fn open<'k>(&mut self, rules: Rules, key_of: impl Fn(S) -> Option<&'k RxKey>) {
+    pub fn open<'k>(&mut self, key_of: impl Fn(S) -> Option<&'k RxKey>) {
         let mut jobs = Vec::with_capacity(self.items.len());
         let mut opened = Vec::with_capacity(self.items.len());
         for item in self.items.iter_mut() {
             let key = key_of(item.slot).and_then(RxKey::engine_key);
-            let prepared = key
-                .ok_or(Error::Unsupported("key not on the fast engine"))
-                .and_then(|key| Ok((key, framing::prepare_decapsulate(&item.buf, rules)?)));
+            let parsed = item.parsed.take().unwrap_or(Err(Error::Unsupported("frame of a batch opened twice")));
+            let prepared =
+                key.ok_or(Error::Unsupported("key not on the fast engine")).and_then(|key| Ok((key, parsed?)));
             match prepared {
                 Ok((key, (prepared, peeked))) => {
-                    let (data, mic) = item.buf[prepared.data.start..].split_at_mut(prepared.data.len());
+                    let data_start = prepared.data.start - PN_HEADER_LEN;
+                    let (data, mic) = item.buf[data_start..].split_at_mut(prepared.data.len());
                     let mut job = Job::new(key, prepared.nonce, &[], data);
                     job.mic.copy_from_slice(&mic[..MIC_LEN]);
                     jobs.push(job);

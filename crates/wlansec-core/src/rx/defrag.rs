@@ -112,7 +112,10 @@ impl Defragmenter {
 
     /// Forget the MSDU in progress from one transmitter.
     pub fn forget(&mut self, ta: MacAddr) {
-        self.partial.remove(&ta);
+        // Called for every whole frame: skip hashing the address when nothing is held.
+        if !self.partial.is_empty() {
+            self.partial.remove(&ta);
+        }
     }
 }
 

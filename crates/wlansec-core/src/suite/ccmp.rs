@@ -99,8 +99,9 @@ pub(crate) fn prepare_encapsulate(
     key_id: u8,
     rules: Rules,
     mic_len: usize,
+    headroom: bool,
 ) -> Result<(Prepared, usize)> {
-    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, nonce)
+    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, nonce)
 }
 
 /// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
@@ -114,7 +115,7 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC)?;
+        let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC, false)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         let mic: &mut [u8; MIC] = mic.try_into().expect("MIC octets by construction");
         self.sealer.seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;

@@ -72,7 +72,8 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        let (prepared, out_len) = mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, nonce)?;
+        let (prepared, out_len) =
+            mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, false, nonce)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         mic.copy_from_slice(&self.seal_raw(&prepared.nonce, prepared.aad.as_slice(), data)?);
         Ok(out_len)

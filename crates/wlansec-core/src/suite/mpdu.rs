@@ -189,6 +189,31 @@ pub(crate) fn insert_security_header(
     Ok(h)
 }
 
+/// `insert_security_header` for a plaintext MPDU that starts `security_header.len()`
+/// octets into `buf` (headroom in front of it): the MAC header moves forward into the
+/// headroom instead of the body back, so the protected MPDU starts at `buf[0]` and the body
+/// stays where it is (a copy of a few octets instead of the whole body).
+pub(crate) fn insert_security_header_in_headroom(
+    buf: &mut [u8],
+    mpdu_len: usize,
+    rules: Rules,
+    security_header: &[u8],
+    trailer_len: usize,
+) -> Result<usize> {
+    let gap = security_header.len();
+    let out_len = mpdu_len + gap + trailer_len;
+    if buf.len() < out_len {
+        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
+    }
+    let mut frame = Frame::new_checked(&mut buf[gap..gap + mpdu_len], rules)?;
+    check_protectable(&frame)?;
+    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let h = frame.header_len();
+    buf.copy_within(gap..gap + h, 0);
+    buf[h..h + gap].copy_from_slice(security_header);
+    Ok(h)
+}
+
 /// The protected MPDU that is all of `buf`, checked to be a data or management frame with
 /// Protected set and at least `overhead` octets (security header and trailer) after its MAC
 /// header; `what` names the suite in the error.
@@ -222,7 +247,10 @@ pub(crate) struct Prepared<const NONCE: usize> {
 /// Turn the plaintext MPDU in `buf[..mpdu_len]` into a protected one awaiting encryption:
 /// Protected bit set, PN header inserted, data moved behind it, room for a `mic_len`-octet
 /// MIC behind the data. `nonce` builds the suite's nonce from the MAC header and the PN.
-/// Returns the layout and the protected length.
+/// Returns the layout and the protected length. With `headroom` the plaintext MPDU is
+/// `buf[PN_HEADER_LEN..][..mpdu_len]` and its MAC header moves instead of its data (see
+/// `insert_security_header_in_headroom`); the protected MPDU starts at `buf[0]` either way.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare_encapsulate<'b, const NONCE: usize>(
     buf: &'b mut [u8],
     mpdu_len: usize,
@@ -230,11 +258,15 @@ pub(crate) fn prepare_encapsulate<'b, const NONCE: usize>(
     key_id: u8,
     rules: Rules,
     mic_len: usize,
+    headroom: bool,
     nonce: impl FnOnce(&Frame<&'b [u8]>, Pn) -> Result<[u8; NONCE]>,
 ) -> Result<(Prepared<NONCE>, usize)> {
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
-    let h = insert_security_header(buf, mpdu_len, rules, &pn_header, mic_len)?;
+    let h = match headroom {
+        true => insert_security_header_in_headroom(buf, mpdu_len, rules, &pn_header, mic_len)?,
+        false => insert_security_header(buf, mpdu_len, rules, &pn_header, mic_len)?,
+    };
     // Only read from here on, for all of 'b: so `nonce` can be a suite's generic function.
     let buf: &'b [u8] = buf;
     let out_len = mpdu_len + PN_HEADER_LEN + mic_len;
@@ -278,6 +310,38 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
     frame.set_flag(FrameControl::PROTECTED, false)?;
     let h = frame.header_len();
     buf.copy_within(prepared.data.clone(), h);
+    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
+}
+
+/// `finish_decapsulate` moving the MAC header forward over the PN header instead of the
+/// data back: the plaintext MPDU is `buf[PN_HEADER_LEN..][..mpdu_len]`, its data not copied.
+#[inline]
+pub(crate) fn finish_decapsulate_in_headroom<const NONCE: usize>(
+    buf: &mut [u8],
+    rules: Rules,
+    prepared: &Prepared<NONCE>,
+    peeked: Peeked,
+) -> Result<Decapsulated> {
+    let mut frame = Frame::new_checked(&mut *buf, rules)?;
+    frame.set_flag(FrameControl::PROTECTED, false)?;
+    let h = frame.header_len();
+    buf.copy_within(..h, PN_HEADER_LEN);
+    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
+}
+
+/// `finish_decapsulate` for a buffer holding the MPDU without its PN header (MAC header,
+/// then data and MIC: a receiver that parsed the received octets left it out when it copied
+/// them in): only Protected is cleared, nothing moves. The plaintext MPDU is
+/// `buf[..mpdu_len]`.
+#[inline]
+pub(crate) fn finish_decapsulate_without_pn_header<const NONCE: usize>(
+    buf: &mut [u8],
+    rules: Rules,
+    prepared: &Prepared<NONCE>,
+    peeked: Peeked,
+) -> Result<Decapsulated> {
+    Frame::new_checked(&mut *buf, rules)?.set_flag(FrameControl::PROTECTED, false)?;
+    let h = prepared.data.start - PN_HEADER_LEN;
     Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
