@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Engine backend (default: the fastest this CPU runs).
-    #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes"])]
+    #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes", "avx2-vaes"])]
     backend: Option<String>,
 }
 
@@ -392,7 +392,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .iter()
         .map(|r| {
             // The engine's VAES kernel takes settings of four lanes or more.
-            let vaes = engine.backend() == Backend::Avx512Vaes && r.implementation == "wlansec" && r.lanes >= 4;
+            let vaes = matches!(engine.backend(), Backend::Avx512Vaes | Backend::Avx2Vaes) && r.implementation == "wlansec" && r.lanes >= 4;
             let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes, vaes);
             BoundOf {
                 implementation: r.implementation,

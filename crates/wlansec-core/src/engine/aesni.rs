@@ -49,8 +49,13 @@ impl Blk for __m128i {
 
 pub(crate) struct AesNi;
 
+/// `pshufb` control swapping octets 14 and 15 of a block (the counter's two octets).
+pub(crate) const SWAP_COUNTER_OCTETS: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 14];
+
 impl Kernel for AesNi {
     type B = __m128i;
+    type V = __m128i;
+    const W: usize = 1;
     type Keys<'k> = [&'k RoundKeys; 8];
 
     fn new_keys(first: &Key) -> [&RoundKeys; 8] {
@@ -82,6 +87,39 @@ impl Kernel for AesNi {
             mac[i] = _mm_aesenclast_si128(mac[i], k);
             ctr[i] = _mm_aesenclast_si128(ctr[i], k);
         }
+    }
+
+    #[inline(always)]
+    unsafe fn gather(blocks: &[__m128i]) -> __m128i {
+        blocks[0]
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: __m128i, blocks: &mut [__m128i]) {
+        blocks[0] = v;
+    }
+    #[inline(always)]
+    unsafe fn load(ptrs: &[*mut u8]) -> __m128i {
+        _mm_loadu_si128(ptrs[0].cast())
+    }
+    #[inline(always)]
+    unsafe fn store(v: __m128i, ptrs: &[*mut u8]) {
+        _mm_storeu_si128(ptrs[0].cast(), v)
+    }
+    #[inline(always)]
+    unsafe fn xor(a: __m128i, b: __m128i) -> __m128i {
+        _mm_xor_si128(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
+        _mm_and_si128(a, b)
+    }
+    #[inline(always)]
+    unsafe fn add_counters(counters: __m128i, steps: __m128i) -> __m128i {
+        _mm_add_epi16(counters, steps)
+    }
+    #[inline(always)]
+    unsafe fn counter_blocks(counters: __m128i) -> __m128i {
+        _mm_shuffle_epi8(counters, _mm_loadu_si128(SWAP_COUNTER_OCTETS.as_ptr().cast()))
     }
 }
 

@@ -23,14 +23,20 @@ pub enum Backend {
     /// AVX-512 + VAES: four lanes per 512-bit VAESENC (Enhanced N = 4, 8 and batches), EVEX
     /// AES-NI with 32 vector registers for one and two lanes.
     Avx512Vaes,
+    /// AVX2 + VAES without AVX-512 (e.g. Zen 3): two lanes per 256-bit VAESENC (Enhanced
+    /// N = 2, 4, 8 and batches), AES-NI for one lane.
+    Avx2Vaes,
 }
 
 impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes];
+    pub const ALL: [Backend; 4] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes, Backend::Avx2Vaes];
 
     /// The fastest backend this CPU runs.
     pub fn detect() -> Self {
-        [Backend::Avx512Vaes, Backend::AesNi].into_iter().find(|b| b.is_available()).unwrap_or(Backend::Portable)
+        [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
+            .into_iter()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Portable)
     }
 
     pub fn is_available(self) -> bool {
@@ -45,7 +51,15 @@ impl Backend {
                 Backend::AesNi.is_available()
                     && std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
                     && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("vaes")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2Vaes => {
+                Backend::AesNi.is_available()
+                    && std::arch::is_x86_feature_detected!("avx")
+                    && std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("vaes")
             }
             #[cfg(not(target_arch = "x86_64"))]
@@ -58,6 +72,7 @@ impl Backend {
             Backend::Portable => "portable",
             Backend::AesNi => "aes-ni",
             Backend::Avx512Vaes => "avx512-vaes",
+            Backend::Avx2Vaes => "avx2-vaes",
         }
     }
 
@@ -223,9 +238,15 @@ impl Engine {
                 Backend::Avx512Vaes => match lanes {
                     1 => super::aesni::run_avx512::<1>(tasks),
                     2 => super::aesni::run_avx512::<2>(tasks),
-                    4 => super::vaes::run::<4>(tasks),
-                    8 => super::vaes::run::<8>(tasks),
-                    _ => super::vaes::run::<8>(tasks),
+                    4 => super::vaes::run512::<4>(tasks),
+                    _ => super::vaes::run512::<8>(tasks),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2Vaes => match lanes {
+                    1 => super::aesni::run::<1>(tasks),
+                    2 => super::vaes::run256::<2>(tasks),
+                    4 => super::vaes::run256::<4>(tasks),
+                    _ => super::vaes::run256::<8>(tasks),
                 },
                 #[cfg(not(target_arch = "x86_64"))]
                 _ => run_portable(tasks, lanes),
