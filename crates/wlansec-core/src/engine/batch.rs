@@ -12,6 +12,7 @@ use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, MAX_PAYLOAD, MIC_LEN, NONCE
 use super::framing;
 use super::key::{Key, Mode};
 use super::lanes::FrameTask;
+use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -137,7 +138,7 @@ impl Engine {
     /// Encrypt `data` in place and return its MIC (one frame, its sub-chains in parallel).
     pub fn seal(&self, key: &Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8]) -> Result<[u8; MIC_LEN]> {
         let mut task = task(key, nonce, aad, data, false)?;
-        self.run(core::slice::from_mut(&mut task), key.mode.ways.count());
+        self.run_frame(&mut task);
         Ok(mic_of(&task))
     }
 
@@ -151,14 +152,13 @@ impl Engine {
         data: &mut [u8],
         mic: &[u8; MIC_LEN],
     ) -> Result<()> {
-        let lanes = key.mode.ways.count();
         let mut task = task(key, nonce, aad, data, true)?;
-        self.run(core::slice::from_mut(&mut task), lanes);
+        self.run_frame(&mut task);
         if bool::from(mic_of(&task).ct_eq(mic)) {
             return Ok(());
         }
         let mut again = FrameTask { open: false, ..task };
-        self.run(core::slice::from_mut(&mut again), lanes);
+        self.run_frame(&mut again);
         Err(Error::MicFailure)
     }
 
@@ -221,6 +221,48 @@ impl Engine {
         }
     }
 
+    /// One frame on as many lanes as its key has sub-chains (`stitched`).
+    fn run_frame(&self, task: &mut FrameTask<'_>) {
+        if task.open {
+            self.frame::<true>(task)
+        } else {
+            self.frame::<false>(task)
+        }
+    }
+
+    fn frame<const OPEN: bool>(&self, task: &mut FrameTask<'_>) {
+        let lanes = task.key.mode.ways.count();
+        // SAFETY: as in `run`.
+        unsafe {
+            match self.backend {
+                Backend::Portable => frame_portable::<OPEN>(task, lanes),
+                #[cfg(target_arch = "x86_64")]
+                Backend::AesNi => match lanes {
+                    1 => super::aesni::frame::<1, OPEN>(task),
+                    2 => super::aesni::frame::<2, OPEN>(task),
+                    4 => super::aesni::frame::<4, OPEN>(task),
+                    _ => super::aesni::frame::<8, OPEN>(task),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512Vaes => match lanes {
+                    1 => super::aesni::frame_avx512::<1, OPEN>(task),
+                    2 => super::aesni::frame_avx512::<2, OPEN>(task),
+                    4 => super::vaes::frame512::<4, OPEN>(task),
+                    _ => super::vaes::frame512::<8, OPEN>(task),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2Vaes => match lanes {
+                    1 => super::aesni::frame::<1, OPEN>(task),
+                    2 => super::vaes::frame256::<2, OPEN>(task),
+                    4 => super::vaes::frame256::<4, OPEN>(task),
+                    _ => super::vaes::frame256::<8, OPEN>(task),
+                },
+                #[cfg(not(target_arch = "x86_64"))]
+                _ => frame_portable::<OPEN>(task, lanes),
+            }
+        }
+    }
+
     fn run(&self, tasks: &mut [FrameTask<'_>], lanes: usize) {
         // SAFETY: the backend was checked to be available when the engine was made, and
         // every task comes from `task()`, whose data is an exclusive borrow.
@@ -255,9 +297,18 @@ impl Engine {
     }
 }
 
+unsafe fn frame_portable<const OPEN: bool>(task: &mut FrameTask<'_>, lanes: usize) {
+    use super::stitched::run_frame;
+    match lanes {
+        1 => run_frame::<Portable, 1, OPEN>(task),
+        2 => run_frame::<Portable, 2, OPEN>(task),
+        4 => run_frame::<Portable, 4, OPEN>(task),
+        _ => run_frame::<Portable, 8, OPEN>(task),
+    }
+}
+
 unsafe fn run_portable(tasks: &mut [FrameTask<'_>], lanes: usize) {
     use super::lanes::run;
-    use super::portable::Portable;
     match lanes {
         1 => run::<Portable, 1>(tasks),
         2 => run::<Portable, 2>(tasks),

@@ -54,6 +54,43 @@ pub(crate) trait Kernel {
     /// # Safety
     /// The CPU features the kernel was built for must be present.
     unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
+    /// One key for every lane, its round keys in registers (the single-frame path).
+    type FrameKeys<'k>;
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn frame_keys(key: &Key) -> Self::FrameKeys<'_>;
+    /// Round key 0, which the MAC input of `encrypt_frame` arrives XORed with (zero for a
+    /// kernel without single rounds).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn first_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    /// Round key 10 (zero for a kernel without single rounds).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn last_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    /// As `encrypt`, every lane under `keys`; the MAC input arrives whitened (XORed with
+    /// `first_round_key`) and its last round takes `mac_last` for round key 10, so the next
+    /// block and whitening fold into the last round and the CBC-MAC chain is AES rounds
+    /// only. (A kernel without single rounds XORs `mac_last` into the MAC output.)
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &Self::FrameKeys<'_>,
+        mac: &mut [Self::V; L],
+        mac_last: &[Self::V; L],
+        ctr: &mut [Self::V; L],
+    );
+    /// `W` consecutive blocks at `ptr`, lane by lane.
+    ///
+    /// # Safety
+    /// As `encrypt`; `ptr` valid for reading `16 * W` octets.
+    unsafe fn load_run(ptr: *const u8) -> Self::V;
+    /// # Safety
+    /// As `encrypt`; `ptr` valid for writing `16 * W` octets.
+    unsafe fn store_run(ptr: *mut u8, v: Self::V);
     /// `W` lanes' blocks, from `blocks[..W]`.
     ///
     /// # Safety
@@ -294,7 +331,7 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
 
 /// The blocks of `L` lanes as registers of `K::W` lanes each.
 #[inline(always)]
-unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
+pub(crate) unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
     let mut out = [K::gather(blocks); L];
     for g in 1..L / K::W {
         out[g] = K::gather(&blocks[g * K::W..]);
@@ -303,7 +340,7 @@ unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
 }
 
 #[inline(always)]
-unsafe fn unpack<K: Kernel, const L: usize>(registers: &[K::V; L], blocks: &mut [K::B; L]) {
+pub(crate) unsafe fn unpack<K: Kernel, const L: usize>(registers: &[K::V; L], blocks: &mut [K::B; L]) {
     for g in 0..L / K::W {
         K::scatter(registers[g], &mut blocks[g * K::W..]);
     }

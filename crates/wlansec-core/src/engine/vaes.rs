@@ -11,6 +11,7 @@ use core::arch::x86_64::*;
 use super::aesni::SWAP_COUNTER_OCTETS;
 use super::key::Key;
 use super::lanes::{self, FrameTask, Kernel};
+use super::stitched;
 
 const MAX_LANES: usize = 8;
 
@@ -45,6 +46,20 @@ impl PackedKeys {
     fn at(&self, round: usize, first: usize) -> *const u8 {
         self.rounds[round][first].as_ptr()
     }
+}
+
+/// # Safety
+/// The CPU must have AES-NI, AVX-512F/BW/VL and VAES; see `stitched::run_frame`.
+#[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes")]
+pub(crate) unsafe fn frame512<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+    stitched::run_frame::<Vaes512, L, OPEN>(task)
+}
+
+/// # Safety
+/// The CPU must have AES-NI, AVX2 and VAES; see `stitched::run_frame`.
+#[target_feature(enable = "aes,sse4.1,avx,avx2,vaes")]
+pub(crate) unsafe fn frame256<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+    stitched::run_frame::<Vaes256, L, OPEN>(task)
 }
 
 /// # Safety
@@ -100,6 +115,54 @@ impl Kernel for Vaes512 {
             mac[g] = _mm512_aesenclast_epi128(mac[g], k);
             ctr[g] = _mm512_aesenclast_epi128(ctr[g], k);
         }
+    }
+
+    type FrameKeys<'k> = [__m512i; 11];
+
+    #[inline(always)]
+    unsafe fn frame_keys(key: &Key) -> [__m512i; 11] {
+        let mut keys = [_mm512_setzero_si512(); 11];
+        for (k, rk) in keys.iter_mut().zip(&key.round_keys.0) {
+            *k = _mm512_broadcast_i32x4(_mm_load_si128(rk.as_ptr().cast()));
+        }
+        keys
+    }
+    #[inline(always)]
+    unsafe fn first_round_key(keys: &[__m512i; 11]) -> __m512i {
+        keys[0]
+    }
+    #[inline(always)]
+    unsafe fn last_round_key(keys: &[__m512i; 11]) -> __m512i {
+        keys[10]
+    }
+    #[inline(always)]
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &[__m512i; 11],
+        mac: &mut [__m512i; L],
+        mac_last: &[__m512i; L],
+        ctr: &mut [__m512i; L],
+    ) {
+        for g in 0..L / 4 {
+            ctr[g] = _mm512_xor_si512(ctr[g], keys[0]);
+        }
+        for k in &keys[1..10] {
+            for g in 0..L / 4 {
+                mac[g] = _mm512_aesenc_epi128(mac[g], *k);
+                ctr[g] = _mm512_aesenc_epi128(ctr[g], *k);
+            }
+        }
+        for g in 0..L / 4 {
+            mac[g] = _mm512_aesenclast_epi128(mac[g], mac_last[g]);
+            ctr[g] = _mm512_aesenclast_epi128(ctr[g], keys[10]);
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_run(ptr: *const u8) -> __m512i {
+        _mm512_loadu_si512(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_run(ptr: *mut u8, v: __m512i) {
+        _mm512_storeu_si512(ptr.cast(), v)
     }
 
     #[inline(always)]
@@ -186,6 +249,54 @@ impl Kernel for Vaes256 {
             mac[g] = _mm256_aesenclast_epi128(mac[g], k);
             ctr[g] = _mm256_aesenclast_epi128(ctr[g], k);
         }
+    }
+
+    type FrameKeys<'k> = [__m256i; 11];
+
+    #[inline(always)]
+    unsafe fn frame_keys(key: &Key) -> [__m256i; 11] {
+        let mut keys = [_mm256_setzero_si256(); 11];
+        for (k, rk) in keys.iter_mut().zip(&key.round_keys.0) {
+            *k = _mm256_broadcastsi128_si256(_mm_load_si128(rk.as_ptr().cast()));
+        }
+        keys
+    }
+    #[inline(always)]
+    unsafe fn first_round_key(keys: &[__m256i; 11]) -> __m256i {
+        keys[0]
+    }
+    #[inline(always)]
+    unsafe fn last_round_key(keys: &[__m256i; 11]) -> __m256i {
+        keys[10]
+    }
+    #[inline(always)]
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &[__m256i; 11],
+        mac: &mut [__m256i; L],
+        mac_last: &[__m256i; L],
+        ctr: &mut [__m256i; L],
+    ) {
+        for g in 0..L / 2 {
+            ctr[g] = _mm256_xor_si256(ctr[g], keys[0]);
+        }
+        for k in &keys[1..10] {
+            for g in 0..L / 2 {
+                mac[g] = _mm256_aesenc_epi128(mac[g], *k);
+                ctr[g] = _mm256_aesenc_epi128(ctr[g], *k);
+            }
+        }
+        for g in 0..L / 2 {
+            mac[g] = _mm256_aesenclast_epi128(mac[g], mac_last[g]);
+            ctr[g] = _mm256_aesenclast_epi128(ctr[g], keys[10]);
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_run(ptr: *const u8) -> __m256i {
+        _mm256_loadu_si256(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_run(ptr: *mut u8, v: __m256i) {
+        _mm256_storeu_si256(ptr.cast(), v)
     }
 
     #[inline(always)]
