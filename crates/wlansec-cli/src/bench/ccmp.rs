@@ -392,7 +392,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .iter()
         .map(|r| {
             // The engine's VAES kernel takes settings of four lanes or more.
-            let vaes = matches!(engine.backend(), Backend::Avx512Vaes | Backend::Avx2Vaes) && r.implementation == "wlansec" && r.lanes >= 4;
+            let vaes = matches!(engine.backend(), Backend::Avx512Vaes | Backend::Avx2Vaes)
+                && r.implementation == "wlansec"
+                && r.lanes >= 4;
             let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes, vaes);
             BoundOf {
                 implementation: r.implementation,

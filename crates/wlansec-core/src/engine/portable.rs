@@ -75,7 +75,12 @@ impl Kernel for Portable {
     unsafe fn last_round_key(_keys: &&Key) -> Soft {
         Soft(0)
     }
-    unsafe fn encrypt_frame<const L: usize>(key: &&Key, mac: &mut [Soft; L], mac_last: &[Soft; L], ctr: &mut [Soft; L]) {
+    unsafe fn encrypt_frame<const L: usize>(
+        key: &&Key,
+        mac: &mut [Soft; L],
+        mac_last: &[Soft; L],
+        ctr: &mut [Soft; L],
+    ) {
         Self::encrypt::<L>(&[*key; 8], mac, ctr);
         for (m, last) in mac.iter_mut().zip(mac_last) {
             *m = m.xor(*last);
