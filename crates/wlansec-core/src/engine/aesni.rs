@@ -115,8 +115,8 @@ impl Kernel for AesNi {
         mac_last: &[__m128i; L],
         ctr: &mut [__m128i; L],
     ) {
-        for g in 0..L {
-            ctr[g] = _mm_xor_si128(ctr[g], keys[0]);
+        for c in ctr.iter_mut() {
+            *c = _mm_xor_si128(*c, keys[0]);
         }
         for k in &keys[1..10] {
             for g in 0..L {
@@ -190,14 +190,5 @@ pub(crate) unsafe fn frame_avx512<const L: usize, const OPEN: bool>(task: &mut F
 /// The CPU must have AES-NI and SSE4.1; see `lanes::run`.
 #[target_feature(enable = "aes,sse4.1")]
 pub(crate) unsafe fn run<const L: usize>(tasks: &mut [FrameTask<'_>]) {
-    lanes::run::<AesNi, L>(tasks)
-}
-
-/// The same kernel with 32 vector registers.
-///
-/// # Safety
-/// The CPU must have AES-NI, AVX-512F/VL and VAES; see `lanes::run`.
-#[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512vl,vaes")]
-pub(crate) unsafe fn run_avx512<const L: usize>(tasks: &mut [FrameTask<'_>]) {
     lanes::run::<AesNi, L>(tasks)
 }

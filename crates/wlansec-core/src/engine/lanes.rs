@@ -274,7 +274,8 @@ impl<B: Blk> Lane<B> {
     }
 }
 
-/// Run every frame of `tasks` through `L` lanes of kernel `K`.
+/// Run every frame of `tasks` through `L` lanes of kernel `K`. Every task seals, or every
+/// task opens.
 ///
 /// # Safety
 /// The kernel's CPU features must be present, and every task's data pointer valid for `len`
@@ -282,6 +283,7 @@ impl<B: Blk> Lane<B> {
 #[inline(always)]
 pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
     let Some(first) = tasks.first() else { return };
+    debug_assert!(tasks.iter().all(|t| t.open == first.open));
     let mut keys = K::new_keys(first.key);
     let mut lanes = [Lane::<K::B>::idle(); L];
     let mut next = (0usize, 0usize);
@@ -463,8 +465,10 @@ unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<
     let mut scratch = [0u8; BLOCK];
     let mut ptr = [scratch.as_mut_ptr(); L];
     let mut stride = [0usize; L];
-    let mut blocks = [[K::B::zero(); L]; 5];
-    let all_ones = K::B::from_bytes(&[0xff; BLOCK]);
+    let mut blocks = [[K::B::zero(); L]; 4];
+    // Every task of a run seals, or every task opens (see `run`).
+    let open = if lanes.iter().any(|l| l.active && l.open) { [0xff; BLOCK] } else { [0; BLOCK] };
+    let open = K::gather(&[K::B::from_bytes(&open); L]);
     for i in 0..L {
         let lane = &lanes[i];
         if lane.active {
@@ -475,11 +479,9 @@ unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<
         blocks[1][i] = lane.keystream;
         blocks[2][i] = K::B::with_counter(lane.counter_base, lane.counter.swap_bytes());
         blocks[3][i] = K::B::with_counter(K::B::zero(), lane.counter_step.swap_bytes());
-        blocks[4][i] = if lane.open { all_ones } else { K::B::zero() };
     }
     let (mut mac, mut keystream) = (pack::<K, L>(&blocks[0]), pack::<K, L>(&blocks[1]));
     let (mut counters, counter_steps) = (pack::<K, L>(&blocks[2]), pack::<K, L>(&blocks[3]));
-    let open = pack::<K, L>(&blocks[4]);
     for _ in 0..steps {
         let mut ctr = counters;
         for g in 0..L / K::W {
@@ -487,7 +489,7 @@ unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<
             let d = K::load(lane_ptrs);
             K::store(K::xor(d, keystream[g]), lane_ptrs);
             // The plaintext: the input when sealing, the output when opening.
-            let plaintext = K::xor(d, K::and(keystream[g], open[g]));
+            let plaintext = K::xor(d, K::and(keystream[g], open));
             mac[g] = K::xor(mac[g], plaintext);
             ctr[g] = K::counter_blocks(counters[g]);
             counters[g] = K::add_counters(counters[g], counter_steps[g]);

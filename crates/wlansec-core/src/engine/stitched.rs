@@ -54,19 +54,17 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // Set-up: B0_j, A_0, the AAD blocks folded into round key 10, and the counters in the
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian).
     let base = K::B::from_bytes(&task.a0);
-    let mut blocks = [[K::B::zero(); L]; 6];
-    for j in 0..L {
-        blocks[0][j] = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
-        blocks[1][j] = base;
-        blocks[2][j] = K::B::from_bytes(&task.aad_blocks[0]);
-        blocks[3][j] = K::B::from_bytes(&task.aad_blocks[1]);
-        blocks[4][j] = K::B::with_counter(base, (1 + j as u16).swap_bytes());
-        blocks[5][j] = K::B::with_counter(K::B::zero(), (L as u16).swap_bytes());
+    let (mut b0, mut first) = ([K::B::zero(); L], [K::B::zero(); L]);
+    for (j, (b, c)) in b0.iter_mut().zip(first.iter_mut()).enumerate() {
+        *b = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
+        *c = K::B::with_counter(base, (1 + j as u16).swap_bytes());
     }
-    let mut mac = pack::<K, L>(&blocks[0]);
-    let (mut ctr, mut last) = (pack::<K, L>(&blocks[1]), pack::<K, L>(&blocks[2]));
-    let h2 = pack::<K, L>(&blocks[3]);
-    let (mut counters, counter_steps) = (pack::<K, L>(&blocks[4]), pack::<K, L>(&blocks[5]));
+    let mut mac = pack::<K, L>(&b0);
+    let mut ctr = pack::<K, L>(&[base; L]);
+    let mut last = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[0]); L]);
+    let h2 = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[1]); L]);
+    let mut counters = pack::<K, L>(&first);
+    let counter_steps = pack::<K, L>(&[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L]);
     for g in 0..groups {
         mac[g] = K::xor(mac[g], K::first_round_key(&keys));
         last[g] = K::xor(last[g], fold);

@@ -142,8 +142,8 @@ impl Kernel for Vaes512 {
         mac_last: &[__m512i; L],
         ctr: &mut [__m512i; L],
     ) {
-        for g in 0..L / 4 {
-            ctr[g] = _mm512_xor_si512(ctr[g], keys[0]);
+        for c in ctr.iter_mut().take(L / 4) {
+            *c = _mm512_xor_si512(*c, keys[0]);
         }
         for k in &keys[1..10] {
             for g in 0..L / 4 {
@@ -276,8 +276,8 @@ impl Kernel for Vaes256 {
         mac_last: &[__m256i; L],
         ctr: &mut [__m256i; L],
     ) {
-        for g in 0..L / 2 {
-            ctr[g] = _mm256_xor_si256(ctr[g], keys[0]);
+        for c in ctr.iter_mut().take(L / 2) {
+            *c = _mm256_xor_si256(*c, keys[0]);
         }
         for k in &keys[1..10] {
             for g in 0..L / 2 {
