@@ -52,19 +52,26 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     let len = task.len;
 
     // Set-up: B0_j, A_0, the AAD blocks folded into round key 10, and the counters in the
-    // form `Kernel::add_counters` advances (octets 14, 15 little-endian).
+    // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
+    // the round's first group, and each group's offset from it (fewer live registers: the
+    // 16-register ymm build of 8 lanes spilled its state with one counter per group).
     let base = K::B::from_bytes(&task.a0);
-    let (mut b0, mut first) = ([K::B::zero(); L], [K::B::zero(); L]);
-    for (j, (b, c)) in b0.iter_mut().zip(first.iter_mut()).enumerate() {
+    let (mut b0, mut offsets) = ([K::B::zero(); L], [K::B::zero(); L]);
+    for (j, (b, offset)) in b0.iter_mut().zip(offsets.iter_mut()).enumerate() {
         *b = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
-        *c = K::B::with_counter(base, (1 + j as u16).swap_bytes());
+        *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());
     }
     let mut mac = pack::<K, L>(&b0);
     let mut ctr = pack::<K, L>(&[base; L]);
     let mut last = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[0]); L]);
     let h2 = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[1]); L]);
-    let mut counters = pack::<K, L>(&first);
-    let counter_steps = pack::<K, L>(&[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L]);
+    let group_offsets = pack::<K, L>(&offsets);
+    let mut first = [base; L];
+    for (j, c) in first.iter_mut().enumerate() {
+        *c = K::B::with_counter(base, (1 + (j % K::W) as u16).swap_bytes());
+    }
+    let mut counters = pack::<K, L>(&first)[0];
+    let counter_step = pack::<K, L>(&[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L])[0];
     for g in 0..groups {
         mac[g] = K::xor(mac[g], K::first_round_key(&keys));
         last[g] = K::xor(last[g], fold);
@@ -74,9 +81,9 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     unpack::<K, L>(&ctr, &mut s0);
     for g in 0..groups {
         last[g] = K::xor(h2[g], fold);
-        ctr[g] = K::counter_blocks(counters[g]);
-        counters[g] = K::add_counters(counters[g], counter_steps[g]);
+        ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
     }
+    counters = K::add_counters(counters, counter_step);
     K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
     let mut keystream = ctr;
 
@@ -90,9 +97,9 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
             let o = K::xor(d, keystream[g]);
             K::store_run(p, o);
             last[g] = K::xor(if OPEN { o } else { d }, fold);
-            ctr[g] = K::counter_blocks(counters[g]);
-            counters[g] = K::add_counters(counters[g], counter_steps[g]);
+            ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
         }
+        counters = K::add_counters(counters, counter_step);
         ptr = ptr.add(L * BLOCK);
         K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
         keystream = ctr;
