@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Engine backend (default: the fastest this CPU runs).
-    #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes"])]
+    #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes", "avx2-vaes"])]
     backend: Option<String>,
 }
 
@@ -475,9 +475,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bound.per_result = results
         .iter()
         .map(|r| {
-            // The engine's VAES kernel takes settings of four lanes or more; intel-ipsec-mb is
+            // The engine's VAES kernels take settings of four lanes or more; intel-ipsec-mb is
             // held to the best this CPU has.
-            let vaes = (engine.backend() == Backend::Avx512Vaes && r.implementation == "wlansec" && r.lanes >= 4)
+            let vaes = (matches!(engine.backend(), Backend::Avx512Vaes | Backend::Avx2Vaes)
+                && r.implementation == "wlansec"
+                && r.lanes >= 4)
                 || r.implementation.starts_with("ipsec-mb");
             let b = bound_cpb(&bound, r.mode, r.lanes, r.frame_bytes, vaes);
             BoundOf {

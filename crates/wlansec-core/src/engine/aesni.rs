@@ -7,6 +7,7 @@ use core::arch::x86_64::*;
 
 use super::key::{Key, RoundKeys};
 use super::lanes::{self, Blk, FrameTask, Kernel};
+use super::stitched;
 
 impl Blk for __m128i {
     #[inline(always)]
@@ -49,8 +50,13 @@ impl Blk for __m128i {
 
 pub(crate) struct AesNi;
 
+/// `pshufb` control swapping octets 14 and 15 of a block (the counter's two octets).
+pub(crate) const SWAP_COUNTER_OCTETS: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 14];
+
 impl Kernel for AesNi {
     type B = __m128i;
+    type V = __m128i;
+    const W: usize = 1;
     type Keys<'k> = [&'k RoundKeys; 8];
 
     fn new_keys(first: &Key) -> [&RoundKeys; 8] {
@@ -83,20 +89,106 @@ impl Kernel for AesNi {
             ctr[i] = _mm_aesenclast_si128(ctr[i], k);
         }
     }
+
+    type FrameKeys<'k> = [__m128i; 11];
+
+    #[inline(always)]
+    unsafe fn frame_keys(key: &Key) -> [__m128i; 11] {
+        let mut keys = [_mm_setzero_si128(); 11];
+        for (k, rk) in keys.iter_mut().zip(&key.round_keys.0) {
+            *k = _mm_load_si128(rk.as_ptr().cast());
+        }
+        keys
+    }
+    #[inline(always)]
+    unsafe fn first_round_key(keys: &[__m128i; 11]) -> __m128i {
+        keys[0]
+    }
+    #[inline(always)]
+    unsafe fn last_round_key(keys: &[__m128i; 11]) -> __m128i {
+        keys[10]
+    }
+    #[inline(always)]
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &[__m128i; 11],
+        mac: &mut [__m128i; L],
+        mac_last: &[__m128i; L],
+        ctr: &mut [__m128i; L],
+    ) {
+        for c in ctr.iter_mut() {
+            *c = _mm_xor_si128(*c, keys[0]);
+        }
+        for k in &keys[1..10] {
+            for g in 0..L {
+                mac[g] = _mm_aesenc_si128(mac[g], *k);
+                ctr[g] = _mm_aesenc_si128(ctr[g], *k);
+            }
+        }
+        for g in 0..L {
+            mac[g] = _mm_aesenclast_si128(mac[g], mac_last[g]);
+            ctr[g] = _mm_aesenclast_si128(ctr[g], keys[10]);
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_run(ptr: *const u8) -> __m128i {
+        _mm_loadu_si128(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_run(ptr: *mut u8, v: __m128i) {
+        _mm_storeu_si128(ptr.cast(), v)
+    }
+
+    #[inline(always)]
+    unsafe fn gather(blocks: &[__m128i]) -> __m128i {
+        blocks[0]
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: __m128i, blocks: &mut [__m128i]) {
+        blocks[0] = v;
+    }
+    #[inline(always)]
+    unsafe fn load(ptrs: &[*mut u8]) -> __m128i {
+        _mm_loadu_si128(ptrs[0].cast())
+    }
+    #[inline(always)]
+    unsafe fn store(v: __m128i, ptrs: &[*mut u8]) {
+        _mm_storeu_si128(ptrs[0].cast(), v)
+    }
+    #[inline(always)]
+    unsafe fn xor(a: __m128i, b: __m128i) -> __m128i {
+        _mm_xor_si128(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
+        _mm_and_si128(a, b)
+    }
+    #[inline(always)]
+    unsafe fn add_counters(counters: __m128i, steps: __m128i) -> __m128i {
+        _mm_add_epi16(counters, steps)
+    }
+    #[inline(always)]
+    unsafe fn counter_blocks(counters: __m128i) -> __m128i {
+        _mm_shuffle_epi8(counters, _mm_loadu_si128(SWAP_COUNTER_OCTETS.as_ptr().cast()))
+    }
+}
+
+/// # Safety
+/// The CPU must have AES-NI and SSE4.1; see `stitched::run_frame`.
+#[target_feature(enable = "aes,sse4.1")]
+pub(crate) unsafe fn frame<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+    stitched::run_frame::<AesNi, L, OPEN>(task)
+}
+
+/// # Safety
+/// The CPU must have AES-NI, AVX-512F/VL and VAES; see `stitched::run_frame`.
+#[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512vl,vaes")]
+pub(crate) unsafe fn frame_avx512<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+    stitched::run_frame::<AesNi, L, OPEN>(task)
 }
 
 /// # Safety
 /// The CPU must have AES-NI and SSE4.1; see `lanes::run`.
 #[target_feature(enable = "aes,sse4.1")]
 pub(crate) unsafe fn run<const L: usize>(tasks: &mut [FrameTask<'_>]) {
-    lanes::run::<AesNi, L>(tasks)
-}
-
-/// The same kernel with 32 vector registers.
-///
-/// # Safety
-/// The CPU must have AES-NI, AVX-512F/VL and VAES; see `lanes::run`.
-#[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512vl,vaes")]
-pub(crate) unsafe fn run_avx512<const L: usize>(tasks: &mut [FrameTask<'_>]) {
     lanes::run::<AesNi, L>(tasks)
 }

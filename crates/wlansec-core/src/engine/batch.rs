@@ -12,6 +12,7 @@ use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, MAX_PAYLOAD, MIC_LEN, NONCE
 use super::framing;
 use super::key::{Key, Mode};
 use super::lanes::FrameTask;
+use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -23,14 +24,20 @@ pub enum Backend {
     /// AVX-512 + VAES: four lanes per 512-bit VAESENC (Enhanced N = 4, 8 and batches), EVEX
     /// AES-NI with 32 vector registers for one and two lanes.
     Avx512Vaes,
+    /// AVX2 + VAES without AVX-512 (e.g. Zen 3): two lanes per 256-bit VAESENC (Enhanced
+    /// N = 2, 4, 8 and batches), AES-NI for one lane.
+    Avx2Vaes,
 }
 
 impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes];
+    pub const ALL: [Backend; 4] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes, Backend::Avx2Vaes];
 
     /// The fastest backend this CPU runs.
     pub fn detect() -> Self {
-        [Backend::Avx512Vaes, Backend::AesNi].into_iter().find(|b| b.is_available()).unwrap_or(Backend::Portable)
+        [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
+            .into_iter()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Portable)
     }
 
     pub fn is_available(self) -> bool {
@@ -45,7 +52,15 @@ impl Backend {
                 Backend::AesNi.is_available()
                     && std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
                     && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("vaes")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2Vaes => {
+                Backend::AesNi.is_available()
+                    && std::arch::is_x86_feature_detected!("avx")
+                    && std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("vaes")
             }
             #[cfg(not(target_arch = "x86_64"))]
@@ -58,13 +73,15 @@ impl Backend {
             Backend::Portable => "portable",
             Backend::AesNi => "aes-ni",
             Backend::Avx512Vaes => "avx512-vaes",
+            Backend::Avx2Vaes => "avx2-vaes",
         }
     }
 
-    /// Frames (sub-chains) a batch keeps in flight. Eight on every backend: measured on
-    /// an AVX-512/VAES Xeon, 16 lanes (four 512-bit registers per step, or 16 EVEX xmm
-    /// lanes) ran at about 1.4 cycles/byte against 0.6 for 8 lanes in two 512-bit registers:
-    /// the per-lane bookkeeping of 16 lanes no longer fits the registers.
+    /// Frames a batch keeps in flight. Eight on every backend: measured on an AVX-512/VAES
+    /// Xeon, 16 lanes ran at about 1.4 cycles/byte against 0.6 for 8 (the per-lane
+    /// bookkeeping of 16 lanes no longer fit the registers); with the register-resident
+    /// bulk loop (AMD EPYC, 2026-11-26, loaded machine) 16 lanes ran 0.50 against 0.53 on
+    /// zmm and 0.70 against 0.53 on ymm (16 ymm registers), so eight stays.
     pub fn lanes(self) -> usize {
         BATCH_LANES
     }
@@ -122,7 +139,7 @@ impl Engine {
     /// Encrypt `data` in place and return its MIC (one frame, its sub-chains in parallel).
     pub fn seal(&self, key: &Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8]) -> Result<[u8; MIC_LEN]> {
         let mut task = task(key, nonce, aad, data, false)?;
-        self.run(core::slice::from_mut(&mut task), key.mode.ways.count());
+        self.run_frame(&mut task);
         Ok(mic_of(&task))
     }
 
@@ -136,14 +153,13 @@ impl Engine {
         data: &mut [u8],
         mic: &[u8; MIC_LEN],
     ) -> Result<()> {
-        let lanes = key.mode.ways.count();
         let mut task = task(key, nonce, aad, data, true)?;
-        self.run(core::slice::from_mut(&mut task), lanes);
+        self.run_frame(&mut task);
         if bool::from(mic_of(&task).ct_eq(mic)) {
             return Ok(());
         }
         let mut again = FrameTask { open: false, ..task };
-        self.run(core::slice::from_mut(&mut again), lanes);
+        self.run_frame(&mut again);
         Err(Error::MicFailure)
     }
 
@@ -151,7 +167,7 @@ impl Engine {
     /// before touching any.
     pub fn seal_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
         let mut tasks = tasks_of(jobs, false)?;
-        self.run(&mut tasks, self.backend.lanes());
+        self.run(&mut tasks);
         for (job, task) in jobs.iter_mut().zip(&tasks) {
             job.mic = mic_of(task);
         }
@@ -162,7 +178,7 @@ impl Engine {
     /// ciphertext). Errors only for malformed jobs, before touching any.
     pub fn open_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
         let mut tasks = tasks_of(jobs, true)?;
-        self.run(&mut tasks, self.backend.lanes());
+        self.run(&mut tasks);
         let mut failed = Vec::new();
         for (job, task) in jobs.iter_mut().zip(&tasks) {
             job.verified = bool::from(mic_of(task).ct_eq(&job.mic));
@@ -170,7 +186,7 @@ impl Engine {
                 failed.push(FrameTask { open: false, acc: [0; 16], ..*task });
             }
         }
-        self.run(&mut failed, self.backend.lanes());
+        self.run(&mut failed);
         Ok(())
     }
 
@@ -205,42 +221,75 @@ impl Engine {
         }
     }
 
-    fn run(&self, tasks: &mut [FrameTask<'_>], lanes: usize) {
+    /// One frame on as many lanes as its key has sub-chains (`stitched`).
+    fn run_frame(&self, task: &mut FrameTask<'_>) {
+        if task.open {
+            self.frame::<true>(task)
+        } else {
+            self.frame::<false>(task)
+        }
+    }
+
+    fn frame<const OPEN: bool>(&self, task: &mut FrameTask<'_>) {
+        let lanes = task.key.mode.ways.count();
+        // SAFETY: as in `run`.
+        unsafe {
+            match self.backend {
+                Backend::Portable => frame_portable::<OPEN>(task, lanes),
+                #[cfg(target_arch = "x86_64")]
+                Backend::AesNi => match lanes {
+                    1 => super::aesni::frame::<1, OPEN>(task),
+                    2 => super::aesni::frame::<2, OPEN>(task),
+                    4 => super::aesni::frame::<4, OPEN>(task),
+                    _ => super::aesni::frame::<8, OPEN>(task),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512Vaes => match lanes {
+                    1 => super::aesni::frame_avx512::<1, OPEN>(task),
+                    2 => super::aesni::frame_avx512::<2, OPEN>(task),
+                    4 => super::vaes::frame512::<4, OPEN>(task),
+                    _ => super::vaes::frame512::<8, OPEN>(task),
+                },
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2Vaes => match lanes {
+                    1 => super::aesni::frame::<1, OPEN>(task),
+                    2 => super::vaes::frame256::<2, OPEN>(task),
+                    4 => super::vaes::frame256::<4, OPEN>(task),
+                    _ => super::vaes::frame256::<8, OPEN>(task),
+                },
+                #[cfg(not(target_arch = "x86_64"))]
+                _ => frame_portable::<OPEN>(task, lanes),
+            }
+        }
+    }
+
+    /// A batch through the lane scheduler, `BATCH_LANES` lanes.
+    fn run(&self, tasks: &mut [FrameTask<'_>]) {
         // SAFETY: the backend was checked to be available when the engine was made, and
         // every task comes from `task()`, whose data is an exclusive borrow.
         unsafe {
             match self.backend {
-                Backend::Portable => run_portable(tasks, lanes),
+                Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(tasks),
                 #[cfg(target_arch = "x86_64")]
-                Backend::AesNi => match lanes {
-                    1 => super::aesni::run::<1>(tasks),
-                    2 => super::aesni::run::<2>(tasks),
-                    4 => super::aesni::run::<4>(tasks),
-                    _ => super::aesni::run::<8>(tasks),
-                },
+                Backend::AesNi => super::aesni::run::<BATCH_LANES>(tasks),
                 #[cfg(target_arch = "x86_64")]
-                Backend::Avx512Vaes => match lanes {
-                    1 => super::aesni::run_avx512::<1>(tasks),
-                    2 => super::aesni::run_avx512::<2>(tasks),
-                    4 => super::vaes::run::<4>(tasks),
-                    8 => super::vaes::run::<8>(tasks),
-                    _ => super::vaes::run::<8>(tasks),
-                },
+                Backend::Avx512Vaes => super::vaes::run512::<BATCH_LANES>(tasks),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2Vaes => super::vaes::run256::<BATCH_LANES>(tasks),
                 #[cfg(not(target_arch = "x86_64"))]
-                _ => run_portable(tasks, lanes),
+                _ => super::lanes::run::<Portable, BATCH_LANES>(tasks),
             }
         }
     }
 }
 
-unsafe fn run_portable(tasks: &mut [FrameTask<'_>], lanes: usize) {
-    use super::lanes::run;
-    use super::portable::Portable;
+unsafe fn frame_portable<const OPEN: bool>(task: &mut FrameTask<'_>, lanes: usize) {
+    use super::stitched::run_frame;
     match lanes {
-        1 => run::<Portable, 1>(tasks),
-        2 => run::<Portable, 2>(tasks),
-        4 => run::<Portable, 4>(tasks),
-        _ => run::<Portable, 8>(tasks),
+        1 => run_frame::<Portable, 1, OPEN>(task),
+        2 => run_frame::<Portable, 2, OPEN>(task),
+        4 => run_frame::<Portable, 4, OPEN>(task),
+        _ => run_frame::<Portable, 8, OPEN>(task),
     }
 }
 

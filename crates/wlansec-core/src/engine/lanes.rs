@@ -39,16 +39,87 @@ pub(crate) trait Blk: Copy {
     unsafe fn store(self, ptr: *mut u8);
 }
 
-/// AES-128 encryption of one MAC block and one counter block per lane.
+/// AES-128 encryption of one MAC block and one counter block per lane, on registers that
+/// each hold `W` lanes' blocks side by side (`W` = 1 for 128-bit kernels, 2 for ymm VAES, 4
+/// for zmm VAES): group g of a `[V; L]` holds lanes `g*W..(g+1)*W`, and groups past `L / W`
+/// are unused.
 pub(crate) trait Kernel {
     type B: Blk;
+    type V: Copy;
+    const W: usize;
     /// Per-lane key schedules, in the layout the kernel wants.
     type Keys<'k>;
     fn new_keys(first: &Key) -> Self::Keys<'_>;
     fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
     /// # Safety
     /// The CPU features the kernel was built for must be present.
-    unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::B; L], ctr: &mut [Self::B; L]);
+    unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
+    /// One key for every lane, its round keys in registers (the single-frame path).
+    type FrameKeys<'k>;
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn frame_keys(key: &Key) -> Self::FrameKeys<'_>;
+    /// Round key 0, which the MAC input of `encrypt_frame` arrives XORed with (zero for a
+    /// kernel without single rounds).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn first_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    /// Round key 10 (zero for a kernel without single rounds).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn last_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    /// As `encrypt`, every lane under `keys`; the MAC input arrives whitened (XORed with
+    /// `first_round_key`) and its last round takes `mac_last` for round key 10, so the next
+    /// block and whitening fold into the last round and the CBC-MAC chain is AES rounds
+    /// only. (A kernel without single rounds XORs `mac_last` into the MAC output.)
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &Self::FrameKeys<'_>,
+        mac: &mut [Self::V; L],
+        mac_last: &[Self::V; L],
+        ctr: &mut [Self::V; L],
+    );
+    /// `W` consecutive blocks at `ptr`, lane by lane.
+    ///
+    /// # Safety
+    /// As `encrypt`; `ptr` valid for reading `16 * W` octets.
+    unsafe fn load_run(ptr: *const u8) -> Self::V;
+    /// # Safety
+    /// As `encrypt`; `ptr` valid for writing `16 * W` octets.
+    unsafe fn store_run(ptr: *mut u8, v: Self::V);
+    /// `W` lanes' blocks, from `blocks[..W]`.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn gather(blocks: &[Self::B]) -> Self::V;
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn scatter(v: Self::V, blocks: &mut [Self::B]);
+    /// # Safety
+    /// As `encrypt`; `ptrs[..W]` valid for reading 16 octets each.
+    unsafe fn load(ptrs: &[*mut u8]) -> Self::V;
+    /// # Safety
+    /// As `encrypt`; `ptrs[..W]` valid for writing 16 octets each.
+    unsafe fn store(v: Self::V, ptrs: &[*mut u8]);
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn xor(a: Self::V, b: Self::V) -> Self::V;
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn and(a: Self::V, b: Self::V) -> Self::V;
+    /// Counter registers hold each lane's counter in octets 14, 15 little-endian, so one
+    /// 16-bit add advances every lane; `counter_blocks` swaps the two octets into CCM's order.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn add_counters(counters: Self::V, steps: Self::V) -> Self::V;
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn counter_blocks(counters: Self::V) -> Self::V;
 }
 
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
@@ -203,7 +274,8 @@ impl<B: Blk> Lane<B> {
     }
 }
 
-/// Run every frame of `tasks` through `L` lanes of kernel `K`.
+/// Run every frame of `tasks` through `L` lanes of kernel `K`. Every task seals, or every
+/// task opens.
 ///
 /// # Safety
 /// The kernel's CPU features must be present, and every task's data pointer valid for `len`
@@ -211,6 +283,7 @@ impl<B: Blk> Lane<B> {
 #[inline(always)]
 pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
     let Some(first) = tasks.first() else { return };
+    debug_assert!(tasks.iter().all(|t| t.open == first.open));
     let mut keys = K::new_keys(first.key);
     let mut lanes = [Lane::<K::B>::idle(); L];
     let mut next = (0usize, 0usize);
@@ -241,7 +314,7 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
             let lane = &mut lanes[i];
             (mac[i], ctr[i]) = if lane.active { lane.inputs() } else { (K::B::zero(), K::B::zero()) };
         }
-        K::encrypt::<L>(&keys, &mut mac, &mut ctr);
+        encrypt_blocks::<K, L>(&keys, &mut mac, &mut ctr);
         for i in 0..L {
             let lane = &mut lanes[i];
             if !lane.active {
@@ -258,8 +331,35 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
     }
 }
 
+/// The blocks of `L` lanes as registers of `K::W` lanes each.
+#[inline(always)]
+pub(crate) unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
+    let mut out = [K::gather(blocks); L];
+    for g in 1..L / K::W {
+        out[g] = K::gather(&blocks[g * K::W..]);
+    }
+    out
+}
+
+#[inline(always)]
+pub(crate) unsafe fn unpack<K: Kernel, const L: usize>(registers: &[K::V; L], blocks: &mut [K::B; L]) {
+    for g in 0..L / K::W {
+        K::scatter(registers[g], &mut blocks[g * K::W..]);
+    }
+}
+
+/// One step of the general path: the lanes' blocks through the kernel.
+#[inline(always)]
+unsafe fn encrypt_blocks<K: Kernel, const L: usize>(keys: &K::Keys<'_>, mac: &mut [K::B; L], ctr: &mut [K::B; L]) {
+    let (mut m, mut c) = (pack::<K, L>(mac), pack::<K, L>(ctr));
+    K::encrypt::<L>(keys, &mut m, &mut c);
+    unpack::<K, L>(&m, mac);
+    unpack::<K, L>(&c, ctr);
+}
+
 /// Steps 0..3 (B0 with A_0, H_1, H_2 with the first counter) of lanes that are all at
-/// step 0, without the general step's per-lane phase tests.
+/// step 0, in the kernel's registers and without the general step's per-lane phase tests:
+/// the per-frame set-up of a whole lane-full of frames at once.
 ///
 /// # Safety
 /// As `run`.
@@ -269,33 +369,43 @@ unsafe fn head<K: Kernel, const L: usize>(
     lanes: &mut [Lane<K::B>; L],
     tasks: &mut [FrameTask<'_>],
 ) {
-    let mut mac = [K::B::zero(); L];
-    let mut ctr = [K::B::zero(); L];
-    for i in 0..L {
-        mac[i] = lanes[i].b0;
-        ctr[i] = lanes[i].counter_base;
-    }
-    K::encrypt::<L>(keys, &mut mac, &mut ctr);
-    for i in 0..L {
-        let lane = &lanes[i];
-        if lane.active && lane.sub_chain == 0 {
-            tasks[lane.frame].s0 = ctr[i].to_bytes();
-        }
-        mac[i] = mac[i].xor(lane.h1);
-        ctr[i] = lane.counter_base;
-    }
-    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    let mut blocks = [[K::B::zero(); L]; 5];
     for i in 0..L {
         let lane = &mut lanes[i];
-        mac[i] = mac[i].xor(lane.h2);
-        ctr[i] = if lane.active && lane.blocks > 0 { lane.next_counter() } else { lane.counter_base };
+        blocks[0][i] = lane.b0;
+        blocks[1][i] = lane.counter_base;
+        blocks[2][i] = lane.h1;
+        blocks[3][i] = lane.h2;
+        blocks[4][i] = if lane.active && lane.blocks > 0 { lane.next_counter() } else { lane.counter_base };
     }
+    let mut mac = pack::<K, L>(&blocks[0]);
+    let (a0, h1) = (pack::<K, L>(&blocks[1]), pack::<K, L>(&blocks[2]));
+    let (h2, first) = (pack::<K, L>(&blocks[3]), pack::<K, L>(&blocks[4]));
+    let mut ctr = a0;
     K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    let mut s0 = [K::B::zero(); L];
+    unpack::<K, L>(&ctr, &mut s0);
+    for g in 0..L / K::W {
+        mac[g] = K::xor(mac[g], h1[g]);
+    }
+    ctr = a0;
+    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    for g in 0..L / K::W {
+        mac[g] = K::xor(mac[g], h2[g]);
+    }
+    ctr = first;
+    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    let (mut mac_out, mut keystream) = ([K::B::zero(); L], [K::B::zero(); L]);
+    unpack::<K, L>(&mac, &mut mac_out);
+    unpack::<K, L>(&ctr, &mut keystream);
     for i in 0..L {
         let lane = &mut lanes[i];
         if lane.active {
-            lane.mac = mac[i];
-            lane.keystream = ctr[i];
+            if lane.sub_chain == 0 {
+                tasks[lane.frame].s0 = s0[i].to_bytes();
+            }
+            lane.mac = mac_out[i];
+            lane.keystream = keystream[i];
             lane.step = 3;
         }
     }
@@ -342,7 +452,9 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
     }
 }
 
-/// `steps` bulk steps of every lane, with the lane state in registers and no phase tests.
+/// `steps` bulk steps of every lane: the lane state in the kernel's registers, no phase
+/// tests or branches, memory touched only for the data. Idle lanes en/decrypt a scratch
+/// block in place (their results are discarded), so every lane runs the same code.
 ///
 /// # Safety
 /// As `run`; every active lane has `steps` more full blocks and counters.
@@ -350,52 +462,53 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
 unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
     // Plain loops rather than `array::from_fn`: its closures do not inherit the caller's
     // target features and stay calls.
-    let mut active = [false; L];
-    let mut open = [false; L];
+    let mut scratch = [0u8; BLOCK];
+    let mut ptr = [scratch.as_mut_ptr(); L];
     let mut stride = [0usize; L];
-    let mut step_by = [0u16; L];
-    let mut base = [K::B::zero(); L];
-    let mut ptr = [core::ptr::null_mut::<u8>(); L];
-    let mut counter = [0u16; L];
-    let mut mac = [K::B::zero(); L];
-    let mut keystream = [K::B::zero(); L];
+    let mut blocks = [[K::B::zero(); L]; 4];
+    // Every task of a run seals, or every task opens (see `run`).
+    let open = if lanes.iter().any(|l| l.active && l.open) { [0xff; BLOCK] } else { [0; BLOCK] };
+    let open = K::gather(&[K::B::from_bytes(&open); L]);
     for i in 0..L {
         let lane = &lanes[i];
-        active[i] = lane.active;
-        open[i] = lane.open;
-        stride[i] = lane.stride;
-        step_by[i] = lane.counter_step;
-        base[i] = lane.counter_base;
         if lane.active {
             ptr[i] = lane.data.add((lane.step - 3) * lane.stride);
+            stride[i] = lane.stride;
         }
-        counter[i] = lane.counter;
-        mac[i] = lane.mac;
-        keystream[i] = lane.keystream;
+        blocks[0][i] = lane.mac;
+        blocks[1][i] = lane.keystream;
+        blocks[2][i] = K::B::with_counter(lane.counter_base, lane.counter.swap_bytes());
+        blocks[3][i] = K::B::with_counter(K::B::zero(), lane.counter_step.swap_bytes());
     }
+    let (mut mac, mut keystream) = (pack::<K, L>(&blocks[0]), pack::<K, L>(&blocks[1]));
+    let (mut counters, counter_steps) = (pack::<K, L>(&blocks[2]), pack::<K, L>(&blocks[3]));
     for _ in 0..steps {
-        let mut ctr = [K::B::zero(); L];
+        let mut ctr = counters;
+        for g in 0..L / K::W {
+            let lane_ptrs = &ptr[g * K::W..(g + 1) * K::W];
+            let d = K::load(lane_ptrs);
+            K::store(K::xor(d, keystream[g]), lane_ptrs);
+            // The plaintext: the input when sealing, the output when opening.
+            let plaintext = K::xor(d, K::and(keystream[g], open));
+            mac[g] = K::xor(mac[g], plaintext);
+            ctr[g] = K::counter_blocks(counters[g]);
+            counters[g] = K::add_counters(counters[g], counter_steps[g]);
+        }
         for i in 0..L {
-            if !active[i] {
-                continue;
-            }
-            let d = K::B::load(ptr[i]);
-            let o = d.xor(keystream[i]);
-            o.store(ptr[i]);
-            mac[i] = mac[i].xor(if open[i] { o } else { d });
-            ctr[i] = K::B::with_counter(base[i], counter[i]);
-            counter[i] = counter[i].wrapping_add(step_by[i]);
             ptr[i] = ptr[i].add(stride[i]);
         }
         K::encrypt::<L>(keys, &mut mac, &mut ctr);
         keystream = ctr;
     }
+    let (mut mac_out, mut keystream_out) = ([K::B::zero(); L], [K::B::zero(); L]);
+    unpack::<K, L>(&mac, &mut mac_out);
+    unpack::<K, L>(&keystream, &mut keystream_out);
     for i in 0..L {
-        if active[i] {
-            let lane = &mut lanes[i];
-            lane.mac = mac[i];
-            lane.keystream = keystream[i];
-            lane.counter = counter[i];
+        let lane = &mut lanes[i];
+        if lane.active {
+            lane.mac = mac_out[i];
+            lane.keystream = keystream_out[i];
+            lane.counter = lane.counter.wrapping_add((steps as u16).wrapping_mul(lane.counter_step));
             lane.step += steps;
         }
     }

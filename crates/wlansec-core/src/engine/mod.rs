@@ -9,9 +9,13 @@
 //! * [`key`]: engine keys (TK, mode, AES schedules).
 //! * [`sharded`]: the multi-core engine (shards by station and TID, PN order kept).
 //!
-//! Backends: `portable` (the `aes` crate), `aesni` (AES-NI, also built with AVX-512VL for 32
-//! registers) and `vaes` (four lanes per 512-bit VAESENC), all driving the one lane
-//! scheduler in `lanes`.
+//! Backends ([`Backend`], chosen at run time): `portable` (the `aes` crate), `aesni` (AES-NI,
+//! also built with AVX-512VL for 32 registers) and `vaes`: four lanes per 512-bit VAESENC
+//! where the CPU has AVX-512 (`Avx512Vaes`), two lanes per 256-bit VAESENC where it has VAES
+//! and AVX2 but no AVX-512 (`Avx2Vaes`, e.g. Zen 3). Each implements `lanes::Kernel` on
+//! registers of one, two or four lanes; batches run through the lane scheduler in `lanes`,
+//! single frames (CCMP-128 and Enhanced CCMP-N) through `stitched`, whose loop keeps the
+//! round keys and every lane's state in registers.
 //!
 //! Module dependencies: each module uses only modules below it, so there is no cycle.
 //!
@@ -19,9 +23,10 @@
 //! sharded
 //!    └─► batch ──────────────────────────► framing ─► crate::suite::ccmp (the framing)
 //!          └─► aesni, vaes, portable       (kernels: implement lanes::Kernel)
-//!                └─► lanes                 (the scheduler, generic over the kernel)
-//!                      └─► key             (TK, mode, AES schedules, expanded here only)
-//!                            └─► enhanced  (reference model, Ways, Variant, constants)
+//!                └─► stitched              (one frame, generic over the kernel)
+//!                      └─► lanes           (the scheduler and the Kernel trait)
+//!                            └─► key       (TK, mode, AES schedules, expanded here only)
+//!                                  └─► enhanced (reference model, Ways, Variant, constants)
 //! ```
 
 #[cfg(target_arch = "x86_64")]
@@ -33,6 +38,7 @@ pub mod key;
 mod lanes;
 mod portable;
 pub mod sharded;
+mod stitched;
 #[cfg(target_arch = "x86_64")]
 mod vaes;
 

@@ -42,6 +42,8 @@ pub(crate) struct Portable;
 
 impl Kernel for Portable {
     type B = Soft;
+    type V = Soft;
+    const W: usize = 1;
     type Keys<'k> = [&'k Key; 8];
 
     fn new_keys(first: &Key) -> [&Key; 8] {
@@ -59,5 +61,65 @@ impl Kernel for Portable {
             mac[lane] = Soft::from_bytes(&blocks[0].into());
             ctr[lane] = Soft::from_bytes(&blocks[1].into());
         }
+    }
+
+    type FrameKeys<'k> = &'k Key;
+
+    unsafe fn frame_keys(key: &Key) -> &Key {
+        key
+    }
+    /// No single rounds here: round keys 0 and 10 count as zero.
+    unsafe fn first_round_key(_keys: &&Key) -> Soft {
+        Soft(0)
+    }
+    unsafe fn last_round_key(_keys: &&Key) -> Soft {
+        Soft(0)
+    }
+    unsafe fn encrypt_frame<const L: usize>(
+        key: &&Key,
+        mac: &mut [Soft; L],
+        mac_last: &[Soft; L],
+        ctr: &mut [Soft; L],
+    ) {
+        Self::encrypt::<L>(&[*key; 8], mac, ctr);
+        for (m, last) in mac.iter_mut().zip(mac_last) {
+            *m = m.xor(*last);
+        }
+    }
+    unsafe fn load_run(ptr: *const u8) -> Soft {
+        Soft::load(ptr)
+    }
+    unsafe fn store_run(ptr: *mut u8, v: Soft) {
+        v.store(ptr)
+    }
+
+    unsafe fn gather(blocks: &[Soft]) -> Soft {
+        blocks[0]
+    }
+    unsafe fn scatter(v: Soft, blocks: &mut [Soft]) {
+        blocks[0] = v;
+    }
+    unsafe fn load(ptrs: &[*mut u8]) -> Soft {
+        Soft::load(ptrs[0])
+    }
+    unsafe fn store(v: Soft, ptrs: &[*mut u8]) {
+        v.store(ptrs[0])
+    }
+    unsafe fn xor(a: Soft, b: Soft) -> Soft {
+        a.xor(b)
+    }
+    unsafe fn and(a: Soft, b: Soft) -> Soft {
+        Soft(a.0 & b.0)
+    }
+    unsafe fn add_counters(counters: Soft, steps: Soft) -> Soft {
+        let (mut c, s) = (counters.to_bytes(), steps.to_bytes());
+        let sum = u16::from_le_bytes([c[14], c[15]]).wrapping_add(u16::from_le_bytes([s[14], s[15]]));
+        c[14..].copy_from_slice(&sum.to_le_bytes());
+        Soft::from_bytes(&c)
+    }
+    unsafe fn counter_blocks(counters: Soft) -> Soft {
+        let mut c = counters.to_bytes();
+        c.swap(14, 15);
+        Soft::from_bytes(&c)
     }
 }

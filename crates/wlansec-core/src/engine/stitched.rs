@@ -1,0 +1,182 @@
+//! One frame on its own: CCMP-128 (one lane) or Enhanced CCMP-N (N lanes, sub-chain j on
+//! lane j), its CBC-MAC chains stitched with its CTR stream as in `lanes`, but without the
+//! scheduler: one key, so its round keys are broadcast into registers once, and lane j's
+//! block of round t is data block t*N + j, so the N lanes' blocks are one contiguous run of
+//! the data (one wide load and store per register). The bulk loop holds every lane's state
+//! in registers and has no branch but its own; the set-up (B0_j, A_0, the AAD blocks) and the
+//! last, partial round are outside it.
+
+use super::enhanced::sub_chain_b0;
+use super::lanes::{pack, unpack, Blk, FrameTask, Kernel};
+
+const BLOCK: usize = 16;
+/// The most lanes a frame runs on (Enhanced N = 8).
+const MAX_LANES: usize = 8;
+/// `MASKS[MAX_LANES * BLOCK - k..]` starts with k octets 0xff, then zeros.
+static MASKS: [u8; 2 * MAX_LANES * BLOCK] = {
+    let mut m = [0u8; 2 * MAX_LANES * BLOCK];
+    let mut i = 0;
+    while i < MAX_LANES * BLOCK {
+        m[i] = 0xff;
+        i += 1;
+    }
+    m
+};
+
+/// Seal (`OPEN` false) or open `task` on `L` lanes (`L` = the key's N); `task.acc` gets the
+/// XOR of the sub-chain CBC-MAC values and `task.s0` E(A_0).
+///
+/// Each step encrypts one MAC block and one counter block per lane. The MAC input X ^ P is
+/// never formed on the chain: the step before folds P (and round key 0) into its last round
+/// key, so the chain is AES rounds only. The keystream runs one step ahead of the MAC, so
+/// the plaintext that an opening step folds in is ready before the step needs it.
+///
+/// | step            | MAC folds in        | counter block gives     |
+/// |-----------------|---------------------|-------------------------|
+/// | 0 (B0_j)        | H_1                 | E(A_0), for the MIC     |
+/// | 1               | H_2                 | keystream of round 0    |
+/// | 2 + t           | data of round t     | keystream of round t+1  |
+/// | last (one more for lanes with a block in the rest) | nothing: the MAC value | unused |
+///
+/// # Safety
+/// The kernel's CPU features must be present; `task.data` valid for `task.len` octets.
+#[inline(always)]
+pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+    const { assert!(L <= MAX_LANES) };
+    let mode = task.key.mode;
+    debug_assert_eq!(mode.ways.count(), L);
+    let keys = K::frame_keys(task.key);
+    let k10 = K::last_round_key(&keys);
+    let fold = K::xor(k10, K::first_round_key(&keys));
+    let groups = L / K::W;
+    let len = task.len;
+
+    // Set-up: B0_j, A_0, the AAD blocks folded into round key 10, and the counters in the
+    // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
+    // the round's first group, and each group's offset from it (fewer live registers: the
+    // 16-register ymm build of 8 lanes spilled its state with one counter per group).
+    let base = K::B::from_bytes(&task.a0);
+    let (mut b0, mut offsets) = ([K::B::zero(); L], [K::B::zero(); L]);
+    for (j, (b, offset)) in b0.iter_mut().zip(offsets.iter_mut()).enumerate() {
+        *b = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
+        *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());
+    }
+    let mut mac = pack::<K, L>(&b0);
+    let mut ctr = pack::<K, L>(&[base; L]);
+    let mut last = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[0]); L]);
+    let h2 = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[1]); L]);
+    let group_offsets = pack::<K, L>(&offsets);
+    let mut first = [base; L];
+    for (j, c) in first.iter_mut().enumerate() {
+        *c = K::B::with_counter(base, (1 + (j % K::W) as u16).swap_bytes());
+    }
+    let mut counters = pack::<K, L>(&first)[0];
+    let counter_step = pack::<K, L>(&[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L])[0];
+    for g in 0..groups {
+        mac[g] = K::xor(mac[g], K::first_round_key(&keys));
+        last[g] = K::xor(last[g], fold);
+    }
+    K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+    let mut s0 = [K::B::zero(); L];
+    unpack::<K, L>(&ctr, &mut s0);
+    for g in 0..groups {
+        last[g] = K::xor(h2[g], fold);
+        ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
+    }
+    counters = K::add_counters(counters, counter_step);
+    K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+    let mut keystream = ctr;
+
+    // The bulk: rounds in which every lane has a full block.
+    let rounds = len / (L * BLOCK);
+    let mut ptr = task.data;
+    for _ in 0..rounds {
+        for g in 0..groups {
+            let p = ptr.add(g * K::W * BLOCK);
+            let d = K::load_run(p);
+            let o = K::xor(d, keystream[g]);
+            K::store_run(p, o);
+            last[g] = K::xor(if OPEN { o } else { d }, fold);
+            ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
+        }
+        counters = K::add_counters(counters, counter_step);
+        ptr = ptr.add(L * BLOCK);
+        K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+        keystream = ctr;
+    }
+
+    // The rest (under L blocks, the last maybe short) through a zero-padded copy: lanes
+    // with a block fold it in and take one more step; the others end here.
+    let rest = len - rounds * L * BLOCK;
+    let mut in_use = last;
+    if rest > 0 {
+        let mut buf = [0u8; MAX_LANES * BLOCK];
+        copy_short(ptr, buf.as_mut_ptr(), rest);
+        let in_use_from = MAX_LANES * BLOCK - rest.div_ceil(BLOCK) * BLOCK;
+        for g in 0..groups {
+            let p = buf.as_mut_ptr().add(g * K::W * BLOCK);
+            let d = K::load_run(p);
+            let o = K::xor(d, keystream[g]);
+            K::store_run(p, o);
+            let valid = K::load_run(MASKS.as_ptr().add(MAX_LANES * BLOCK - rest + g * K::W * BLOCK));
+            in_use[g] = K::load_run(MASKS.as_ptr().add(in_use_from + g * K::W * BLOCK));
+            // Lanes without a block fold in nothing (`in_use` zero): their MAC value.
+            let folded = K::xor(K::and(if OPEN { o } else { d }, valid), K::first_round_key(&keys));
+            last[g] = K::xor(k10, K::and(folded, in_use[g]));
+        }
+        copy_short(buf.as_ptr(), ptr, rest);
+    } else {
+        last = [k10; L];
+    }
+    K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+    if rest > 0 {
+        let before = mac;
+        last = [k10; L];
+        K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+        for g in 0..groups {
+            mac[g] = K::xor(before[g], K::and(K::xor(mac[g], before[g]), in_use[g]));
+        }
+    }
+
+    let mut macs = [K::B::zero(); L];
+    unpack::<K, L>(&mac, &mut macs);
+    let mut acc = macs[0];
+    for m in &macs[1..] {
+        acc = acc.xor(*m);
+    }
+    task.acc = acc.to_bytes();
+    task.s0 = s0[0].to_bytes();
+}
+
+/// Copy `n` < `MAX_LANES * BLOCK` octets: whole blocks, then the tail. Inline, as a call to
+/// `memcpy` costs about as much as a step.
+///
+/// # Safety
+/// `src` and `dst` valid for `n` octets.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    use core::ptr::{read_unaligned, write_unaligned};
+    let whole = n / BLOCK * BLOCK;
+    for b in 0..MAX_LANES {
+        if b * BLOCK < whole {
+            let at = b * BLOCK;
+            write_unaligned(dst.add(at).cast::<u128>(), read_unaligned(src.add(at).cast::<u128>()));
+        }
+    }
+    let mut at = whole;
+    if n & 8 != 0 {
+        write_unaligned(dst.add(at).cast::<u64>(), read_unaligned(src.add(at).cast::<u64>()));
+        at += 8;
+    }
+    if n & 4 != 0 {
+        write_unaligned(dst.add(at).cast::<u32>(), read_unaligned(src.add(at).cast::<u32>()));
+        at += 4;
+    }
+    if n & 2 != 0 {
+        write_unaligned(dst.add(at).cast::<u16>(), read_unaligned(src.add(at).cast::<u16>()));
+        at += 2;
+    }
+    if n & 1 != 0 {
+        *dst.add(at) = *src.add(at);
+    }
+}
