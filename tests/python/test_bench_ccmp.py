@@ -44,7 +44,7 @@ SCHEMA = {
                         "not_run": {"type": ["string", "null"]},
                     },
                 },
-                "backend": {"enum": ["portable", "aes-ni", "avx512-vaes"]},
+                "backend": {"enum": ["portable", "aes-ni", "avx2-vaes", "avx512-vaes"]},
                 "tsc_hz": NUMBER,
                 "tsc_per_core_cycle": NUMBER,
                 "core_hz": NUMBER,
