@@ -106,6 +106,6 @@ def record(dut, entry):
     out = Path(__file__).resolve().parents[1] / "build" / "cycles"
     out.mkdir(parents=True, exist_ok=True)
     sim = cocotb.SIM_NAME.lower().split()[0]
+    dut._log.info("cycles: %s", entry)
     entry.update(design_rtl(dut._name))  # the report uses a count only with the RTL it was measured on
     (out / f"{entry['design']}-{sim}.json").write_text(json.dumps(entry, indent=1))
-    dut._log.info("cycles: %s", entry)
