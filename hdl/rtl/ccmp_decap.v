@@ -1,8 +1,11 @@
 // CCMP-128 decapsulation: CTR decrypts the body while the CBC-MAC authenticates the
 // recovered plaintext; the MIC is recomputed and compared with the received one. The
 // plaintext leaves as it is recovered (out_*); the verdict follows on res_* and the
-// consumer must drop the frame unless res_mic_ok. Input: descriptor with the MAC header,
-// PN (from the CCMP header), received MIC and encrypted-body length; the encrypted body.
+// consumer must drop the frame unless res_ok: the MIC matches, the MAC header's Protected
+// bit is set and the CCMP header's Ext IV bit is set (the two checks the MIC does not
+// cover, as the Rust engine makes them; replay and Key ID are the caller's). Input:
+// descriptor with the MAC header, the 8-octet CCMP header, received MIC and encrypted-body
+// length; the encrypted body.
 `default_nettype none
 module ccmp_decap #(
     parameter N    = 1,                    // 1: CCMP-128; 2, 4, 8: Enhanced CCMP-N
@@ -13,7 +16,9 @@ module ccmp_decap #(
     input  wire         in_valid,
     output wire         in_ready,
     input  wire [127:0] in_tk,
-    input  wire [47:0]  in_pn,
+    /* verilator lint_off UNUSEDSIGNAL */  // the reserved octet and Key ID are the caller's
+    input  wire [63:0]  in_ccmp_header,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [255:0] in_header,
     input  wire         in_ht_control,
     input  wire [15:0]  in_body_len,
@@ -28,9 +33,22 @@ module ccmp_decap #(
     output wire         out_last,
     output wire         res_valid,
     input  wire         res_ready,
-    output wire         res_mic_ok
+    output wire         res_ok
 );
   localparam USER_W = 1 + 1 + NB_W + 64;  // s0, last, nbytes, received MIC
+
+  // The CCMP header: PN0 PN1 reserved (Key ID, Ext IV) PN2 PN3 PN4 PN5, octet 0 on top.
+  wire [47:0] pn = {in_ccmp_header[7:0], in_ccmp_header[15:8], in_ccmp_header[23:16],
+                    in_ccmp_header[31:24], in_ccmp_header[55:48], in_ccmp_header[63:56]};
+  wire header_ok = in_header[246] && in_ccmp_header[37];  // Protected (FC octet 1), Ext IV
+  // header_ok of each frame between its descriptor and its verdict, oldest in bit 0; a
+  // descriptor waits while four frames are in flight (never in the benches' streams).
+  reg  [3:0] flight_ok;
+  reg  [2:0] in_flight;
+  wire       format_ready;
+  wire       take_res = res_valid && res_ready;
+  wire [2:0] flight_kept = in_flight - {2'd0, take_res};
+  assign in_ready = format_ready && (in_flight != 3'd4);
 
   wire         fmac_valid, fmac_ready, fmac_last;
   wire [127:0] fmac_key;
@@ -45,7 +63,7 @@ module ccmp_decap #(
 
   ccmp_format #(.N(N), .DECAP(1), .NB_W(NB_W)) format (
       .clk(clk), .reset(reset),
-      .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
+      .in_valid(in_valid), .in_ready(format_ready), .in_tk(in_tk), .in_pn(pn),
       .in_keyid(2'd0), .in_header(in_header), .in_ht_control(in_ht_control),
       .in_body_len(in_body_len), .in_mic(in_mic),
       .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
@@ -124,7 +142,7 @@ module ccmp_decap #(
   assign out_nbytes = ks_nbytes;
   assign out_last   = ks_last;
   assign res_valid  = mic_pending && tag_full;
-  assign res_mic_ok = ((tag_q ^ s0) == rx_mic);
+  assign res_ok     = ((tag_q ^ s0) == rx_mic) && flight_ok[0];
 
   always @(posedge clk) begin
     if (reset) begin
@@ -141,7 +159,12 @@ module ccmp_decap #(
       mac_last_q   <= 1'b0;
       tag_full     <= 1'b0;
       tag_q        <= 64'h0;
+      flight_ok    <= 4'd0;
+      in_flight    <= 3'd0;
     end else begin
+      in_flight <= flight_kept + {2'd0, in_valid && in_ready};
+      flight_ok <= (take_res ? {1'b0, flight_ok[3:1]} : flight_ok)
+                 | ({3'd0, in_valid && in_ready && header_ok} << flight_kept);
       if (tag_valid && !tag_full) begin
         tag_full <= 1'b1;
         tag_q    <= tag[127:64];
@@ -173,7 +196,7 @@ module ccmp_decap #(
           if (!ks_s0) mac_payload <= 1'b0;
         end
       end
-      if (res_valid && res_ready) begin
+      if (take_res) begin
         s0_full     <= 1'b0;
         mic_pending <= 1'b0;
         tag_full    <= 1'b0;

@@ -1,15 +1,23 @@
-"""Collect synthesis results (build/syn), simulated cycle counts (build/cycles) and toggle
-counts (build/toggles) into reports/summary.json, the summary table in reports/README.md
+"""Collect synthesis records (reports/designs, from syn/synth.py), simulated cycle counts
+(build/cycles) and toggle counts (build/toggles) into reports/summary.json, the summary table in reports/README.md
 (between the TABLE markers) and the tables in the published papers' layouts (between the
 LAYOUTS markers): implementation results beside Algredo-Badillo 2010 Table 2; resources,
 timing, parallel-vs-standard time and the energy proxy in Hayajneh et al.'s Tables III–V
-layout; Mb/s per LUT beside the open AES anchors."""
+layout; Mb/s per LUT beside the open AES anchors. Fmax is always the median over placement
+seeds (min–max beside it). A cycle or toggle count is used only when it was measured on the
+same RTL (hash) as the synthesis record; otherwise the one already in summary.json for that
+RTL is kept, or none. Designs and targets without a record at the current RTL are listed as
+not measured (syn/check_figures.py refuses rows whose RTL has changed)."""
 import json
 import re
+import sys
 from pathlib import Path
 
 HDL = Path(__file__).resolve().parents[1]
-SYN = HDL / "build" / "syn"
+RECORDS = HDL / "reports" / "designs"
+SUMMARY = HDL / "reports" / "summary.json"
+sys.path.insert(0, str(HDL / "syn"))
+from provenance import design_rtl, median  # noqa: E402
 PUBLISHED = HDL / "reports" / "published"
 FRAME_BITS = 1500 * 8
 AES_BLOCKS_1500 = 94  # AES alone: 1500 octets = 94 blocks at the core's measured issue rate
@@ -33,73 +41,64 @@ def lut_twin(design):
     return re.sub(r"_(bram|tbox)$", "", design)
 
 
-def cycles(design):
-    """From the design's own bench run; a block-RAM design (same RTL, another round order)
-    falls back on its LUT twin's count, which the benches show to be equal."""
-    base = lut_twin(design)
-    if base in AES_CYCLES_PER_BLOCK:
-        return AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base]
-    for name in (design, base):
-        for sim in ("verilator", "icarus"):  # Verilator's count first, where both ran
-            path = HDL / "build" / "cycles" / f"{name}-{sim}.json"
+def measured(kind, design, rtl_hash, key):
+    """A count from build/<kind>/ measured on the RTL `rtl_hash`: the design's own run, else
+    its LUT twin's (a *_bram/*_tbox design is the same RTL; the benches show equal counts)."""
+    for name in (design, lut_twin(design)):
+        for suffix in ("-verilator", "-icarus", ""):  # Verilator's count first, where both ran
+            path = HDL / "build" / kind / f"{name}{suffix}.json"
             if path.exists():
-                return json.loads(path.read_text())["cycles_per_frame_1500"]
+                r = json.loads(path.read_text())
+                if r.get("rtl_hash") == rtl_hash:
+                    return r[key]
     return None
-
-
-def toggles(design):
-    """From the design's own run; a *_bram design (its LUT twin's RTL) from the twin's."""
-    for name in (design, re.sub(r"_bram$", "", design)):
-        path = HDL / "build" / "toggles" / f"{name}.json"
-        if path.exists():
-            return json.loads(path.read_text())["toggles_per_frame"]
-    return None
-
-
-def pnr_delays(design, target):
-    """(Tsu, Tco, clock-to-clock) in ns from nextpnr's log: the worst pin-to-register,
-    register-to-pin and register-to-register paths of the last timing analysis."""
-    log = SYN / f"{design}-{target}-nextpnr.log"
-    result = SYN / f"{design}-{target}.json"
-    # A log without an Fmax in the result is a stale or unfinished run's.
-    if not log.exists() or not result.exists() or json.loads(result.read_text()).get("fmax_mhz") is None:
-        return None, None, None
-    text = log.read_text()
-    tsu = re.findall(r"Max delay <async>\s+-> posedge [^:]+:\s+([\d.]+) ns", text)
-    tco = re.findall(r"Max delay posedge [^-]+-> <async>\s*:\s+([\d.]+) ns", text)
-    fmax = re.findall(r"Max frequency for clock\s+'[^']*':\s+([\d.]+) MHz", text)
-    last = lambda xs: float(xs[-1]) if xs else None
-    return last(tsu), last(tco), (round(1000 / float(fmax[-1]), 2) if fmax else None)
-
-
-def provenance(design, target):
-    """The commit the synthesis result was measured at, and the router if not the default."""
-    path = SYN / f"{design}-{target}.json"
-    r = json.loads(path.read_text()) if path.exists() else {}
-    commit = r.get("commit")
-    note = f"{commit[:12]}{'+dirty' if 'dirty' in commit else ''}" if commit else "an older RTL (not recorded)"
-    seeds = f", best of {len(r['fmax_by_seed'])} placement seeds" if r.get("fmax_by_seed") else ""
-    return note + (f", {r['router']}" if r.get("router", "router1") != "router1" else "") + seeds
 
 
 def rows():
+    previous = {(r["design"], r["target"]): r for r in json.loads(SUMMARY.read_text())} if SUMMARY.exists() else {}
     out = []
-    for path in sorted(SYN.glob("*-*.json")):
-        if not path.stem.endswith(("-ecp5", "-ice40", "-xilinx")):
-            continue
+    for path in sorted(RECORDS.glob("*.json")):
         r = json.loads(path.read_text())
-        if "design" not in r:
-            continue
-        c = cycles(r["design"])
+        if r["rtl_hash"] != design_rtl(r["top"])["rtl_hash"]:
+            continue  # measured on other RTL: listed as not measured
+        before = previous.get((r["design"], r["target"]), {})
+        kept = lambda key: before.get(key) if before.get("rtl_hash") == r["rtl_hash"] else None
+        base = lut_twin(r["design"])
+        c = (AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base] if base in AES_CYCLES_PER_BLOCK
+             else measured("cycles", r["design"], r["rtl_hash"], "cycles_per_frame_1500") or kept("cycles_per_frame_1500"))
+        tog = measured("toggles", r["design"], r["rtl_hash"], "toggles_per_frame") or kept("toggles_per_frame")
         mbps_per_mhz = round(FRAME_BITS / c, 2) if c else None
-        fmax = r.get("fmax_mhz")
+        # From the seeds themselves: a run interrupted after some seeds still counts, as what it is.
+        seeds = [f for f in (r.get("fmax_by_seed") or {}).values() if f is not None]
+        fmax = median(seeds) if seeds else None
         out.append({
-            "design": r["design"], "target": r["target"], "luts": r["luts"], "ffs": r["ffs"],
-            "brams": r["brams"], "fmax_mhz": fmax, "cycles_per_frame_1500": c,
+            "design": r["design"], "target": r["target"], "top": r["top"], "luts": r["luts"], "ffs": r["ffs"],
+            "brams": r["brams"], "dsps": r["dsps"], "fmax_mhz": fmax,
+            "fmax_min_mhz": min(seeds) if seeds else None, "fmax_max_mhz": max(seeds) if seeds else None,
+            "fmax_by_seed": r.get("fmax_by_seed"), "cycles_per_frame_1500": c,
             "gbps": round(mbps_per_mhz * fmax / 1000, 3) if (mbps_per_mhz and fmax) else None,
-            "mbps_per_mhz": mbps_per_mhz, "toggles_per_frame": toggles(r["design"]),
+            "mbps_per_mhz": mbps_per_mhz, "toggles_per_frame": tog,
+            "critical_path": median_path(r, fmax),
+            **{k: r.get(k) for k in ("device", "package", "speed_grade", "router", "commit", "date", "tools",
+                                     "rtl_hash", "rtl_files")},
         })
     return out
+
+
+def median_path(r, fmax):
+    """The critical path of the seed whose Fmax is nearest the median."""
+    seeds = {s: f for s, f in (r.get("fmax_by_seed") or {}).items() if f is not None}
+    if not seeds:
+        return None
+    seed = min(seeds, key=lambda s: abs(seeds[s] - fmax))
+    return dict(r["critical_path_by_seed"][seed], seed=int(seed))
+
+
+def not_measured():
+    """(design, target) of syn/synth.py's list without a record at the current RTL."""
+    from synth import DESIGNS
+    have = {(r["design"], r["target"]) for r in rows()}
+    return [f"{d}:{t}" for d, (_, _, targets, _) in DESIGNS.items() for t in targets if (d, t) not in have]
 
 
 def fmt(v, digits=None):
@@ -116,12 +115,19 @@ def table(head, body):
     return "\n".join(lines) + "\n"
 
 
+def spread(r):
+    """`min–max, N seeds` of a row's Fmax."""
+    n = len([f for f in (r.get("fmax_by_seed") or {}).values() if f is not None])
+    return f"{fmt(r['fmax_min_mhz'])}–{fmt(r['fmax_max_mhz'])}, {n} seeds" if n else "–"
+
+
 def summary_table(rs):
-    keys = ("design", "target", "luts", "ffs", "brams", "fmax_mhz", "cycles_per_frame_1500",
-            "mbps_per_mhz", "gbps", "toggles_per_frame")
-    head = ["design", "target", "LUTs", "FFs", "BRAMs", "Fmax (MHz)", "cycles / 1500 B", "Mb/s/MHz",
-            "Gb/s", "toggles / frame", "measured at"]
-    return table(head, [[r[k] for k in keys] + [provenance(r["design"], r["target"])] for r in rs])
+    keys = ("design", "target", "luts", "ffs", "brams", "dsps", "fmax_mhz")
+    tail = ("cycles_per_frame_1500", "mbps_per_mhz", "gbps", "toggles_per_frame")
+    head = ["design", "target", "LUTs", "FFs", "BRAMs", "DSPs", "Fmax median (MHz)", "Fmax min–max",
+            "cycles / 1500 B", "Mb/s/MHz", "Gb/s at median", "toggles / frame", "measured at"]
+    where = lambda r: f"{r['commit']}, {r['date']}" + (f", {r['router']}" if r.get("router") not in (None, "router1") else "")
+    return table(head, [[r[k] for k in keys] + [spread(r)] + [r[k] for k in tail] + [where(r)] for r in rs])
 
 
 def algredo_layout(rs):
@@ -134,7 +140,8 @@ def algredo_layout(rs):
     fm = lambda r: r["fmax_mhz"]
     body = [
         ["Period (ns)", pubrow["Period (ns)"]] + [round(1000 / fm(r), 3) if fm(r) else None for r in ours],
-        ["Clock (MHz)", pubrow["Clock (MHz)"]] + [fm(r) for r in ours],
+        ["Clock (MHz), median over placement seeds", pubrow["Clock (MHz)"]] + [fm(r) for r in ours],
+        ["Clock (MHz), min–max over seeds", None] + [spread(r) for r in ours],
         ["Slices / LUT4s", f"{pubrow['Slices']} slices, {pubrow['LUTs']} LUTs"] + [f"{r['luts']} LUT4" for r in ours],
         ["Flip-flops", None] + [r["ffs"] for r in ours],
         ["BRAM", pubrow["BRAM"]] + [r["brams"] for r in ours],
@@ -147,6 +154,11 @@ def algredo_layout(rs):
         ["Power (mW)", pubrow["Power consumption (mW)"]] + ["no open-tool power model" for _ in ours],
     ]
     return table(head, body)
+
+
+def path_figures(r):
+    p = r.get("critical_path")
+    return (p["delay_ns"], f"{p['logic_ns']} / {p['routing_ns']}") if p else (None, None)
 
 
 def parallel_layouts(rs):
@@ -163,12 +175,9 @@ def parallel_layouts(rs):
                 [[d, ways(d), ecp5[d]["luts"], ecp5[d]["ffs"], ecp5[d]["brams"], vs(d, "luts"), vs(d, "ffs"),
                   vs(d, "brams")] for d in designs]
                 + [["published: parallel vs standard (Cyclone II LEs)", "–", "–", "–", "–", 2.4, "–", "–"]])
-    timing_rows = []
-    for d in designs:
-        tsu, tco, clk = pnr_delays(d, "ecp5")
-        timing_rows.append([d, tsu, tco, clk, ecp5[d]["fmax_mhz"]])
-    timing = table(["design", "Tsu: pin → register (ns)", "Tco: register → pin (ns)", "Clk-Clk: register → register (ns)",
-                    "Fmax (MHz)"], timing_rows)
+    timing = table(["design", "Clk-Clk: register → register (ns, median seed)", "of it logic / routing (ns)",
+                    "Fmax median (MHz)", "Fmax min–max"],
+                   [[d, *path_figures(ecp5[d]), ecp5[d]["fmax_mhz"], spread(ecp5[d])] for d in designs])
     time_ns = lambda r: round(r["cycles_per_frame_1500"] / r["fmax_mhz"] * 1000, 1) \
         if (r.get("cycles_per_frame_1500") and r.get("fmax_mhz")) else None
     speed = table(["design", "cycles / 1500 B", "speedup (cycles)", "time / 1500 B at Fmax (ns)", "speedup (time)",
@@ -202,6 +211,53 @@ def anchors_layout(rs):
     return table(["design", "Fmax (MHz)", "Gb/s", "LUT4s", "BRAMs", "Mb/s per LUT"], body)
 
 
+def goals_layout(rs):
+    """The issue's goals (LFE5U-85F -6, median over placement seeds), each with the figure
+    reached at the current RTL, the margin, and the critical path of the median seed."""
+    ecp5 = {r["design"]: r for r in rs if r["target"] == "ecp5"}
+    gone = "not measured at the current RTL"
+    pct = lambda got, goal: f"{(got - goal) / goal * 100:+.1f} %"
+
+    def path(r):
+        p = r.get("critical_path")
+        return (f"critical path (seed {p['seed']}): {p['from']} → {p['to']}, {p['delay_ns']} ns "
+                f"({p['logic_ns']} logic, {p['routing_ns']} routing)") if p else ""
+
+    body = []
+    core = ecp5.get("ccmp_core")
+    if core and core.get("fmax_mhz"):
+        f, c = core["fmax_mhz"], core["cycles_per_frame_1500"]
+        body.append(["iterative `ccmp_core` Fmax ≥ 100 MHz",
+                     f"**{fmt(f)} MHz** median ({spread(core)}); {path(core)}",
+                     f"{'yes' if f >= 100 else 'no'}: {pct(f, 100)}"])
+        if c:
+            body.append(["iterative `ccmp_core` ≥ 12.6 Mb/s/MHz (≤ 952 cycles per 1500-octet frame)",
+                         f"**{fmt(c)} cycles** = {core['mbps_per_mhz']} Mb/s/MHz on body bits "
+                         f"({round((94 + 2) * 128 / c, 2)} counting the AAD blocks as data, as the published 12.59 does); "
+                         f"{core['gbps']} Gb/s at the median Fmax",
+                         f"{'yes' if c <= 952 else 'no'}: {fmt(c - 952)} cycles over, "
+                         f"{pct(core['mbps_per_mhz'], 12.6)} in Mb/s/MHz"])
+    else:
+        body.append(["iterative `ccmp_core` ≥ 100 MHz, ≥ 12.6 Mb/s/MHz", gone, "–"])
+    for style in ("", "_bram"):
+        std, par = ecp5.get("ccmp_core" + style), ecp5.get("ccmp_core_n8" + style)
+        label = f"8-way core ≥ 3.7× the standard core's frame time ({'block-RAM' if style else 'LUT'} S-boxes), area stated"
+        if std and par and std.get("fmax_mhz") and par.get("fmax_mhz") and par.get("cycles_per_frame_1500"):
+            t = lambda r: r["cycles_per_frame_1500"] / r["fmax_mhz"]
+            x = t(std) / t(par)
+            body.append([label, f"{round(x, 2)}× at the median Fmax of each ({par['luts']} vs {std['luts']} LUT4, "
+                                f"{par['brams']} vs {std['brams']} EBR)", f"{'yes' if x >= 3.7 else 'no'}: {pct(x, 3.7)}"])
+        else:
+            body.append([label, gone + (f" (area only: {par['luts']} LUT4, {par['brams']} EBR)" if par else ""), "–"])
+    multi = ecp5.get("ccmp_multi_r1_split_bram")
+    if multi and multi.get("gbps"):
+        body.append(["multi-frame core ≥ 10 Gb/s", f"{multi['gbps']} Gb/s at {fmt(multi['fmax_mhz'])} MHz median "
+                     f"({spread(multi)})", f"{'yes' if multi['gbps'] >= 10 else 'no'}: {pct(multi['gbps'], 10)}"])
+    else:
+        body.append(["multi-frame core ≥ 10 Gb/s", gone, "–"])
+    return table(["goal", "reached (median over placement seeds)", "met?"], body)
+
+
 def replace_between(text, marker, content):
     start = text.index(f"<!-- {marker} -->") + len(f"<!-- {marker} -->\n")
     end = text.index(f"<!-- /{marker} -->")
@@ -219,11 +275,16 @@ def main():
                + "\n### Total time for one 1500-octet frame, parallel vs standard\n\n" + speed
                + "\n### Energy proxy (Table V layout: switching activity, not watts)\n\n" + energy
                + "\n### Mb/s per LUT beside the open AES anchors\n\n" + anchors_layout(rs))
+    missing = not_measured()
     readme = out / "README.md"
-    text = replace_between(readme.read_text(), "TABLE", summary_table(rs))
+    table_text = summary_table(rs) + ("\nNot measured at the current RTL (no record in `designs/`; "
+                                      "`make -C hdl synth SYNTH_DESIGNS=...`): " + ", ".join(missing) + "\n"
+                                      if missing else "")
+    text = replace_between(readme.read_text(), "TABLE", table_text)
+    text = replace_between(text, "GOALS", goals_layout(rs))
     readme.write_text(replace_between(text, "LAYOUTS", layouts))
     for r in rs:
-        print(r)
+        print(r["design"], r["target"], r["luts"], r["fmax_mhz"], spread(r), r["cycles_per_frame_1500"])
 
 
 if __name__ == "__main__":

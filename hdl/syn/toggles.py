@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from provenance import design_rtl
+
 HDL = Path(__file__).resolve().parents[1]
 # design: (top, parameters, environment, frames the bench pushes through, defines); the
 # *_tbox design simulates the T-table round order (AES_TBOX_BRAM). A *_bram design's RTL is
@@ -43,7 +45,7 @@ def main():
                        cwd=HDL, env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL)
         total = sum(int(n) for n in re.findall(r"' (\d+)$", cov.read_text(), re.M))
         result = {"design": name, "frames": frames, "toggles_total": total,
-                  "toggles_per_frame": round(total / frames)}
+                  "toggles_per_frame": round(total / frames), **design_rtl(top)}
         (out / f"{name}.json").write_text(json.dumps(result, indent=1))
         print(f"[toggles] {result}", flush=True)
 

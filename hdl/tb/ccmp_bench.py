@@ -17,18 +17,41 @@ WIDTH = 16 * N
 SUITE = "ccmp128" if N == 1 else f"enhanced-{N}"
 
 
+def frame_cycles(body_len):
+    """The documented cycles per frame (hdl/README.md), back to back without stalls: the
+    CBC-MAC chain of B0, the two AAD blocks and one block per body beat of 16N octets, 10
+    cycles each (the CTR unit runs beside it and never sets the pace)."""
+    return 10 * (3 + -(-body_len // WIDTH))
+
+
+# Cycles from the end of reset to the first frame's last output beat beyond frame_cycles:
+# the descriptor load and the output register (encapsulation), and the MIC compare
+# (decapsulation's verdict).
+LATENCY = {"ccmp_core": 3, "ccmp_decap": 4}
+
+
+def assert_cycles(label, lengths, ends, latency):
+    """Each frame's end (clock edge of its last beat, counted from reset) against the formula."""
+    expected, at = [], latency
+    for n in lengths:
+        at += frame_cycles(n)
+        expected.append(at)
+    wrong = [(i, n, e, g) for i, (n, e, g) in enumerate(zip(lengths, expected, ends)) if e != g]
+    assert not wrong, f"{label}: (frame, body octets, expected end, got) {wrong[:5]}"
+
+
 class Bench:
-    def __init__(self, dut, descriptor_fields, stall=0.0, seed=0):
+    def __init__(self, dut, descriptor_fields, stall=0.0, seed=0, max_stall=1):
         self.dut = dut
         self.rng = random.Random(seed)
         self.descriptors = Source(dut.clk, dut.in_valid, dut.in_ready,
                                   {n: getattr(dut, "in_" + n) for n in descriptor_fields},
-                                  stall=stall, rng=random.Random(seed + 1))
+                                  stall=stall, rng=random.Random(seed + 1), max_stall=max_stall)
         self.body = Source(dut.clk, dut.body_valid, dut.body_ready, {"data": dut.body_data},
-                           stall=stall, rng=random.Random(seed + 2))
+                           stall=stall, rng=random.Random(seed + 2), max_stall=max_stall)
         self.out = Sink(dut.clk, dut.out_valid, dut.out_ready,
                         {"data": dut.out_data, "nbytes": dut.out_nbytes, "last": dut.out_last},
-                        stall=stall, rng=random.Random(seed + 3))
+                        stall=stall, rng=random.Random(seed + 3), max_stall=max_stall)
 
     async def reset(self):
         cocotb.start_soon(Clock(self.dut.clk, CLOCK_NS, units="ns").start())
@@ -79,22 +102,25 @@ def encap_job(rec, ht_control=1):
     }
 
 
+def decap_inputs(mpdu: bytes, header_len, tk, ht_control=1):
+    """A protected MPDU -> ccmp_decap inputs, split as the caller would (MAC header of
+    `header_len` octets, CCMP header, encrypted body, MIC); the header field is the MPDU's
+    first 32 octets, whatever follows the MAC header in them."""
+    body = mpdu[header_len + 8:-8]
+    return {"descriptor": {"tk": int_be(bytes.fromhex(tk)), "ccmp_header": int_be(mpdu[header_len:header_len + 8]),
+                           "header": header_bus(mpdu), "ht_control": ht_control,
+                           "body_len": len(body), "mic": int_be(mpdu[-8:])},
+            "body": body}
+
+
 def decap_job(rec, ht_control=1, tamper=None):
     """A record -> ccmp_decap inputs, expected plaintext and verdict. `tamper` (a random
     generator) flips one bit of the encrypted body or MIC: the verdict must then be 0."""
     hl = rec["header_len"]
     plain = bytes.fromhex(rec["plaintext_mpdu"])
     protected = bytearray(bytes.fromhex(rec["protected_mpdu"]))
-    pn = rec["pn"] if isinstance(rec["pn"], int) else int(rec["pn"], 16)
     if tamper is not None:
         at = tamper.randrange(hl + 8, len(protected))
         protected[at] ^= 1 << tamper.randrange(8)
-    body = bytes(protected[hl + 8:-8])
-    return {
-        "descriptor": {"tk": int_be(bytes.fromhex(rec["tk"])), "pn": pn,
-                       "header": header_bus(bytes(protected[:hl])), "ht_control": ht_control,
-                       "body_len": len(body), "mic": int_be(bytes(protected[-8:]))},
-        "body": body,
-        "expected": plain[hl:],
-        "mic_ok": int(tamper is None),
-    }
+    return dict(decap_inputs(bytes(protected), hl, rec["tk"], ht_control), expected=plain[hl:],
+                ok=int(tamper is None))

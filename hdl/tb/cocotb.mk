@@ -6,7 +6,7 @@ TOPLEVEL_LANG = verilog
 VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
 SIM_BUILD = $(HDL)/build/$(SIM)/$(RUN)
 COCOTB_RESULTS_FILE = $(HDL)/build/results/$(SIM)-$(RUN).xml
-export PYTHONPATH := $(HDL)/tb:$(PYTHONPATH)
+export PYTHONPATH := $(HDL)/tb:$(HDL)/syn:$(PYTHONPATH)
 COMPILE_ARGS += $(foreach d,$(DEFINES),-D$(d))
 ifeq ($(SIM),verilator)
   COMPILE_ARGS += $(HDL)/lint.vlt $(foreach p,$(PARAMS),-G$(p))

@@ -23,6 +23,19 @@ def frames(count, seed, suite="ccmp128", min_len=None, max_len=None, data_only=F
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+def unprotect(mpdu: bytes, tk: str, suite="ccmp128", rules="2016"):
+    """The Rust engine's verdict on one protected MPDU (`wlansec frame unprotect`): the
+    plaintext MPDU, or None where it rejects the frame. One call per frame: the CLI's replay
+    check spans the frames of one call."""
+    cmd = [wlansec(), "frame", "unprotect", "--suite", suite, "--tk", tk, "--rules", rules, mpdu.hex()]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode == 0:
+        return bytes.fromhex(run.stdout.strip())
+    if "frame 1:" not in run.stderr:  # a usage or tool error, not a verdict
+        raise RuntimeError(f"{' '.join(cmd)}: {run.stderr}")
+    return None
+
+
 def known_answers(name):
     return json.loads((REPO / "tests/vectors" / name).read_text())["vectors"]
 

@@ -24,7 +24,8 @@ FIELDS = ("tk", "pn", "keyid", "header", "ht_control", "body_len")
 async def run(dut, jobs, stall, seed, budget):
     """Descriptors in order, each frame's body beats to the lane the core took it into
     (the lane whose buffer has waited longest first), random stalls on every stream.
-    Returns per lane the frames it was given and its output beats, and the cycles used."""
+    Returns per lane the frames it was given, its output beats and the cycle each frame
+    ended on, and the cycles used."""
     rng = random.Random(seed)
     cocotb.start_soon(Clock(dut.clk, CLOCK_NS, units="ns").start())
     for name in ("in_valid", "body_valid", "out_ready"):
@@ -35,6 +36,7 @@ async def run(dut, jobs, stall, seed, budget):
     lane_jobs = [[] for _ in range(F)]
     lane_beats = [[] for _ in range(F)]  # body beats still to send
     outs = [[] for _ in range(F)]
+    ends = [[] for _ in range(F)]
     next_job, done, ready_since, sent_to = 0, 0, {}, None
     for cycle in range(budget):
         await RisingEdge(dut.clk)
@@ -71,15 +73,28 @@ async def run(dut, jobs, stall, seed, budget):
             beat = {"data": int(dut.out_data.value), "nbytes": int(dut.out_nbytes.value),
                     "last": int(dut.out_last.value)}
             outs[int(dut.out_lane.value)].append(beat)
+            if beat["last"]:
+                ends[int(dut.out_lane.value)].append(cycle)
             done += beat["last"]
         if done == len(jobs):
-            return lane_jobs, outs, cycle + 1
+            return lane_jobs, outs, ends, cycle + 1
     raise AssertionError(f"timed out: {done} of {len(jobs)} frames out")
+
+
+def lane_frame_cycles(body_len):
+    """The documented cycles between two frames' ends on one lane, back to back (hdl/README.md):
+    one turn of F cycles per CBC-MAC block, B0, two AAD blocks and one per 16 body octets."""
+    return F * (3 + -(-body_len // 16))
 
 
 async def check(dut, jobs, stall, seed, label):
     budget = 40 * sum(40 + 12 * (len(j["body"]) // 16 + 4) for j in jobs) // F + 10_000
-    lane_jobs, outs, cycles = await run(dut, jobs, stall, seed, budget)
+    lane_jobs, outs, ends, cycles = await run(dut, jobs, stall, seed, budget)
+    if not stall:  # every lane's second and later frames by the formula
+        wrong = [(l, i, b - a, lane_frame_cycles(len(lane_jobs[l][i]["body"])))
+                 for l in range(F) for i, (a, b) in enumerate(zip(ends[l], ends[l][1:]), 1)
+                 if b - a != lane_frame_cycles(len(lane_jobs[l][i]["body"]))]
+        assert not wrong, f"{label}: (lane, frame, cycles, formula) {wrong[:5]}"
     for l in range(F):
         got, partial = split_frames(outs[l])
         assert not partial and len(got) == len(lane_jobs[l]), f"{label} lane {l}"

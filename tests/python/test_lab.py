@@ -168,7 +168,9 @@ def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
     assert "Algredo-Badillo 2010, Table 2 layout" in hardware and "770 ns" in hardware and "2830 ns" in hardware
     assert (tmp_path / "figures" / "hardware.png").stat().st_size > 10_000
     reading = md.split("## Reading", 1)[1]
-    assert "Hardware, iterative CCMP" in reading and "Hardware, parallel vs standard" in reading
+    assert "Hardware, iterative CCMP" in reading
+    parallel_measured = any(r["design"].startswith("ccmp_core_n") and r.get("fmax_mhz") for r in summary)
+    assert ("Hardware, parallel vs standard" in reading) == parallel_measured
 
 
 @pytest.mark.skipif(not is_root(), reason="the veth stand-in needs root (network namespaces); CI runs as root")
