@@ -43,9 +43,12 @@ pub fn print_table(s: &Stats, seen: &Seen) {
         ("  shorter than an LLC header", n.no_llc_header),
         ("  LLC frames too long for 802.3", n.llc_too_long),
         ("  malformed A-MSDU subframes", n.bad_amsdu_subframes),
+        ("  management frames (no MSDU)", n.management_frames),
     ]);
     print_rows_if_any(&[("Number of data frames of other networks", s.other_network)]);
     print_rows_if_any(&[
+        ("Number of protected mgmt frames", s.protected_management),
+        ("Number of decrypted mgmt frames", s.decrypted_management),
         ("Number of IGTKs installed", s.igtks),
         ("Number of BIP-verified mgmt frames", s.bip_verified),
         ("Number of mgmt frames failing BIP", s.bip_failures),
@@ -83,7 +86,13 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
         "stations": seen.stations,
         "frames_read": s.packets_read + seen.unreadable + seen.wrong_link_type,
         "protected": { "wep": s.wep_data, "wpa": s.wpa_data },
-        "decrypted": { "wep": s.decrypted_wep, "wpa": s.decrypted_wpa, "total": s.decrypted() },
+        "protected_management": s.protected_management,
+        "decrypted": {
+            "wep": s.decrypted_wep,
+            "wpa": s.decrypted_wpa,
+            "management": s.decrypted_management,
+            "total": s.decrypted(),
+        },
         "written": s.written,
         "fragments_joined": s.fragments_joined,
         "not_written": {
@@ -105,6 +114,7 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
             "no_llc_header": n.no_llc_header,
             "llc_too_long_for_802_3": n.llc_too_long,
             "bad_amsdu_subframe": n.bad_amsdu_subframes,
+            "management_frame_no_msdu": n.management_frames,
         },
         "handshakes": {
             "verified": s.handshakes,

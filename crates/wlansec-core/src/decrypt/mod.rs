@@ -18,7 +18,7 @@ pub use tracker::Keys;
 use crate::error::{Error, Result};
 use crate::rx::batch::Batch;
 use crate::rx::{classify, Class, DataFrame, Delivered, Pipeline, Security};
-use crate::wire::{MacAddr, Rules};
+use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 use tracker::{KeySlot, KeyTracker};
 
 /// How decrypted frames are written out.
@@ -98,6 +98,9 @@ impl Decryptor {
         self.stats.packets_read += 1;
         let class = classify(mpdu, self.rules).inspect_err(|_| self.stats.unparsable += 1)?;
         let data = match class {
+            Class::Management { .. } if is_protected_unicast(mpdu, self.rules) => {
+                return self.protected_management(mpdu, &mut emit);
+            }
             Class::Management { .. } => {
                 self.stats.management += 1;
                 self.tracker.learn_network(mpdu, self.rules);
@@ -175,6 +178,44 @@ impl Decryptor {
             self.stats.eapol += 1;
         } else {
             self.stats.plaintext_data += 1;
+        }
+        Ok(())
+    }
+
+    /// A protected individually addressed management frame (802.11w: Deauthentication,
+    /// Disassociation, robust Action): opened under its link's PTK, whose receive state keeps
+    /// a replay counter for management frames apart from the data TIDs'. It carries no MSDU,
+    /// so only the 802.11 form writes it.
+    fn protected_management<E>(
+        &mut self,
+        mpdu: &[u8],
+        emit: &mut impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), Rejected<E>> {
+        self.stats.protected_management += 1;
+        let frame = Frame::new_checked(mpdu, self.rules)?;
+        if self.bssid.is_some_and(|b| frame.addr3() != Some(b)) {
+            self.stats.other_network += 1;
+            return Ok(());
+        }
+        let header = HeaderRepr::parse(&frame)?;
+        let body = frame.body();
+        let key_id = *body.get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: body.len() })? >> 6;
+        let data = DataFrame { header, security: Security::ExtIv { key_id } };
+        let slot = self.tracker.slot_of(&data, mpdu)?;
+        let Some(key) = self.tracker.key_mut(slot) else {
+            self.stats.count_management(&Err(Error::NoKey { group: false }));
+            return Err(Rejected::Frame(Error::NoKey { group: false }));
+        };
+        let mut plain = mpdu.to_vec();
+        let opened = key.open(&mut plain);
+        self.stats.count_management(&opened.as_ref().map(|_| ()).map_err(Clone::clone));
+        plain.truncate(opened?.mpdu_len);
+        match self.form {
+            OutputForm::Ieee80211 => {
+                emit(&plain).map_err(Rejected::Output)?;
+                self.stats.written += 1;
+            }
+            OutputForm::Ethernet => self.stats.not_written.management_frames += 1,
         }
         Ok(())
     }
@@ -299,6 +340,12 @@ impl Decryptor {
             Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
         }
     }
+}
+
+/// Whether `mpdu` is a protected individually addressed frame (a robust management frame
+/// under the PTK; group-addressed ones carry BIP's MME in the clear instead).
+fn is_protected_unicast(mpdu: &[u8], rules: Rules) -> bool {
+    Frame::new_checked(mpdu, rules).is_ok_and(|f| f.frame_control().protected() && !f.addr1().is_group())
 }
 
 /// Write one delivered MSDU in the output form, counting what is written and what has no

@@ -43,6 +43,11 @@ pub struct Stats {
     /// Frames written out: one per MSDU in the Ethernet form, one per (reassembled) MPDU
     /// in the 802.11 form.
     pub written: u64,
+    /// Protected individually addressed management frames (802.11w), opened under the PTK;
+    /// their failures are counted with the data frames' (integrity, replay, no key).
+    pub protected_management: u64,
+    /// ... decrypted.
+    pub decrypted_management: u64,
     /// Management frames (followed for networks and keys, BIP-checked; never written).
     pub management: u64,
     /// Control frames and data frames without an MSDU (Null, QoS Null).
@@ -74,6 +79,8 @@ pub struct NotWritten {
     pub llc_too_long: u64,
     /// A-MSDU subframes that do not parse (Ethernet form only).
     pub bad_amsdu_subframes: u64,
+    /// Decrypted protected management frames, which carry no MSDU (Ethernet form only).
+    pub management_frames: u64,
 }
 
 impl NotWritten {
@@ -83,6 +90,7 @@ impl NotWritten {
             + self.no_llc_header
             + self.llc_too_long
             + self.bad_amsdu_subframes
+            + self.management_frames
     }
 
     /// Count an MSDU that has no Ethernet form.
@@ -113,9 +121,19 @@ impl Stats {
         }
     }
 
-    /// Frames decrypted (WEP and WPA).
+    /// Count a protected management frame's outcome.
+    pub(super) fn count_management(&mut self, result: &Result<()>) {
+        match result {
+            Ok(()) => self.decrypted_management += 1,
+            // Not written for the same reasons as a data frame (key.open never yields an
+            // Attack, which would count as decrypted data).
+            Err(_) => self.count(false, result),
+        }
+    }
+
+    /// Frames decrypted (WEP, WPA data and protected management frames).
     pub fn decrypted(&self) -> u64 {
-        self.decrypted_wep + self.decrypted_wpa
+        self.decrypted_wep + self.decrypted_wpa + self.decrypted_management
     }
 
     /// The fragment numbered `last` completed an MSDU: the `last` fragments held before it
