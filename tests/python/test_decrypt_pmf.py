@@ -129,3 +129,51 @@ def test_altered_and_replayed_management_frames_are_refused(tmp_path):
     assert summary["not_written"]["integrity_failure"] == 1
     assert summary["not_written"]["replay"] == 1
     assert summary["bip"]["failures"] == 1 and summary["bip"]["verified"] == 0
+
+
+# --- per BSS and station ---------------------------------------------------------------------
+
+def test_every_bss_and_station_accounts_for_its_frames(tmp_path):
+    """The Ethernet frames that went in, sorted to their station by their addresses here,
+    are what the summary says each station's frames wrote; the stations' counts add up to
+    the totals, and each BSS's to its stations'."""
+    cap, plain = tmp_path / "links.pcap", tmp_path / "links-plain.pcap"
+    subprocess.run(
+        [WLANSEC, "synth", "-o", cap, "--plain", plain, "-e", SSID, "-p", PASSPHRASE, "--stations", "3",
+         "--frames", "120", "--rekey", "--fragment-every", "3", "--pmf", "--seed", "5"],
+        check=True, capture_output=True,
+    )
+    air = read_pcap(cap)[1]
+    ap = air[0][16:22]  # the first beacon's BSSID
+    stations = {p[10:16] for p in air if (p[0] >> 2) & 3 == 2 and p[1] & 3 == 1}
+    wds_bridge = next(p[10:16] for p in air if (p[0] >> 2) & 3 == 2 and p[1] & 3 == 3)
+    expected = {}
+    for frame in read_pcap(plain)[1]:
+        dst, src = frame[0:6], frame[6:12]
+        if src in stations:
+            link = (ap, src)
+        elif dst in stations or dst[0] & 1:
+            link = (ap, dst)
+        else:  # relayed by the bridging station as a 4-address frame: its own BSS, as airdecap-ng names it
+            link = (wds_bridge, ap)
+        expected[link] = expected.get(link, 0) + 1
+    for station in stations:  # the rekey's group key handshake, under each station's PTK
+        expected[(ap, station)] += 2
+
+    _, summary = ours(cap, ["-e", SSID, "-p", PASSPHRASE])
+    mac = lambda text: bytes.fromhex(text.replace(":", ""))
+    per_station = {(mac(s["bssid"]), mac(s["station"])): s["frames"] for s in summary["per_station"]}
+    assert {link: c["written"] for link, c in per_station.items() if c["written"]} == expected
+    for key in ("read", "decrypted", "written", "fragments_joined"):
+        total = summary["frames_read"] if key == "read" else summary[key]
+        total = total["total"] if key == "decrypted" else total
+        assert sum(c[key] for c in per_station.values()) == total, key
+        for bss in summary["per_bss"]:
+            assert bss["frames"][key] == sum(c[key] for (b, _), c in per_station.items() if b == mac(bss["bssid"]))
+    reasons = {}
+    for c in per_station.values():
+        for why, n in c["not_written"].items():
+            reasons[why] = reasons.get(why, 0) + n
+    assert reasons == {why: n for why, n in summary["not_written"].items() if n}
+    # The 802.11w frames: each station's SA Query pair, and station 0's Deauthentication.
+    assert sum(c["not_written"].get("management_frame_no_msdu", 0) for c in per_station.values()) == 2 * 3 + 1

@@ -12,8 +12,10 @@ mod integrity;
 mod stats;
 mod tracker;
 
-pub use stats::{NotWritten, Stats};
+pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 pub use tracker::Keys;
+
+use foldhash::HashMap;
 
 use crate::error::{Error, Result};
 use crate::rx::batch::Batch;
@@ -54,8 +56,14 @@ pub struct Decryptor {
     tracker: KeyTracker,
     pipeline: Pipeline,
     stats: Stats,
+    /// What became of each BSS's and station's frames.
+    links: HashMap<Link, LinkCounts>,
     batch: Batch<KeySlot>,
 }
+
+/// A BSS (its BSSID) and a station in it; the station of a group-addressed frame is its
+/// group address.
+pub type Link = (MacAddr, MacAddr);
 
 impl Decryptor {
     /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
@@ -70,12 +78,21 @@ impl Decryptor {
             tracker: KeyTracker::new(keys, rules)?,
             pipeline: Pipeline::new(rules),
             stats: Stats::default(),
+            links: HashMap::default(),
             batch: Batch::default(),
         })
     }
 
     pub fn stats(&self) -> Stats {
         self.stats
+    }
+
+    /// What became of the frames of each BSS and station, sorted. Frames without both (control
+    /// frames, unparsable ones) count in [`Decryptor::stats`] only.
+    pub fn links(&self) -> Vec<(Link, LinkCounts)> {
+        let mut links: Vec<_> = self.links.iter().map(|(&l, &c)| (l, c)).collect();
+        links.sort_unstable_by_key(|&(l, _)| l);
+        links
     }
 
     /// Stations (links) on which a handshake or key was seen.
@@ -91,6 +108,24 @@ impl Decryptor {
 
     /// Feed one captured MPDU; each decrypted frame it completes goes to `emit`.
     pub fn process<E>(
+        &mut self,
+        mpdu: &[u8],
+        emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), Rejected<E>> {
+        let before = LinkCounts::of(&self.stats);
+        let processed = self.process_frame(mpdu, emit);
+        self.count_link(mpdu, &before);
+        processed
+    }
+
+    /// Add what one frame changed in the totals since `before` to its BSS's and station's.
+    fn count_link(&mut self, mpdu: &[u8], before: &LinkCounts) {
+        if let Some(link) = link_of(mpdu, self.rules) {
+            self.links.entry(link).or_default().add_change(before, &LinkCounts::of(&self.stats));
+        }
+    }
+
+    fn process_frame<E>(
         &mut self,
         mpdu: &[u8],
         mut emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
@@ -281,7 +316,11 @@ impl Decryptor {
         for mut item in items.drain(..) {
             if result.is_ok() {
                 let received = mpdus[item.index];
+                // Read (counted when batched) and finished: both count for its link.
+                let mut before = LinkCounts::of(&self.stats);
+                before.read -= 1;
                 result = self.finish_item(&mut item, received, keys_at_start, emit);
+                self.count_link(received, &before);
             }
             self.batch.recycle(item);
         }
@@ -335,11 +374,25 @@ impl Decryptor {
     ) -> core::result::Result<(), E> {
         self.stats.packets_read -= 1;
         self.stats.wpa_data -= 1;
-        match self.process(mpdu, emit) {
+        match self.process_frame(mpdu, emit) {
             Err(Rejected::Output(e)) => Err(e),
             Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
         }
     }
+}
+
+/// The BSS and station of a data or management frame: its BSSID (a 4-address frame's
+/// transmitter), and the other of its receiver and transmitter (a group receiver as is).
+fn link_of(mpdu: &[u8], rules: Rules) -> Option<Link> {
+    let frame = Frame::new_checked(mpdu, rules).ok()?;
+    let fc = frame.frame_control();
+    if !fc.is_data() && !fc.is_management() {
+        return None;
+    }
+    let header = HeaderRepr::parse(&frame).ok()?;
+    let bss = header.bssid().unwrap_or(header.addr2);
+    let station = if header.addr1.is_group() || header.addr1 != bss { header.addr1 } else { header.addr2 };
+    Some((bss, station))
 }
 
 /// Whether `mpdu` is a protected individually addressed frame (a robust management frame
