@@ -131,6 +131,26 @@ def test_altered_and_replayed_management_frames_are_refused(tmp_path):
     assert summary["bip"]["failures"] == 1 and summary["bip"]["verified"] == 0
 
 
+def test_management_frames_have_their_own_replay_counter(tmp_path):
+    """The SA Query Actions moved before the data frames: their PNs are above every data
+    frame's under the same key (one transmit counter per key), which must not make the data
+    frames after them replays (a receiver keeps a replay counter for robust management
+    frames apart from the data's, 802.11-2020 12.5.3.4.4)."""
+    cap, keys = synth(tmp_path, "ccmp128")
+    link, packets = read_pcap(cap)
+    actions = [p for p in packets if is_protected_unicast_mgmt(p) and p[0] == 0xD0]
+    assert len(actions) == 2 * STATIONS
+    rest = [p for p in packets if p not in actions]
+    first_data = next(i for i, p in enumerate(rest) if (p[0] >> 2) & 3 == 2 and p[1] & 0x40)
+    moved = tmp_path / "moved.pcap"
+    write_pcap(moved, link, rest[:first_data] + actions + rest[first_data:])
+    frames, summary = ours(cap, keys, "-l")
+    moved_frames, moved_summary = ours(moved, keys, "-l")
+    assert moved_summary["not_written"]["replay"] == 0
+    assert moved_summary["decrypted"] == summary["decrypted"]
+    assert sorted(moved_frames) == sorted(frames)
+
+
 # --- per BSS and station ---------------------------------------------------------------------
 
 def test_every_bss_and_station_accounts_for_its_frames(tmp_path):

@@ -228,14 +228,15 @@ impl Decryptor {
     ) -> core::result::Result<(), Rejected<E>> {
         self.stats.protected_management += 1;
         let frame = Frame::new_checked(mpdu, self.rules)?;
-        if self.bssid.is_some_and(|b| frame.addr3() != Some(b)) {
-            self.stats.other_network += 1;
-            return Ok(());
-        }
         let header = HeaderRepr::parse(&frame)?;
         let body = frame.body();
         let key_id = *body.get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: body.len() })? >> 6;
+        // Keyed like a data frame of the same link (a management frame's BSSID is A3).
         let data = DataFrame { header, security: Security::ExtIv { key_id } };
+        if !self.wanted(&data) {
+            self.stats.other_network += 1;
+            return Ok(());
+        }
         let slot = self.tracker.slot_of(&data, mpdu)?;
         let Some(key) = self.tracker.key_mut(slot) else {
             self.stats.count_management(&Err(Error::NoKey { group: false }));
