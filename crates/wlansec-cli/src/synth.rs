@@ -151,6 +151,11 @@ pub struct Args {
     /// pairwise frames name.
     #[arg(long)]
     extended_key_id: bool,
+    /// Protected management frames (802.11w): MFP required in the RSN element, an IGTK in
+    /// message 3, and at the end SA Query Actions under each PTK, a protected
+    /// Deauthentication and a BIP-protected broadcast Deauthentication.
+    #[arg(long)]
+    pmf: bool,
     /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
     #[arg(long)]
     wep_key: Option<String>,
@@ -190,6 +195,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         akm: args.akm.akm(),
         pmk: pmk.map(|p| p.to_vec()),
         extended_key_id: args.extended_key_id,
+        pmf: args.pmf,
         cipher,
         wep_key,
         stations: args.stations.into(),
@@ -270,6 +276,9 @@ fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> 
     }
     if args.akm != AkmArg::Psk && (wep_key.is_some() || cipher == CipherSuite::Tkip) {
         bail!("--akm {:?} needs a CCMP or GCMP --suite", args.akm);
+    }
+    if args.pmf && (wep_key.is_some() || cipher == CipherSuite::Tkip) {
+        bail!("--pmf needs a CCMP or GCMP --suite (802.11w does not protect with WEP or TKIP)");
     }
     if args.fcs && args.link != Link::Radiotap {
         bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");

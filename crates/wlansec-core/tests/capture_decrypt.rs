@@ -18,6 +18,7 @@ fn config(cipher: CipherSuite) -> Config {
         akm: Akm::Psk,
         pmk: None,
         extended_key_id: false,
+        pmf: false,
         cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),

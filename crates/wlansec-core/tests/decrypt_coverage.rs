@@ -167,6 +167,7 @@ fn several_pmks_each_handshake_takes_the_one_that_verifies() {
         akm: Akm::Psk,
         pmk: None,
         extended_key_id: false,
+        pmf: false,
         cipher: CipherSuite::Ccmp128,
         wep_key: None,
         stations: 2,

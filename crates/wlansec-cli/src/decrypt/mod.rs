@@ -145,6 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let elapsed = started.elapsed();
     let seen = summary::Seen {
         stations: decryptor.stations_seen(),
+        links: decryptor.links(),
         unreadable,
         wrong_link_type: wrong_link_type.map_or(0, |(_, n)| n),
     };

@@ -2,7 +2,7 @@
 //! as JSON, with every frame read that was not written given a reason.
 
 use serde_json::{json, Value};
-use wlansec_core::decrypt::Stats;
+use wlansec_core::decrypt::{Link, LinkCounts, Stats, NOT_WRITTEN_REASONS};
 
 /// What the command saw besides the decryptor's counts.
 pub struct Seen {
@@ -11,6 +11,8 @@ pub struct Seen {
     pub unreadable: u64,
     /// Packets of a link type that carries no 802.11 frames.
     pub wrong_link_type: u64,
+    /// What became of each BSS's and station's frames (the decryptor's, sorted).
+    pub links: Vec<(Link, LinkCounts)>,
 }
 
 pub fn print_table(s: &Stats, seen: &Seen) {
@@ -43,26 +45,51 @@ pub fn print_table(s: &Stats, seen: &Seen) {
         ("  shorter than an LLC header", n.no_llc_header),
         ("  LLC frames too long for 802.3", n.llc_too_long),
         ("  malformed A-MSDU subframes", n.bad_amsdu_subframes),
+        ("  management frames (no MSDU)", n.management_frames),
     ]);
     print_rows_if_any(&[("Number of data frames of other networks", s.other_network)]);
     print_rows_if_any(&[
+        ("Number of protected mgmt frames", s.protected_management),
+        ("Number of decrypted mgmt frames", s.decrypted_management),
         ("Number of IGTKs installed", s.igtks),
         ("Number of BIP-verified mgmt frames", s.bip_verified),
         ("Number of mgmt frames failing BIP", s.bip_failures),
         ("Number of replayed BIP mgmt frames", s.bip_replays),
         ("Number of BIP mgmt frames without IGTK", s.bip_no_key),
     ]);
+    print_links(&seen.links);
+}
+
+/// One line per BSS and station: frames read, decrypted, written, and not written by reason.
+fn print_links(links: &[(Link, LinkCounts)]) {
+    if links.is_empty() {
+        return;
+    }
+    say(&format!("{:<18} {:<18} {:>7} {:>9} {:>7}  not written", "BSSID", "station", "read", "decrypted", "written"));
+    for ((bss, station), c) in links {
+        let reasons: Vec<String> = c.not_written_by_reason().map(|(why, n)| format!("{why} {n}")).collect();
+        say(&format!(
+            "{bss:<18} {station:<18} {:>7} {:>9} {:>7}  {}",
+            c.read,
+            c.decrypted,
+            c.written,
+            reasons.join(", ")
+        ));
+    }
 }
 
 fn print_rows(rows: &[(&str, u64)]) {
-    // Standard output carries the decrypted capture with `-o -`: the table goes to stderr then.
-    let on_stderr = TABLE_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed);
     for (label, value) in rows {
-        if on_stderr {
-            eprintln!("{label:<40}{value:>9}");
-        } else {
-            println!("{label:<40}{value:>9}");
-        }
+        say(&format!("{label:<40}{value:>9}"));
+    }
+}
+
+fn say(line: &str) {
+    // Standard output carries the decrypted capture with `-o -`: the table goes to stderr then.
+    if TABLE_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
     }
 }
 
@@ -78,34 +105,38 @@ fn print_rows_if_any(rows: &[(&str, u64)]) {
 /// The summary as JSON. Without A-MSDUs (one MSDU per frame), `frames_read` is `written`
 /// plus `fragments_joined` plus the sum of `not_written`.
 pub fn json(s: &Stats, seen: &Seen) -> Value {
-    let n = &s.not_written;
+    let mut not_written: serde_json::Map<String, Value> =
+        NOT_WRITTEN_REASONS.iter().zip(s.not_written_by_reason()).map(|(why, n)| (why.to_string(), n.into())).collect();
+    not_written.insert("unreadable_packet".into(), seen.unreadable.into());
+    not_written.insert("wrong_link_type".into(), seen.wrong_link_type.into());
+    let mut per_bss: Vec<(Link, LinkCounts)> = Vec::new();
+    for &((bss, _), c) in &seen.links {
+        match per_bss.last_mut() {
+            Some(((last, _), sum)) if *last == bss => sum.merge(&c),
+            _ => per_bss.push(((bss, bss), c)),
+        }
+    }
+    let per_bss: Vec<_> = per_bss.into_iter().map(|((bss, _), c)| (bss, c)).collect();
     json!({
         "stations": seen.stations,
         "frames_read": s.packets_read + seen.unreadable + seen.wrong_link_type,
         "protected": { "wep": s.wep_data, "wpa": s.wpa_data },
-        "decrypted": { "wep": s.decrypted_wep, "wpa": s.decrypted_wpa, "total": s.decrypted() },
+        "protected_management": s.protected_management,
+        "decrypted": {
+            "wep": s.decrypted_wep,
+            "wpa": s.decrypted_wpa,
+            "management": s.decrypted_management,
+            "total": s.decrypted(),
+        },
         "written": s.written,
         "fragments_joined": s.fragments_joined,
-        "not_written": {
-            "management": s.management,
-            "no_msdu": s.no_msdu,
-            "other_network": s.other_network,
-            "plaintext": s.plaintext_data,
-            "eapol_handshake": s.eapol,
-            "integrity_failure": s.bad_integrity,
-            "no_pairwise_key": s.no_key,
-            "no_group_key": s.no_group_key,
-            "replay": s.replays,
-            "malformed": s.malformed,
-            "unparsable": s.unparsable,
-            "unreadable_packet": seen.unreadable,
-            "wrong_link_type": seen.wrong_link_type,
-            "fragment_held": n.fragments_held,
-            "refused_after_decryption": n.refused_after_decryption,
-            "no_llc_header": n.no_llc_header,
-            "llc_too_long_for_802_3": n.llc_too_long,
-            "bad_amsdu_subframe": n.bad_amsdu_subframes,
-        },
+        "not_written": not_written,
+        "per_bss": per_bss.iter().map(|(bss, c)| json!({ "bssid": bss.to_string(), "frames": link_json(c) })).collect::<Vec<_>>(),
+        "per_station": seen
+            .links
+            .iter()
+            .map(|((bss, station), c)| json!({ "bssid": bss.to_string(), "station": station.to_string(), "frames": link_json(c) }))
+            .collect::<Vec<_>>(),
         "handshakes": {
             "verified": s.handshakes,
             "mic_mismatches": s.mic_mismatches,
@@ -119,5 +150,18 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
             "replays": s.bip_replays,
             "no_key": s.bip_no_key,
         },
+    })
+}
+
+/// One BSS's or station's counts: read, decrypted, written, and not written by reason.
+fn link_json(c: &LinkCounts) -> Value {
+    let not_written: serde_json::Map<String, Value> =
+        c.not_written_by_reason().map(|(why, n)| (why.to_string(), n.into())).collect();
+    json!({
+        "read": c.read,
+        "decrypted": c.decrypted,
+        "written": c.written,
+        "fragments_joined": c.fragments_joined,
+        "not_written": not_written,
     })
 }

@@ -12,13 +12,15 @@ mod integrity;
 mod stats;
 mod tracker;
 
-pub use stats::{NotWritten, Stats};
+pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 pub use tracker::Keys;
+
+use foldhash::HashMap;
 
 use crate::error::{Error, Result};
 use crate::rx::batch::Batch;
 use crate::rx::{classify, Class, DataFrame, Delivered, Pipeline, Security};
-use crate::wire::{MacAddr, Rules};
+use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 use tracker::{KeySlot, KeyTracker};
 
 /// How decrypted frames are written out.
@@ -54,8 +56,14 @@ pub struct Decryptor {
     tracker: KeyTracker,
     pipeline: Pipeline,
     stats: Stats,
+    /// What became of each BSS's and station's frames.
+    links: HashMap<Link, LinkCounts>,
     batch: Batch<KeySlot>,
 }
+
+/// A BSS (its BSSID) and a station in it; the station of a group-addressed frame is its
+/// group address.
+pub type Link = (MacAddr, MacAddr);
 
 impl Decryptor {
     /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
@@ -70,12 +78,21 @@ impl Decryptor {
             tracker: KeyTracker::new(keys, rules)?,
             pipeline: Pipeline::new(rules),
             stats: Stats::default(),
+            links: HashMap::default(),
             batch: Batch::default(),
         })
     }
 
     pub fn stats(&self) -> Stats {
         self.stats
+    }
+
+    /// What became of the frames of each BSS and station, sorted. Frames without both (control
+    /// frames, unparsable ones) count in [`Decryptor::stats`] only.
+    pub fn links(&self) -> Vec<(Link, LinkCounts)> {
+        let mut links: Vec<_> = self.links.iter().map(|(&l, &c)| (l, c)).collect();
+        links.sort_unstable_by_key(|&(l, _)| l);
+        links
     }
 
     /// Stations (links) on which a handshake or key was seen.
@@ -93,11 +110,32 @@ impl Decryptor {
     pub fn process<E>(
         &mut self,
         mpdu: &[u8],
+        emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), Rejected<E>> {
+        let before = LinkCounts::of(&self.stats);
+        let processed = self.process_frame(mpdu, emit);
+        self.count_link(mpdu, &before);
+        processed
+    }
+
+    /// Add what one frame changed in the totals since `before` to its BSS's and station's.
+    fn count_link(&mut self, mpdu: &[u8], before: &LinkCounts) {
+        if let Some(link) = link_of(mpdu, self.rules) {
+            self.links.entry(link).or_default().add_change(before, &LinkCounts::of(&self.stats));
+        }
+    }
+
+    fn process_frame<E>(
+        &mut self,
+        mpdu: &[u8],
         mut emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), Rejected<E>> {
         self.stats.packets_read += 1;
         let class = classify(mpdu, self.rules).inspect_err(|_| self.stats.unparsable += 1)?;
         let data = match class {
+            Class::Management { .. } if is_protected_unicast(mpdu, self.rules) => {
+                return self.protected_management(mpdu, &mut emit);
+            }
             Class::Management { .. } => {
                 self.stats.management += 1;
                 self.tracker.learn_network(mpdu, self.rules);
@@ -179,6 +217,45 @@ impl Decryptor {
         Ok(())
     }
 
+    /// A protected individually addressed management frame (802.11w: Deauthentication,
+    /// Disassociation, robust Action): opened under its link's PTK, whose receive state keeps
+    /// a replay counter for management frames apart from the data TIDs'. It carries no MSDU,
+    /// so only the 802.11 form writes it.
+    fn protected_management<E>(
+        &mut self,
+        mpdu: &[u8],
+        emit: &mut impl FnMut(&[u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), Rejected<E>> {
+        self.stats.protected_management += 1;
+        let frame = Frame::new_checked(mpdu, self.rules)?;
+        let header = HeaderRepr::parse(&frame)?;
+        let body = frame.body();
+        let key_id = *body.get(3).ok_or(Error::Truncated { what: "security header", needed: 4, got: body.len() })? >> 6;
+        // Keyed like a data frame of the same link (a management frame's BSSID is A3).
+        let data = DataFrame { header, security: Security::ExtIv { key_id } };
+        if !self.wanted(&data) {
+            self.stats.other_network += 1;
+            return Ok(());
+        }
+        let slot = self.tracker.slot_of(&data, mpdu)?;
+        let Some(key) = self.tracker.key_mut(slot) else {
+            self.stats.count_management(&Err(Error::NoKey { group: false }));
+            return Err(Rejected::Frame(Error::NoKey { group: false }));
+        };
+        let mut plain = mpdu.to_vec();
+        let opened = key.open(&mut plain);
+        self.stats.count_management(&opened.as_ref().map(|_| ()).map_err(Clone::clone));
+        plain.truncate(opened?.mpdu_len);
+        match self.form {
+            OutputForm::Ieee80211 => {
+                emit(&plain).map_err(Rejected::Output)?;
+                self.stats.written += 1;
+            }
+            OutputForm::Ethernet => self.stats.not_written.management_frames += 1,
+        }
+        Ok(())
+    }
+
     /// Feed MPDUs in capture order, like [`Decryptor::process`] one by one; `emit(i, frame)`
     /// receives each decrypted frame with the index of the MPDU that completed it. Runs of
     /// whole CCMP-128 frames with known keys are opened together across the engine's lanes;
@@ -240,7 +317,11 @@ impl Decryptor {
         for mut item in items.drain(..) {
             if result.is_ok() {
                 let received = mpdus[item.index];
+                // Read (counted when batched) and finished: both count for its link.
+                let mut before = LinkCounts::of(&self.stats);
+                before.read -= 1;
                 result = self.finish_item(&mut item, received, keys_at_start, emit);
+                self.count_link(received, &before);
             }
             self.batch.recycle(item);
         }
@@ -294,11 +375,31 @@ impl Decryptor {
     ) -> core::result::Result<(), E> {
         self.stats.packets_read -= 1;
         self.stats.wpa_data -= 1;
-        match self.process(mpdu, emit) {
+        match self.process_frame(mpdu, emit) {
             Err(Rejected::Output(e)) => Err(e),
             Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
         }
     }
+}
+
+/// The BSS and station of a data or management frame: its BSSID (a 4-address frame's
+/// transmitter), and the other of its receiver and transmitter (a group receiver as is).
+fn link_of(mpdu: &[u8], rules: Rules) -> Option<Link> {
+    let frame = Frame::new_checked(mpdu, rules).ok()?;
+    let fc = frame.frame_control();
+    if !fc.is_data() && !fc.is_management() {
+        return None;
+    }
+    let header = HeaderRepr::parse(&frame).ok()?;
+    let bss = header.bssid().unwrap_or(header.addr2);
+    let station = if header.addr1.is_group() || header.addr1 != bss { header.addr1 } else { header.addr2 };
+    Some((bss, station))
+}
+
+/// Whether `mpdu` is a protected individually addressed frame (a robust management frame
+/// under the PTK; group-addressed ones carry BIP's MME in the clear instead).
+fn is_protected_unicast(mpdu: &[u8], rules: Rules) -> bool {
+    Frame::new_checked(mpdu, rules).is_ok_and(|f| f.frame_control().protected() && !f.addr1().is_group())
 }
 
 /// Write one delivered MSDU in the output form, counting what is written and what has no

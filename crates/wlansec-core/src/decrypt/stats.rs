@@ -43,6 +43,11 @@ pub struct Stats {
     /// Frames written out: one per MSDU in the Ethernet form, one per (reassembled) MPDU
     /// in the 802.11 form.
     pub written: u64,
+    /// Protected individually addressed management frames (802.11w), opened under the PTK;
+    /// their failures are counted with the data frames' (integrity, replay, no key).
+    pub protected_management: u64,
+    /// ... decrypted.
+    pub decrypted_management: u64,
     /// Management frames (followed for networks and keys, BIP-checked; never written).
     pub management: u64,
     /// Control frames and data frames without an MSDU (Null, QoS Null).
@@ -74,6 +79,8 @@ pub struct NotWritten {
     pub llc_too_long: u64,
     /// A-MSDU subframes that do not parse (Ethernet form only).
     pub bad_amsdu_subframes: u64,
+    /// Decrypted protected management frames, which carry no MSDU (Ethernet form only).
+    pub management_frames: u64,
 }
 
 impl NotWritten {
@@ -83,6 +90,7 @@ impl NotWritten {
             + self.no_llc_header
             + self.llc_too_long
             + self.bad_amsdu_subframes
+            + self.management_frames
     }
 
     /// Count an MSDU that has no Ethernet form.
@@ -94,7 +102,102 @@ impl NotWritten {
     }
 }
 
+/// The reasons a frame read was not written, as [`Stats::not_written_by_reason`] gives
+/// their counts (the names the JSON summary uses).
+pub const NOT_WRITTEN_REASONS: [&str; 17] = [
+    "management",
+    "no_msdu",
+    "other_network",
+    "plaintext",
+    "eapol_handshake",
+    "integrity_failure",
+    "no_pairwise_key",
+    "no_group_key",
+    "replay",
+    "malformed",
+    "unparsable",
+    "fragment_held",
+    "refused_after_decryption",
+    "no_llc_header",
+    "llc_too_long_for_802_3",
+    "bad_amsdu_subframe",
+    "management_frame_no_msdu",
+];
+
+/// What became of the frames of one BSS and station (see [`super::Decryptor::links`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct LinkCounts {
+    pub read: u64,
+    pub decrypted: u64,
+    pub written: u64,
+    pub fragments_joined: u64,
+    /// By reason, in the order of [`NOT_WRITTEN_REASONS`].
+    pub not_written: [u64; NOT_WRITTEN_REASONS.len()],
+}
+
+impl LinkCounts {
+    /// The totals of `stats`, to take the difference one frame makes.
+    pub(super) fn of(stats: &Stats) -> Self {
+        LinkCounts {
+            read: stats.packets_read,
+            decrypted: stats.decrypted(),
+            written: stats.written,
+            fragments_joined: stats.fragments_joined,
+            not_written: stats.not_written_by_reason(),
+        }
+    }
+
+    /// Add what changed from `before` to `after`. Wrapping: a frame that completes an MSDU
+    /// takes its earlier fragments out of `fragment_held`, which they were counted in on
+    /// this same link, so the sums come out right.
+    pub(super) fn add_change(&mut self, before: &LinkCounts, after: &LinkCounts) {
+        let add = |sum: &mut u64, b: u64, a: u64| *sum = sum.wrapping_add(a.wrapping_sub(b));
+        add(&mut self.read, before.read, after.read);
+        add(&mut self.decrypted, before.decrypted, after.decrypted);
+        add(&mut self.written, before.written, after.written);
+        add(&mut self.fragments_joined, before.fragments_joined, after.fragments_joined);
+        for (i, sum) in self.not_written.iter_mut().enumerate() {
+            add(sum, before.not_written[i], after.not_written[i]);
+        }
+    }
+
+    /// Add another link's counts (to sum the stations of one BSS).
+    pub fn merge(&mut self, other: &LinkCounts) {
+        self.add_change(&LinkCounts::default(), other);
+    }
+
+    /// The reasons with a count, and the counts.
+    pub fn not_written_by_reason(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        NOT_WRITTEN_REASONS.iter().copied().zip(self.not_written).filter(|&(_, n)| n > 0)
+    }
+}
+
 impl Stats {
+    /// Every frame read that was not written, by reason, in the order of
+    /// [`NOT_WRITTEN_REASONS`].
+    pub fn not_written_by_reason(&self) -> [u64; NOT_WRITTEN_REASONS.len()] {
+        let n = &self.not_written;
+        [
+            self.management,
+            self.no_msdu,
+            self.other_network,
+            self.plaintext_data,
+            self.eapol,
+            self.bad_integrity,
+            self.no_key,
+            self.no_group_key,
+            self.replays,
+            self.malformed,
+            self.unparsable,
+            n.fragments_held,
+            n.refused_after_decryption,
+            n.no_llc_header,
+            n.llc_too_long,
+            n.bad_amsdu_subframes,
+            n.management_frames,
+        ]
+    }
+
     /// Count a protected frame's outcome.
     pub(super) fn count(&mut self, wep: bool, result: &Result<()>) {
         match result {
@@ -113,9 +216,19 @@ impl Stats {
         }
     }
 
-    /// Frames decrypted (WEP and WPA).
+    /// Count a protected management frame's outcome.
+    pub(super) fn count_management(&mut self, result: &Result<()>) {
+        match result {
+            Ok(()) => self.decrypted_management += 1,
+            // Not written for the same reasons as a data frame (key.open never yields an
+            // Attack, which would count as decrypted data).
+            Err(_) => self.count(false, result),
+        }
+    }
+
+    /// Frames decrypted (WEP, WPA data and protected management frames).
     pub fn decrypted(&self) -> u64 {
-        self.decrypted_wep + self.decrypted_wpa
+        self.decrypted_wep + self.decrypted_wpa + self.decrypted_management
     }
 
     /// The fragment numbered `last` completed an MSDU: the `last` fragments held before it

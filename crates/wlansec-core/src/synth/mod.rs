@@ -26,15 +26,17 @@ use crate::rsn::element::ft::{self as ft_elements, FtElement};
 use crate::rsn::element::{kde_type, ElementKind, KeyDataBuilder};
 use crate::rsn::kdf::ft;
 use crate::rsn::{
-    derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, Pmk, Ptk,
-    RsnElementRepr, Secret,
+    derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, MfpPolicy,
+    Pmk, Ptk, RsnElementRepr, Secret,
 };
+use crate::suite::bip::{BipAlgorithm, Igtk};
 use crate::suite::{FrameSuite, PnCounter, Transmitter};
 use crate::tx;
 use crate::wire::llc;
 use crate::wire::mgmt::{
-    capability, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr, DeauthenticationRepr,
-    Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS, SUPPORTED_RATES_BG,
+    capability, ActionRepr, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr,
+    DeauthenticationRepr, Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS,
+    SUPPORTED_RATES_BG,
 };
 use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
@@ -50,6 +52,8 @@ pub struct Config {
     /// Extended Key ID: message 3 installs each PTK under Key ID 1 (a Key ID KDE), and
     /// pairwise frames name it.
     pub extended_key_id: bool,
+    /// Protected management frames (802.11w, BIP-CMAC-128): see the module documentation.
+    pub pmf: bool,
     /// Pairwise and group cipher; WEP-40/104 means a static-key WEP network.
     pub cipher: CipherSuite,
     /// The WEP key (5 or 13 octets) for a WEP network.
@@ -73,6 +77,12 @@ pub struct Record {
 const EXTENDED_KEY_ID: u16 = 1 << 13;
 /// The Key ID of pairwise keys under Extended Key ID.
 const PAIRWISE_KEY_ID: u8 = 1;
+/// The Key ID of the IGTK.
+const IGTK_KEY_ID: u16 = 4;
+/// Action category SA Query (robust) and its Request and Response action codes (9.6.9).
+const CATEGORY_SA_QUERY: u8 = 8;
+const SA_QUERY_REQUEST: u8 = 0;
+const SA_QUERY_RESPONSE: u8 = 1;
 
 /// The mobility domain and R0KH-ID of the FT networks synthesized.
 const MDID: [u8; 2] = [0xa1, 0xb2];
@@ -102,6 +112,8 @@ pub struct Synth {
     stations: Vec<Station>,
     gtk: Option<(u8, Secret)>,
     group_tx: Option<Tx>,
+    /// The IGTK and its IPN counter (802.11w).
+    igtk: Option<(Igtk, PnCounter)>,
     sequence: HashMap<MacAddr, u16>,
     records: Vec<Record>,
     frames_sent: usize,
@@ -145,6 +157,7 @@ impl Synth {
             stations,
             gtk: None,
             group_tx: None,
+            igtk: None,
             sequence: HashMap::new(),
             records: Vec::new(),
             frames_sent: 0,
@@ -173,6 +186,12 @@ impl Synth {
         } else {
             self.new_gtk(1)?;
         }
+        if self.config.pmf {
+            let mut key = [0u8; 16];
+            self.rng.fill_bytes(&mut key);
+            let igtk = Igtk::new(BipAlgorithm::from_cipher_suite(CipherSuite::BipCmac128)?, IGTK_KEY_ID, &key)?;
+            self.igtk = Some((igtk, PnCounter::default()));
+        }
         for i in 0..self.stations.len() {
             self.associate(i)?;
         }
@@ -185,6 +204,9 @@ impl Synth {
                 self.beacon()?;
             }
             self.carry(frame)?;
+        }
+        if self.igtk.is_some() {
+            self.protected_management()?;
         }
         Ok(self.records)
     }
@@ -208,6 +230,9 @@ impl Synth {
     /// The RSN element, with a PMKID (an FT station's PMKR1Name) when given.
     fn rsn_element_with(&self, pmkid: Option<[u8; 16]>) -> Result<Vec<u8>> {
         let mut repr = RsnElementRepr::personal(self.config.cipher, self.config.cipher, self.config.akm);
+        if self.config.pmf {
+            repr = repr.with_mfp(MfpPolicy::Required, CipherSuite::BipCmac128);
+        }
         repr.pmkids.extend(pmkid);
         if self.config.extended_key_id {
             repr.capabilities |= EXTENDED_KEY_ID;
@@ -392,6 +417,9 @@ impl Synth {
         if self.config.extended_key_id {
             plain = plain.kde(kde_type::KEY_ID, &[pairwise_key_id, 0])?;
         }
+        if let Some((igtk, ipn)) = &self.igtk {
+            plain = plain.igtk(igtk.key_id(), ipn.last(), igtk.key().as_bytes())?;
+        }
         let plain = plain.element(&ft_elements).build();
         let (iv, data) = self.encrypted_key_data(&ptk, &plain)?;
         let flags3 = KeyInfo::PAIRWISE
@@ -566,6 +594,56 @@ impl Synth {
 }
 
 impl Synth {
+    /// 802.11w at the end of the capture: an SA Query Request and Response under each
+    /// station's PTK, a protected Deauthentication of station 0, then a broadcast
+    /// Deauthentication protected with BIP.
+    fn protected_management(&mut self) -> Result<()> {
+        let ap = self.bssid;
+        for i in 0..self.stations.len() {
+            let sta = self.stations[i].mac;
+            let transaction = (i as u16 + 1).to_le_bytes();
+            for (from_ap, action) in [(true, SA_QUERY_REQUEST), (false, SA_QUERY_RESPONSE)] {
+                let details = [action, transaction[0], transaction[1]];
+                let body = ManagementBody::Action(ActionRepr { category: CATEGORY_SA_QUERY, details: &details });
+                let (da, sa) = if from_ap { (sta, ap) } else { (ap, sta) };
+                self.protected_management_frame(Some(i), from_ap, body, da, sa)?;
+            }
+        }
+        let deauthentication = ManagementBody::Deauthentication(DeauthenticationRepr { reason: REASON_LEAVING });
+        self.protected_management_frame(Some(0), true, deauthentication, self.stations[0].mac, ap)?;
+        self.protected_management_frame(None, true, deauthentication, MacAddr::BROADCAST, ap)
+    }
+
+    /// One robust management frame from `sa` to `da`: under the station's PTK when
+    /// `station` is given, else group addressed with BIP's MME.
+    fn protected_management_frame(
+        &mut self,
+        station: Option<usize>,
+        from_ap: bool,
+        body: ManagementBody,
+        da: MacAddr,
+        sa: MacAddr,
+    ) -> Result<()> {
+        let sequence_control = SequenceControl::new(self.next_sequence(sa), 0);
+        let mut mpdu = body.to_mpdu(da, sa, self.bssid, sequence_control)?;
+        let len = mpdu.len();
+        let len = match station {
+            Some(i) => {
+                let tx = self.tx(Some(i), from_ap)?;
+                mpdu.resize(len + tx.suite().overhead(), 0);
+                tx.protect(&mut mpdu, len)?
+            }
+            None => {
+                let (igtk, ipn) = self.igtk.as_mut().ok_or(Error::Malformed("no IGTK"))?;
+                mpdu.resize(len + igtk.overhead(), 0);
+                igtk.protect(&mut mpdu, len, ipn.next_pn()?)?
+            }
+        };
+        mpdu.truncate(len);
+        self.push(mpdu);
+        Ok(())
+    }
+
     /// The key a frame goes out under: the station's pairwise key in its direction, else the
     /// group key (and WEP's one static key for everything).
     fn tx(&mut self, station: Option<usize>, from_ap: bool) -> Result<&mut Tx> {
