@@ -283,7 +283,8 @@ impl<B: Blk> Lane<B> {
 #[inline(always)]
 pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
     let Some(first) = tasks.first() else { return };
-    debug_assert!(tasks.iter().all(|t| t.open == first.open));
+    let first_open = first.open;
+    debug_assert!(tasks.iter().all(|t| t.open == first_open));
     let mut keys = K::new_keys(first.key);
     let mut lanes = [Lane::<K::B>::idle(); L];
     let mut next = (0usize, 0usize);
@@ -306,7 +307,12 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
         }
         let steps = bulk_steps(&lanes);
         if steps > 0 {
-            bulk::<K, L>(&keys, &mut lanes, steps);
+            // Specialised by direction: a sealing MAC input must not wait for the keystream.
+            if first_open {
+                bulk::<K, L, true>(&keys, &mut lanes, steps);
+            } else {
+                bulk::<K, L, false>(&keys, &mut lanes, steps);
+            }
             retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
             continue;
         }
@@ -459,16 +465,13 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
 /// # Safety
 /// As `run`; every active lane has `steps` more full blocks and counters.
 #[inline(always)]
-unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
+unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
     // Plain loops rather than `array::from_fn`: its closures do not inherit the caller's
     // target features and stay calls.
     let mut scratch = [0u8; BLOCK];
     let mut ptr = [scratch.as_mut_ptr(); L];
     let mut stride = [0usize; L];
     let mut blocks = [[K::B::zero(); L]; 4];
-    // Every task of a run seals, or every task opens (see `run`).
-    let open = if lanes.iter().any(|l| l.active && l.open) { [0xff; BLOCK] } else { [0; BLOCK] };
-    let open = K::gather(&[K::B::from_bytes(&open); L]);
     for i in 0..L {
         let lane = &lanes[i];
         if lane.active {
@@ -487,10 +490,9 @@ unsafe fn bulk<K: Kernel, const L: usize>(keys: &K::Keys<'_>, lanes: &mut [Lane<
         for g in 0..L / K::W {
             let lane_ptrs = &ptr[g * K::W..(g + 1) * K::W];
             let d = K::load(lane_ptrs);
-            K::store(K::xor(d, keystream[g]), lane_ptrs);
-            // The plaintext: the input when sealing, the output when opening.
-            let plaintext = K::xor(d, K::and(keystream[g], open));
-            mac[g] = K::xor(mac[g], plaintext);
+            let o = K::xor(d, keystream[g]);
+            K::store(o, lane_ptrs);
+            mac[g] = K::xor(mac[g], if OPEN { o } else { d });
             ctr[g] = K::counter_blocks(counters[g]);
             counters[g] = K::add_counters(counters[g], counter_steps[g]);
         }
