@@ -7,7 +7,7 @@
 //! last, partial round are outside it.
 
 use super::enhanced::sub_chain_b0;
-use super::lanes::{pack, unpack, Blk, FrameTask, Kernel};
+use super::lanes::{copy_short, pack, unpack, Blk, FrameTask, Kernel};
 
 const BLOCK: usize = 16;
 /// The most lanes a frame runs on (Enhanced N = 8).
@@ -146,37 +146,4 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     }
     task.acc = acc.to_bytes();
     task.s0 = s0[0].to_bytes();
-}
-
-/// Copy `n` < `MAX_LANES * BLOCK` octets: whole blocks, then the tail. Inline, as a call to
-/// `memcpy` costs about as much as a step.
-///
-/// # Safety
-/// `src` and `dst` valid for `n` octets.
-#[inline(always)]
-unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
-    use core::ptr::{read_unaligned, write_unaligned};
-    let whole = n / BLOCK * BLOCK;
-    for b in 0..MAX_LANES {
-        if b * BLOCK < whole {
-            let at = b * BLOCK;
-            write_unaligned(dst.add(at).cast::<u128>(), read_unaligned(src.add(at).cast::<u128>()));
-        }
-    }
-    let mut at = whole;
-    if n & 8 != 0 {
-        write_unaligned(dst.add(at).cast::<u64>(), read_unaligned(src.add(at).cast::<u64>()));
-        at += 8;
-    }
-    if n & 4 != 0 {
-        write_unaligned(dst.add(at).cast::<u32>(), read_unaligned(src.add(at).cast::<u32>()));
-        at += 4;
-    }
-    if n & 2 != 0 {
-        write_unaligned(dst.add(at).cast::<u16>(), read_unaligned(src.add(at).cast::<u16>()));
-        at += 2;
-    }
-    if n & 1 != 0 {
-        *dst.add(at) = *src.add(at);
-    }
 }
