@@ -468,7 +468,11 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
 /// # Safety
 /// As `run`; every active lane has `steps` more full blocks and counters.
 #[inline(always)]
-unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(keys: &K::Keys<'_>, lanes: &mut [Lane<K::B>; L], steps: usize) {
+unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(
+    keys: &K::Keys<'_>,
+    lanes: &mut [Lane<K::B>; L],
+    steps: usize,
+) {
     // Plain loops rather than `array::from_fn`: its closures do not inherit the caller's
     // target features and stay calls.
     let mut scratch = [0u8; BLOCK];
