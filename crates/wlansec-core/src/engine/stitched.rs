@@ -90,9 +90,9 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     let mut mac = pack::<K, L>(&[K::B::from_bytes(&task.b0); L]);
     if L > 1 && mode.variant == Variant::DomainSeparated {
         let flags = SUB_CHAIN_FLAGS[mode.ways.log2() as usize].as_ptr();
-        for g in 0..groups {
+        for (g, b0) in mac.iter_mut().enumerate().take(groups) {
             let keep = K::load_run(ALL_BUT_FLAGS.as_ptr().add(g * K::W * BLOCK));
-            mac[g] = K::xor(K::and(mac[g], keep), K::load_run(flags.add(g * K::W * BLOCK)));
+            *b0 = K::xor(K::and(*b0, keep), K::load_run(flags.add(g * K::W * BLOCK)));
         }
     }
     let mut ctr = pack::<K, L>(&[base; L]);
