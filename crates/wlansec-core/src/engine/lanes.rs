@@ -286,8 +286,8 @@ impl<B: Blk> Lane<B> {
 #[inline(always)]
 pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
     let Some(first) = tasks.first() else { return };
-    let first_open = first.open;
-    debug_assert!(tasks.iter().all(|t| t.open == first_open));
+    let open = first.open;
+    debug_assert!(tasks.iter().all(|t| t.open == open));
     let mut keys = K::new_keys(first.key);
     let mut lanes = [Lane::<K::B>::idle(); L];
     let mut next = (0usize, 0usize);
@@ -310,11 +310,14 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
         }
         let steps = bulk_steps(&lanes);
         if steps > 0 {
-            // Specialised by direction: a sealing MAC input must not wait for the keystream.
-            if first_open {
-                bulk::<K, L, true>(&keys, &mut lanes, steps);
-            } else {
-                bulk::<K, L, false>(&keys, &mut lanes, steps);
+            // Wide kernels get a bulk step per direction, so a sealing lane's MAC input does
+            // not wait for the keystream; 128-bit kernels (16 xmm registers in the AES-NI
+            // build) keep one step for both, as two copies spilled their lane state (AES-NI
+            // 1500-octet batches 0.91 -> 1.06 cycles/byte).
+            match (K::W > 1, open) {
+                (true, false) => bulk::<K, L, SEAL>(&keys, &mut lanes, steps),
+                (true, true) => bulk::<K, L, OPEN>(&keys, &mut lanes, steps),
+                (false, _) => bulk::<K, L, EITHER>(&keys, &mut lanes, steps),
             }
             retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
             continue;
@@ -461,6 +464,11 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
     }
 }
 
+/// `bulk`'s direction: every lane seals, every lane opens, or either (from the lanes).
+const SEAL: u8 = 0;
+const OPEN: u8 = 1;
+const EITHER: u8 = 2;
+
 /// `steps` bulk steps of every lane: the lane state in the kernel's registers, no phase
 /// tests or branches, memory touched only for the data. Idle lanes en/decrypt a scratch
 /// block in place (their results are discarded), so every lane runs the same code.
@@ -468,7 +476,7 @@ fn bulk_steps<B: Blk, const L: usize>(lanes: &[Lane<B>; L]) -> usize {
 /// # Safety
 /// As `run`; every active lane has `steps` more full blocks and counters.
 #[inline(always)]
-unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(
+unsafe fn bulk<K: Kernel, const L: usize, const DIRECTION: u8>(
     keys: &K::Keys<'_>,
     lanes: &mut [Lane<K::B>; L],
     steps: usize,
@@ -479,6 +487,9 @@ unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(
     let mut ptr = [scratch.as_mut_ptr(); L];
     let mut stride = [0usize; L];
     let mut blocks = [[K::B::zero(); L]; 4];
+    // Every task of a run seals, or every task opens (see `run`).
+    let open = if lanes.iter().any(|l| l.active && l.open) { [0xff; BLOCK] } else { [0; BLOCK] };
+    let open = K::gather(&[K::B::from_bytes(&open); L]);
     for i in 0..L {
         let lane = &lanes[i];
         if lane.active {
@@ -497,9 +508,14 @@ unsafe fn bulk<K: Kernel, const L: usize, const OPEN: bool>(
         for g in 0..L / K::W {
             let lane_ptrs = &ptr[g * K::W..(g + 1) * K::W];
             let d = K::load(lane_ptrs);
-            let o = K::xor(d, keystream[g]);
-            K::store(o, lane_ptrs);
-            mac[g] = K::xor(mac[g], if OPEN { o } else { d });
+            K::store(K::xor(d, keystream[g]), lane_ptrs);
+            // The plaintext: the input when sealing, the output when opening.
+            let plaintext = match DIRECTION {
+                SEAL => d,
+                OPEN => K::xor(d, keystream[g]),
+                _ => K::xor(d, K::and(keystream[g], open)),
+            };
+            mac[g] = K::xor(mac[g], plaintext);
             ctr[g] = K::counter_blocks(counters[g]);
             counters[g] = K::add_counters(counters[g], counter_steps[g]);
         }
