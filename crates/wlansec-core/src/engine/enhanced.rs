@@ -87,9 +87,14 @@ pub fn ccmp_b0(nonce: &[u8; NONCE_LEN], payload_len: usize) -> [u8; BLOCK] {
 pub fn sub_chain_b0(b0: &[u8; BLOCK], ways: Ways, variant: Variant, j: usize) -> [u8; BLOCK] {
     let mut block = *b0;
     if ways != Ways::N1 && variant == Variant::DomainSeparated {
-        block[0] = ENHANCED_B0_MARK | (ways.log2() << 3) | j as u8;
+        block[0] = sub_chain_flags(ways.log2(), j);
     }
     block
+}
+
+/// The flags octet of sub-chain `j`'s B0 in the domain-separated variant (N > 1).
+pub const fn sub_chain_flags(ways_log2: u8, j: usize) -> u8 {
+    ENHANCED_B0_MARK | (ways_log2 << 3) | j as u8
 }
 
 /// Counter block A_i = 0x01 || nonce || i.
