@@ -8,9 +8,7 @@ use crate::suite::Peeked;
 use crate::wire::Rules;
 
 pub(crate) use crate::suite::ccmp::Prepared;
-pub(crate) use crate::suite::mpdu::{
-    finish_decapsulate, finish_decapsulate_in_headroom, finish_decapsulate_without_pn_header,
-};
+pub(crate) use crate::suite::mpdu::{finish_decapsulate, Gap};
 
 use super::enhanced::MIC_LEN;
 

@@ -455,7 +455,9 @@ impl Shard {
                     return Err(Error::MicFailure);
                 }
                 let buf = &mut item.buf[item.start..];
-                counters.receive(peeked, || framing::finish_decapsulate_in_headroom(buf, rules, &prepared, peeked))
+                counters.receive(peeked, || {
+                    framing::finish_decapsulate(buf, rules, &prepared, peeked, framing::Gap::HeaderForward)
+                })
             });
             match opened {
                 Ok(done) => {

@@ -48,7 +48,7 @@ impl<S> Item<S> {
         let buf = &mut self.buf;
         let done = key
             .replay()
-            .receive(peeked, || framing::finish_decapsulate_without_pn_header(buf, rules, &prepared, peeked))?;
+            .receive(peeked, || framing::finish_decapsulate(buf, rules, &prepared, peeked, framing::Gap::None))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }

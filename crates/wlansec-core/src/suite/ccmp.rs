@@ -131,6 +131,6 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
         let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
         let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
         self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
-        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked)
+        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked, mpdu::Gap::DataBack)
     }
 }

@@ -295,8 +295,21 @@ pub(crate) fn prepare_decapsulate<'b, const NONCE: usize>(
     Ok((Prepared { nonce, aad, data }, peeked))
 }
 
+/// Where the plaintext MPDU ends up when `finish_decapsulate` closes the PN header's gap.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Gap {
+    /// The data moves back over the PN header: the MPDU is `buf[..mpdu_len]`.
+    DataBack,
+    /// The MAC header moves forward over the PN header, the data stays (a pooled buffer
+    /// with head room): the MPDU is `buf[PN_HEADER_LEN..][..mpdu_len]`.
+    HeaderForward,
+    /// The buffer holds no PN header (a receiver copied the MPDU in without it): only
+    /// Protected is cleared, nothing moves; the MPDU is `buf[..mpdu_len]`.
+    None,
+}
+
 /// After the MIC verified and the data was decrypted in place: clear Protected and close
-/// the gap of the PN header, leaving the plaintext MPDU at the front of `buf`.
+/// the gap of the PN header as `gap` says.
 // Inlined like the rest of the receive path: as a call it cost the sharded engine's
 // unprotect about 2% (measured with `wlansec bench ccmp`).
 #[inline]
@@ -305,43 +318,19 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
     rules: Rules,
     prepared: &Prepared<NONCE>,
     peeked: Peeked,
+    gap: Gap,
 ) -> Result<Decapsulated> {
     let mut frame = Frame::new_checked(&mut *buf, rules)?;
     frame.set_flag(FrameControl::PROTECTED, false)?;
-    let h = frame.header_len();
-    buf.copy_within(prepared.data.clone(), h);
-    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
-}
-
-/// `finish_decapsulate` moving the MAC header forward over the PN header instead of the
-/// data back: the plaintext MPDU is `buf[PN_HEADER_LEN..][..mpdu_len]`, its data not copied.
-#[inline]
-pub(crate) fn finish_decapsulate_in_headroom<const NONCE: usize>(
-    buf: &mut [u8],
-    rules: Rules,
-    prepared: &Prepared<NONCE>,
-    peeked: Peeked,
-) -> Result<Decapsulated> {
-    let mut frame = Frame::new_checked(&mut *buf, rules)?;
-    frame.set_flag(FrameControl::PROTECTED, false)?;
-    let h = frame.header_len();
-    buf.copy_within(..h, PN_HEADER_LEN);
-    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
-}
-
-/// `finish_decapsulate` for a buffer holding the MPDU without its PN header (MAC header,
-/// then data and MIC: a receiver that parsed the received octets left it out when it copied
-/// them in): only Protected is cleared, nothing moves. The plaintext MPDU is
-/// `buf[..mpdu_len]`.
-#[inline]
-pub(crate) fn finish_decapsulate_without_pn_header<const NONCE: usize>(
-    buf: &mut [u8],
-    rules: Rules,
-    prepared: &Prepared<NONCE>,
-    peeked: Peeked,
-) -> Result<Decapsulated> {
-    Frame::new_checked(&mut *buf, rules)?.set_flag(FrameControl::PROTECTED, false)?;
-    let h = prepared.data.start - PN_HEADER_LEN;
+    let h = match gap {
+        Gap::None => prepared.data.start - PN_HEADER_LEN,
+        _ => frame.header_len(),
+    };
+    match gap {
+        Gap::DataBack => buf.copy_within(prepared.data.clone(), h),
+        Gap::HeaderForward => buf.copy_within(..h, PN_HEADER_LEN),
+        Gap::None => {}
+    }
     Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
