@@ -126,6 +126,7 @@ class Testbed:
         return None
 
     def release_error(self) -> dict | None:
+        """The medium's release error since the last call (None: no emulated medium)."""
         return None
 
     def describe(self) -> dict:
@@ -208,7 +209,7 @@ class WlanTestbed(Testbed):
             argv += ["--topology", config["topology"]]
         if config.get("signal") == "poor":
             argv.append("--poor-signal")
-        for option in ("card", "ap_crypto", "ampdu"):
+        for option in ("card", "ap_crypto", "ampdu", "release_spin_us"):
             if config.get(option):
                 argv += [f"--{option.replace('_', '-')}", config[option]]
         subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
@@ -228,8 +229,11 @@ class WlanTestbed(Testbed):
         return self.last_status
 
     def release_error(self) -> dict | None:
+        """The release error of the frames since the last call (or bring-up); a new window starts."""
         try:
-            return self.status().get("release_error")
+            answer = _run([self.wlansec, "wlan", "status", "--name", self.name, "--json", "--reset-release-error"], timeout=10)
+            self.last_status = json.loads(answer)
+            return self.last_status.get("release_error")
         except (TestbedError, json.JSONDecodeError, subprocess.TimeoutExpired):
             return None
 

@@ -132,18 +132,20 @@ def parse_qperf(text: str) -> dict:
     return out
 
 
-def qperf(tb: Testbed, version: int, size: int, seconds: float) -> dict:
-    """qperf tcp_bw and tcp_lat with `size`-byte messages; RTT = 2 × qperf's one-way latency."""
+def qperf(tb: Testbed, version: int, size: int, seconds: float, bandwidth: bool = True) -> dict:
+    """qperf tcp_bw (unless not `bandwidth`) and tcp_lat with `size`-byte messages; RTT = 2 ×
+    qperf's one-way latency."""
+    tests = ["tcp_bw", "tcp_lat"] if bandwidth else ["tcp_lat"]
     server = _server(tb, tb.server, ["qperf", "-lp", str(QPERF_PORT)])
     try:
         done = tb.run(tb.client, ["qperf", "-lp", str(QPERF_PORT), "-t", str(seconds), "-m", str(size),
-                                  tb.server.addr(version), "tcp_bw", "tcp_lat"], timeout=4 * seconds + 30)
+                                  tb.server.addr(version), *tests], timeout=2 * len(tests) * seconds + 30)
     finally:
         _stop(server)
     result = parse_qperf(done.stdout)
-    if "tcp_bw_mbps" not in result or "tcp_lat_ms" not in result:
+    if any(f"{t}_{'mbps' if t == 'tcp_bw' else 'ms'}" not in result for t in tests):
         raise TrafficError(f"qperf: {(done.stderr or done.stdout).strip()[:200]}")
-    return {"tcp_bw_mbps": result["tcp_bw_mbps"], "rtt_ms": 2 * result["tcp_lat_ms"]}
+    return {**({"tcp_bw_mbps": result["tcp_bw_mbps"]} if bandwidth else {}), "rtt_ms": 2 * result["tcp_lat_ms"]}
 
 
 def video(tb: Testbed, version: int, profile: str, seconds: float) -> dict:

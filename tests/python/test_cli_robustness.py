@@ -59,6 +59,7 @@ CASES = [
     (["wlan", "down", "--name", "../../etc"], 2, "WLAN name"),
     (["wlan", "up", "--name", "x", "--fragment-threshold", "99999"], 2, "--fragment-threshold"),
     (["wlan", "up", "--name", "x", "--pmf", "sometimes"], 2, "--pmf"),
+    (["wlan", "up", "--name", "x", "--release-spin-us", "5000"], 2, "--release-spin-us"),
 ]
 
 

@@ -412,3 +412,24 @@ def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     meta = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**meta, "experiments": ["video", "hardware"]}))
     assert publish.missing(out) == ["hardware: no raw/hardware.json", "video: 17 of 18 runs"]
+
+
+def test_floor_runs_needed_follows_the_normal_approximation():
+    from wlansec_lab.floor import runs_needed
+    # 2·((z.975 + z.80)·σ/δ)², z.975 = 1.959964, z.80 = 0.841621, δ = 0.19 ms, worked by hand:
+    assert runs_needed(0.1) == 5      # 2·(2.801585·0.1/0.19)² = 4.35
+    assert runs_needed(0.3) == 40     # 2·(2.801585·0.3/0.19)² = 39.1
+    assert runs_needed(0.02) == 2     # below two runs a spread cannot be estimated
+
+
+def test_floor_summary_keeps_the_conditions_order_and_each_runs_spread():
+    from wlansec_lab.floor import summarize
+    runs = [{"condition": c, "rtt_ms": rtt, "loadavg": (l, 0, 0), "release_error": {"median_us": m, "p99_us": p}}
+            for c, rtt, l, m, p in [("b", 1.0, 0.1, 1, 9), ("a", 2.0, 0.2, 5, 50), ("b", 1.2, 0.3, 3, 7), ("a", 2.0, 0.1, 5, 40)]]
+    rows = summarize(runs, ["a", "b", "c"])
+    assert [r["condition"] for r in rows] == ["a", "b"]
+    a, b = rows
+    assert (a["rtt_mean_ms"], a["rtt_std_ms"]) == (2.0, 0.0)
+    assert b["rtt_mean_ms"] == pytest.approx(1.1) and b["rtt_std_ms"] == pytest.approx(0.141421, rel=1e-5)
+    # per condition: the median over its runs of each run's release-error median and p99
+    assert b["release_median_us"] == 2 and b["release_p99_us"] == 8 and b["loadavg1"] == [0.1, 0.3]

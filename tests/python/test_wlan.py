@@ -133,6 +133,25 @@ def test_ping_and_tcp_over_ipv4_and_ipv6(make_wlan, mode, passphrase):
     assert s["release_error"]["frames"] > 0 and s["release_error"]["p99_us"] >= s["release_error"]["median_us"]
 
 
+def test_release_spin_carries_traffic_and_status_starts_release_error_windows(make_wlan):
+    """`--release-spin-us` (busy-wait before each release) changes when frames leave, not
+    what leaves; `status --reset-release-error` answers for the frames since the last reset,
+    so the lab gets one release-error window per run (the floor's timing: wlansec_lab.floor)."""
+    w = make_wlan("wtspin", "--security", "ccmp", "--passphrase", PASSPHRASE, "--release-spin-us", "200")
+    def window() -> int:
+        answer = wlansec("wlan", "status", "--name", w.name, "--json", "--reset-release-error").stdout
+        return json.loads(answer)["release_error"]["frames"]
+
+    window()  # the handshakes' and beacons' since `up`
+    ping(w, "sta1", "sta2", "ipv4")
+    # 3 echo requests and 3 replies, each over two hops: at least 12 releases in this window,
+    # and the next window (a moment later: a beacon or two at most) holds none of them.
+    assert window() >= 12
+    assert window() < 12
+    tcp(w, "sta1", "sta2", "ipv4")
+    assert status(w.name)["nodes"][0]["counters"]["dropped_integrity"] == 0
+
+
 PMF_RUNS = [("ccmp", "optional"), ("ccmp", "required"), ("enhanced:4", "optional"), ("enhanced:4", "required"),
             ("tkip", "optional"), ("wep", "optional"), ("open", "optional")]
 

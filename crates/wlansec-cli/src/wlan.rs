@@ -127,6 +127,11 @@ pub struct UpArgs {
     /// Write every frame's intended and actual release time (CSV).
     #[arg(long)]
     release_log: Option<PathBuf>,
+    /// Busy-wait the last US microseconds before each frame's release instead of sleeping
+    /// through them (0..=1000; 0: the timer alone). Costs up to US of CPU per released frame;
+    /// buys releases on time where timer wake-ups are late (virtual machines).
+    #[arg(long, value_name = "US", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    release_spin_us: u32,
     /// Frames each sender may queue before new ones are dropped.
     #[arg(long, default_value_t = 128)]
     queue: usize,
@@ -372,6 +377,10 @@ pub struct StatusArgs {
     name: NameArg,
     #[arg(long)]
     json: bool,
+    /// Then start a new release-error window (the release error covers the frames released
+    /// since the last reset, else since `up`): one window per measurement run.
+    #[arg(long)]
+    reset_release_error: bool,
 }
 
 #[derive(ClapArgs)]
@@ -504,6 +513,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         fragment_threshold: args.fragment_threshold,
         gtk_rekey: args.gtk_rekey.unwrap_or(0),
         pmf: args.pmf.unwrap_or_default().to_string(),
+        release_spin_us: args.release_spin_us,
     };
     create_state_dir(&name)?;
     write_private(&config_path(&name), serde_json::to_string_pretty(&config)?.as_bytes())?;
@@ -628,7 +638,8 @@ fn print_summary(name: &str) -> Result<()> {
 }
 
 fn status(args: StatusArgs) -> Result<ExitCode> {
-    let answer = control(&args.name.name, "status")?;
+    let command = if args.reset_release_error { "status reset-release-error" } else { "status" };
+    let answer = control(&args.name.name, command)?;
     if args.json {
         println!("{answer}");
         return Ok(ExitCode::SUCCESS);
