@@ -441,14 +441,72 @@ def tcp_section(out: Path, ctx: dict) -> str:
                     "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows) +
             f"\n\nn: runs per point after the warm-up (the study: 40). Costs: Welch's t-test against open at the same IP "
             "version and size, its 95 % CI, t and two-sided p (“significant” means p < 0.05). Release error: the emulated "
-            "medium's intended vs actual frame release time, p99 within a run, median over the point's runs. "
+            "medium's intended vs actual frame release time, " + ctx.setdefault("release_window", _release_window(data)) +
+            ", median over the point's runs. "
             f"Published ({pub.LI_KOLAHI}), Fedora 12, 40 runs per point: {ranges}. WPA2 cost: "
             f"{pub.TCP_WPA2_COST['fedora'][0]} Mbit/s and +{pub.TCP_WPA2_COST['fedora'][1]} ms (Fedora 12), "
             f"{pub.TCP_WPA2_COST['windows'][0]} Mbit/s and +{pub.TCP_WPA2_COST['windows'][1]} ms (Windows 7); per size, where its "
             "text names the size: " + ", ".join(f"{'−' if m == 'throughput' else '+'}{v:g} {'Mbit/s' if m == 'throughput' else 'ms'} "
                                                  f"at {s} B IPv{ip}" for (m, ip, s), v in pub.tcp_wpa2_cost_points().items()) +
             ". Their tool was netperf (one million packets per run); ours are iperf3 (`-l` write size, first second omitted) "
-            "and qperf (`-m` message size).")
+            "and qperf (`-m` message size).\n\n" + medium_floor_text(ctx.setdefault("medium_floor", medium_floor())))
+
+
+def _release_window(data: dict) -> str:
+    """What a run's release error covers: the run alone, or (runs recorded before per-run
+    windows) the medium's last 2^20 releases at the run's end, earlier runs' among them."""
+    runs = [r for r in data.get("runs", []) if r.get("release_error")]
+    if runs and all(r.get("release_error_window") == "run" for r in runs):
+        return "p99 within a run"
+    return ("p99 over the medium's last 2^20 releases when the run ended (this run predates per-run windows, so a run's "
+            "figure also holds earlier runs' releases of the same configuration)")
+
+
+#: The medium's RTT floor by release mode, load and idle state (`python -m wlansec_lab.floor`).
+MEDIUM_FLOOR_RUN = ROOT / "docs" / "results" / "2026-11-26-medium-floor"
+
+
+def medium_floor(run: Path = MEDIUM_FLOOR_RUN) -> dict | None:
+    """The floor measurement's JSON, or None where it was not run."""
+    path = run / "floor.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def medium_floor_text(floor: dict | None) -> str:
+    """The floor table and what it says about the RTT spread the TCP table shows."""
+    if floor is None:
+        return "The medium's RTT floor was not measured (`python -m wlansec_lab.floor`)."
+    rows = [[r["condition"], r["runs"], _f(r["rtt_mean_ms"], "{:.3f}"), _f(r["rtt_std_ms"], "{:.3f}"),
+             _f(r["release_median_us"], "{:.1f}"), _f(r["release_p99_us"], "{:.1f}"),
+             f"{r['loadavg1'][0]:.1f}–{r['loadavg1'][1]:.1f}", r["runs_for_0_19_ms"]] for r in floor["rows"]]
+    m = floor["machine"]
+    return (f"The medium's floor (`python -m wlansec_lab.floor`, {m['cpu']}, {m['date']}, commit {floor['commit'][:10]}): "
+            f"one open-network RTT point ({floor['size']} B, qperf tcp_lat {floor['seconds']:g} s per run, "
+            f"{floor['network']['phy']}) per machine state, the states rotated per round; release error over each run "
+            "alone; runs for 0.19 ms: per configuration, Welch two-sided 95 % with 80 % power.\n\n" +
+            _table(["condition", "runs", "RTT ms", "std ms", "release err median µs", "release err p99 µs", "load avg",
+                    "runs for 0.19 ms"], rows))
+
+
+def medium_floor_reading(floor: dict | None) -> str | None:
+    """What the floor measurement says, in one sentence per finding, from its rows."""
+    if floor is None:
+        return None
+    rows = {r["condition"]: r for r in floor["rows"]}
+    spin = next((c.split(" · ")[0] for c in rows if c.startswith("spin")), None)
+    timer_idle, timer_loaded = rows.get("timer · idle"), rows.get("timer · loaded")
+    spin_idle = rows.get(f"{spin} · idle") if spin else None
+    if not (timer_idle and timer_loaded and spin_idle):
+        return None
+    best = min(rows.values(), key=lambda r: r["rtt_std_ms"])
+    return (f"The medium's RTT floor ({floor['machine']['cpu']}, {floor['size']} B, open): on an idle machine an RTT point "
+            f"spreads by {timer_idle['rtt_std_ms']:.3f} ms (std over {timer_idle['runs']} runs) with the timer release "
+            f"(release error median {timer_idle['release_median_us']:.1f} µs, p99 {timer_idle['release_p99_us']:.1f}) and "
+            f"{spin_idle['rtt_std_ms']:.3f} ms when the emulator busy-waits the last {floor['spin_us']} µs "
+            f"({spin_idle['release_median_us']:.1f} / {spin_idle['release_p99_us']:.1f} µs); with a busy loop on every core "
+            f"it is {timer_loaded['rtt_std_ms']:.3f} ms. The lowest, {best['rtt_std_ms']:.3f} ms ({best['condition']}), "
+            f"resolves 0.19 ms with {best['runs_for_0_19_ms']} runs per configuration; the loaded machine needs "
+            f"{timer_loaded['runs_for_0_19_ms']}.")
 
 
 def _release_error_correlation(data: dict) -> tuple[float, float, int] | None:
@@ -1421,11 +1479,14 @@ def summary_section(out: Path, ctx: dict) -> str:
     corr = ctx.get("tcp_release_vs_rtt")
     errs = ctx.get("release_error_p99") or {}
     if any(errs.values()):
-        limits.append("- The emulator's frame-release error (intended vs actual release time, p99 within a run, median per point): " +
+        window = ctx.get("release_window", "p99 within a run")
+        limits.append(f"- The emulator's frame-release error (intended vs actual release time, {window}, median per point): " +
                       "; ".join(f"{name} {min(x):.0f}–{max(x):.0f} µs" for name, x in errs.items() if x) +
-                      (f". Within a point, a run's RTT follows its release error: Pearson r = {corr[0]:.2f} ({sig.p_text(corr[1])}, "
-                       f"{corr[2]} `hw` runs), so part of the RTT spread is the emulator's timing, not the air" if corr else "") +
+                      (f". A run's RTT and its release error: Pearson r = {corr[0]:.2f} ({sig.p_text(corr[1])}, "
+                       f"{corr[2]} `hw` runs)" if corr else "") +
                       "; the video differences read above are of the same order.")
+    if (floor := medium_floor_reading(ctx.get("medium_floor"))):
+        limits.append(f"- {floor}")
     limits += ["- The card models bracket the study's card: `hw` (crypto inline, only the octets on the air) and `mcu:88` (the "
                "2008 chip's CPU, which cannot keep up); the clock that gives the study's ×2 comes from an n = 1 sweep outside this run.",
                "- “Energy” in the cipher figures is the study's model V × I × t, so every energy ratio is a time ratio; no power "

@@ -471,6 +471,7 @@ def measure_point(ctx: Context, e: Experiment, rnd: int, point: dict, seed: int)
             record["metrics"] = e.measure(ctx, point)
             record["seconds"] = time.monotonic() - started
             record["release_error"] = ctx.testbed.release_error()
+            record["release_error_window"] = "run"
         except Exception as err:  # one failed run is recorded, the matrix goes on
             record["error"] = f"{type(err).__name__}: {err}"
             ctx.testbed.down()  # on a fresh WLAN: the failure may have left this one broken
