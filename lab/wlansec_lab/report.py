@@ -488,25 +488,22 @@ def medium_floor_text(floor: dict | None) -> str:
                     "runs for 0.19 ms"], rows))
 
 
-def medium_floor_reading(floor: dict | None) -> str | None:
-    """What the floor measurement says, in one sentence per finding, from its rows."""
+def medium_floor_line(floor: dict | None) -> str | None:
+    """The README's bullet on the medium's floor."""
     if floor is None:
         return None
     rows = {r["condition"]: r for r in floor["rows"]}
     spin = next((c.split(" · ")[0] for c in rows if c.startswith("spin")), None)
-    timer_idle, timer_loaded = rows.get("timer · idle"), rows.get("timer · loaded")
-    spin_idle = rows.get(f"{spin} · idle") if spin else None
-    if not (timer_idle and timer_loaded and spin_idle):
+    cells = [rows.get(c) for c in ("timer · idle", f"{spin} · idle", "timer · loaded")]
+    if not all(cells):
         return None
-    best = min(rows.values(), key=lambda r: r["rtt_std_ms"])
-    return (f"The medium's RTT floor ({floor['machine']['cpu']}, {floor['size']} B, open): on an idle machine an RTT point "
-            f"spreads by {timer_idle['rtt_std_ms']:.3f} ms (std over {timer_idle['runs']} runs) with the timer release "
-            f"(release error median {timer_idle['release_median_us']:.1f} µs, p99 {timer_idle['release_p99_us']:.1f}) and "
-            f"{spin_idle['rtt_std_ms']:.3f} ms when the emulator busy-waits the last {floor['spin_us']} µs "
-            f"({spin_idle['release_median_us']:.1f} / {spin_idle['release_p99_us']:.1f} µs); with a busy loop on every core "
-            f"it is {timer_loaded['rtt_std_ms']:.3f} ms. The lowest, {best['rtt_std_ms']:.3f} ms ({best['condition']}), "
-            f"resolves 0.19 ms with {best['runs_for_0_19_ms']} runs per configuration; the loaded machine needs "
-            f"{timer_loaded['runs_for_0_19_ms']}.")
+    timer, spun, loaded = cells
+    return (f"*Medium floor* (`python -m wlansec_lab.floor`, {floor['machine']['cpu']}, open, {floor['size']} B, "
+            f"{timer['runs']} runs per condition): RTT std {timer['rtt_std_ms']:.3f} ms on an idle machine with the timer "
+            f"release (release error median {timer['release_median_us']:.1f} µs), {spun['rtt_std_ms']:.3f} ms busy-waiting "
+            f"the last {floor['spin_us']} µs ({spun['release_median_us']:.1f} µs), {loaded['rtt_std_ms']:.3f} ms with a busy "
+            f"loop on every core; 0.19 ms is resolved at 95 % with 80 % power by {spun['runs_for_0_19_ms']} runs per "
+            f"configuration idle, {loaded['runs_for_0_19_ms']} loaded.")
 
 
 def _release_error_correlation(data: dict) -> tuple[float, float, int] | None:
@@ -1407,6 +1404,8 @@ def readme_lines(ctx: dict) -> list[str]:
                      (f"significant at {sum(d.significant for d in drs)} of {len(drs)}" if any(d.significant for d in drs) else
                       f"**not significant at 95 %** at any of the {len(drs)}") +
                      " (the study: 2.8–3 Mbit/s and 0.18–0.20 ms).")
+    if (floor := medium_floor_line(ctx.get("medium_floor"))):
+        lines.append(floor)
     files = ctx.get("files")
     if files and files["over_open"]:
         parts = []
@@ -1485,8 +1484,6 @@ def summary_section(out: Path, ctx: dict) -> str:
                       (f". A run's RTT and its release error: Pearson r = {corr[0]:.2f} ({sig.p_text(corr[1])}, "
                        f"{corr[2]} `hw` runs)" if corr else "") +
                       "; the video differences read above are of the same order.")
-    if (floor := medium_floor_reading(ctx.get("medium_floor"))):
-        limits.append(f"- {floor}")
     limits += ["- The card models bracket the study's card: `hw` (crypto inline, only the octets on the air) and `mcu:88` (the "
                "2008 chip's CPU, which cannot keep up); the clock that gives the study's ×2 comes from an n = 1 sweep outside this run.",
                "- “Energy” in the cipher figures is the study's model V × I × t, so every energy ratio is a time ratio; no power "
