@@ -235,8 +235,11 @@ impl std::io::Read for Trickle<'_> {
     }
 }
 
-/// What reading `file` gives: each packet (time, link type, octets) and the error ending it.
-fn read_whole(file: &[u8]) -> (Vec<(u64, LinkType, Vec<u8>)>, Option<Error>) {
+/// Each packet read (time, link type, octets), and the error that ended the reading.
+type ReadOut = (Vec<(u64, LinkType, Vec<u8>)>, Option<Error>);
+
+/// What reading `file` whole gives.
+fn read_whole(file: &[u8]) -> ReadOut {
     let mut packets = Vec::new();
     let mut error = None;
     match Reader::new(file) {
@@ -256,7 +259,7 @@ fn collect(reader: &mut Reader<'_>, packets: &mut Vec<(u64, LinkType, Vec<u8>)>,
 }
 
 /// The same, through a [`Stream`] fed `step` octets per read.
-fn read_streamed(file: &[u8], step: usize) -> (Vec<(u64, LinkType, Vec<u8>)>, Option<Error>) {
+fn read_streamed(file: &[u8], step: usize) -> ReadOut {
     let mut packets = Vec::new();
     let mut error = None;
     let opened: core::result::Result<Stream<_>, StreamError> = Stream::open(Trickle { bytes: file, step });
