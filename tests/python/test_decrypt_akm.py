@@ -21,6 +21,7 @@ import hmac
 import struct
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from Crypto.Hash import CMAC
@@ -39,48 +40,69 @@ pytestmark = pytest.mark.skipif(
 PMK = bytes(range(0x40, 0x60))
 PMK_384 = bytes(range(0x40, 0x70))
 
-# AKM: (suite, PMK given or None for the passphrase, KDF hash, KCK length, MIC, MIC length, FT)
-AKMS = {
-    "psk": ("ccmp128", None, "sha1", 16, "hmac-sha1", 16, False),
-    "psk-sha256": ("ccmp128", None, "sha256", 16, "cmac", 16, False),
-    "ft-psk": ("ccmp128", None, "sha256", 16, "cmac", 16, True),
-    "802.1x": ("ccmp128", PMK, "sha1", 16, "hmac-sha1", 16, False),
-    "802.1x-sha256": ("gcmp128", PMK, "sha256", 16, "cmac", 16, False),
-    "ft-802.1x": ("ccmp256", PMK, "sha256", 16, "cmac", 16, True),
-    "ft-802.1x-sha384": ("gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, True),
-    "sae": ("ccmp128", PMK, "sha256", 16, "cmac", 16, False),
-    "ft-sae": ("ccmp128", PMK, "sha256", 16, "cmac", 16, True),
-    "owe": ("ccmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
-    "suite-b": ("gcmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
-    "suite-b-192": ("gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, False),
-}
+class Akm(NamedTuple):
+    """One AKM's capture and key hierarchy: the one table both parametrised tests read."""
+    name: str
+    suite: str
+    pmk: bytes | None  # given with --pmk, or None: derived from the passphrase
+    hash: str  # the PRF's (sha1) or KDF's hash
+    kck_len: int
+    mic: str
+    mic_len: int
+    ft: bool
+
+    @property
+    def wlansec_keys(self) -> list[str]:
+        return ["--pmk", self.pmk.hex()] if self.pmk else ["-e", SSID, "-p", PASSPHRASE]
+
+    @property
+    def tshark_key(self) -> tuple[str, str]:
+        return ("wpa-psk", self.pmk.hex()) if self.pmk else ("wpa-pwd", f"{PASSPHRASE}:{SSID}")
+
+    @property
+    def tk_len(self) -> int:
+        return 16 if self.suite in ("ccmp128", "gcmp128") else 32
 
 
-def synth(tmp, akm, stations=2):
-    suite, pmk = AKMS[akm][:2]
-    cap, plain = tmp / f"{akm}.pcap", tmp / f"{akm}-plain.pcap"
-    keys = ["--pmk", pmk.hex()] if pmk else []
+AKMS = [
+    Akm("psk", "ccmp128", None, "sha1", 16, "hmac-sha1", 16, False),
+    Akm("psk-sha256", "ccmp128", None, "sha256", 16, "cmac", 16, False),
+    Akm("ft-psk", "ccmp128", None, "sha256", 16, "cmac", 16, True),
+    Akm("802.1x", "ccmp128", PMK, "sha1", 16, "hmac-sha1", 16, False),
+    Akm("802.1x-sha256", "gcmp128", PMK, "sha256", 16, "cmac", 16, False),
+    Akm("ft-802.1x", "ccmp256", PMK, "sha256", 16, "cmac", 16, True),
+    Akm("ft-802.1x-sha384", "gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, True),
+    Akm("sae", "ccmp128", PMK, "sha256", 16, "cmac", 16, False),
+    Akm("ft-sae", "ccmp128", PMK, "sha256", 16, "cmac", 16, True),
+    Akm("owe", "ccmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
+    Akm("suite-b", "gcmp128", PMK, "sha256", 16, "hmac-sha256", 16, False),
+    Akm("suite-b-192", "gcmp256", PMK_384, "sha384", 24, "hmac-sha384", 24, False),
+]
+each_akm = pytest.mark.parametrize("akm", AKMS, ids=lambda a: a.name)
+BY_NAME = {a.name: a for a in AKMS}
+
+
+def synth(tmp, akm: Akm, stations=2):
+    cap, plain = tmp / f"{akm.name}.pcap", tmp / f"{akm.name}-plain.pcap"
+    keys = ["--pmk", akm.pmk.hex()] if akm.pmk else []
     subprocess.run(
-        [WLANSEC, "synth", "-o", cap, "--plain", plain, "-e", SSID, "-p", PASSPHRASE, "--akm", akm,
-         "--suite", suite, *keys, "--stations", str(stations), "--frames", "150", "--rekey",
+        [WLANSEC, "synth", "-o", cap, "--plain", plain, "-e", SSID, "-p", PASSPHRASE, "--akm", akm.name,
+         "--suite", akm.suite, *keys, "--stations", str(stations), "--frames", "150", "--rekey",
          "--fragment-every", "4", "--seed", "24"],
         check=True, capture_output=True,
     )
     return cap, read_pcap(plain)[1]
 
 
-@pytest.mark.parametrize("akm", list(AKMS))
+@each_akm
 def test_each_akm_decrypts_as_tshark_does(tmp_path, akm):
     cap, plain = synth(tmp_path, akm)
-    pmk = AKMS[akm][1]
     stations = stations_of(cap)
     expected = without_wds(plain, stations)
-    if AKMS[akm][3] == 24:
+    if akm.kck_len == 24:
         expected = pairwise_only(expected, stations)
-    theirs = tshark(cap, "wpa-psk", pmk.hex()) if pmk else tshark(cap, "wpa-pwd", f"{PASSPHRASE}:{SSID}")
-    assert theirs == expected
-    keys = ["--pmk", pmk.hex()] if pmk else ["-e", SSID, "-p", PASSPHRASE]
-    run, frames = ours(cap, *keys)
+    assert tshark(cap, *akm.tshark_key) == expected
+    run, frames = ours(cap, *akm.wlansec_keys)
     assert without_eapol(frames) == plain
     assert "Number of verified handshakes" in run.stdout
 
@@ -136,19 +158,18 @@ def ft_pmk_r1(xxkey, hash_name, ssid, key_data, spa, fte_mic_len):
     return kdf(hash_name, r0_key_data[:q], b"FT-R1", r1kh + spa, q)
 
 
-@pytest.mark.parametrize("akm", list(AKMS))
+@each_akm
 def test_message_2_mic_recomputed_independently(tmp_path, akm):
     cap, _ = synth(tmp_path, akm, stations=1)
-    suite, pmk, hash_name, kck_len, mic_kind, mic_len, ft = AKMS[akm]
+    pmk, hash_name, kck_len, mic_kind, mic_len = akm.pmk, akm.hash, akm.kck_len, akm.mic, akm.mic_len
     if pmk is None:
         pmk = hashlib.pbkdf2_hmac("sha1", PASSPHRASE.encode(), SSID.encode(), 4096, 32)
     msgs = eapol_messages(cap)
     (_, aa, m1), (_, spa, m2) = msgs[0], msgs[1]
     anonce, snonce = m1[17:49], m2[17:49]
     key_data = m2[81 + mic_len + 2 :]
-    tk_len = 16 if suite in ("ccmp128", "gcmp128") else 32
-    length = kck_len + (32 if kck_len == 24 else 16) + tk_len
-    if ft:
+    length = kck_len + (32 if kck_len == 24 else 16) + akm.tk_len
+    if akm.ft:
         pmk_r1 = ft_pmk_r1(pmk, hash_name, SSID.encode(), key_data, spa, mic_len)
         ptk = kdf(hash_name, pmk_r1, b"FT-PTK", snonce + anonce + aa + spa, length)
     else:
@@ -160,9 +181,9 @@ def test_message_2_mic_recomputed_independently(tmp_path, akm):
         mic = CMAC.new(kck, zeroed, ciphermod=AES).digest()
     else:
         mic = hmac.new(kck, zeroed, mic_kind.split("-")[1]).digest()[:mic_len]
-    assert mic == m2[81 : 81 + mic_len], akm
+    assert mic == m2[81 : 81 + mic_len], akm.name
     version = struct.unpack_from(">H", m2, 5)[0] & 7
-    assert version == {"hmac-sha1": 2, "cmac": 0 if "sae" in akm else 3}.get(mic_kind, 0), "key descriptor version"
+    assert version == {"hmac-sha1": 2, "cmac": 0 if "sae" in akm.name else 3}.get(mic_kind, 0), "key descriptor version"
 
 
 def test_extended_key_id_keeps_both_ptks(tmp_path):
@@ -191,7 +212,7 @@ def test_extended_key_id_keeps_both_ptks(tmp_path):
 # --- the errors ------------------------------------------------------------------------------
 
 def test_sae_with_a_passphrase_asks_for_the_pmk(tmp_path):
-    cap, _ = synth(tmp_path, "sae")
+    cap, _ = synth(tmp_path, BY_NAME["sae"])
     run, _ = ours(cap, "-e", SSID, "-p", PASSPHRASE, check=False)
     assert run.returncode == 1
     assert "SAE" in run.stderr and "cannot derive" in run.stderr and "--pmk" in run.stderr, run.stderr
@@ -199,7 +220,7 @@ def test_sae_with_a_passphrase_asks_for_the_pmk(tmp_path):
 
 def test_an_akm_without_a_key_hierarchy_is_named(tmp_path):
     """A PSK capture whose RSN elements say FILS-SHA256 (00-0F-AC:14)."""
-    cap, _ = synth(tmp_path, "psk")
+    cap, _ = synth(tmp_path, BY_NAME["psk"])
     link, packets = read_pcap(cap)
     fils = [p.replace(bytes.fromhex("0100000fac02"), bytes.fromhex("0100000fac0e")) for p in packets]
     write_pcap(tmp_path / "fils.pcap", link, fils)

@@ -41,9 +41,12 @@ enum Command {
     Vectors(vectors::Args),
     /// Run every published test vector and print a table.
     Selftest(selftest::Args),
-    /// Decrypt a capture (airdecap-ng style): passphrase, PMK, TK or WEP key. Exit status 0:
-    /// decrypted; 1: refused (no handshake, wrong key, no 802.11 frames); 2: bad arguments;
-    /// 3: a damaged record ended the capture early, the frames before it are written.
+    /// Decrypt a capture (airdecap-ng style): passphrase, PMK, TK or WEP key. One pass in
+    /// capture order, for a file as for a pipe: a protected frame that comes before its
+    /// station's handshake (or group key) is not decrypted; it is counted as not written
+    /// (no_pairwise_key / no_group_key). Exit status 0: decrypted; 1: refused (no handshake,
+    /// wrong key, no 802.11 frames); 2: bad arguments; 3: a damaged record ended the capture
+    /// early, the frames before it are written.
     Decrypt(decrypt::Args),
     /// Write a realistic protected capture carrying given or generated Ethernet frames.
     Synth(synth::Args),

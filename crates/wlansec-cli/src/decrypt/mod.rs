@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use wlansec_core::capture::{CaptureError, Format, LinkType, Reader, Writer};
+use wlansec_core::capture::{CaptureError, Format, LinkType, Reader, Stream, Writer};
 use wlansec_core::decrypt::{Decryptor, OutputForm};
 use wlansec_core::error::Error;
 use wlansec_core::rsn::{Akm, AkmKeys};
@@ -30,7 +30,8 @@ use crate::usage::usage;
 #[derive(clap::Args)]
 pub struct Args {
     /// The capture to decrypt (pcap or pcapng; 802.11, radiotap, PPI, Prism or AVS link
-    /// type); `-`: standard input (read whole, so a pipe works).
+    /// type); `-`: standard input, decrypted as it arrives in bounded memory (a live capture
+    /// can be piped in: `tcpdump -w - … | wlansec decrypt - -o - …`).
     input: PathBuf,
     /// Where to write the decrypted frames (default: INPUT with `-dec` before the extension);
     /// `-`: standard output (the summary table then goes to stderr).
@@ -63,8 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?;
 
     let stdin = args.input.as_os_str() == "-";
-    let bytes = CaptureBytes::open(&args.input)?;
-    let bytes: &[u8] = &bytes;
+    let mut input = Input::open(&args.input)?;
     let output = match (&args.output, stdin) {
         (Some(output), _) => output.clone(),
         (None, false) => default_output(&args.input),
@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     summary::TABLE_ON_STDERR.store(to_stdout, std::sync::atomic::Ordering::Relaxed);
     let link = if args.keep_80211 { LinkType::Ieee80211 } else { LinkType::Ethernet };
     let out_file = if to_stdout { None } else { Some(AtomicFile::create(&output, &[&args.input])?) };
-    if let (Some(file), false) = (&out_file, stdin) {
+    if let (Some(file), Input::Mapped(_)) = (&out_file, &input) {
         sigbus::guard(&args.input, file.temporary_path());
     }
     let sink: Box<dyn Write> = match &out_file {
@@ -89,50 +89,54 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => Box::new(std::io::stdout().lock()),
     };
     // The output keeps the input's file format (its default name keeps its extension).
-    let format = match args.format {
-        Some(format) => format.into(),
-        None => Format::detect(bytes).unwrap_or(Format::Pcap),
-    };
+    let format = args.format.map_or(input.format(), Into::into);
     let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, sink), link, format)?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
     let mut wrong_link_type: Option<(u32, u64)> = None;
     let mut file_error = None;
-    // Packets go to the decryptor in windows, so runs of CCMP frames share engine batches.
-    const WINDOW: usize = 64;
-    let mut mpdus: Vec<&[u8]> = Vec::with_capacity(WINDOW);
-    let mut timestamps = Vec::with_capacity(WINDOW);
-    let mut packets = Reader::new(bytes).with_context(|| args.input.display().to_string())?;
-    loop {
-        mpdus.clear();
-        timestamps.clear();
-        for packet in packets.by_ref() {
-            match packet {
-                Ok(p) => match p.mpdu() {
-                    Ok(mpdu) => {
-                        mpdus.push(mpdu);
-                        timestamps.push(p.timestamp_ns);
-                    }
-                    Err(Error::Capture(CaptureError::UnsupportedLinkType(link))) => {
-                        wrong_link_type.get_or_insert((link, 0)).1 += 1;
-                    }
-                    Err(_) => unreadable += 1,
-                },
-                Err(err) => file_error = Some(err),
+    // One pass in capture order, a run of records at a time (a file: all of it; a stream:
+    // what each read brought), written out at the end of each run so a reader downstream
+    // of a pipe sees the frames as they arrive.
+    let mut decrypt_run = |packets: &mut Reader<'_>| -> Result<()> {
+        // Packets go to the decryptor in windows, so runs of CCMP frames share engine batches.
+        const WINDOW: usize = 64;
+        let mut mpdus: Vec<&[u8]> = Vec::with_capacity(WINDOW);
+        let mut timestamps = Vec::with_capacity(WINDOW);
+        loop {
+            mpdus.clear();
+            timestamps.clear();
+            for packet in packets.by_ref() {
+                match packet {
+                    Ok(p) => match p.mpdu() {
+                        Ok(mpdu) => {
+                            mpdus.push(mpdu);
+                            timestamps.push(p.timestamp_ns);
+                        }
+                        Err(Error::Capture(CaptureError::UnsupportedLinkType(link))) => {
+                            wrong_link_type.get_or_insert((link, 0)).1 += 1;
+                        }
+                        Err(_) => unreadable += 1,
+                    },
+                    Err(err) => file_error = Some(err),
+                }
+                if mpdus.len() == WINDOW {
+                    break;
+                }
             }
-            if mpdus.len() == WINDOW {
+            if mpdus.is_empty() {
                 break;
             }
+            let ahead = packets.unread();
+            prefetch(&ahead[..PREFETCH.min(ahead.len())]);
+            decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
         }
-        if mpdus.is_empty() {
-            break;
-        }
-        if let Some(last) = mpdus.last() {
-            let next = last.as_ptr_range().end as usize - bytes.as_ptr() as usize;
-            prefetch(&bytes[next.min(bytes.len())..][..PREFETCH.min(bytes.len().saturating_sub(next))]);
-        }
-        decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
+        Ok(writer.flush()?)
+    };
+    match &mut input {
+        Input::Mapped(map) => decrypt_run(&mut Reader::new(map)?)?,
+        Input::Stream(stream) => stream.for_each_run(decrypt_run)?,
     }
     let stats = decryptor.stats();
     if let Some((link, _)) = wrong_link_type.filter(|_| stats.packets_read == 0) {
@@ -152,9 +156,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     write_summary(&args, &stats, &seen)?;
     eprintln!(
         "wlansec decrypt: {} MB in {:.3} s ({:.0} MB/s) -> {}",
-        bytes.len() / 1_000_000,
+        input.octets_read() / 1_000_000,
         elapsed.as_secs_f64(),
-        bytes.len() as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
+        input.octets_read() as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
         output.display()
     );
     if psk && stats.handshakes == 0 {
@@ -249,36 +253,45 @@ fn prefetch(bytes: &[u8]) {
 /// Exit status of a run that decrypted a capture only up to a damaged record.
 const PARTIAL: u8 = 3;
 
-/// The capture file's bytes: memory-mapped (no copy, no page-by-page allocation), or read
-/// whole when it cannot be mapped (a pipe, an empty file).
-enum CaptureBytes {
+/// The capture: a file memory-mapped whole (no copy, no page-by-page allocation), or a
+/// stream read as it arrives in bounded memory (standard input, a pipe, anything that cannot
+/// be mapped).
+enum Input {
     Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
+    Stream(Stream<Box<dyn Read>>),
 }
 
-impl CaptureBytes {
+impl Input {
     fn open(path: &Path) -> Result<Self> {
-        if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut bytes).context("reading standard input")?;
-            return Ok(CaptureBytes::Read(bytes));
-        }
-        let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        // SAFETY: the map is read-only and only read; a truncation by another process
-        // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
-        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-            Ok(map) if !map.is_empty() => Ok(CaptureBytes::Mapped(map)),
-            _ => Ok(CaptureBytes::Read(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)),
+        let source: Box<dyn Read> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            // SAFETY: the map is read-only and only read; a truncation by another process
+            // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
+            match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+                Ok(map) if !map.is_empty() => {
+                    // The file header, checked before any output is made.
+                    Reader::new(&map).with_context(|| path.display().to_string())?;
+                    return Ok(Input::Mapped(map));
+                }
+                _ => Box::new(file),
+            }
+        };
+        Ok(Input::Stream(Stream::open::<anyhow::Error>(source).with_context(|| path.display().to_string())?))
+    }
+
+    fn format(&self) -> Format {
+        match self {
+            Input::Mapped(map) => Format::detect(map).unwrap_or(Format::Pcap),
+            Input::Stream(stream) => stream.format(),
         }
     }
-}
 
-impl std::ops::Deref for CaptureBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
+    fn octets_read(&self) -> usize {
         match self {
-            CaptureBytes::Mapped(map) => map,
-            CaptureBytes::Read(bytes) => bytes,
+            Input::Mapped(map) => map.len(),
+            Input::Stream(stream) => stream.octets_read(),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! Readers are zero-copy views over a whole file in memory: [`Reader::new`] checks the file
 //! header once, and iteration yields [`Packet`]s whose data borrow the file. A truncated or
 //! corrupt record ends the iteration with one typed error ([`CaptureError`] inside
-//! [`Error::Capture`](crate::error::Error::Capture)), never a panic.
+//! [`Error::Capture`](crate::error::Error::Capture)), never a panic. A [`Stream`] reads a
+//! capture from a pipe in a bounded buffer, handing the same readers a slice at a time.
 //!
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is
 //! stripped when the Flags field says it is present), PPI (192), Prism (119) and AVS (163)
@@ -14,11 +15,14 @@ pub mod pcap;
 pub mod pcapng;
 pub mod pseudo;
 pub mod radiotap;
+mod stream;
+
+pub use stream::Stream;
 
 use std::io::{self, Write};
 
 pub use crate::error::CaptureError;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The link-layer header type of a capture interface (tcpdump.org LINKTYPE_ values).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -111,27 +115,101 @@ impl Format {
     }
 }
 
-/// A reader of either format.
-pub enum Reader<'a> {
+/// A reader of either format, over a whole file or over the part of a stream a [`Stream`]
+/// holds.
+pub struct Reader<'a> {
+    format: FormatReader<'a>,
+    /// The stream offset of the slice's first octet (0 for a whole file): error offsets count
+    /// from the start of the stream.
+    base: usize,
+    /// More of the stream may follow the slice: a record it cuts is then not an error but
+    /// the end of what can be read now (it is read whole from the next slice).
+    more_follows: bool,
+    /// A damaged record ended the reading (the stream is not read further either).
+    failed: bool,
+}
+
+enum FormatReader<'a> {
     Pcap(pcap::Reader<'a>),
     Pcapng(pcapng::Reader<'a>),
 }
 
+/// A [`Reader`]'s state between two slices of a stream: what the headers said.
+#[derive(Clone, Debug)]
+enum Suspended {
+    Pcap(pcap::Layout),
+    Pcapng(pcapng::Section),
+}
+
 impl<'a> Reader<'a> {
     pub fn new(file: &'a [u8]) -> Result<Self> {
-        Ok(match Format::detect(file)? {
-            Format::Pcap => Reader::Pcap(pcap::Reader::new(file)?),
-            Format::Pcapng => Reader::Pcapng(pcapng::Reader::new(file)?),
-        })
+        let format = match Format::detect(file)? {
+            Format::Pcap => FormatReader::Pcap(pcap::Reader::new(file)?),
+            Format::Pcapng => FormatReader::Pcapng(pcapng::Reader::new(file)?),
+        };
+        Ok(Reader { format, base: 0, more_follows: false, failed: false })
+    }
+
+    pub fn format(&self) -> Format {
+        match self.format {
+            FormatReader::Pcap(_) => Format::Pcap,
+            FormatReader::Pcapng(_) => Format::Pcapng,
+        }
+    }
+
+    /// The octets not read yet.
+    pub fn unread(&self) -> &'a [u8] {
+        match &self.format {
+            FormatReader::Pcap(r) => r.unread(),
+            FormatReader::Pcapng(r) => r.unread(),
+        }
+    }
+
+    /// Where the reading stopped: the headers' state and the offset (in the slice) of the
+    /// first record not read; `None` after a damaged record.
+    fn suspend(self) -> Option<(Suspended, usize)> {
+        if self.failed {
+            return None;
+        }
+        match self.format {
+            FormatReader::Pcap(r) => {
+                let (layout, offset) = r.suspend();
+                Some((Suspended::Pcap(layout), offset))
+            }
+            FormatReader::Pcapng(r) => {
+                let (section, offset) = r.suspend();
+                Some((Suspended::Pcapng(section), offset))
+            }
+        }
+    }
+
+    /// Go on reading from `slice`, which starts at stream offset `base` on a record boundary.
+    fn resume(slice: &'a [u8], state: Suspended, base: usize, more_follows: bool) -> Self {
+        let format = match state {
+            Suspended::Pcap(layout) => FormatReader::Pcap(pcap::Reader::resume(slice, layout)),
+            Suspended::Pcapng(section) => FormatReader::Pcapng(pcapng::Reader::resume(slice, section)),
+        };
+        Reader { format, base, more_follows, failed: false }
     }
 }
 
 impl<'a> Iterator for Reader<'a> {
     type Item = Result<Packet<'a>>;
     fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Reader::Pcap(r) => r.next(),
-            Reader::Pcapng(r) => r.next(),
+        let next = match &mut self.format {
+            FormatReader::Pcap(r) => r.next(),
+            FormatReader::Pcapng(r) => r.next(),
+        }?;
+        match next {
+            Err(Error::Capture(e)) if self.more_follows && e.is_truncation() => None,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(match e {
+                    Error::Capture(e) => e.shifted(self.base).into(),
+                    other => other,
+                }))
+            }
+            ok => Some(ok),
         }
     }
 }
@@ -154,6 +232,14 @@ impl<W: Write> Writer<W> {
         match self {
             Writer::Pcap(w) => w.write(timestamp_ns, data),
             Writer::Pcapng(w) => w.write(timestamp_ns, data),
+        }
+    }
+
+    /// Push what was written on to the output (a reader downstream sees it).
+    pub fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Writer::Pcap(w) => w.get_mut().flush(),
+            Writer::Pcapng(w) => w.get_mut().flush(),
         }
     }
 

@@ -21,10 +21,17 @@ pub(crate) fn is_magic(value: u32) -> bool {
 pub struct Reader<'a> {
     file: &'a [u8],
     offset: usize,
+    layout: Layout,
+    failed: bool,
+}
+
+/// What the file header says about every record: the reader's state between the buffers
+/// of a stream ([`super::Stream`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
     endian: Endian,
     nanos: bool,
     link_type: LinkType,
-    failed: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -51,16 +58,33 @@ impl<'a> Reader<'a> {
         Ok(Reader {
             file,
             offset: FILE_HEADER_LEN,
-            endian,
-            nanos: value == MAGIC_NANOS,
-            // The upper 16 bits carry FCS-length flags (rarely set); the link type is below.
-            link_type: LinkType::from_u32(link & 0xffff),
+            layout: Layout {
+                endian,
+                nanos: value == MAGIC_NANOS,
+                // The upper 16 bits carry FCS-length flags (rarely set); the link type is below.
+                link_type: LinkType::from_u32(link & 0xffff),
+            },
             failed: false,
         })
     }
 
     pub fn link_type(&self) -> LinkType {
-        self.link_type
+        self.layout.link_type
+    }
+
+    /// The file's octets not read yet.
+    pub fn unread(&self) -> &'a [u8] {
+        &self.file[self.offset..]
+    }
+
+    /// Where the reading stopped: the layout and the offset of the first record not read.
+    pub(super) fn suspend(self) -> (Layout, usize) {
+        (self.layout, self.offset)
+    }
+
+    /// Go on reading records from `file`, which starts at a record boundary.
+    pub(super) fn resume(file: &'a [u8], layout: Layout) -> Self {
+        Reader { file, offset: 0, layout, failed: false }
     }
 
     fn record(&mut self) -> Result<Packet<'a>> {
@@ -71,7 +95,7 @@ impl<'a> Reader<'a> {
             needed: RECORD_HEADER_LEN,
             got: left,
         })?;
-        let e = self.endian;
+        let e = self.layout.endian;
         let field = |at: usize| e.u32([header[at], header[at + 1], header[at + 2], header[at + 3]]);
         let (sec, frac, incl, orig) = (field(0), field(4), field(8), field(12));
         if incl > MAX_RECORD_LEN {
@@ -84,10 +108,10 @@ impl<'a> Reader<'a> {
             got: left,
         })?;
         self.offset = start + incl as usize;
-        let frac_ns = if self.nanos { u64::from(frac) } else { u64::from(frac) * 1000 };
+        let frac_ns = if self.layout.nanos { u64::from(frac) } else { u64::from(frac) * 1000 };
         Ok(Packet {
             timestamp_ns: u64::from(sec) * 1_000_000_000 + frac_ns,
-            link_type: self.link_type,
+            link_type: self.layout.link_type,
             data,
             orig_len: orig.max(incl),
         })
@@ -142,5 +166,9 @@ impl<W: Write> Writer<W> {
 
     pub fn into_inner(self) -> W {
         self.out
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 }

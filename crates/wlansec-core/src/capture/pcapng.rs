@@ -30,9 +30,16 @@ struct Interface {
 pub struct Reader<'a> {
     file: &'a [u8],
     offset: usize,
+    section: Section,
+    failed: bool,
+}
+
+/// What the current section's header and interface blocks said: the reader's state between
+/// the buffers of a stream ([`super::Stream`]).
+#[derive(Clone, Debug)]
+pub(super) struct Section {
     endian: Endian,
     interfaces: Vec<Interface>,
-    failed: bool,
 }
 
 /// The body of one block, with where it sits in the file for error messages.
@@ -74,9 +81,29 @@ impl<'a> Reader<'a> {
         if u32::from_le_bytes(kind) != SECTION_HEADER_TYPE {
             return Err(CaptureError::BadMagic { magic: u32::from_be_bytes(kind) }.into());
         }
-        let mut reader = Reader { file, offset: 0, endian: Endian::Little, interfaces: Vec::new(), failed: false };
-        reader.endian = reader.section_endian(0)?;
+        let mut reader = Reader {
+            file,
+            offset: 0,
+            section: Section { endian: Endian::Little, interfaces: Vec::new() },
+            failed: false,
+        };
+        reader.section.endian = reader.section_endian(0)?;
         Ok(reader)
+    }
+
+    /// The file's octets not read yet.
+    pub fn unread(&self) -> &'a [u8] {
+        &self.file[self.offset..]
+    }
+
+    /// Where the reading stopped: the section and the offset of the first block not read.
+    pub(super) fn suspend(self) -> (Section, usize) {
+        (self.section, self.offset)
+    }
+
+    /// Go on reading blocks from `file`, which starts at a block boundary.
+    pub(super) fn resume(file: &'a [u8], section: Section) -> Self {
+        Reader { file, offset: 0, section, failed: false }
     }
 
     /// `N` octets at `offset` inside the block starting at `at`, or `TruncatedRecord`.
@@ -105,10 +132,10 @@ impl<'a> Reader<'a> {
             let at = self.offset;
             let raw_kind = self.block_bytes::<4>(at, at)?;
             if u32::from_le_bytes(raw_kind) == SECTION_HEADER_TYPE {
-                self.endian = self.section_endian(at)?;
-                self.interfaces.clear();
+                self.section.endian = self.section_endian(at)?;
+                self.section.interfaces.clear();
             }
-            let e = self.endian;
+            let e = self.section.endian;
             let kind = e.u32(raw_kind);
             let total = e.u32(self.block_bytes(at, at + 4)?);
             if total < 12 || !total.is_multiple_of(4) || total > MAX_BLOCK_LEN {
@@ -127,7 +154,10 @@ impl<'a> Reader<'a> {
             self.offset = end;
             let block = Block { at, kind, body: &block[BLOCK_HEADER_LEN..total as usize - 4] };
             match kind {
-                INTERFACE_DESCRIPTION_TYPE => self.interfaces.push(self.interface(block)?),
+                INTERFACE_DESCRIPTION_TYPE => {
+                    let interface = self.interface(block)?;
+                    self.section.interfaces.push(interface)
+                }
                 ENHANCED_PACKET_TYPE => return self.enhanced_packet(block).map(Some),
                 SIMPLE_PACKET_TYPE => return self.simple_packet(block).map(Some),
                 _ => {}
@@ -137,7 +167,7 @@ impl<'a> Reader<'a> {
     }
 
     fn interface(&self, block: Block<'a>) -> Result<Interface> {
-        let e = self.endian;
+        let e = self.section.endian;
         let link = e.u16(block.field(0)?);
         let snap_len = e.u32(block.field(4)?);
         let mut units_per_sec = 1_000_000;
@@ -167,7 +197,7 @@ impl<'a> Reader<'a> {
     }
 
     fn enhanced_packet(&self, block: Block<'a>) -> Result<Packet<'a>> {
-        let e = self.endian;
+        let e = self.section.endian;
         let id = e.u32(block.field(0)?);
         let high = e.u32(block.field(4)?);
         let low = e.u32(block.field(8)?);
@@ -186,7 +216,7 @@ impl<'a> Reader<'a> {
     }
 
     fn simple_packet(&self, block: Block<'a>) -> Result<Packet<'a>> {
-        let orig = self.endian.u32(block.field(0)?);
+        let orig = self.section.endian.u32(block.field(0)?);
         let iface = self.interface_by_id(block, 0)?;
         let captured = if iface.snap_len == 0 { orig } else { orig.min(iface.snap_len) };
         let data = packet_data(block, 4, captured as usize)?;
@@ -194,7 +224,7 @@ impl<'a> Reader<'a> {
     }
 
     fn interface_by_id(&self, block: Block<'a>, id: u32) -> core::result::Result<Interface, CaptureError> {
-        self.interfaces.get(id as usize).copied().ok_or(CaptureError::UnknownInterface { offset: block.at, id })
+        self.section.interfaces.get(id as usize).copied().ok_or(CaptureError::UnknownInterface { offset: block.at, id })
     }
 }
 
@@ -271,5 +301,9 @@ impl<W: Write> Writer<W> {
 
     pub fn into_inner(self) -> W {
         self.out
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 }

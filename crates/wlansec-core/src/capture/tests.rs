@@ -219,3 +219,143 @@ fn bad_fcs_data_padding_and_no_room_for_fcs() {
     assert_eq!(first_error(&with_flags(radiotap::FLAG_DATA_PAD, &[0xd4; 14])), CaptureError::RadiotapDataPadding);
     assert_eq!(first_error(&with_flags(fcs, &[0xd4, 0])), CaptureError::NoRoomForFcs { got: 2 });
 }
+
+/// A source that gives at most `step` octets per read, as a pipe fed in small writes does.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// Each packet read (time, link type, octets), and the error that ended the reading.
+type ReadOut = (Vec<(u64, LinkType, Vec<u8>)>, Option<Error>);
+
+/// What reading `file` whole gives.
+fn read_whole(file: &[u8]) -> ReadOut {
+    let mut packets = Vec::new();
+    let mut error = None;
+    match Reader::new(file) {
+        Ok(mut reader) => collect(&mut reader, &mut packets, &mut error),
+        Err(e) => error = Some(e),
+    }
+    (packets, error)
+}
+
+fn collect(reader: &mut Reader<'_>, packets: &mut Vec<(u64, LinkType, Vec<u8>)>, error: &mut Option<Error>) {
+    for p in reader {
+        match p {
+            Ok(p) => packets.push((p.timestamp_ns, p.link_type, p.data.to_vec())),
+            Err(e) => *error = Some(e),
+        }
+    }
+}
+
+/// The same, through a [`Stream`] fed `step` octets per read.
+fn read_streamed(file: &[u8], step: usize) -> ReadOut {
+    let mut packets = Vec::new();
+    let mut error = None;
+    let opened: core::result::Result<Stream<_>, StreamError> = Stream::open(Trickle { bytes: file, step });
+    match opened {
+        Ok(mut stream) => {
+            let runs: core::result::Result<(), StreamError> = stream.for_each_run(|reader| {
+                collect(reader, &mut packets, &mut error);
+                Ok(())
+            });
+            runs.unwrap();
+            // All of it is read, unless a damaged record stopped the reading.
+            assert!(stream.octets_read() == file.len() || error.as_ref().is_some_and(|e| !is_truncation(e)));
+        }
+        Err(StreamError::Capture(e)) => error = Some(e),
+        Err(StreamError::Io(e)) => panic!("{e}"),
+    }
+    (packets, error)
+}
+
+fn is_truncation(e: &Error) -> bool {
+    matches!(e, Error::Capture(e) if e.is_truncation())
+}
+
+#[derive(Debug)]
+enum StreamError {
+    Capture(Error),
+    Io(std::io::Error),
+}
+
+impl From<Error> for StreamError {
+    fn from(e: Error) -> Self {
+        StreamError::Capture(e)
+    }
+}
+
+impl From<std::io::Error> for StreamError {
+    fn from(e: std::io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+/// A capture read from a stream, in pieces of any size, gives what the whole file gives:
+/// the same packets and, cut anywhere, the same error at the same offset.
+#[test]
+fn a_stream_reads_as_the_whole_file_in_pieces_of_any_size() {
+    let mut files = Vec::new();
+    for format in [Format::Pcap, Format::Pcapng] {
+        let mut w = Writer::new(Vec::new(), LinkType::Radiotap, format).unwrap();
+        for i in 0..5u8 {
+            w.write(1_700_000_000_000_000_000 + u64::from(i) * 1000, &vec![i; 10 + usize::from(i) * 7]).unwrap();
+        }
+        files.push(w.finish().unwrap());
+    }
+    // A second section with another interface, in the middle of a pcapng stream.
+    let mut two_sections = files[1].clone();
+    two_sections.extend_from_slice(&file(Format::Pcapng, LinkType::Ieee80211, &[0x88; 40]));
+    files.push(two_sections);
+    for file in &files {
+        assert!(read_whole(file).0.len() > 2);
+        // Every prefix (a stream cut anywhere), and the whole file with one octet altered.
+        let prefixes = (0..=file.len()).map(|cut| file[..cut].to_vec());
+        let altered = (0..file.len()).step_by(5).map(|at| {
+            let mut f = file.clone();
+            f[at] ^= 0x5a;
+            f
+        });
+        for input in prefixes.chain(altered) {
+            let whole = read_whole(&input);
+            for step in [1, 7, 64, 1 << 20] {
+                let streamed = read_streamed(&input, step);
+                assert_eq!(
+                    streamed.0,
+                    whole.0,
+                    "{} octets, step {step}, {:?}",
+                    input.len(),
+                    input.iter().zip(file).position(|(a, b)| a != b)
+                );
+                assert_eq!(
+                    format!("{:?}", streamed.1),
+                    format!("{:?}", whole.1),
+                    "{} octets, step {step}, {:?}",
+                    input.len(),
+                    input.iter().zip(file).position(|(a, b)| a != b)
+                );
+            }
+        }
+    }
+}
+
+/// A damaged record in the middle of a stream is reported at its offset in the stream.
+#[test]
+fn stream_errors_count_offsets_from_the_start_of_the_stream() {
+    let mut f = pcap_file();
+    f.extend_from_within(24..);
+    put_u32(&mut f, 50 + 8, pcap::MAX_RECORD_LEN + 1);
+    let (packets, error) = read_streamed(&f, 5);
+    assert_eq!(packets.len(), 1);
+    assert!(matches!(error, Some(Error::Capture(CaptureError::RecordTooLong { offset: 50, .. }))), "{error:?}");
+}

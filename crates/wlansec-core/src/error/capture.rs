@@ -63,6 +63,44 @@ pub enum CaptureError {
     PseudoHeaderVersion { what: &'static str, version: u32 },
 }
 
+impl CaptureError {
+    /// The capture ends inside a header or record: more octets would complete it (a
+    /// stream still open), or the file was cut short.
+    pub fn is_truncation(&self) -> bool {
+        matches!(self, CaptureError::TruncatedHeader { .. } | CaptureError::TruncatedRecord { .. })
+    }
+
+    /// The same error with its file offset (if any) moved on by `by`: for a reader whose
+    /// slice starts `by` octets into the stream.
+    pub(crate) fn shifted(mut self, by: usize) -> Self {
+        use CaptureError::*;
+        match &mut self {
+            TruncatedRecord { offset, .. }
+            | RecordTooLong { offset, .. }
+            | BadByteOrderMagic { offset, .. }
+            | BadBlockLength { offset, .. }
+            | BlockTrailerMismatch { offset, .. }
+            | BlockTooShort { offset, .. }
+            | OptionOverrun { offset, .. }
+            | BadTimestampResolution { offset, .. }
+            | UnknownInterface { offset, .. } => *offset += by,
+            TruncatedHeader { .. }
+            | BadMagic { .. }
+            | PcapVersion { .. }
+            | Snapped { .. }
+            | UnsupportedLinkType(_)
+            | RadiotapVersion(_)
+            | RadiotapTooShort { .. }
+            | BadFcs
+            | RadiotapDataPadding
+            | NoRoomForFcs { .. }
+            | PseudoHeaderTooShort { .. }
+            | PseudoHeaderVersion { .. } => {}
+        }
+        self
+    }
+}
+
 impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
