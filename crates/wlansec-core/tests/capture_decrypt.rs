@@ -19,6 +19,7 @@ fn config(cipher: CipherSuite) -> Config {
         pmk: None,
         extended_key_id: false,
         pmf: false,
+        tdls: false,
         cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),

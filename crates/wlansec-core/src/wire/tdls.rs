@@ -129,6 +129,13 @@ impl<'a> SetupRepr<'a> {
         HEADER_LEN + self.action.fixed_len() + self.elements.as_bytes().len()
     }
 
+    /// The TDLS payload as a new buffer.
+    pub fn emit_vec(&self) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.buffer_len()];
+        self.emit(&mut out)?;
+        Ok(out)
+    }
+
     /// Write the TDLS payload at the front of `buf`; returns its length.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
         let len = self.buffer_len();
