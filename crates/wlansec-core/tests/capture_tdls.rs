@@ -39,8 +39,9 @@ fn capture() -> (Vec<Vec<u8>>, Vec<Vec<u8>>, [MacAddr; 2]) {
 }
 
 fn decrypt(mpdus: &[Vec<u8>]) -> (Vec<Vec<u8>>, Stats) {
-    let mut d = Decryptor::new(Keys::pmk(pmk_from_passphrase(PASSPHRASE, SSID).unwrap()), None, None, OutputForm::Ethernet)
-        .unwrap();
+    let mut d =
+        Decryptor::new(Keys::pmk(pmk_from_passphrase(PASSPHRASE, SSID).unwrap()), None, None, OutputForm::Ethernet)
+            .unwrap();
     let mut out = Vec::new();
     for m in mpdus {
         let _ = d.process(m, |f| -> Result<(), ()> {

@@ -94,23 +94,16 @@ impl<'a> TpkMessage<'a> {
         };
         let link = LinkIdRepr::parse(link_element)?;
         let (_, rsn) = RsnElementRepr::parse(rsne)?;
-        let pairwise = *rsn.pairwise_ciphers.first().ok_or(Error::Malformed("TDLS RSN element without a pairwise cipher"))?;
+        let pairwise =
+            *rsn.pairwise_ciphers.first().ok_or(Error::Malformed("TDLS RSN element without a pairwise cipher"))?;
         let ft = FtElement::parse(&fte[2..], MIC_LEN)?;
-        Ok(TpkMessage {
-            link,
-            pairwise,
-            anonce: ft.anonce,
-            snonce: ft.snonce,
-            link_element,
-            rsne,
-            timeout,
-            fte,
-        })
+        Ok(TpkMessage { link, pairwise, anonce: ft.anonce, snonce: ft.snonce, link_element, rsne, timeout, fte })
     }
 
     /// The TPK this message's nonces and link give.
     pub fn tpk(&self) -> Result<Tpk> {
-        let tk_len = self.pairwise.tk_len().ok_or(Error::Unsupported("TDLS pairwise cipher with no known TK length"))?;
+        let tk_len =
+            self.pairwise.tk_len().ok_or(Error::Unsupported("TDLS pairwise cipher with no known TK length"))?;
         derive_tpk(&self.snonce, &self.anonce, self.link.initiator, self.link.responder, self.link.bssid, tk_len)
     }
 

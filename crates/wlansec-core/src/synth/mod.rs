@@ -25,9 +25,9 @@ use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::ft::{self as ft_elements, FtElement};
+use crate::rsn::element::IEEE_OUI;
 use crate::rsn::element::{kde_type, ElementKind, KeyDataBuilder};
 use crate::rsn::kdf::ft;
-use crate::rsn::element::IEEE_OUI;
 use crate::rsn::tdls::TpkMessage;
 use crate::rsn::{
     derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, MfpPolicy,
@@ -664,14 +664,10 @@ impl Synth {
         let confirm_mic = message.mic(tpk.kck.as_bytes(), SetupAction::Confirm)?;
         let dialog_token = 1;
         let capability = capability::ESS | capability::PRIVACY;
-        let setup = |action, elements: &[u8]| SetupRepr {
-            action,
-            status: STATUS_SUCCESS,
-            dialog_token,
-            capability,
-            elements: Elements::new(elements),
-        }
-        .emit_vec();
+        let setup = |action, elements: &[u8]| {
+            SetupRepr { action, status: STATUS_SUCCESS, dialog_token, capability, elements: Elements::new(elements) }
+                .emit_vec()
+        };
         let request = setup(SetupAction::Request, &request)?;
         signed[mic_at..mic_at + 16].copy_from_slice(&response_mic);
         let response = setup(SetupAction::Response, &signed)?;

@@ -226,7 +226,8 @@ mod tests {
 
     #[test]
     fn setup_frames_round_trip() {
-        let elements = [&LINK.to_bytes()[..], &TimeoutIntervalRepr { interval_type: 2, value: 3600 }.to_bytes()].concat();
+        let elements =
+            [&LINK.to_bytes()[..], &TimeoutIntervalRepr { interval_type: 2, value: 3600 }.to_bytes()].concat();
         for (action, status, capability) in
             [(SetupAction::Request, 0, 0x0401), (SetupAction::Response, 0, 0x0401), (SetupAction::Confirm, 85, 0)]
         {

@@ -243,7 +243,8 @@ impl KeyTracker {
         let mfp_capable = rsn.as_ref().map(|(_, r)| r.mfp().is_ok_and(|p| p != MfpPolicy::Disabled));
         if kind == subtype::ASSOCIATION_REQUEST {
             // Both sides capable: the association uses 802.11w (12.6.3).
-            if let Some(sta) = frame.addr2().filter(|_| mfp_capable == Some(true) && network.mfp_capable != Some(false)) {
+            if let Some(sta) = frame.addr2().filter(|_| mfp_capable == Some(true) && network.mfp_capable != Some(false))
+            {
                 self.pmf_links.insert(link_id(frame.addr1(), sta));
             }
         } else if mfp_capable.is_some() {
