@@ -92,6 +92,8 @@ fn synth_capture(seeds: &mut Seeds, index: usize, cipher: CipherSuite) {
         akm: Akm::Psk,
         pmk: None,
         extended_key_id: false,
+        pmf: false,
+        tdls: false,
         cipher,
         wep_key,
         stations: 1 + index % 2,

@@ -116,7 +116,8 @@ def test_altered_and_replayed_management_frames_are_refused(tmp_path):
     assert broadcast_deauth[0] == 0xC0 and broadcast_deauth[4] == 0xFF
     broadcast_deauth[-1] ^= 0x80  # the BIP MIC
     packets[-1] = bytes(broadcast_deauth)
-    packets.append(packets[protected[1]])  # a replay of an intact one
+    # A replay of an intact one, of station 1 (station 0's link ends with its Deauthentication).
+    packets.append(packets[protected[2]])
     tampered = tmp_path / "tampered.pcap"
     write_pcap(tampered, link, packets)
 
@@ -197,3 +198,59 @@ def test_every_bss_and_station_accounts_for_its_frames(tmp_path):
     assert reasons == {why: n for why, n in summary["not_written"].items() if n}
     # The 802.11w frames: each station's SA Query pair, and station 0's Deauthentication.
     assert sum(c["not_written"].get("management_frame_no_msdu", 0) for c in per_station.values()) == 2 * 3 + 1
+
+
+# --- a Deauthentication ends the link's keys -------------------------------------------------
+
+def is_deauth(p):
+    return p[0] == 0xC0 and not p[4] & 1
+
+
+def move_after_deauth(tmp_path, cap, protected_deauth):
+    """The capture with the last protected data frame of the deauthenticated link moved to
+    just after the Deauthentication (a frame still under the old key, its PN unused)."""
+    link, packets = read_pcap(cap)
+    d = next(i for i, p in enumerate(packets) if is_deauth(p) and bool(p[1] & 0x40) == protected_deauth)
+    ends = {packets[d][4:10], packets[d][10:16]}
+    k = max(i for i, p in enumerate(packets[:d])
+            if (p[0] >> 2) & 3 == 2 and p[1] & 0x40 and {p[4:10], p[10:16]} == ends)
+    moved = packets[:k] + packets[k + 1 : d + 1] + [packets[k]] + packets[d + 1 :]
+    out = tmp_path / "moved.pcap"
+    write_pcap(out, link, moved)
+    return out
+
+
+def test_a_protected_deauthentication_ends_the_links_keys(tmp_path):
+    cap, keys = synth(tmp_path, "ccmp128")
+    _, before = ours(cap, keys)
+    assert before["links_ended"] == 1  # station 0's protected Deauthentication, at the end
+    moved = move_after_deauth(tmp_path, cap, protected_deauth=True)
+    _, after = ours(moved, keys)
+    assert after["not_written"]["key_dropped_at_deauthentication"] == 1
+    assert after["written"] == before["written"] - 1
+    assert after["links_ended"] == 1
+
+
+@pytest.mark.parametrize("pmf", [False, True])
+def test_an_unprotected_deauthentication_ends_the_keys_only_without_pmf(tmp_path, pmf):
+    """synth --rekey deauthenticates station 0 (unprotected) and associates it again with a
+    new 4-way handshake. Without 802.11w that ends the old PTK: a frame under it after the
+    Deauthentication is not decrypted, the new handshake keys the link again. With 802.11w
+    the stations ignore an unprotected (possibly forged) Deauthentication: the PTK stays."""
+    cap = tmp_path / "rekey.pcap"
+    subprocess.run(
+        [WLANSEC, "synth", "-o", cap, "-e", SSID, "-p", PASSPHRASE, "--stations", "2", "--frames", "60",
+         "--rekey", "--fragment-every", "0", "--seed", "13", *(["--pmf"] if pmf else [])],
+        check=True, capture_output=True,
+    )
+    keys = ["-e", SSID, "-p", PASSPHRASE]
+    _, before = ours(cap, keys)
+    moved = move_after_deauth(tmp_path, cap, protected_deauth=False)
+    _, after = ours(moved, keys)
+    dropped = 0 if pmf else 1
+    # Without 802.11w the rekey's Deauthentication ends the link; with it, only the
+    # protected one at the end of the capture does.
+    assert after["links_ended"] == before["links_ended"] == 1
+    assert after["not_written"]["key_dropped_at_deauthentication"] == dropped
+    assert after["written"] == before["written"] - dropped
+    assert after["handshakes"]["verified"] == before["handshakes"]["verified"] == 3

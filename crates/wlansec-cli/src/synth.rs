@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
 use wlansec_core::rsn::{Akm, CipherSuite};
-use wlansec_core::synth::{generated_traffic, Config, Synth};
+use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
 
 use crate::hexarg;
 use crate::output::AtomicFile;
@@ -156,6 +156,10 @@ pub struct Args {
     /// Deauthentication and a BIP-protected broadcast Deauthentication.
     #[arg(long)]
     pmf: bool,
+    /// A TDLS direct link between the first two stations: the TPK handshake's setup frames
+    /// through the AP, then every fifth generated frame between them, direct under the TPK.
+    #[arg(long)]
+    tdls: bool,
     /// WEP key, hex (5 or 13 octets), for --suite wep40/wep104.
     #[arg(long)]
     wep_key: Option<String>,
@@ -196,6 +200,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         pmk: pmk.map(|p| p.to_vec()),
         extended_key_id: args.extended_key_id,
         pmf: args.pmf,
+        tdls: args.tdls,
         cipher,
         wep_key,
         stations: args.stations.into(),
@@ -207,7 +212,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let synth = Synth::new(config)?;
     let frames = match &args.input {
         Some(path) => read_ethernet(path)?,
-        None => generated_traffic(args.frames as usize, &synth.station_macs(), args.seed),
+        None => {
+            let stations = synth.station_macs();
+            let mut frames = generated_traffic(args.frames as usize, &stations, args.seed);
+            if args.tdls {
+                with_direct_link(&mut frames, stations[0], stations[1]);
+            }
+            frames
+        }
     };
     let records = synth.run(&frames)?;
 
@@ -279,6 +291,9 @@ fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> 
     }
     if args.pmf && (wep_key.is_some() || cipher == CipherSuite::Tkip) {
         bail!("--pmf needs a CCMP or GCMP --suite (802.11w does not protect with WEP or TKIP)");
+    }
+    if args.tdls && (wep_key.is_some() || cipher == CipherSuite::Tkip || args.stations < 2) {
+        bail!("--tdls needs two --stations and a CCMP or GCMP --suite (a TPK is never used with WEP or TKIP)");
     }
     if args.fcs && args.link != Link::Radiotap {
         bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");

@@ -19,6 +19,7 @@ fn config(cipher: CipherSuite) -> Config {
         pmk: None,
         extended_key_id: false,
         pmf: false,
+        tdls: false,
         cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),
@@ -93,6 +94,42 @@ fn the_wrong_passphrase_decrypts_nothing() {
     let stats = d.stats();
     assert_eq!((stats.handshakes, stats.decrypted_wpa), (0, 0));
     assert!(stats.mic_mismatches >= 3);
+}
+
+/// The rekey deauthenticates station 0 (unprotected) before its new 4-way handshake: the
+/// last frame of its link before the Deauthentication, moved after it, is under a key the
+/// Deauthentication ended (without 802.11w), or still in use (with it: an unprotected
+/// Deauthentication may be forged, and the stations ignore it).
+#[test]
+fn a_deauthentication_ends_the_links_keys_unless_802_11w_protects_the_link() {
+    for pmf in [false, true] {
+        let synth = Synth::new(Config { pmf, ..config(CipherSuite::Ccmp128) }).unwrap();
+        let frames = generated_traffic(250, &synth.station_macs(), 5);
+        let mut mpdus: Vec<_> = synth.run(&frames).unwrap().into_iter().map(|r| r.mpdu).collect();
+        let deauth = mpdus.iter().position(|m| m[0] == 0xc0 && m[1] & 0x40 == 0).unwrap();
+        let ends = [&mpdus[deauth][4..10], &mpdus[deauth][10..16]];
+        let last = (0..deauth)
+            .rev()
+            .find(|&i| {
+                let m = &mpdus[i];
+                m[0] & 0x0c == 0x08 && m[1] & 0x40 != 0 && ends.contains(&&m[4..10]) && ends.contains(&&m[10..16])
+            })
+            .unwrap();
+        // (The moved frame is the group key handshake's message 2, under the PTK: written too.)
+        let decryptor = || Decryptor::new(keys(CipherSuite::Ccmp128), Some(SSID), None, OutputForm::Ethernet).unwrap();
+        let before = outputs(&mut decryptor(), &mpdus).len();
+        let moved = mpdus.remove(last);
+        mpdus.insert(deauth, moved);
+        let mut d = decryptor();
+        let after = outputs(&mut d, &mpdus).len();
+        let stats = d.stats();
+        let dropped = u64::from(!pmf);
+        // With 802.11w the protected Deauthentication at the end of the capture ends a link.
+        assert_eq!((stats.links_ended, stats.after_link_ended), (1, dropped), "pmf {pmf}");
+        assert_eq!(after as u64, before as u64 - dropped, "pmf {pmf}");
+        // The new handshake keyed the link again: nothing else lost.
+        assert_eq!((stats.no_key, stats.bad_integrity, stats.replays), (0, 0, 0));
+    }
 }
 
 #[test]

@@ -168,6 +168,7 @@ fn several_pmks_each_handshake_takes_the_one_that_verifies() {
         pmk: None,
         extended_key_id: false,
         pmf: false,
+        tdls: false,
         cipher: CipherSuite::Ccmp128,
         wep_key: None,
         stations: 2,

@@ -206,6 +206,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if stats.no_key > 0 {
         eprintln!("wlansec: warning: {} unicast frames not decrypted: no key for their station (4-way handshake not captured)", stats.no_key);
     }
+    if stats.tdls_mic_failures > 0 {
+        eprintln!(
+            "wlansec: warning: {} TDLS setup frames failed their FTE MIC (forged or altered): no peer key from them",
+            stats.tdls_mic_failures
+        );
+    }
     if stats.bip_failures > 0 {
         eprintln!(
             "wlansec: warning: {} group-addressed management frames failed BIP (forged or altered)",

@@ -57,6 +57,14 @@ pub fn print_table(s: &Stats, seen: &Seen) {
         ("Number of replayed BIP mgmt frames", s.bip_replays),
         ("Number of BIP mgmt frames without IGTK", s.bip_no_key),
     ]);
+    print_rows_if_any(&[
+        ("Number of TDLS peer keys installed", s.tdls_keys),
+        ("Number of TDLS setups failing the MIC", s.tdls_mic_failures),
+    ]);
+    print_rows_if_any(&[
+        ("Number of links ended (deauth/disassoc)", s.links_ended),
+        ("Number of packets after their link ended", s.after_link_ended),
+    ]);
     print_links(&seen.links);
 }
 
@@ -143,6 +151,8 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
             "group_keys": s.group_keys,
             "refused_messages": s.bad_handshake_messages,
         },
+        "tdls": { "keys": s.tdls_keys, "mic_failures": s.tdls_mic_failures },
+        "links_ended": s.links_ended,
         "bip": {
             "igtks": s.igtks,
             "verified": s.bip_verified,

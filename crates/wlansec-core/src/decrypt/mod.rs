@@ -136,10 +136,13 @@ impl Decryptor {
             Class::Management { .. } if is_protected_unicast(mpdu, self.rules) => {
                 return self.protected_management(mpdu, &mut emit);
             }
-            Class::Management { .. } => {
+            Class::Management { subtype } => {
                 self.stats.management += 1;
                 self.tracker.learn_network(mpdu, self.rules);
                 self.tracker.check_bip(mpdu, &mut self.stats);
+                if let Some((a, b)) = ends_link(subtype, mpdu, self.rules) {
+                    self.tracker.link_ended(a, b, false, &mut self.stats);
+                }
                 return Ok(());
             }
             Class::Other => {
@@ -163,10 +166,8 @@ impl Decryptor {
             self.stats.wpa_data += 1;
         }
         let slot = self.tracker.slot_of(&data, mpdu)?;
-        let no_key = || Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
         let Some(key) = self.tracker.key_mut(slot) else {
-            self.stats.count(wep, &Err(no_key()));
-            return Err(Rejected::Frame(no_key()));
+            return Err(Rejected::Frame(self.no_key(slot, |stats, e| stats.count(wep, e))));
         };
         let fragment_number = data.header.sequence_control.fragment_number();
         let received = match self.pipeline.receive(mpdu, Some(key)) {
@@ -208,6 +209,9 @@ impl Decryptor {
                 self.tracker.handshake(&delivered.header, eapol, &mut self.stats);
                 eapol_seen = true;
             }
+            if let Some(tdls) = msdu.tdls() {
+                self.tracker.tdls(tdls, &mut self.stats);
+            }
         }
         if eapol_seen {
             self.stats.eapol += 1;
@@ -239,13 +243,16 @@ impl Decryptor {
         }
         let slot = self.tracker.slot_of(&data, mpdu)?;
         let Some(key) = self.tracker.key_mut(slot) else {
-            self.stats.count_management(&Err(Error::NoKey { group: false }));
-            return Err(Rejected::Frame(Error::NoKey { group: false }));
+            return Err(Rejected::Frame(self.no_key(slot, Stats::count_management)));
         };
         let mut plain = mpdu.to_vec();
         let opened = key.open(&mut plain);
         self.stats.count_management(&opened.as_ref().map(|_| ()).map_err(Clone::clone));
         plain.truncate(opened?.mpdu_len);
+        self.tracker.pmf_seen(header.addr1, header.addr2);
+        if let Some((a, b)) = ends_link(frame.frame_control().subtype(), mpdu, self.rules) {
+            self.tracker.link_ended(a, b, true, &mut self.stats);
+        }
         match self.form {
             OutputForm::Ieee80211 => {
                 emit(&plain).map_err(Rejected::Output)?;
@@ -365,6 +372,18 @@ impl Decryptor {
 }
 
 impl Decryptor {
+    /// A protected frame whose key is not there: counted by `count` as having none, or
+    /// apart when a Deauthentication or Disassociation dropped its link's keys.
+    fn no_key(&mut self, slot: KeySlot, count: impl FnOnce(&mut Stats, &Result<()>)) -> Error {
+        let error = Error::NoKey { group: matches!(slot, KeySlot::Group(..)) };
+        if self.tracker.ended(slot) {
+            self.stats.after_link_ended += 1;
+        } else {
+            count(&mut self.stats, &Err(error.clone()));
+        }
+        error
+    }
+
     /// A batched frame that did not open under its key while a handshake earlier in the
     /// batch changed keys, or another given key may fit: the ordinary path tries them and
     /// counts the frame.
@@ -396,6 +415,15 @@ fn link_of(mpdu: &[u8], rules: Rules) -> Option<Link> {
     Some((bss, station))
 }
 
+/// The two ends of the link an individually addressed Deauthentication or Disassociation
+/// ends (a group-addressed one from an AP ends every station's: not followed).
+fn ends_link(subtype: u8, mpdu: &[u8], rules: Rules) -> Option<(MacAddr, MacAddr)> {
+    use crate::wire::mgmt::subtype::{DEAUTHENTICATION, DISASSOCIATION};
+    let frame = Frame::new_checked(mpdu, rules).ok()?;
+    let ends = [DEAUTHENTICATION, DISASSOCIATION].contains(&subtype) && !frame.addr1().is_group();
+    Some((frame.addr1(), frame.addr2().filter(|_| ends)?))
+}
+
 /// Whether `mpdu` is a protected individually addressed frame (a robust management frame
 /// under the PTK; group-addressed ones carry BIP's MME in the clear instead).
 fn is_protected_unicast(mpdu: &[u8], rules: Rules) -> bool {
@@ -404,7 +432,7 @@ fn is_protected_unicast(mpdu: &[u8], rules: Rules) -> bool {
 
 /// Write one delivered MSDU in the output form, counting what is written and what has no
 /// Ethernet form; an EAPOL frame sent under a pairwise key (a rekey) is also followed as a
-/// handshake.
+/// handshake, a TDLS setup frame as a TPK handshake.
 fn deliver<E>(
     delivered: Delivered<'_>,
     form: OutputForm,
@@ -415,6 +443,9 @@ fn deliver<E>(
     for msdu in delivered.msdus().flatten() {
         if let Some(eapol) = msdu.eapol() {
             tracker.handshake(&delivered.header, eapol, stats);
+        }
+        if let Some(tdls) = msdu.tdls() {
+            tracker.tdls(tdls, stats);
         }
     }
     match form {

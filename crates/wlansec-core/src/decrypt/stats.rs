@@ -40,6 +40,17 @@ pub struct Stats {
     pub bip_replays: u64,
     /// ... carrying an MME whose IGTK was not seen.
     pub bip_no_key: u64,
+    /// TDLS peer keys installed: Setup Responses or Confirms whose FTE MIC verified under
+    /// the TPK-KCK their nonces give.
+    pub tdls_keys: u64,
+    /// TDLS Setup Responses or Confirms whose FTE MIC did not verify (forged or altered).
+    pub tdls_mic_failures: u64,
+    /// Deauthentications and Disassociations that ended a link's keys (protected and
+    /// verified, or unprotected on a link without 802.11w).
+    pub links_ended: u64,
+    /// Protected frames of a link whose keys a Deauthentication or Disassociation dropped,
+    /// before a new handshake keyed it again.
+    pub after_link_ended: u64,
     /// Frames written out: one per MSDU in the Ethernet form, one per (reassembled) MPDU
     /// in the 802.11 form.
     pub written: u64,
@@ -104,7 +115,7 @@ impl NotWritten {
 
 /// The reasons a frame read was not written, as [`Stats::not_written_by_reason`] gives
 /// their counts (the names the JSON summary uses).
-pub const NOT_WRITTEN_REASONS: [&str; 17] = [
+pub const NOT_WRITTEN_REASONS: [&str; 18] = [
     "management",
     "no_msdu",
     "other_network",
@@ -112,6 +123,7 @@ pub const NOT_WRITTEN_REASONS: [&str; 17] = [
     "eapol_handshake",
     "integrity_failure",
     "no_pairwise_key",
+    "key_dropped_at_deauthentication",
     "no_group_key",
     "replay",
     "malformed",
@@ -185,6 +197,7 @@ impl Stats {
             self.eapol,
             self.bad_integrity,
             self.no_key,
+            self.after_link_ended,
             self.no_group_key,
             self.replays,
             self.malformed,

@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::rsn::eapol::ETHERTYPE_EAPOL;
 use crate::wire::llc::{self, EthernetFraming, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
+use crate::wire::tdls::ETHERTYPE_TDLS;
 use crate::wire::{HeaderRepr, MacAddr};
 
 /// An A-MSDU subframe header: DA, SA and the length of the MSDU behind it.
@@ -39,6 +40,11 @@ impl Msdu<'_> {
     /// The EAPOL frame this MSDU carries, if it is one.
     pub fn eapol(&self) -> Option<&[u8]> {
         (self.ethertype().ok()? == ETHERTYPE_EAPOL).then(|| &self.body[SNAP_HEADER_LEN..])
+    }
+
+    /// The TDLS frame this MSDU carries (a remote frame, EtherType 89-0d), if it is one.
+    pub fn tdls(&self) -> Option<&[u8]> {
+        (self.ethertype().ok()? == ETHERTYPE_TDLS).then(|| self.payload())
     }
 
     /// The payload behind the LLC/SNAP header.

@@ -7,7 +7,9 @@
 //! under the GTK, 4-address (WDS) frames and fragments; optionally a rekey halfway (a new
 //! GTK sent with the group key handshake under each PTK, and one station reassociating
 //! with a fresh 4-way handshake, or under Extended Key ID rekeying its PTK to the other
-//! Key ID while it goes on sending under the old one).
+//! Key ID while it goes on sending under the old one). With TDLS, stations 0 and 1 set up a
+//! direct link (the TPK handshake's Setup Request, Response and Confirm sent through the AP
+//! as data frames) and the frames between them go direct under the TPK.
 //!
 //! The Ethernet frames go onto the air unchanged, so decrypting the capture must give them
 //! back exactly. Deterministic: the same seed gives the same capture.
@@ -16,15 +18,17 @@ use std::collections::HashMap;
 
 mod traffic;
 
-pub use traffic::generated_traffic;
+pub use traffic::{generated_traffic, with_direct_link};
 
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
 use crate::rsn::eapol::{self, DescriptorType, EapolKeyRepr, KeyInfo, ETHERTYPE_EAPOL};
 use crate::rsn::element::ft::{self as ft_elements, FtElement};
+use crate::rsn::element::IEEE_OUI;
 use crate::rsn::element::{kde_type, ElementKind, KeyDataBuilder};
 use crate::rsn::kdf::ft;
+use crate::rsn::tdls::TpkMessage;
 use crate::rsn::{
     derive_ptk_with, pmk_from_passphrase, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, KeyIntegrity, MfpPolicy,
     Pmk, Ptk, RsnElementRepr, Secret,
@@ -37,6 +41,9 @@ use crate::wire::mgmt::{
     capability, ActionRepr, AssociationRequestRepr, AssociationResponseRepr, AuthenticationRepr, BeaconRepr,
     DeauthenticationRepr, Elements, ElementsBuilder, ManagementBody, REASON_LEAVING, STATUS_SUCCESS,
     SUPPORTED_RATES_BG,
+};
+use crate::wire::tdls::{
+    LinkIdRepr, SetupAction, SetupRepr, TimeoutIntervalRepr, ETHERTYPE_TDLS, TIMEOUT_KEY_LIFETIME,
 };
 use crate::wire::{FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 
@@ -54,6 +61,8 @@ pub struct Config {
     pub extended_key_id: bool,
     /// Protected management frames (802.11w, BIP-CMAC-128): see the module documentation.
     pub pmf: bool,
+    /// A TDLS direct link between stations 0 and 1 (needs two stations).
+    pub tdls: bool,
     /// Pairwise and group cipher; WEP-40/104 means a static-key WEP network.
     pub cipher: CipherSuite,
     /// The WEP key (5 or 13 octets) for a WEP network.
@@ -115,6 +124,8 @@ pub struct Synth {
     /// The IGTK and its IPN counter (802.11w).
     igtk: Option<(Igtk, PnCounter)>,
     sequence: HashMap<MacAddr, u16>,
+    /// The TDLS direct link, once set up.
+    tdls: Option<DirectLink>,
     records: Vec<Record>,
     frames_sent: usize,
     unicast_sent: usize,
@@ -124,6 +135,9 @@ impl Synth {
     pub fn new(config: Config) -> Result<Self> {
         if config.stations == 0 {
             return Err(Error::Malformed("a synthetic capture needs at least one station"));
+        }
+        if config.tdls && config.stations < 2 {
+            return Err(Error::Malformed("a TDLS direct link needs two stations"));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let bssid = random_mac(&mut rng);
@@ -159,6 +173,7 @@ impl Synth {
             group_tx: None,
             igtk: None,
             sequence: HashMap::new(),
+            tdls: None,
             records: Vec::new(),
             frames_sent: 0,
             unicast_sent: 0,
@@ -194,6 +209,9 @@ impl Synth {
         }
         for i in 0..self.stations.len() {
             self.associate(i)?;
+        }
+        if self.config.tdls {
+            self.tdls_setup(0, 1)?;
         }
         let half = frames.len() / 2;
         for (n, frame) in frames.iter().enumerate() {
@@ -565,6 +583,10 @@ impl Synth {
         } else {
             (Some(0), false, true)
         };
+        if self.tdls.as_ref().is_some_and(|l| l.carries(eth.src, eth.dst)) {
+            self.frames_sent += 1;
+            return self.send_direct(eth.src, eth.dst, tid, &msdu);
+        }
         let header = self.data_header(eth.dst, eth.src, from_ap, tid, wds);
         self.frames_sent += 1;
         // 4-address frames are not fragmented: tshark 4.0 leaves fragmented ones encrypted,
@@ -593,7 +615,110 @@ impl Synth {
     }
 }
 
+/// A TDLS direct link: its two stations and the TPK each sends under.
+struct DirectLink {
+    initiator: MacAddr,
+    responder: MacAddr,
+    initiator_tx: Tx,
+    responder_tx: Tx,
+}
+
+impl DirectLink {
+    fn carries(&self, src: MacAddr, dst: MacAddr) -> bool {
+        (src, dst) == (self.initiator, self.responder) || (src, dst) == (self.responder, self.initiator)
+    }
+}
+
+/// AKM 00-0F-AC:7, TDLS: the AKM of a TDLS setup's RSN element.
+const AKM_TDLS: Akm = Akm::Other { oui: IEEE_OUI, suite_type: 7 };
+/// The TPK's lifetime the setups propose, in seconds (at least 300: 12.7.8.4.2).
+const TPK_LIFETIME: u32 = 3600;
+
 impl Synth {
+    /// The TPK handshake between stations `i` (initiator) and `j` (responder), each frame
+    /// sent through the AP as a data frame (to the AP under the sender's PTK, then from the
+    /// AP under the receiver's): Setup Request (SNonce), Response (ANonce and its FTE MIC),
+    /// Confirm (its FTE MIC); then both install the TPK-TK for the direct link.
+    fn tdls_setup(&mut self, i: usize, j: usize) -> Result<()> {
+        let (initiator, responder) = (self.stations[i].mac, self.stations[j].mac);
+        let mut snonce = [0u8; 32];
+        let mut anonce = [0u8; 32];
+        self.rng.fill_bytes(&mut snonce);
+        self.rng.fill_bytes(&mut anonce);
+        let rsn = RsnElementRepr::personal(CipherSuite::GroupAddressedTrafficNotAllowed, self.config.cipher, AKM_TDLS);
+        let rsne = rsn.to_bytes(ElementKind::Rsn)?;
+        let timeout = TimeoutIntervalRepr { interval_type: TIMEOUT_KEY_LIFETIME, value: TPK_LIFETIME }.to_bytes();
+        let link = LinkIdRepr { bssid: self.bssid, initiator, responder }.to_bytes();
+        let elements = |anonce: [u8; 32]| -> Result<Vec<u8>> {
+            let fte = FtElement { anonce, snonce, r0kh_id: None, r1kh_id: None }.to_body(16)?;
+            let fte = [&[ft_elements::FAST_BSS_TRANSITION_ID, fte.len() as u8][..], &fte].concat();
+            Ok([&rsne[..], &fte, &timeout, &link].concat())
+        };
+        // The FTE's MIC field: after the RSNE and the FTE's ID, Length and MIC Control.
+        let mic_at = rsne.len() + 4;
+        let request = elements([0; 32])?;
+        let mut signed = elements(anonce)?;
+        let message = TpkMessage::find(Elements::new(&signed))?;
+        let tpk = message.tpk()?;
+        let response_mic = message.mic(tpk.kck.as_bytes(), SetupAction::Response)?;
+        let confirm_mic = message.mic(tpk.kck.as_bytes(), SetupAction::Confirm)?;
+        let dialog_token = 1;
+        let capability = capability::ESS | capability::PRIVACY;
+        let setup = |action, elements: &[u8]| {
+            SetupRepr { action, status: STATUS_SUCCESS, dialog_token, capability, elements: Elements::new(elements) }
+                .emit_vec()
+        };
+        let request = setup(SetupAction::Request, &request)?;
+        signed[mic_at..mic_at + 16].copy_from_slice(&response_mic);
+        let response = setup(SetupAction::Response, &signed)?;
+        signed[mic_at..mic_at + 16].copy_from_slice(&confirm_mic);
+        let confirm = setup(SetupAction::Confirm, &signed)?;
+        for (from, to, payload) in [(i, j, request), (j, i, response), (i, j, confirm)] {
+            self.through_ap(from, to, ETHERTYPE_TDLS, &payload)?;
+        }
+        let tk = tpk.tk.as_bytes();
+        self.tdls = Some(DirectLink {
+            initiator,
+            responder,
+            initiator_tx: transmitter(self.config.cipher, tk, 0)?,
+            responder_tx: transmitter(self.config.cipher, tk, 0)?,
+        });
+        Ok(())
+    }
+
+    /// A payload of `ethertype` from station `from` to station `to`, relayed by the AP.
+    fn through_ap(&mut self, from: usize, to: usize, ethertype: u16, payload: &[u8]) -> Result<()> {
+        let (sa, da) = (self.stations[from].mac, self.stations[to].mac);
+        let mut msdu = vec![0u8; llc::SNAP_HEADER_LEN];
+        llc::emit_snap(ethertype, &mut msdu)?;
+        msdu.extend_from_slice(payload);
+        let header = self.data_header(da, sa, false, None, false);
+        self.send_protected(Some(from), false, header, &msdu)?;
+        let header = self.data_header(da, sa, true, None, false);
+        self.send_protected(Some(to), true, header, &msdu)
+    }
+
+    /// An MSDU on the TDLS direct link: A1 the receiving peer, A2 the sending one, A3 the
+    /// BSSID, no DS bits, under the TPK.
+    fn send_direct(&mut self, src: MacAddr, dst: MacAddr, tid: Option<u8>, msdu: &[u8]) -> Result<()> {
+        let header = HeaderRepr {
+            frame_control: FrameControl::new(FrameType::Data, if tid.is_some() { 8 } else { 0 }),
+            duration: 44,
+            addr1: dst,
+            addr2: src,
+            addr3: self.bssid,
+            sequence_control: SequenceControl::new(self.next_sequence(src), 0),
+            addr4: None,
+            qos_control: tid.map(|t| QosControl(u16::from(t))),
+            ht_control: None,
+        };
+        let link = self.tdls.as_mut().ok_or(Error::Malformed("no TDLS direct link"))?;
+        let tx = if src == link.initiator { &mut link.initiator_tx } else { &mut link.responder_tx };
+        let mpdu = tx::whole(header, msdu, Some(tx), Rules::default())?;
+        self.push(mpdu);
+        Ok(())
+    }
+
     /// 802.11w at the end of the capture: an SA Query Request and Response under each
     /// station's PTK, a protected Deauthentication of station 0, then a broadcast
     /// Deauthentication protected with BIP.

@@ -33,3 +33,14 @@ pub fn generated_traffic(count: usize, stations: &[MacAddr], seed: u64) -> Vec<V
         })
         .collect()
 }
+
+/// Make every fifth frame one between the stations `a` and `b` (alternating directions), as
+/// a TDLS direct link carries: the frames keep their length, EtherType and payload.
+pub fn with_direct_link(frames: &mut [Vec<u8>], a: MacAddr, b: MacAddr) {
+    for (n, frame) in frames.iter_mut().enumerate().skip(2).step_by(5) {
+        let (dst, src) = if n % 2 == 0 { (b, a) } else { (a, b) };
+        if let Some(addresses) = frame.get_mut(..12) {
+            addresses.copy_from_slice(&[dst.0, src.0].concat());
+        }
+    }
+}

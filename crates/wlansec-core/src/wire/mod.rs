@@ -6,6 +6,7 @@
 pub mod ieee80211;
 pub mod llc;
 pub mod mgmt;
+pub mod tdls;
 
 pub use ieee80211::{Frame, FrameControl, FrameType, HeaderRepr, MacAddr, QosControl, Rules, SequenceControl};
 pub use llc::EthernetRepr;

@@ -3,11 +3,13 @@
 //! transmitter whose frames it opens. A pairwise key is installed only after the
 //! supplicant's message 2 MIC verifies under the derived KCK, so a wrong passphrase
 //! installs nothing and is counted; each key has its own replay counters per direction, and
-//! a retransmitted message 3 (the same key again) never resets them.
+//! a retransmitted message 3 (the same key again) never resets them. TDLS direct links are
+//! keyed from the TPK handshake in the setup frames their peers send through the AP, and a
+//! Deauthentication or Disassociation ends a link's keys.
 
 // foldhash: randomly seeded (HashDoS-resistant for addresses read from a capture) and
 // several times faster than SipHash on these short keys, looked up per frame.
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use crate::error::{Error, HandshakeError, Result};
 use crate::registry::SuiteId;
@@ -15,10 +17,14 @@ use crate::rsn::eapol::{self, DescriptorType, EapolKey, KeyInfo, Message};
 use crate::rsn::element::ft::{self as ft_elements, FtElement};
 use crate::rsn::element::{kde_type, key_data_items, GtkKde, KeyDataItem, IEEE_OUI};
 use crate::rsn::kdf::ft;
-use crate::rsn::{derive_ptk_with, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, Ptk, RsnElementRepr, Secret};
+use crate::rsn::tdls::TpkMessage;
+use crate::rsn::{
+    derive_ptk_with, Akm, AkmKeys, CipherSuite, KeyDescriptorVersion, MfpPolicy, Ptk, RsnElementRepr, Secret,
+};
 use crate::rx::{DataFrame, RxKey, Security};
 use crate::suite::tkip::Role;
-use crate::wire::mgmt::{subtype, ManagementBody};
+use crate::wire::mgmt::{subtype, ManagementBody, STATUS_SUCCESS};
+use crate::wire::tdls::{SetupAction, SetupRepr, TdlsFrame};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 
 mod given;
@@ -50,6 +56,8 @@ struct Network {
     group_mgmt: Option<CipherSuite>,
     /// The Diffie-Hellman group of an OWE association request (it picks OWE's hash).
     owe_group: Option<u16>,
+    /// Whether the AP's RSN element offers management frame protection (MFPC).
+    mfp_capable: Option<bool>,
 }
 
 impl Network {
@@ -118,6 +126,9 @@ struct Link {
     keys: [Option<PairwiseKey>; 2],
     /// The Key ID the last message 3 gave its PTK in a Key ID KDE (Extended Key ID in use).
     extended_key_id: Option<u8>,
+    /// A Deauthentication or Disassociation dropped the keys and no handshake keyed the link
+    /// since.
+    ended: bool,
 }
 
 impl Link {
@@ -171,6 +182,9 @@ pub(super) struct KeyTracker {
     wep: Option<RxKey>,
     /// AKMs of the handshakes seen (each once), for the errors that name them.
     akms_seen: Vec<Akm>,
+    /// Links using management frame protection (802.11w), whose stations ignore unprotected
+    /// Deauthentication and Disassociation frames.
+    pmf_links: HashSet<LinkId>,
 }
 
 impl KeyTracker {
@@ -187,6 +201,7 @@ impl KeyTracker {
             integrity: Integrity::default(),
             wep,
             akms_seen: Vec::new(),
+            pmf_links: HashSet::default(),
         })
     }
 
@@ -224,7 +239,18 @@ impl KeyTracker {
         if let Some(ssid) = elements.ssid() {
             network.ssid = Some(ssid.to_vec());
         }
-        if let Some((_, rsn)) = elements.rsn().or(elements.wpa()).and_then(|e| RsnElementRepr::parse(e).ok()) {
+        let rsn = elements.rsn().or(elements.wpa()).and_then(|e| RsnElementRepr::parse(e).ok());
+        let mfp_capable = rsn.as_ref().map(|(_, r)| r.mfp().is_ok_and(|p| p != MfpPolicy::Disabled));
+        if kind == subtype::ASSOCIATION_REQUEST {
+            // Both sides capable: the association uses 802.11w (12.6.3).
+            if let Some(sta) = frame.addr2().filter(|_| mfp_capable == Some(true) && network.mfp_capable != Some(false))
+            {
+                self.pmf_links.insert(link_id(frame.addr1(), sta));
+            }
+        } else if mfp_capable.is_some() {
+            network.mfp_capable = mfp_capable;
+        }
+        if let Some((_, rsn)) = rsn {
             network.pairwise = rsn.pairwise_ciphers.first().copied();
             network.group = Some(rsn.group_cipher);
             network.akm = rsn.akms.first().copied();
@@ -360,6 +386,7 @@ impl KeyTracker {
         if preferred {
             link.authenticator = Some(aa);
         }
+        link.ended = false;
         Ok(())
     }
 
@@ -433,6 +460,71 @@ impl KeyTracker {
         *slot = Some((gtk, rx));
         stats.group_keys += 1;
         Ok(())
+    }
+
+    /// Follow a TDLS frame that two stations exchange through the AP. A Setup Response or
+    /// Confirm gives the TPK (from its FTE's nonces and its Link Identifier); when its FTE
+    /// MIC verifies under the TPK-KCK, the TPK-TK keys the direct link between the peers,
+    /// the initiator taking the authenticator's place so each direction has its own replay
+    /// counters. A MIC that does not verify installs nothing and is counted.
+    pub(super) fn tdls(&mut self, payload: &[u8], stats: &mut Stats) {
+        // 85: success, the peer in power save mode (9.4.1.9), which tshark accepts too.
+        const SUCCESS_POWER_SAVE: u16 = 85;
+        let Ok(frame) = TdlsFrame::new_checked(payload) else { return };
+        let Ok(setup) = SetupRepr::parse(&frame) else { return };
+        if setup.action == SetupAction::Request || ![STATUS_SUCCESS, SUCCESS_POWER_SAVE].contains(&setup.status) {
+            return;
+        }
+        match self.tpk_handshake(&setup, stats) {
+            Ok(()) => {}
+            Err(Error::MicFailure) => stats.tdls_mic_failures += 1,
+            Err(_) => stats.bad_handshake_messages += 1,
+        }
+    }
+
+    fn tpk_handshake(&mut self, setup: &SetupRepr<'_>, stats: &mut Stats) -> Result<()> {
+        let message = TpkMessage::find(setup.elements)?;
+        let tpk = message.tpk()?;
+        message.verify(tpk.kck.as_bytes(), setup.action)?;
+        let link = self.links.entry(link_id(message.link.initiator, message.link.responder)).or_default();
+        // The same setup frame is seen twice (to the AP and from it), a Confirm after its
+        // Response: the key installed once keeps its replay counters.
+        if link.holds(&tpk.tk).is_none() {
+            link.keys = [Some(PairwiseKey::new(message.pairwise, tpk.tk, self.rules)?), None];
+            link.extended_key_id = None;
+            stats.tdls_keys += 1;
+        }
+        link.authenticator = Some(message.link.initiator);
+        link.ended = false;
+        Ok(())
+    }
+
+    /// A protected management frame verified on the link between `a` and `b`: it uses 802.11w.
+    pub(super) fn pmf_seen(&mut self, a: MacAddr, b: MacAddr) {
+        self.pmf_links.insert(link_id(a, b));
+    }
+
+    /// A Deauthentication or Disassociation between `a` and `b` ends the link's PTKSA
+    /// (11.3.5): its keys are dropped until a new handshake keys it again — when the frame
+    /// was protected and opened under the link's key, or the link does not use 802.11w
+    /// (whose stations ignore unprotected ones, so a forged one changes nothing).
+    pub(super) fn link_ended(&mut self, a: MacAddr, b: MacAddr, verified: bool, stats: &mut Stats) {
+        let id = link_id(a, b);
+        if !verified && self.pmf_links.contains(&id) {
+            return;
+        }
+        let Some(link) = self.links.get_mut(&id).filter(|l| l.has_key()) else { return };
+        *link = Link { ended: true, ..Link::default() };
+        self.handshakes.remove(&(a, b));
+        self.handshakes.remove(&(b, a));
+        stats.links_ended += 1;
+        // 802.11w is negotiated again at the next association.
+        self.pmf_links.remove(&id);
+    }
+
+    /// Whether the pairwise key of `slot` was dropped by a Deauthentication or Disassociation.
+    pub(super) fn ended(&self, slot: KeySlot) -> bool {
+        matches!(slot, KeySlot::Pairwise(id, ..) if self.links.get(&id).is_some_and(|l| l.ended))
     }
 
     /// Where the key of the protected data frame `mpdu` is (installing a given TK or GTK
