@@ -235,7 +235,7 @@ def p004_layout(rs):
             continue
         fmax, call = r["fmax_mhz"], P004_CALL_CYCLES
         block = call * P004_NR
-        where = "LFE5U-85F-6" if r["target"] == "ecp5" else f"{r['target']} (Yosys cells only)"
+        where = "LFE5U-85F-6" if r["target"] == "ecp5" else "xc7 (Yosys synth_xilinx cells, no place and route)"
         body.append([f"ours: aes128_p004_core, {where}", f"{r['luts']} LUT{'4' if r['target'] == 'ecp5' else 's'}",
                      r["ffs"], round(1000 / fmax, 3) if fmax else None, fmax, spread(r), call, block,
                      gbps(fmax, call) if fmax else None, gbps(fmax, block) if fmax else None,
@@ -251,7 +251,10 @@ def p004_layout(rs):
         f"the plain 128 · Fmax / cycles per block agree ({P004_CALL_CYCLES} × {P004_NR} = "
         f"{P004_CALL_CYCLES * P004_NR} cycles, the bench's measured block time). Even with three blocks "
         f"interleaved in the core's three stages (the bench's last test: 10 cycles a block) the block rate is "
-        f"128 · Fmax / 10, 3/10 of what Table 5 states for a 3-cycle round.\n")
+        f"128 · Fmax / 10, 3/10 of what Table 5 states for a 3-cycle round.\n" + "".join(
+            f"\nCritical path on ECP5 (seed {p['seed']}, the one nearest the median): {p['from']} → {p['to']}, "
+            f"{p['delay_ns']} ns ({p['logic_ns']} logic, {p['routing_ns']} routing).\n"
+            for r in rs if r["design"] == "aes128_p004" and (p := r.get("critical_path"))))
 
 
 def goals_layout(rs):
