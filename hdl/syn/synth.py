@@ -67,6 +67,7 @@ SBOX_MODULES = "aes_*sbox"  # aes_sbox, aes_inv_sbox
 # name: (top module, parameters, targets, ECP5 block-RAM round order or None for LUTs)
 DESIGNS = {
     "aes128_core": ("aes128_core", {}, ["ecp5", "ice40", "xilinx"], None),
+    "aes128_p004": ("aes128_p004_core", {}, ["ecp5", "xilinx"], None),  # seed paper 004's core
     "aes128_core_enc": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40", "xilinx"], None),
     "aes128_core_bram": ("aes128_core", {}, ["ecp5"], "sbox"),
     "aes128_core_enc_bram": ("aes128_core", {"ENABLE_DECRYPT": 0}, ["ecp5", "ice40"], "sbox"),

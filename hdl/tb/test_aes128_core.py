@@ -8,6 +8,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 from Crypto.Cipher import AES
 
+from aes_reference import last_round_key
 from golden import int_be, known_answers
 from streams import Sink, Source
 
@@ -37,44 +38,6 @@ async def run(src, sink, beats, dut):
     while len(sink.beats) < before + len(beats):
         await RisingEdge(dut.clk)
     return sink.beats[before:]
-
-
-def last_round_key(key: bytes) -> int:
-    """Round key 10 by the FIPS-197 key expansion (independent of the RTL's)."""
-    rcon = [1, 2, 4, 8, 16, 32, 64, 128, 27, 54]
-    s = SBOX
-    w = [list(key[4 * i:4 * i + 4]) for i in range(4)]
-    for i in range(4, 44):
-        t = list(w[i - 1])
-        if i % 4 == 0:
-            t = [s[b] for b in t[1:] + t[:1]]
-            t[0] ^= rcon[i // 4 - 1]
-        w.append([a ^ b for a, b in zip(w[i - 4], t)])
-    return int_be(bytes(sum(w[40:44], [])))
-
-
-def _sbox():
-    # FIPS-197 5.1.1: multiplicative inverse in GF(2^8), then the affine map.
-    def mul(a, b):
-        p = 0
-        while b:
-            if b & 1:
-                p ^= a
-            a = ((a << 1) ^ 0x11B) if a & 0x80 else a << 1
-            b >>= 1
-        return p
-    inv = [0] + [next(b for b in range(1, 256) if mul(a, b) == 1) for a in range(1, 256)]
-    out = []
-    for x in range(256):
-        b = inv[x]
-        r = b
-        for i in range(1, 5):
-            r ^= ((b << i) | (b >> (8 - i))) & 0xFF
-        out.append(r ^ 0x63)
-    return out
-
-
-SBOX = _sbox()
 
 
 @cocotb.test()
