@@ -102,7 +102,9 @@ module mpdu_ingest #(
   wire room = (wr - rd) != DEPTH;
   wire take = s_axis_tvalid && s_axis_tready;
   assign s_axis_tready = !ending && room;
-  wire write_beat  = take && !bad_now && joined_n[4];
+  // A beat is written when 16 octets are joined, or at tlast; a last beat that completes one
+  // body beat and starts another leaves its rest for one more cycle (write_flush).
+  wire write_beat  = take && !bad_now && (joined_n[4] || (s_axis_tlast && joined_n != 5'd0));
   wire write_flush = ending && !bad_end && acc_n != 5'd0 && room;
   assign desc_valid    = ending && !bad_end && acc_n == 5'd0;
   assign desc_body_len = octets - {10'd0, header_len};
@@ -162,6 +164,9 @@ module mpdu_ingest #(
         if (joined_n[4]) begin
           acc   <= joined << 128;
           acc_n <= joined_n - 5'd16;
+        end else if (s_axis_tlast) begin
+          acc   <= 256'h0;
+          acc_n <= 5'd0;
         end else begin
           acc   <= joined;
           acc_n <= joined_n;
