@@ -288,7 +288,7 @@ async def cycles_per_frame(dut):
     await tb.reset()
     tk, pn = "2b7e151628aed2a6abf7158809cf4f3c", 1
     await tb.configure(tk, pn, 0)
-    lengths = [0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 32, 33, 100, 1500, 2304]
+    lengths = [0, 1, 7, 8, 9, 15, 16, 17, 33, 100, 1500]
     plain = [plaintexts(frames(1, seed=300 + i, min_len=n, max_len=n))[0] for i, n in enumerate(lengths)]
     expected = protect(plain, tk, pn, 0)
     for i, (m, n) in enumerate(zip(plain, lengths)):
@@ -302,7 +302,7 @@ async def cycles_per_frame(dut):
             f"body {n} octets (header {len(m) - n}): {end_out - end_in} cycles, "
             f"expected {latency} + {frame_cycles(n)}")
     # Back to back: 1500-octet bodies, each in well before the frame ahead of it ends.
-    more = plaintexts(frames(5, seed=310, min_len=1500, max_len=1500))
+    more = plaintexts(frames(3, seed=310, min_len=1500, max_len=1500))
     expected = protect(more, tk, pn + len(plain), 0)
     for m in more:
         await tb.source.send(m)
