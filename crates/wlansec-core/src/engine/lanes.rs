@@ -16,7 +16,9 @@
 //! The keystream of block k comes out of step 2 + k and is used at step 3 + k, where the
 //! block is encrypted (or decrypted) in place and its plaintext fed to the MAC, so one pass
 //! over the data does both. When a lane finishes, it takes the next sub-chain of the queue:
-//! frames of any lengths and keys are packed densely into the lanes (multi-buffer).
+//! frames of any lengths and keys are packed densely into the lanes (multi-buffer). A
+//! lane-full of like CCMP-128 frames (`is_cohort`) skips the scheduler and runs the same
+//! steps in lock step (`cohort`).
 
 use super::enhanced::{sub_chain_b0, Ways};
 use super::key::Key;
@@ -266,21 +268,51 @@ impl<B: Blk> Lane<B> {
 }
 
 /// En/decrypt the `r` < 16 octets at `ptr` in place with `keystream`: (input zero-padded,
-/// output zero-padded). In integer registers and without `memcpy` calls: every frame of a
-/// length that is not a multiple of 16 comes here once per lane, and byte loops cost a
-/// tenth of a 1500-octet frame.
+/// output zero-padded). In integer registers, without `memcpy` calls or a buffer: every
+/// frame of a length that is not a multiple of 16 comes here once per lane; byte loops cost
+/// a tenth of a 1500-octet frame, and a block read back from narrower stores waits for
+/// them to reach the cache.
 #[inline(always)]
 unsafe fn partial_block<B: Blk>(ptr: *mut u8, r: usize, keystream: B) -> (B, B) {
-    let mut buf = [0u8; BLOCK];
-    copy_short(ptr, buf.as_mut_ptr(), r);
-    let input = u128::from_le_bytes(buf);
+    use core::ptr::{read_unaligned, write_unaligned};
+    let mut input = 0u128;
+    let mut at = 0;
+    if r & 8 != 0 {
+        input |= u128::from(read_unaligned(ptr.cast::<u64>()));
+        at = 8;
+    }
+    if r & 4 != 0 {
+        input |= u128::from(read_unaligned(ptr.add(at).cast::<u32>())) << (8 * at);
+        at += 4;
+    }
+    if r & 2 != 0 {
+        input |= u128::from(read_unaligned(ptr.add(at).cast::<u16>())) << (8 * at);
+        at += 2;
+    }
+    if r & 1 != 0 {
+        input |= u128::from(*ptr.add(at)) << (8 * at);
+    }
     let keystream = u128::from_le_bytes(keystream.to_bytes());
     // r < 16: the first r octets.
     let valid = (1u128 << (8 * r)) - 1;
     let output = (input ^ keystream) & valid;
-    buf = output.to_le_bytes();
-    copy_short(buf.as_ptr(), ptr, r);
-    (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&buf))
+    let mut at = 0;
+    if r & 8 != 0 {
+        write_unaligned(ptr.cast::<u64>(), output as u64);
+        at = 8;
+    }
+    if r & 4 != 0 {
+        write_unaligned(ptr.add(at).cast::<u32>(), (output >> (8 * at)) as u32);
+        at += 4;
+    }
+    if r & 2 != 0 {
+        write_unaligned(ptr.add(at).cast::<u16>(), (output >> (8 * at)) as u16);
+        at += 2;
+    }
+    if r & 1 != 0 {
+        *ptr.add(at) = (output >> (8 * at)) as u8;
+    }
+    (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&output.to_le_bytes()))
 }
 
 /// Run every frame of `tasks` through `L` lanes of kernel `K`. Every task seals, or every
