@@ -419,6 +419,9 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
     }
 }
 
+/// One register per group of `K::W` lanes (groups past `L / K::W` unused).
+type Registers<K, const L: usize> = [<K as Kernel>::V; L];
+
 /// The blocks of `L` lanes as registers of `K::W` lanes each.
 #[inline(always)]
 pub(crate) unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
@@ -493,7 +496,7 @@ unsafe fn head<K: Kernel, const L: usize>(
 unsafe fn head_steps<K: Kernel, const L: usize>(
     keys: &K::Keys<'_>,
     blocks: &[[K::B; L]; 5],
-) -> ([K::B; L], [K::V; L], [K::V; L]) {
+) -> ([K::B; L], Registers<K, L>, Registers<K, L>) {
     let mut mac = pack::<K, L>(&blocks[0]);
     let (a0, h1) = (pack::<K, L>(&blocks[1]), pack::<K, L>(&blocks[2]));
     let (h2, first) = (pack::<K, L>(&blocks[3]), pack::<K, L>(&blocks[4]));
@@ -697,7 +700,7 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8>(
     ptr: &mut [*mut u8; L],
     stride: &[usize; L],
     open: K::V,
-    (mac, keystream, counters): (&mut [K::V; L], &mut [K::V; L], &mut [K::V; L]),
+    (mac, keystream, counters): (&mut Registers<K, L>, &mut Registers<K, L>, &mut Registers<K, L>),
     counter_steps: &[K::V; L],
     steps: usize,
 ) {
