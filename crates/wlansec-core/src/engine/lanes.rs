@@ -16,7 +16,9 @@
 //! The keystream of block k comes out of step 2 + k and is used at step 3 + k, where the
 //! block is encrypted (or decrypted) in place and its plaintext fed to the MAC, so one pass
 //! over the data does both. When a lane finishes, it takes the next sub-chain of the queue:
-//! frames of any lengths and keys are packed densely into the lanes (multi-buffer).
+//! frames of any lengths and keys are packed densely into the lanes (multi-buffer). A
+//! lane-full of like CCMP-128 frames (`is_cohort`) skips the scheduler and runs the same
+//! steps in lock step (`cohort`).
 
 use super::enhanced::{sub_chain_b0, Ways};
 use super::key::Key;
@@ -258,23 +260,59 @@ impl<B: Blk> Lane<B> {
         c
     }
 
-    /// The frame's last, short block: (input zero-padded, output zero-padded). In integer
-    /// registers and without `memcpy` calls: every frame of a length that is not a multiple
-    /// of 16 comes here once per lane, and byte loops cost a tenth of a 1500-octet frame.
+    /// The frame's last, short block: (input zero-padded, output zero-padded).
     #[inline(always)]
     unsafe fn partial_block(&self, ptr: *mut u8) -> (B, B) {
-        let r = self.last_len;
-        let mut buf = [0u8; BLOCK];
-        copy_short(ptr, buf.as_mut_ptr(), r);
-        let input = u128::from_le_bytes(buf);
-        let keystream = u128::from_le_bytes(self.keystream.to_bytes());
-        // r < 16: the first r octets.
-        let valid = (1u128 << (8 * r)) - 1;
-        let output = (input ^ keystream) & valid;
-        buf = output.to_le_bytes();
-        copy_short(buf.as_ptr(), ptr, r);
-        (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&buf))
+        partial_block(ptr, self.last_len, self.keystream)
     }
+}
+
+/// En/decrypt the `r` < 16 octets at `ptr` in place with `keystream`: (input zero-padded,
+/// output zero-padded). In integer registers, without `memcpy` calls or a buffer: every
+/// frame of a length that is not a multiple of 16 comes here once per lane; byte loops cost
+/// a tenth of a 1500-octet frame, and a block read back from narrower stores waits for
+/// them to reach the cache.
+#[inline(always)]
+unsafe fn partial_block<B: Blk>(ptr: *mut u8, r: usize, keystream: B) -> (B, B) {
+    use core::ptr::{read_unaligned, write_unaligned};
+    let mut input = 0u128;
+    let mut at = 0;
+    if r & 8 != 0 {
+        input |= u128::from(read_unaligned(ptr.cast::<u64>()));
+        at = 8;
+    }
+    if r & 4 != 0 {
+        input |= u128::from(read_unaligned(ptr.add(at).cast::<u32>())) << (8 * at);
+        at += 4;
+    }
+    if r & 2 != 0 {
+        input |= u128::from(read_unaligned(ptr.add(at).cast::<u16>())) << (8 * at);
+        at += 2;
+    }
+    if r & 1 != 0 {
+        input |= u128::from(*ptr.add(at)) << (8 * at);
+    }
+    let keystream = u128::from_le_bytes(keystream.to_bytes());
+    // r < 16: the first r octets.
+    let valid = (1u128 << (8 * r)) - 1;
+    let output = (input ^ keystream) & valid;
+    let mut at = 0;
+    if r & 8 != 0 {
+        write_unaligned(ptr.cast::<u64>(), output as u64);
+        at = 8;
+    }
+    if r & 4 != 0 {
+        write_unaligned(ptr.add(at).cast::<u32>(), (output >> (8 * at)) as u32);
+        at += 4;
+    }
+    if r & 2 != 0 {
+        write_unaligned(ptr.add(at).cast::<u16>(), (output >> (8 * at)) as u16);
+        at += 2;
+    }
+    if r & 1 != 0 {
+        *ptr.add(at) = (output >> (8 * at)) as u8;
+    }
+    (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&output.to_le_bytes()))
 }
 
 /// Run every frame of `tasks` through `L` lanes of kernel `K`. Every task seals, or every
@@ -289,10 +327,48 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
     let open = first.open;
     debug_assert!(tasks.iter().all(|t| t.open == open));
     let mut keys = K::new_keys(first.key);
+    // Lane-fulls of like frames (see `is_cohort`) in lock step; the frames between them
+    // through the scheduler, which packs frames of any length and mode into the lanes.
+    let mut mixed_from = 0;
+    let mut at = 0;
+    while at + L <= tasks.len() {
+        if is_cohort(&tasks[at..at + L]) {
+            schedule::<K, L>(&mut keys, &mut tasks[mixed_from..at]);
+            match (K::W > 1, open) {
+                (true, false) => cohort::<K, L, SEAL>(&mut keys, &mut tasks[at..at + L]),
+                (true, true) => cohort::<K, L, OPEN>(&mut keys, &mut tasks[at..at + L]),
+                (false, _) => cohort::<K, L, EITHER>(&mut keys, &mut tasks[at..at + L]),
+            }
+            mixed_from = at + L;
+        }
+        at += L;
+    }
+    schedule::<K, L>(&mut keys, &mut tasks[mixed_from..]);
+}
+
+/// Whether `tasks` (a lane-full) can run in lock step: CCMP-128 frames (one sub-chain
+/// each) with the same number of full blocks, all with a short last block or none, so
+/// every lane is in the same phase at every step. A batch of one station's traffic, or of
+/// frames of one size, is mostly such lane-fulls.
+#[inline(always)]
+fn is_cohort(tasks: &[FrameTask<'_>]) -> bool {
+    let shape = |t: &FrameTask<'_>| (t.key.mode.ways == Ways::N1, t.len / BLOCK, t.len.is_multiple_of(BLOCK));
+    let first = shape(&tasks[0]);
+    first.0 && tasks.iter().all(|t| shape(t) == first)
+}
+
+/// The lane scheduler: every frame of `tasks` through `L` lanes of kernel `K`.
+///
+/// # Safety
+/// As `run`.
+#[inline(always)]
+unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks: &mut [FrameTask<'k>]) {
+    let Some(first) = tasks.first() else { return };
+    let open = first.open;
     let mut lanes = [Lane::<K::B>::idle(); L];
     let mut next = (0usize, 0usize);
     for (i, lane) in lanes.iter_mut().enumerate() {
-        assign::<K>(lane, &mut keys, i, &mut next, tasks);
+        assign::<K>(lane, keys, i, &mut next, tasks);
     }
     let mut mac = [K::B::zero(); L];
     let mut ctr = [K::B::zero(); L];
@@ -304,8 +380,8 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
             if !lanes.iter().any(|l| l.active) {
                 break;
             }
-            head::<K, L>(&keys, &mut lanes, tasks);
-            retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+            head::<K, L>(keys, &mut lanes, tasks);
+            retire_finished::<K, L>(&mut lanes, keys, &mut next, tasks);
             continue;
         }
         let steps = bulk_steps(&lanes);
@@ -315,18 +391,18 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
             // build) keep one step for both, as two copies spilled their lane state (AES-NI
             // 1500-octet batches 0.91 -> 1.06 cycles/byte).
             match (K::W > 1, open) {
-                (true, false) => bulk::<K, L, SEAL>(&keys, &mut lanes, steps),
-                (true, true) => bulk::<K, L, OPEN>(&keys, &mut lanes, steps),
-                (false, _) => bulk::<K, L, EITHER>(&keys, &mut lanes, steps),
+                (true, false) => bulk::<K, L, SEAL>(keys, &mut lanes, steps),
+                (true, true) => bulk::<K, L, OPEN>(keys, &mut lanes, steps),
+                (false, _) => bulk::<K, L, EITHER>(keys, &mut lanes, steps),
             }
-            retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+            retire_finished::<K, L>(&mut lanes, keys, &mut next, tasks);
             continue;
         }
         for i in 0..L {
             let lane = &mut lanes[i];
             (mac[i], ctr[i]) = if lane.active { lane.inputs() } else { (K::B::zero(), K::B::zero()) };
         }
-        encrypt_blocks::<K, L>(&keys, &mut mac, &mut ctr);
+        encrypt_blocks::<K, L>(keys, &mut mac, &mut ctr);
         for i in 0..L {
             let lane = &mut lanes[i];
             if !lane.active {
@@ -339,9 +415,12 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>])
             }
             lane.step += 1;
         }
-        retire_finished::<K, L>(&mut lanes, &mut keys, &mut next, tasks);
+        retire_finished::<K, L>(&mut lanes, keys, &mut next, tasks);
     }
 }
+
+/// One register per group of `K::W` lanes (groups past `L / K::W` unused).
+type Registers<K, const L: usize> = [<K as Kernel>::V; L];
 
 /// The blocks of `L` lanes as registers of `K::W` lanes each.
 #[inline(always)]
@@ -390,6 +469,34 @@ unsafe fn head<K: Kernel, const L: usize>(
         blocks[3][i] = lane.h2;
         blocks[4][i] = if lane.active && lane.blocks > 0 { lane.next_counter() } else { lane.counter_base };
     }
+    let (s0, mac, ctr) = head_steps::<K, L>(keys, &blocks);
+    let (mut mac_out, mut keystream) = ([K::B::zero(); L], [K::B::zero(); L]);
+    unpack::<K, L>(&mac, &mut mac_out);
+    unpack::<K, L>(&ctr, &mut keystream);
+    for i in 0..L {
+        let lane = &mut lanes[i];
+        if lane.active {
+            if lane.sub_chain == 0 {
+                tasks[lane.frame].s0 = s0[i].to_bytes();
+            }
+            lane.mac = mac_out[i];
+            lane.keystream = keystream[i];
+            lane.step = 3;
+        }
+    }
+}
+
+/// The three set-up steps of `L` lanes from their blocks `[B0, A_0, H_1, H_2, first
+/// counter]`: E(A_0) of every lane, and the MAC (after H_2) and keystream of the first data
+/// block in the kernel's registers.
+///
+/// # Safety
+/// As `run`.
+#[inline(always)]
+unsafe fn head_steps<K: Kernel, const L: usize>(
+    keys: &K::Keys<'_>,
+    blocks: &[[K::B; L]; 5],
+) -> ([K::B; L], Registers<K, L>, Registers<K, L>) {
     let mut mac = pack::<K, L>(&blocks[0]);
     let (a0, h1) = (pack::<K, L>(&blocks[1]), pack::<K, L>(&blocks[2]));
     let (h2, first) = (pack::<K, L>(&blocks[3]), pack::<K, L>(&blocks[4]));
@@ -407,19 +514,73 @@ unsafe fn head<K: Kernel, const L: usize>(
     }
     ctr = first;
     K::encrypt::<L>(keys, &mut mac, &mut ctr);
-    let (mut mac_out, mut keystream) = ([K::B::zero(); L], [K::B::zero(); L]);
-    unpack::<K, L>(&mac, &mut mac_out);
-    unpack::<K, L>(&ctr, &mut keystream);
+    (s0, mac, ctr)
+}
+
+/// A lane-full of like frames (`is_cohort`) in lock step: the set-up of every lane at once
+/// straight from the tasks, the full blocks, then the short last blocks, with no per-lane
+/// phase tests and no lane state in memory between them. `L` lanes of frames of b blocks
+/// take the 3 + b steps of `L` AES computations each that the scheduler would, without its
+/// bookkeeping (about 500 instructions a frame).
+///
+/// # Safety
+/// As `run`; `tasks` holds `L` tasks for which `is_cohort` holds.
+#[inline(always)]
+unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
+    keys: &mut K::Keys<'k>,
+    tasks: &mut [FrameTask<'k>],
+) {
+    let mut blocks = [[K::B::zero(); L]; 5];
+    let mut ptr = [core::ptr::null_mut(); L];
     for i in 0..L {
-        let lane = &mut lanes[i];
-        if lane.active {
-            if lane.sub_chain == 0 {
-                tasks[lane.frame].s0 = s0[i].to_bytes();
-            }
-            lane.mac = mac_out[i];
-            lane.keystream = keystream[i];
-            lane.step = 3;
+        let task = &tasks[i];
+        K::set_key(keys, i, task.key);
+        blocks[0][i] = K::B::from_bytes(&task.b0);
+        blocks[1][i] = K::B::from_bytes(&task.a0);
+        blocks[2][i] = K::B::from_bytes(&task.aad_blocks[0]);
+        blocks[3][i] = K::B::from_bytes(&task.aad_blocks[1]);
+        blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
+        ptr[i] = task.data;
+    }
+    let (s0, mut mac, mut keystream) = head_steps::<K, L>(keys, &blocks);
+    // Counters in `Kernel::add_counters` form, from data block 1's (2) on, one apart.
+    let mut counters = [K::B::zero(); L];
+    for i in 0..L {
+        counters[i] = K::B::with_counter(blocks[1][i], 2u16.swap_bytes());
+    }
+    let mut counters = pack::<K, L>(&counters);
+    let counter_steps = pack::<K, L>(&[K::B::with_counter(K::B::zero(), 1u16.swap_bytes()); L]);
+    let open = tasks[0].open;
+    let open_mask = K::gather(&[K::B::from_bytes(&[if open { 0xff } else { 0 }; BLOCK]); L]);
+    bulk_loop::<K, L, DIRECTION>(
+        keys,
+        &mut ptr,
+        &[BLOCK; L],
+        open_mask,
+        (&mut mac, &mut keystream, &mut counters),
+        &counter_steps,
+        tasks[0].len / BLOCK,
+    );
+    if !tasks[0].len.is_multiple_of(BLOCK) {
+        let mut ks = [K::B::zero(); L];
+        unpack::<K, L>(&keystream, &mut ks);
+        let mut plain = [K::B::zero(); L];
+        for i in 0..L {
+            let (input, output) = partial_block(ptr[i], tasks[i].len % BLOCK, ks[i]);
+            plain[i] = if open { output } else { input };
         }
+        let plain = pack::<K, L>(&plain);
+        for g in 0..L / K::W {
+            mac[g] = K::xor(mac[g], plain[g]);
+        }
+        // The counter blocks of this step are not used.
+        K::encrypt::<L>(keys, &mut mac, &mut keystream);
+    }
+    let mut macs = [K::B::zero(); L];
+    unpack::<K, L>(&mac, &mut macs);
+    for i in 0..L {
+        tasks[i].acc = macs[i].to_bytes();
+        tasks[i].s0 = s0[i].to_bytes();
     }
 }
 
@@ -503,8 +664,48 @@ unsafe fn bulk<K: Kernel, const L: usize, const DIRECTION: u8>(
     }
     let (mut mac, mut keystream) = (pack::<K, L>(&blocks[0]), pack::<K, L>(&blocks[1]));
     let (mut counters, counter_steps) = (pack::<K, L>(&blocks[2]), pack::<K, L>(&blocks[3]));
+    bulk_loop::<K, L, DIRECTION>(
+        keys,
+        &mut ptr,
+        &stride,
+        open,
+        (&mut mac, &mut keystream, &mut counters),
+        &counter_steps,
+        steps,
+    );
+    let (mut mac_out, mut keystream_out) = ([K::B::zero(); L], [K::B::zero(); L]);
+    unpack::<K, L>(&mac, &mut mac_out);
+    unpack::<K, L>(&keystream, &mut keystream_out);
+    for i in 0..L {
+        let lane = &mut lanes[i];
+        if lane.active {
+            lane.mac = mac_out[i];
+            lane.keystream = keystream_out[i];
+            lane.counter = lane.counter.wrapping_add((steps as u16).wrapping_mul(lane.counter_step));
+            lane.step += steps;
+        }
+    }
+}
+
+/// The registers of `L` lanes through `steps` bulk steps: each lane's data block at `ptr`
+/// en/decrypted in place with `keystream` and fed to `mac`, the next `counters` encrypted
+/// for the keystream of the next step; `ptr` advances by `stride`. `open` is all ones
+/// where the lanes open (read only in the `EITHER` direction).
+///
+/// # Safety
+/// As `run`; every lane's `ptr` valid for `steps` blocks `stride` apart.
+#[inline(always)]
+unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8>(
+    keys: &K::Keys<'_>,
+    ptr: &mut [*mut u8; L],
+    stride: &[usize; L],
+    open: K::V,
+    (mac, keystream, counters): (&mut Registers<K, L>, &mut Registers<K, L>, &mut Registers<K, L>),
+    counter_steps: &[K::V; L],
+    steps: usize,
+) {
     for _ in 0..steps {
-        let mut ctr = counters;
+        let mut ctr = *counters;
         for g in 0..L / K::W {
             let lane_ptrs = &ptr[g * K::W..(g + 1) * K::W];
             let d = K::load(lane_ptrs);
@@ -522,20 +723,8 @@ unsafe fn bulk<K: Kernel, const L: usize, const DIRECTION: u8>(
         for i in 0..L {
             ptr[i] = ptr[i].add(stride[i]);
         }
-        K::encrypt::<L>(keys, &mut mac, &mut ctr);
-        keystream = ctr;
-    }
-    let (mut mac_out, mut keystream_out) = ([K::B::zero(); L], [K::B::zero(); L]);
-    unpack::<K, L>(&mac, &mut mac_out);
-    unpack::<K, L>(&keystream, &mut keystream_out);
-    for i in 0..L {
-        let lane = &mut lanes[i];
-        if lane.active {
-            lane.mac = mac_out[i];
-            lane.keystream = keystream_out[i];
-            lane.counter = lane.counter.wrapping_add((steps as u16).wrapping_mul(lane.counter_step));
-            lane.step += steps;
-        }
+        K::encrypt::<L>(keys, mac, &mut ctr);
+        *keystream = ctr;
     }
 }
 

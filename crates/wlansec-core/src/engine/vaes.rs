@@ -5,8 +5,12 @@
 //!   flight with 4 VAESENC per round.
 //! * [`Vaes256`] (AVX2 + VAES, for CPUs with VAES on 256-bit registers and no AVX-512, such
 //!   as Zen 3): two lanes per 256-bit register, 8 VAESENC per round for 8 lanes.
+//!
+//! Both are one kernel, [`Vaes`], over the register width ([`Wide`]: the dozen instructions
+//! the kernel uses, per width), so the load/step/store bodies exist once.
 
 use core::arch::x86_64::*;
+use core::marker::PhantomData;
 
 use super::aesni::SWAP_COUNTER_OCTETS;
 use super::key::Key;
@@ -76,12 +80,180 @@ pub(crate) unsafe fn run256<const L: usize>(tasks: &mut [FrameTask<'_>]) {
     lanes::run::<Vaes256, L>(tasks)
 }
 
-pub(crate) struct Vaes512;
+/// A register of `W` lanes' blocks side by side, and the instructions the kernel uses on it.
+pub(crate) trait Wide: Copy {
+    const W: usize;
+    /// # Safety (every function)
+    /// The CPU features of the register's width must be present; pointers valid for
+    /// `16 * W` octets (`load_keys`: aligned to them), `ptrs[..W]` for 16 octets each.
+    unsafe fn zero() -> Self;
+    unsafe fn broadcast(block: __m128i) -> Self;
+    unsafe fn load_keys(ptr: *const u8) -> Self;
+    unsafe fn load_run(ptr: *const u8) -> Self;
+    unsafe fn store_run(ptr: *mut u8, v: Self);
+    unsafe fn gather(blocks: &[__m128i]) -> Self;
+    unsafe fn scatter(v: Self, blocks: &mut [__m128i]);
+    unsafe fn load(ptrs: &[*mut u8]) -> Self;
+    unsafe fn store(v: Self, ptrs: &[*mut u8]);
+    unsafe fn aesenc(v: Self, key: Self) -> Self;
+    unsafe fn aesenclast(v: Self, key: Self) -> Self;
+    unsafe fn xor(a: Self, b: Self) -> Self;
+    unsafe fn and(a: Self, b: Self) -> Self;
+    unsafe fn add_epi16(a: Self, b: Self) -> Self;
+    unsafe fn shuffle_epi8(v: Self, control: Self) -> Self;
+}
 
-impl Kernel for Vaes512 {
-    type B = __m128i;
-    type V = __m512i;
+impl Wide for __m512i {
     const W: usize = 4;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm512_setzero_si512()
+    }
+    #[inline(always)]
+    unsafe fn broadcast(block: __m128i) -> Self {
+        _mm512_broadcast_i32x4(block)
+    }
+    #[inline(always)]
+    unsafe fn load_keys(ptr: *const u8) -> Self {
+        _mm512_load_si512(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn load_run(ptr: *const u8) -> Self {
+        _mm512_loadu_si512(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_run(ptr: *mut u8, v: Self) {
+        _mm512_storeu_si512(ptr.cast(), v)
+    }
+    #[inline(always)]
+    unsafe fn gather(blocks: &[__m128i]) -> Self {
+        let v = _mm512_castsi128_si512(blocks[0]);
+        let v = _mm512_inserti32x4::<1>(v, blocks[1]);
+        let v = _mm512_inserti32x4::<2>(v, blocks[2]);
+        _mm512_inserti32x4::<3>(v, blocks[3])
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: Self, blocks: &mut [__m128i]) {
+        blocks[0] = _mm512_castsi512_si128(v);
+        blocks[1] = _mm512_extracti32x4_epi32::<1>(v);
+        blocks[2] = _mm512_extracti32x4_epi32::<2>(v);
+        blocks[3] = _mm512_extracti32x4_epi32::<3>(v);
+    }
+    #[inline(always)]
+    unsafe fn load(ptrs: &[*mut u8]) -> Self {
+        let v = _mm512_castsi128_si512(_mm_loadu_si128(ptrs[0].cast()));
+        let v = _mm512_inserti32x4::<1>(v, _mm_loadu_si128(ptrs[1].cast()));
+        let v = _mm512_inserti32x4::<2>(v, _mm_loadu_si128(ptrs[2].cast()));
+        _mm512_inserti32x4::<3>(v, _mm_loadu_si128(ptrs[3].cast()))
+    }
+    #[inline(always)]
+    unsafe fn store(v: Self, ptrs: &[*mut u8]) {
+        _mm_storeu_si128(ptrs[0].cast(), _mm512_castsi512_si128(v));
+        _mm_storeu_si128(ptrs[1].cast(), _mm512_extracti32x4_epi32::<1>(v));
+        _mm_storeu_si128(ptrs[2].cast(), _mm512_extracti32x4_epi32::<2>(v));
+        _mm_storeu_si128(ptrs[3].cast(), _mm512_extracti32x4_epi32::<3>(v));
+    }
+    #[inline(always)]
+    unsafe fn aesenc(v: Self, key: Self) -> Self {
+        _mm512_aesenc_epi128(v, key)
+    }
+    #[inline(always)]
+    unsafe fn aesenclast(v: Self, key: Self) -> Self {
+        _mm512_aesenclast_epi128(v, key)
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        _mm512_xor_si512(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: Self, b: Self) -> Self {
+        _mm512_and_si512(a, b)
+    }
+    #[inline(always)]
+    unsafe fn add_epi16(a: Self, b: Self) -> Self {
+        _mm512_add_epi16(a, b)
+    }
+    #[inline(always)]
+    unsafe fn shuffle_epi8(v: Self, control: Self) -> Self {
+        _mm512_shuffle_epi8(v, control)
+    }
+}
+
+impl Wide for __m256i {
+    const W: usize = 2;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm256_setzero_si256()
+    }
+    #[inline(always)]
+    unsafe fn broadcast(block: __m128i) -> Self {
+        _mm256_broadcastsi128_si256(block)
+    }
+    #[inline(always)]
+    unsafe fn load_keys(ptr: *const u8) -> Self {
+        _mm256_load_si256(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn load_run(ptr: *const u8) -> Self {
+        _mm256_loadu_si256(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_run(ptr: *mut u8, v: Self) {
+        _mm256_storeu_si256(ptr.cast(), v)
+    }
+    #[inline(always)]
+    unsafe fn gather(blocks: &[__m128i]) -> Self {
+        _mm256_set_m128i(blocks[1], blocks[0])
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: Self, blocks: &mut [__m128i]) {
+        blocks[0] = _mm256_castsi256_si128(v);
+        blocks[1] = _mm256_extracti128_si256::<1>(v);
+    }
+    #[inline(always)]
+    unsafe fn load(ptrs: &[*mut u8]) -> Self {
+        _mm256_loadu2_m128i(ptrs[1].cast(), ptrs[0].cast())
+    }
+    #[inline(always)]
+    unsafe fn store(v: Self, ptrs: &[*mut u8]) {
+        _mm256_storeu2_m128i(ptrs[1].cast(), ptrs[0].cast(), v)
+    }
+    #[inline(always)]
+    unsafe fn aesenc(v: Self, key: Self) -> Self {
+        _mm256_aesenc_epi128(v, key)
+    }
+    #[inline(always)]
+    unsafe fn aesenclast(v: Self, key: Self) -> Self {
+        _mm256_aesenclast_epi128(v, key)
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        _mm256_xor_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: Self, b: Self) -> Self {
+        _mm256_and_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn add_epi16(a: Self, b: Self) -> Self {
+        _mm256_add_epi16(a, b)
+    }
+    #[inline(always)]
+    unsafe fn shuffle_epi8(v: Self, control: Self) -> Self {
+        _mm256_shuffle_epi8(v, control)
+    }
+}
+
+/// The VAES kernel on registers of type `R`.
+pub(crate) struct Vaes<R>(PhantomData<R>);
+
+pub(crate) type Vaes512 = Vaes<__m512i>;
+pub(crate) type Vaes256 = Vaes<__m256i>;
+
+impl<R: Wide> Kernel for Vaes<R> {
+    type B = __m128i;
+    type V = R;
+    const W: usize = R::W;
     type Keys<'k> = PackedKeys;
 
     fn new_keys(_first: &Key) -> PackedKeys {
@@ -96,241 +268,99 @@ impl Kernel for Vaes512 {
     // No closures in the kernels: a closure does not inherit the caller's target features,
     // so the intrinsics in it would become calls.
     #[inline(always)]
-    unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [__m512i; L], ctr: &mut [__m512i; L]) {
-        const { assert!(L.is_multiple_of(4) && L <= MAX_LANES) };
-        for g in 0..L / 4 {
-            let k = _mm512_load_si512(keys.at(0, 4 * g).cast());
-            mac[g] = _mm512_xor_si512(mac[g], k);
-            ctr[g] = _mm512_xor_si512(ctr[g], k);
+    unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
+        const { assert!(L.is_multiple_of(R::W) && L <= MAX_LANES) };
+        for g in 0..L / R::W {
+            let k = R::load_keys(keys.at(0, R::W * g));
+            mac[g] = R::xor(mac[g], k);
+            ctr[g] = R::xor(ctr[g], k);
         }
         for round in 1..10 {
-            for g in 0..L / 4 {
-                let k = _mm512_load_si512(keys.at(round, 4 * g).cast());
-                mac[g] = _mm512_aesenc_epi128(mac[g], k);
-                ctr[g] = _mm512_aesenc_epi128(ctr[g], k);
+            for g in 0..L / R::W {
+                let k = R::load_keys(keys.at(round, R::W * g));
+                mac[g] = R::aesenc(mac[g], k);
+                ctr[g] = R::aesenc(ctr[g], k);
             }
         }
-        for g in 0..L / 4 {
-            let k = _mm512_load_si512(keys.at(10, 4 * g).cast());
-            mac[g] = _mm512_aesenclast_epi128(mac[g], k);
-            ctr[g] = _mm512_aesenclast_epi128(ctr[g], k);
+        for g in 0..L / R::W {
+            let k = R::load_keys(keys.at(10, R::W * g));
+            mac[g] = R::aesenclast(mac[g], k);
+            ctr[g] = R::aesenclast(ctr[g], k);
         }
     }
 
-    type FrameKeys<'k> = [__m512i; 11];
+    type FrameKeys<'k> = [R; 11];
 
     #[inline(always)]
-    unsafe fn frame_keys(key: &Key) -> [__m512i; 11] {
-        let mut keys = [_mm512_setzero_si512(); 11];
+    unsafe fn frame_keys(key: &Key) -> [R; 11] {
+        let mut keys = [R::zero(); 11];
         for (k, rk) in keys.iter_mut().zip(&key.round_keys.0) {
-            *k = _mm512_broadcast_i32x4(_mm_load_si128(rk.as_ptr().cast()));
+            *k = R::broadcast(_mm_load_si128(rk.as_ptr().cast()));
         }
         keys
     }
     #[inline(always)]
-    unsafe fn first_round_key(keys: &[__m512i; 11]) -> __m512i {
+    unsafe fn first_round_key(keys: &[R; 11]) -> R {
         keys[0]
     }
     #[inline(always)]
-    unsafe fn last_round_key(keys: &[__m512i; 11]) -> __m512i {
+    unsafe fn last_round_key(keys: &[R; 11]) -> R {
         keys[10]
     }
     #[inline(always)]
-    unsafe fn encrypt_frame<const L: usize>(
-        keys: &[__m512i; 11],
-        mac: &mut [__m512i; L],
-        mac_last: &[__m512i; L],
-        ctr: &mut [__m512i; L],
-    ) {
-        for c in ctr.iter_mut().take(L / 4) {
-            *c = _mm512_xor_si512(*c, keys[0]);
+    unsafe fn encrypt_frame<const L: usize>(keys: &[R; 11], mac: &mut [R; L], mac_last: &[R; L], ctr: &mut [R; L]) {
+        for c in ctr.iter_mut().take(L / R::W) {
+            *c = R::xor(*c, keys[0]);
         }
         for k in &keys[1..10] {
-            for g in 0..L / 4 {
-                mac[g] = _mm512_aesenc_epi128(mac[g], *k);
-                ctr[g] = _mm512_aesenc_epi128(ctr[g], *k);
+            for g in 0..L / R::W {
+                mac[g] = R::aesenc(mac[g], *k);
+                ctr[g] = R::aesenc(ctr[g], *k);
             }
         }
-        for g in 0..L / 4 {
-            mac[g] = _mm512_aesenclast_epi128(mac[g], mac_last[g]);
-            ctr[g] = _mm512_aesenclast_epi128(ctr[g], keys[10]);
+        for g in 0..L / R::W {
+            mac[g] = R::aesenclast(mac[g], mac_last[g]);
+            ctr[g] = R::aesenclast(ctr[g], keys[10]);
         }
     }
     #[inline(always)]
-    unsafe fn load_run(ptr: *const u8) -> __m512i {
-        _mm512_loadu_si512(ptr.cast())
+    unsafe fn load_run(ptr: *const u8) -> R {
+        R::load_run(ptr)
     }
     #[inline(always)]
-    unsafe fn store_run(ptr: *mut u8, v: __m512i) {
-        _mm512_storeu_si512(ptr.cast(), v)
-    }
-
-    #[inline(always)]
-    unsafe fn gather(blocks: &[__m128i]) -> __m512i {
-        let v = _mm512_castsi128_si512(blocks[0]);
-        let v = _mm512_inserti32x4::<1>(v, blocks[1]);
-        let v = _mm512_inserti32x4::<2>(v, blocks[2]);
-        _mm512_inserti32x4::<3>(v, blocks[3])
+    unsafe fn store_run(ptr: *mut u8, v: R) {
+        R::store_run(ptr, v)
     }
     #[inline(always)]
-    unsafe fn scatter(v: __m512i, blocks: &mut [__m128i]) {
-        blocks[0] = _mm512_castsi512_si128(v);
-        blocks[1] = _mm512_extracti32x4_epi32::<1>(v);
-        blocks[2] = _mm512_extracti32x4_epi32::<2>(v);
-        blocks[3] = _mm512_extracti32x4_epi32::<3>(v);
+    unsafe fn gather(blocks: &[__m128i]) -> R {
+        R::gather(blocks)
     }
     #[inline(always)]
-    unsafe fn load(ptrs: &[*mut u8]) -> __m512i {
-        let v = _mm512_castsi128_si512(_mm_loadu_si128(ptrs[0].cast()));
-        let v = _mm512_inserti32x4::<1>(v, _mm_loadu_si128(ptrs[1].cast()));
-        let v = _mm512_inserti32x4::<2>(v, _mm_loadu_si128(ptrs[2].cast()));
-        _mm512_inserti32x4::<3>(v, _mm_loadu_si128(ptrs[3].cast()))
+    unsafe fn scatter(v: R, blocks: &mut [__m128i]) {
+        R::scatter(v, blocks)
     }
     #[inline(always)]
-    unsafe fn store(v: __m512i, ptrs: &[*mut u8]) {
-        _mm_storeu_si128(ptrs[0].cast(), _mm512_castsi512_si128(v));
-        _mm_storeu_si128(ptrs[1].cast(), _mm512_extracti32x4_epi32::<1>(v));
-        _mm_storeu_si128(ptrs[2].cast(), _mm512_extracti32x4_epi32::<2>(v));
-        _mm_storeu_si128(ptrs[3].cast(), _mm512_extracti32x4_epi32::<3>(v));
+    unsafe fn load(ptrs: &[*mut u8]) -> R {
+        R::load(ptrs)
     }
     #[inline(always)]
-    unsafe fn xor(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_xor_si512(a, b)
+    unsafe fn store(v: R, ptrs: &[*mut u8]) {
+        R::store(v, ptrs)
     }
     #[inline(always)]
-    unsafe fn and(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_and_si512(a, b)
+    unsafe fn xor(a: R, b: R) -> R {
+        R::xor(a, b)
     }
     #[inline(always)]
-    unsafe fn add_counters(counters: __m512i, steps: __m512i) -> __m512i {
-        _mm512_add_epi16(counters, steps)
+    unsafe fn and(a: R, b: R) -> R {
+        R::and(a, b)
     }
     #[inline(always)]
-    unsafe fn counter_blocks(counters: __m512i) -> __m512i {
-        let swap = _mm512_broadcast_i32x4(_mm_loadu_si128(SWAP_COUNTER_OCTETS.as_ptr().cast()));
-        _mm512_shuffle_epi8(counters, swap)
-    }
-}
-
-pub(crate) struct Vaes256;
-
-impl Kernel for Vaes256 {
-    type B = __m128i;
-    type V = __m256i;
-    const W: usize = 2;
-    type Keys<'k> = PackedKeys;
-
-    fn new_keys(_first: &Key) -> PackedKeys {
-        PackedKeys::new()
-    }
-
-    #[inline(always)]
-    fn set_key(keys: &mut PackedKeys, lane: usize, key: &Key) {
-        keys.set(lane, key)
-    }
-
-    #[inline(always)]
-    unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [__m256i; L], ctr: &mut [__m256i; L]) {
-        const { assert!(L.is_multiple_of(2) && L <= MAX_LANES) };
-        for g in 0..L / 2 {
-            let k = _mm256_load_si256(keys.at(0, 2 * g).cast());
-            mac[g] = _mm256_xor_si256(mac[g], k);
-            ctr[g] = _mm256_xor_si256(ctr[g], k);
-        }
-        for round in 1..10 {
-            for g in 0..L / 2 {
-                let k = _mm256_load_si256(keys.at(round, 2 * g).cast());
-                mac[g] = _mm256_aesenc_epi128(mac[g], k);
-                ctr[g] = _mm256_aesenc_epi128(ctr[g], k);
-            }
-        }
-        for g in 0..L / 2 {
-            let k = _mm256_load_si256(keys.at(10, 2 * g).cast());
-            mac[g] = _mm256_aesenclast_epi128(mac[g], k);
-            ctr[g] = _mm256_aesenclast_epi128(ctr[g], k);
-        }
-    }
-
-    type FrameKeys<'k> = [__m256i; 11];
-
-    #[inline(always)]
-    unsafe fn frame_keys(key: &Key) -> [__m256i; 11] {
-        let mut keys = [_mm256_setzero_si256(); 11];
-        for (k, rk) in keys.iter_mut().zip(&key.round_keys.0) {
-            *k = _mm256_broadcastsi128_si256(_mm_load_si128(rk.as_ptr().cast()));
-        }
-        keys
+    unsafe fn add_counters(counters: R, steps: R) -> R {
+        R::add_epi16(counters, steps)
     }
     #[inline(always)]
-    unsafe fn first_round_key(keys: &[__m256i; 11]) -> __m256i {
-        keys[0]
-    }
-    #[inline(always)]
-    unsafe fn last_round_key(keys: &[__m256i; 11]) -> __m256i {
-        keys[10]
-    }
-    #[inline(always)]
-    unsafe fn encrypt_frame<const L: usize>(
-        keys: &[__m256i; 11],
-        mac: &mut [__m256i; L],
-        mac_last: &[__m256i; L],
-        ctr: &mut [__m256i; L],
-    ) {
-        for c in ctr.iter_mut().take(L / 2) {
-            *c = _mm256_xor_si256(*c, keys[0]);
-        }
-        for k in &keys[1..10] {
-            for g in 0..L / 2 {
-                mac[g] = _mm256_aesenc_epi128(mac[g], *k);
-                ctr[g] = _mm256_aesenc_epi128(ctr[g], *k);
-            }
-        }
-        for g in 0..L / 2 {
-            mac[g] = _mm256_aesenclast_epi128(mac[g], mac_last[g]);
-            ctr[g] = _mm256_aesenclast_epi128(ctr[g], keys[10]);
-        }
-    }
-    #[inline(always)]
-    unsafe fn load_run(ptr: *const u8) -> __m256i {
-        _mm256_loadu_si256(ptr.cast())
-    }
-    #[inline(always)]
-    unsafe fn store_run(ptr: *mut u8, v: __m256i) {
-        _mm256_storeu_si256(ptr.cast(), v)
-    }
-
-    #[inline(always)]
-    unsafe fn gather(blocks: &[__m128i]) -> __m256i {
-        _mm256_set_m128i(blocks[1], blocks[0])
-    }
-    #[inline(always)]
-    unsafe fn scatter(v: __m256i, blocks: &mut [__m128i]) {
-        blocks[0] = _mm256_castsi256_si128(v);
-        blocks[1] = _mm256_extracti128_si256::<1>(v);
-    }
-    #[inline(always)]
-    unsafe fn load(ptrs: &[*mut u8]) -> __m256i {
-        _mm256_loadu2_m128i(ptrs[1].cast(), ptrs[0].cast())
-    }
-    #[inline(always)]
-    unsafe fn store(v: __m256i, ptrs: &[*mut u8]) {
-        _mm256_storeu2_m128i(ptrs[1].cast(), ptrs[0].cast(), v)
-    }
-    #[inline(always)]
-    unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_xor_si256(a, b)
-    }
-    #[inline(always)]
-    unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_and_si256(a, b)
-    }
-    #[inline(always)]
-    unsafe fn add_counters(counters: __m256i, steps: __m256i) -> __m256i {
-        _mm256_add_epi16(counters, steps)
-    }
-    #[inline(always)]
-    unsafe fn counter_blocks(counters: __m256i) -> __m256i {
-        let swap = _mm256_broadcastsi128_si256(_mm_loadu_si128(SWAP_COUNTER_OCTETS.as_ptr().cast()));
-        _mm256_shuffle_epi8(counters, swap)
+    unsafe fn counter_blocks(counters: R) -> R {
+        R::shuffle_epi8(counters, R::broadcast(_mm_loadu_si128(SWAP_COUNTER_OCTETS.as_ptr().cast())))
     }
 }
