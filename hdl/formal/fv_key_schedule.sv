@@ -30,7 +30,13 @@ module fv_key_schedule #(
   reg  [127:0]      key;  // the cipher key of the block in flight
   wire [11*128-1:0] key_rounds, cipher_key_rounds;
   fv_key_expansion expand_key (.key(key), .round_keys(key_rounds));
-  fv_key_expansion expand_cipher_key (.key(cipher_key), .round_keys(cipher_key_rounds));
+  generate
+    if (ENABLE_DECRYPT != 0) begin : g_decrypt
+      fv_key_expansion expand_cipher_key (.key(cipher_key), .round_keys(cipher_key_rounds));
+    end else begin : g_encrypt_only
+      assign cipher_key_rounds = {11 * 128{1'b0}};
+    end
+  endgenerate
   function automatic [127:0] pick(input [11*128-1:0] rounds, input [3:0] n);
     pick = rounds[128 * (11 - n) - 1 -: 128];
   endfunction
