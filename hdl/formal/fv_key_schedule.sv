@@ -38,7 +38,11 @@ module fv_key_schedule #(
     end
   endgenerate
   function automatic [127:0] pick(input [11*128-1:0] rounds, input [3:0] n);
-    pick = rounds[128 * (11 - n) - 1 -: 128];
+    integer i;
+    begin
+      pick = 128'h0;  // a mux per round key (n is never above 10)
+      for (i = 0; i <= 10; i = i + 1) if (n == i) pick = rounds[128 * (11 - i) - 1 -: 128];
+    end
   endfunction
 
   wire decrypt_load = (ENABLE_DECRYPT != 0) && in_decrypt;

@@ -34,7 +34,7 @@ MUTANTS = {
         "ccmp_decap_mic", "", "ok without the MIC comparison"),
     "sbox_entry": (
         "aes_sbox.v", "8'h53: out_byte = 8'hed;", "8'h53: out_byte = 8'hec;",
-        "key_schedule", "enc_only", "one S-box entry wrong (reached only by key bytes 0x53)"),
+        "key_schedule", "sbox", "one S-box entry wrong (0x53)"),
     "rcon_9": (
         "aes_rcon.v", "4'd9:    rcon = 8'h1b;", "4'd9:    rcon = 8'h1c;",
         "key_schedule", "enc_dec", "Rcon[9] wrong"),
@@ -56,7 +56,9 @@ def main():
         source.write_text(rtl.replace(text, replacement))
         run = subprocess.run([str(root / "formal" / "run_sby.sh"), f"{sby}.sby", *([task] if task else [])],
                              capture_output=True, text=True)
-        failed = "DONE (FAIL" in run.stdout
+        # Debian's ABC writes a counterexample trace this SymbiYosys cannot convert (the task
+        # then ends in ERROR): the engine's FAIL is the verdict.
+        failed = "DONE (FAIL" in run.stdout or "returned FAIL" in run.stdout
         print(f"mutant {name} ({what}): {sby} {task} {'FAILS as it must' if failed else 'NOT caught'}",
               flush=True)
         if not failed:

@@ -4,8 +4,8 @@ HDL := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 RUN ?= $(TOPLEVEL)
 TOPLEVEL_LANG = verilog
 VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
-SIM_BUILD = $(HDL)/build/$(SIM)$(if $(COVERAGE),-coverage)/$(RUN)
-COCOTB_RESULTS_FILE = $(HDL)/build/results$(if $(COVERAGE),-coverage)/$(SIM)-$(RUN).xml
+SIM_BUILD = $(HDL)/build/$(SIM)$(if $(VL_COVERAGE),-coverage)/$(RUN)
+COCOTB_RESULTS_FILE = $(HDL)/build/results$(if $(VL_COVERAGE),-coverage)/$(SIM)-$(RUN).xml
 export PYTHONPATH := $(HDL)/tb:$(HDL)/syn:$(PYTHONPATH)
 COMPILE_ARGS += $(foreach d,$(DEFINES),-D$(d))
 ifeq ($(SIM),verilator)
@@ -14,10 +14,9 @@ ifeq ($(SIM),verilator)
     # Toggle counts of every signal bit, written to coverage.dat (switching-activity proxy).
     EXTRA_ARGS += --coverage-toggle --coverage-max-width 8192
   endif
-  ifeq ($(COVERAGE),1)
-    # Line and toggle coverage (`make coverage`), each run's counts in its own file.
+  ifeq ($(VL_COVERAGE),1)
+    # Line and toggle coverage (`make coverage`), written to coverage.dat.
     EXTRA_ARGS += --coverage-line --coverage-toggle
-    PLUSARGS += +verilator+coverage+file+$(HDL)/build/coverage/$(RUN).dat
   endif
   # A synthesized netlist's bit-level nets look like loops to Verilator (`make netlist`).
   EXTRA_ARGS += -O2 $(if $(NETLIST),-Wno-UNOPTFLAT)
