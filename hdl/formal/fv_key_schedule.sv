@@ -16,14 +16,17 @@ module fv_key_schedule #(
   (* anyconst *) reg [127:0] cipher_key;  // the key a decryption's round key 10 comes from
   wire in_ready, idle, out_valid;
   wire [127:0] out_block, out_round_key;
+  wire [3:0] dut_round;  // the core's round counter and flags, exposed by key_schedule.sby
+  wire dut_idle_q, dut_last_step, dut_decrypting;
   reg reset = 1'b1;
   always @(posedge clk) reset <= 1'b0;
 
-  aes128_core #(.ENABLE_DECRYPT(ENABLE_DECRYPT)) dut (
+  aes128_core dut (  // ENABLE_DECRYPT set on aes128_core by key_schedule.sby
       .clk(clk), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .idle(idle),
       .in_decrypt(in_decrypt), .in_chain(in_chain), .in_key(in_key), .in_block(in_block),
       .out_valid(out_valid), .out_ready(out_ready), .out_block(out_block),
-      .out_round_key(out_round_key)
+      .out_round_key(out_round_key), .round(dut_round), .idle_q(dut_idle_q),
+      .last_step(dut_last_step), .decrypting(dut_decrypting)
   );
 
   // ---- the specification: round keys 0..10 of the key in flight and of cipher_key ----
@@ -66,6 +69,11 @@ module fv_key_schedule #(
   end
 
   always @* if (!reset) begin
+    // The core's control agrees with the documented timing (what lets induction start
+    // from any state that satisfies the checks).
+    assert (dut_round == rounds && dut_idle_q == (rounds == 4'd0)
+            && dut_last_step == (rounds == 4'd10));
+    if (rounds != 4'd0) assert (dut_decrypting == decrypting);
     assert (out_valid == (rounds == 4'd10));
     assert (in_ready == (rounds == 4'd0 || (rounds == 4'd10 && out_ready)));
     if (rounds != 4'd0)
