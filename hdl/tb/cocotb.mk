@@ -5,7 +5,7 @@ RUN ?= $(TOPLEVEL)
 TOPLEVEL_LANG = verilog
 VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
 SIM_BUILD = $(HDL)/build/$(SIM)$(if $(VL_COVERAGE),-coverage)/$(RUN)
-COCOTB_RESULTS_FILE = $(HDL)/build/results$(if $(VL_COVERAGE),-coverage)/$(SIM)-$(RUN).xml
+COCOTB_RESULTS_FILE = $(HDL)/build/results$(if $(VL_COVERAGE),-coverage)$(if $(NETLIST),-netlist)/$(SIM)-$(RUN).xml
 export PYTHONPATH := $(HDL)/tb:$(HDL)/syn:$(PYTHONPATH)
 COMPILE_ARGS += $(foreach d,$(DEFINES),-D$(d))
 ifeq ($(SIM),verilator)
