@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libipsec-mb-dev: intel-ipsec-mb, the anchor `wlansec bench ccmp` times beside the engine.
-APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev)
+# berkeley-abc: ABC, the bounded model checker of hdl/formal (`make -C hdl formal`).
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev berkeley-abc)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

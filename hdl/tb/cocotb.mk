@@ -4,8 +4,8 @@ HDL := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 RUN ?= $(TOPLEVEL)
 TOPLEVEL_LANG = verilog
 VERILOG_SOURCES = $(wildcard $(HDL)/rtl/*.v)
-SIM_BUILD = $(HDL)/build/$(SIM)/$(RUN)
-COCOTB_RESULTS_FILE = $(HDL)/build/results/$(SIM)-$(RUN).xml
+SIM_BUILD = $(HDL)/build/$(SIM)$(if $(VL_COVERAGE),-coverage)/$(RUN)
+COCOTB_RESULTS_FILE = $(HDL)/build/results$(if $(VL_COVERAGE),-coverage)$(if $(NETLIST),-netlist)/$(SIM)-$(RUN).xml
 export PYTHONPATH := $(HDL)/tb:$(HDL)/syn:$(PYTHONPATH)
 COMPILE_ARGS += $(foreach d,$(DEFINES),-D$(d))
 ifeq ($(SIM),verilator)
@@ -14,7 +14,12 @@ ifeq ($(SIM),verilator)
     # Toggle counts of every signal bit, written to coverage.dat (switching-activity proxy).
     EXTRA_ARGS += --coverage-toggle --coverage-max-width 8192
   endif
-  EXTRA_ARGS += -O2
+  ifeq ($(VL_COVERAGE),1)
+    # Line and toggle coverage (`make coverage`), written to coverage.dat.
+    EXTRA_ARGS += --coverage-line --coverage-toggle
+  endif
+  # A synthesized netlist's bit-level nets look like loops to Verilator (`make netlist`).
+  EXTRA_ARGS += -O2 $(if $(NETLIST),-Wno-UNOPTFLAT)
 else
   COMPILE_ARGS += $(foreach p,$(PARAMS),-P$(TOPLEVEL).$(p))
 endif
