@@ -22,7 +22,6 @@ import json
 import math
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 from scipy import stats
 
 from wlansec_lab import runner, traffic
-from wlansec_lab.testbed import TestbedError, WlanTestbed, is_root
+from wlansec_lab.testbed import TestbedError, WlanTestbed, is_root, request_polling_idle
 
 #: The studies' WPA2 RTT cost the lab must resolve (Li et al.: +0.19 ms).
 EFFECT_MS = 0.19
@@ -51,15 +50,14 @@ def runs_needed(std_ms: float, effect_ms: float = EFFECT_MS) -> int:
 @contextmanager
 def polling_idle(hold: bool):
     """While held, the kernel keeps every CPU in its polling idle state (PM QoS request 0 µs)."""
-    if not hold:
-        yield
-        return
-    fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    fd = request_polling_idle() if hold else None
+    if hold and fd is None:
+        raise TestbedError("cannot open /dev/cpu_dma_latency for writing")
     try:
-        os.write(fd, struct.pack("i", 0))
         yield
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
 
 
 @contextmanager
@@ -123,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if not is_root():
         print("wlansec-lab floor: needs root (network namespaces, /dev/cpu_dma_latency)", file=sys.stderr)
         return 2
-    tb = WlanTestbed(a.wlansec, name="floor")
+    tb = WlanTestbed(a.wlansec, name="floor", release_spin_us=0, polling_idle=False)  # each run sets both itself
     releases = {"timer": {}, f"spin {a.spin_us} µs": {"release_spin_us": str(a.spin_us)}}
     runs: list[dict] = []
     per_run_s = a.seconds + 1.5

@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,22 @@ class VethTestbed(Testbed):
                 "nodes": [n.__dict__ for n in self.nodes]}
 
 
+def request_polling_idle() -> int | None:
+    """A PM QoS request for 0 µs CPU wake-up latency (idle CPUs poll instead of halting) that
+    holds until the returned descriptor is closed; None where not permitted."""
+    try:
+        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    except OSError:
+        return None
+    os.write(fd, (0).to_bytes(4, sys.byteorder, signed=True))
+    return fd
+
+
+#: The emulator busy-waits this long before each release (`wlan up --release-spin-us`): a
+#: timer wake-up lands 14–47 µs late on a virtual machine, a spin releases on time.
+RELEASE_SPIN_US = 100
+
+
 class WlanTestbed(Testbed):
     """`wlansec wlan` with an access point and `stations` stations; traffic flows between the
     last two stations through the access point (as in both studies)."""
@@ -180,10 +197,13 @@ class WlanTestbed(Testbed):
     kind = "emulated WLAN"
     seeded = True
 
-    def __init__(self, wlansec: str, name: str = "lab", stations: int = 2, seed: int = 1) -> None:
+    def __init__(self, wlansec: str, name: str = "lab", stations: int = 2, seed: int = 1,
+                 release_spin_us: int = RELEASE_SPIN_US, polling_idle: bool = True) -> None:
         super().__init__(seed)
         self.wlansec, self.name, self.stations = wlansec, name, stations
+        self.release_spin_us, self.polling_idle = release_spin_us, polling_idle
         self._help: str | None = None
+        self._idle_request: int | None = None
         self.last_status: dict | None = None
 
     def _up_help(self) -> str:
@@ -209,9 +229,11 @@ class WlanTestbed(Testbed):
             argv += ["--topology", config["topology"]]
         if config.get("signal") == "poor":
             argv.append("--poor-signal")
-        for option in ("card", "ap_crypto", "ampdu", "release_spin_us"):
+        for option in ("card", "ap_crypto", "ampdu"):
             if config.get(option):
                 argv += [f"--{option.replace('_', '-')}", config[option]]
+        argv += ["--release-spin-us", str(config.get("release_spin_us", self.release_spin_us))]
+        self._hold_polling_idle()
         subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
         _run(argv, timeout=90)
         status = self.status()
@@ -223,6 +245,16 @@ class WlanTestbed(Testbed):
     def down(self) -> None:
         subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)
         self.config = None
+        if self._idle_request is not None:
+            os.close(self._idle_request)
+            self._idle_request = None
+
+    def _hold_polling_idle(self) -> None:
+        """While the WLAN is up, ask the kernel (PM QoS, /dev/cpu_dma_latency = 0 µs) to keep
+        idle CPUs polling: waking a halted vCPU adds ~0.1 ms to an RTT and most of its spread
+        (`wlansec_lab.floor`)."""
+        if self.polling_idle and self._idle_request is None:
+            self._idle_request = request_polling_idle()  # None where not permitted: settings() says so
 
     def status(self) -> dict:
         self.last_status = json.loads(_run([self.wlansec, "wlan", "status", "--name", self.name, "--json"], timeout=10))
@@ -239,7 +271,8 @@ class WlanTestbed(Testbed):
 
     def settings(self) -> dict:
         # The medium's seed is the runner's, per round (runner.medium_seed, in the plan).
-        return {"kind": self.kind, "stations": self.stations}
+        return {"kind": self.kind, "stations": self.stations, "release_spin_us": self.release_spin_us,
+                "polling_idle": self.polling_idle and os.access("/dev/cpu_dma_latency", os.W_OK)}
 
     def describe(self) -> dict:
         s = self.last_status or {}
