@@ -31,7 +31,7 @@ from pathlib import Path
 from scipy import stats
 
 from wlansec_lab import runner, traffic
-from wlansec_lab.testbed import TestbedError, WlanTestbed, is_root, request_polling_idle
+from wlansec_lab.testbed import RELEASE_SPIN_US, TestbedError, WlanTestbed, is_root, request_polling_idle
 
 #: The studies' WPA2 RTT cost the lab must resolve (Li et al.: +0.19 ms).
 EFFECT_MS = 0.19
@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=12, help="runs per condition (default 12)")
     p.add_argument("--seconds", type=float, default=2.0, help="qperf tcp_lat seconds per run (default 2)")
     p.add_argument("--size", type=int, default=896, help="message size, octets (default 896: Li et al.'s +0.19 ms point)")
-    p.add_argument("--spin-us", type=int, default=100, help="the spinning mode's `wlan up --release-spin-us` (default 100)")
+    p.add_argument("--spin-us", type=int, default=RELEASE_SPIN_US,
+                   help=f"the spinning mode's `wlan up --release-spin-us` (default {RELEASE_SPIN_US}, the lab's)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
     if not is_root():
