@@ -38,7 +38,7 @@ lab-publish: setup
 	@$(VENV)/bin/wlansec-lab publish --out $(OUT)/lab-full --note "$(NOTE)"
 
 test: build
-	$(MAKE) test-rust test-python
+	$(MAKE) lint test-rust test-python
 	@if [ -f hdl/Makefile ]; then $(MAKE) -C hdl test; fi
 
 test-rust:
@@ -47,9 +47,13 @@ test-rust:
 test-python:
 	WLANSEC=$(abspath $(WLANSEC)) $(PY) -m pytest -q tests/python
 
+# The fuzz crate (outside the workspace: libFuzzer flags) is linted too, so its targets and the
+# seed-corpus example keep building between `make fuzz` runs.
 lint:
 	cargo fmt --all --check
+	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
 
 # `wlansec decrypt` against airdecap-ng on one ~250 MB synthetic capture, one core each
 # (not part of `make test`): table on stdout, JSON in out/bench_decrypt.json.

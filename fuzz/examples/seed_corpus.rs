@@ -87,20 +87,13 @@ fn synth_capture(seeds: &mut Seeds, index: usize, cipher: CipherSuite) {
         _ => None,
     };
     let config = Config {
-        ssid: SYNTH_SSID.to_vec(),
-        passphrase: SYNTH_PASSPHRASE.into(),
-        akm: Akm::Psk,
-        pmk: None,
-        extended_key_id: false,
-        pmf: false,
-        tdls: false,
-        cipher,
         wep_key,
         stations: 1 + index % 2,
         rekey: index == 0,
         fragment_every: if index == 1 { 2 } else { 0 },
         fragment_size: 256,
         seed: index as u64,
+        ..Config::personal(SYNTH_SSID, SYNTH_PASSPHRASE, cipher)
     };
     let synth = Synth::new(config).expect("a valid synth configuration");
     let traffic = generated_traffic(10, &synth.station_macs(), index as u64);

@@ -4,7 +4,7 @@
 
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
 use wlansec_core::gen::{ChaCha8Rng, Rng, SeedableRng};
-use wlansec_core::rsn::{pmk_from_passphrase, Akm, CipherSuite, Secret};
+use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite, Secret};
 use wlansec_core::synth::{generated_traffic, Config, Synth};
 
 const SSID: &[u8] = b"wlansec-test";
@@ -13,14 +13,6 @@ const WEP_KEY: [u8; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 
 fn config(cipher: CipherSuite) -> Config {
     Config {
-        ssid: SSID.to_vec(),
-        passphrase: PASSPHRASE.into(),
-        akm: Akm::Psk,
-        pmk: None,
-        extended_key_id: false,
-        pmf: false,
-        tdls: false,
-        cipher,
         wep_key: match cipher {
             CipherSuite::Wep40 => Some(WEP_KEY[..5].to_vec()),
             CipherSuite::Wep104 => Some(WEP_KEY.to_vec()),
@@ -29,8 +21,8 @@ fn config(cipher: CipherSuite) -> Config {
         stations: 3,
         rekey: true,
         fragment_every: 4,
-        fragment_size: 300,
         seed: 5,
+        ..Config::personal(SSID, PASSPHRASE, cipher)
     }
 }
 

@@ -4,7 +4,7 @@
 //! same captures against tshark.)
 
 use wlansec_core::decrypt::{Decryptor, Keys, OutputForm, Stats};
-use wlansec_core::rsn::{pmk_from_passphrase, Akm, CipherSuite};
+use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite};
 use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
 use wlansec_core::wire::tdls::ETHERTYPE_TDLS;
 use wlansec_core::wire::MacAddr;
@@ -14,22 +14,8 @@ const PASSPHRASE: &str = "correct horse battery";
 
 /// (the MPDUs on the air, the Ethernet frames carried, the two peers)
 fn capture() -> (Vec<Vec<u8>>, Vec<Vec<u8>>, [MacAddr; 2]) {
-    let config = Config {
-        ssid: SSID.to_vec(),
-        passphrase: PASSPHRASE.into(),
-        akm: Akm::Psk,
-        pmk: None,
-        extended_key_id: false,
-        pmf: false,
-        tdls: true,
-        cipher: CipherSuite::Ccmp128,
-        wep_key: None,
-        stations: 3,
-        rekey: false,
-        fragment_every: 0,
-        fragment_size: 300,
-        seed: 9,
-    };
+    let config =
+        Config { tdls: true, stations: 3, seed: 9, ..Config::personal(SSID, PASSPHRASE, CipherSuite::Ccmp128) };
     let synth = Synth::new(config).unwrap();
     let stations = synth.station_macs();
     let mut frames = generated_traffic(100, &stations, 9);

@@ -159,23 +159,13 @@ fn each_link_takes_the_given_tk_that_opens_its_frames_and_group_frames_a_gtk() {
 
 #[test]
 fn several_pmks_each_handshake_takes_the_one_that_verifies() {
-    use wlansec_core::rsn::{pmk_from_passphrase, Akm, CipherSuite};
+    use wlansec_core::rsn::{pmk_from_passphrase, CipherSuite};
     use wlansec_core::synth::{generated_traffic, Config, Synth};
     let config = Config {
-        ssid: b"pmks".to_vec(),
-        passphrase: "the right one".into(),
-        akm: Akm::Psk,
-        pmk: None,
-        extended_key_id: false,
-        pmf: false,
-        tdls: false,
-        cipher: CipherSuite::Ccmp128,
-        wep_key: None,
         stations: 2,
         rekey: true,
-        fragment_every: 0,
-        fragment_size: 300,
         seed: 9,
+        ..Config::personal(b"pmks", "the right one", CipherSuite::Ccmp128)
     };
     let synth = Synth::new(config).unwrap();
     let frames = generated_traffic(60, &synth.station_macs(), 9);

@@ -76,6 +76,30 @@ pub struct Config {
     pub seed: u64,
 }
 
+impl Config {
+    /// A WPA2-Personal network of one station and no extras: what every caller changes a
+    /// few fields of (`Config { stations: 3, ..Config::personal(ssid, passphrase, cipher) }`).
+    /// A WEP cipher still needs its `wep_key`.
+    pub fn personal(ssid: &[u8], passphrase: &str, cipher: CipherSuite) -> Self {
+        Config {
+            ssid: ssid.to_vec(),
+            passphrase: passphrase.into(),
+            akm: Akm::Psk,
+            pmk: None,
+            extended_key_id: false,
+            pmf: false,
+            tdls: false,
+            cipher,
+            wep_key: None,
+            stations: 1,
+            rekey: false,
+            fragment_every: 0,
+            fragment_size: 300,
+            seed: 0,
+        }
+    }
+}
+
 /// One frame of the synthetic capture.
 pub struct Record {
     pub timestamp_ns: u64,
