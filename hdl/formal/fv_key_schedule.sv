@@ -1,9 +1,13 @@
-// Key schedule of aes128_core against FIPS-197 5.2 (fv_key_expansion, written out as a
-// plain unrolled function): the round key the core holds (out_round_key) n rounds after a
-// load is round key n of the loaded cipher key when encrypting, and round key 10 - n when
-// decrypting from round key 10. ENABLE_DECRYPT = 0 is the CCMP cores' schedule (expanded a
-// round ahead, SubWord gated into the XOR trees); 1 runs aes_enc_round's and
-// aes_dec_round's key steps.
+// Key schedule of aes128_core against FIPS-197 5.2 KeyExpansion, for all time and any key
+// (k-induction). KeyExpansion is a recurrence: round key r = fv_key_step(round key r - 1,
+// Rcon[r]) from round key 0 = the cipher key. So the check is the recurrence, cycle by cycle:
+// encrypting, the round key the core holds in round r (out_round_key) is the step of the one
+// it held in round r - 1 (of the loaded key in round 1), hence round key r; decrypting from
+// round key 10, it is the key whose step gives the one before (round key 10 - r: the step is
+// a bijection). Each proof obligation holds one S-box layer, where the unrolled expansion
+// compared against every round at once left the induction stuck (S-boxes ten deep).
+// ENABLE_DECRYPT = 0 is the CCMP cores' schedule (expanded a round ahead, SubWord gated into
+// the XOR trees); 1 runs aes_enc_round's and aes_dec_round's key steps.
 `default_nettype none
 module fv_key_schedule #(
     parameter ENABLE_DECRYPT = 0
@@ -13,7 +17,6 @@ module fv_key_schedule #(
   // ---- the core, driven freely ----
   (* anyseq *) reg in_valid, in_decrypt, in_chain, out_ready;
   (* anyseq *) reg [127:0] in_key, in_block;
-  (* anyconst *) reg [127:0] cipher_key;  // the key a decryption's round key 10 comes from
   wire in_ready, idle, out_valid;
   wire [127:0] out_block, out_round_key;
   wire [3:0] dut_round;  // the core's round counter and flags, exposed by key_schedule.sby
@@ -29,33 +32,13 @@ module fv_key_schedule #(
       .last_step(dut_last_step), .decrypting(dut_decrypting)
   );
 
-  // ---- the specification: round keys 0..10 of the key in flight and of cipher_key ----
-  reg  [127:0]      key;  // the cipher key of the block in flight
-  wire [11*128-1:0] key_rounds, cipher_key_rounds;
-  fv_key_expansion expand_key (.key(key), .round_keys(key_rounds));
-  generate
-    if (ENABLE_DECRYPT != 0) begin : g_decrypt
-      fv_key_expansion expand_cipher_key (.key(cipher_key), .round_keys(cipher_key_rounds));
-    end else begin : g_encrypt_only
-      assign cipher_key_rounds = {11 * 128{1'b0}};
-    end
-  endgenerate
-  function automatic [127:0] pick(input [11*128-1:0] rounds, input [3:0] n);
-    integer i;
-    begin
-      pick = 128'h0;  // a mux per round key (n is never above 10)
-      for (i = 0; i <= 10; i = i + 1) if (n == i) pick = rounds[128 * (11 - i) - 1 -: 128];
-    end
-  endfunction
-
-  wire decrypt_load = (ENABLE_DECRYPT != 0) && in_decrypt;
-  // A decryption starts from the last round key of some cipher key.
-  always @* if (!reset && in_valid && decrypt_load)
-    assume (in_key == pick(cipher_key_rounds, 4'd10));
-
   // ---- the documented timing: the round the core is in, 0 when idle ----
-  reg [3:0] rounds;
-  reg       decrypting;
+  reg [3:0]   rounds;
+  reg         decrypting;
+  reg [127:0] key;   // the key loaded with the block in flight (round key 0, or 10 decrypting)
+  reg [127:0] held;  // out_round_key one cycle ago
+  reg [3:0]   held_rounds;  // rounds one cycle ago
+  wire decrypt_load = (ENABLE_DECRYPT != 0) && in_decrypt;
   wire load = in_valid && in_ready;
   always @(posedge clk) begin
     if (reset) rounds <= 4'd0;
@@ -63,21 +46,40 @@ module fv_key_schedule #(
     else if (rounds == 4'd10) rounds <= out_ready ? 4'd0 : 4'd10;
     else if (rounds != 4'd0) rounds <= rounds + 4'd1;
     if (load) begin
-      key <= decrypt_load ? cipher_key : in_key;
+      key <= in_key;
       decrypting <= decrypt_load;
     end
+    held <= out_round_key;
+    held_rounds <= rounds;
   end
+
+  // ---- the recurrence: Rcon from FIPS-197 5.2's table, not the core's aes_rcon ----
+  localparam [79:0] RCON = 80'h01_02_04_08_10_20_40_80_1b_36;  // Rcon[1..10]
+  function automatic [7:0] rcon_of(input [3:0] r);  // Rcon[r], r in 1..10
+    rcon_of = RCON[87 - 8 * r -: 8];
+  endfunction
+  wire [127:0] before = rounds == 4'd1 ? key : held;  // the round key of the round before
+  wire [127:0] step_forward, step_of_held;
+  // Encrypting in round r: round key r = step(round key r - 1, Rcon[r]).
+  fv_key_step forward (.prev(before), .rcon(rcon_of(rounds)), .next(step_forward));
+  // Decrypting in round r: step(round key 10 - r, Rcon[11 - r]) = round key 11 - r.
+  fv_key_step backward (.prev(out_round_key), .rcon(rcon_of(4'd11 - rounds)), .next(step_of_held));
+  wire stalled = rounds == 4'd10 && held_rounds == 4'd10;  // the last round, held for out_ready
 
   always @* if (!reset) begin
     // The core's control agrees with the documented timing (what lets induction start
     // from any state that satisfies the checks).
+    assert (rounds <= 4'd10);
+    if (rounds != 4'd0 && rounds != 4'd1 && !stalled) assert (held_rounds == rounds - 4'd1);
+    if (ENABLE_DECRYPT == 0) assert (!decrypting);
     assert (dut_round == rounds && dut_idle_q == (rounds == 4'd0)
             && dut_last_step == (rounds == 4'd10));
     if (rounds != 4'd0) assert (dut_decrypting == decrypting);
     assert (out_valid == (rounds == 4'd10));
     assert (in_ready == (rounds == 4'd0 || (rounds == 4'd10 && out_ready)));
-    if (rounds != 4'd0)
-      assert (out_round_key == pick(key_rounds, decrypting ? 4'd10 - rounds : rounds));
+    if (stalled) assert (out_round_key == held);
+    else if (rounds != 4'd0 && !decrypting) assert (out_round_key == step_forward);
+    else if (rounds != 4'd0) assert (step_of_held == before);
   end
 
   // Not vacuous: a block goes through (with decryption: a decryption does).

@@ -35,6 +35,14 @@ MUTANTS = {
     "sbox_entry": (
         "aes_sbox.v", "8'h53: out_byte = 8'hed;", "8'h53: out_byte = 8'hec;",
         "key_schedule", "sbox", "one S-box entry wrong (0x53)"),
+    "enc_key_rotword": (
+        "aes128_core.v", "aes_sbox next_sbox (.in_byte(round_key[31 - 8 * ((i + 1) % 4) -: 8]),",
+        "aes_sbox next_sbox (.in_byte(round_key[31 - 8 * i -: 8]),",
+        "key_schedule", "enc_only", "the CCMP cores' schedule without RotWord"),
+    "dec_key_word": (
+        "aes_dec_round.v", "wire [31:0] w2 = key_in[63:32] ^ key_in[95:64];",
+        "wire [31:0] w2 = key_in[63:32] ^ key_in[127:96];",
+        "key_schedule", "enc_dec", "the inverse key step XORs the wrong word"),
     "rcon_9": (
         "aes_rcon.v", "4'd9:    rcon = 8'h1b;", "4'd9:    rcon = 8'h1c;",
         "key_schedule", "enc_dec", "Rcon[9] wrong"),
