@@ -1,7 +1,8 @@
 """aes128_p004_core (seed paper 004's core: one round per call, the round number and the
 round key from outside). FIPS-197's published examples (tests/vectors/fips197_rounds.json:
 Appendix B, C.1 and C.1's inverse cipher) call by call: each of the three stages (the round's
-start, after (Inv)SubBytes, the round's output and round key) against the printed values.
+start, after (Inv)SubBytes, the round's output and round key; decrypting, also InvShiftRows
+and AddRoundKey) against the printed values.
 Whole blocks against pycryptodome and the CCMP keystream blocks of the Rust engine's frames
 (`wlansec vectors`), in both modes, decrypting from the round key 10 the core gave out. The
 latency to the cycle: each call's outputs change on the third clock edge after its inputs and
@@ -44,30 +45,37 @@ def outputs(dut):
     return int(dut.state_out.value), int(dut.outkey.value)
 
 
-def stages(dut):
-    """What each stage holds after an edge: the round's start (state_1), the state after
-    (Inv)SubBytes (sub_2), and the outputs (state_out, outkey)."""
-    return int(dut.state_1.value), int(dut.sub_2.value), outputs(dut)
+def stage(dut, number, mode):
+    """What stage 1, 2 or 3 holds after an edge: the round's start (state_1; decrypting, and
+    InvShiftRows of it), the state after (Inv)SubBytes (sub_2; decrypting, and AddRoundKey of
+    it), and the outputs (state_out, outkey)."""
+    if number == 1:
+        return (int(dut.state_1.value),) + ((int(dut.inv_shifted.value),) if mode else ())
+    if number == 2:
+        return (int(dut.sub_2.value),) + ((int(dut.dec_added.value),) if mode else ())
+    return outputs(dut)
 
 
 def published_calls(mode, example):
-    """stages() of calls 1..10 as FIPS-197 prints them: encrypting, cipher round r's start,
-    s_box, the next round's start (the ciphertext after round 10) and round key r; decrypting
-    (C.1's inverse listing), inverse round r's istart, is_box, the next istart (the plaintext
-    after round 10) and round key 10 - r (ik_sch)."""
+    """stage() 1, 2 and 3 of calls 1..10 as FIPS-197 prints them: encrypting, cipher round
+    r's start; s_box; the next round's start (the ciphertext after round 10) and round key r.
+    Decrypting (C.1's inverse listing), inverse round r's istart and is_row; is_box and ik_add
+    (ioutput in round 10); the next istart (the plaintext after round 10) and round key 10 - r
+    (ik_sch)."""
+    h = lambda value: int(value, 16)
     if mode:
-        rounds, last, names = example["inverse_rounds"], example["plaintext"], ("istart", "is_box", "ik_sch")
-    else:
-        rounds, last, names = example["rounds"], example["ciphertext"], ("start", "s_box", "k_sch")
-    start, sub, key = names
-    following = [r[start] for r in rounds[1:]] + [last]
-    return [(int(r[start], 16), int(r[sub], 16), (int(after, 16), int(r[key], 16)))
+        rounds = example["inverse_rounds"]
+        following = [r["istart"] for r in rounds[1:]] + [example["plaintext"]]
+        return [((h(r["istart"]), h(r["is_row"])), (h(r["is_box"]), h(r.get("ik_add") or r["ioutput"])),
+                 (h(after), h(r["ik_sch"]))) for r, after in zip(rounds, following)]
+    rounds = example["rounds"]
+    following = [r["start"] for r in rounds[1:]] + [example["ciphertext"]]
+    return [((h(r["start"]),), (h(r["s_box"]),), (h(after), h(r["k_sch"])))
             for r, after in zip(rounds, following)]
 
 
-def hexed(value):
-    """A stage's value (an int or a pair of ints) as hex, for failure messages."""
-    return tuple(f"{v:032x}" for v in value) if isinstance(value, tuple) else f"{value:032x}"
+def hexed(values):
+    return tuple(f"{v:032x}" for v in values)
 
 
 def first_key(mode, example):
@@ -91,7 +99,7 @@ async def block(dut, mode, inkey: int, data: bytes, want=None):
             if edge < CALL_CYCLES:
                 assert outputs(dut) == before, f"call {r} changed the outputs {edge} cycles after its inputs"
             if want:
-                got, expected = stages(dut)[edge - 1], want[r - 1][edge - 1]
+                got, expected = stage(dut, edge, mode), want[r - 1][edge - 1]
                 assert got == expected, f"mode {mode} call {r} stage {edge}: {hexed(got)} != {hexed(expected)}"
         state, inkey = outputs(dut)
     return state, inkey, edges
@@ -170,11 +178,12 @@ async def three_blocks_interleaved(dut):
             dut.count.value, dut.mode.value = r, jobs[b][0]
             dut.state_in.value, dut.inkey.value = live[b]
         await FallingEdge(dut.clk)
-        for stage, got in enumerate(stages(dut), start=1):
-            made = edge - stage  # the call whose values this stage holds
+        for number in (1, 2, 3):
+            made = edge - number  # the call whose values this stage holds
             if 0 <= made < 3 * NR:
                 b, r = made % 3, made // 3 + 1
-                assert got == want[b][r - 1][stage - 1], (edge, stage, b, r, hexed(got))
+                got = stage(dut, number, jobs[b][0])
+                assert got == want[b][r - 1][number - 1], (edge, number, b, r, hexed(got))
         if edge >= CALL_CYCLES:
             b, r = (edge - CALL_CYCLES) % 3, (edge - CALL_CYCLES) // 3 + 1
             live[b] = outputs(dut)
