@@ -1,19 +1,21 @@
 """aes128_p004_core (seed paper 004's core: one round per call, the round number and the
-round key from outside). Every call's state and round key against the FIPS-197
-round-by-round reference (aes_reference.py); whole blocks against FIPS-197's known answers,
-pycryptodome and the CCMP keystream blocks of the Rust engine's frames (`wlansec vectors`),
-in both modes. The latency to the cycle: each call's outputs change on the third clock
-edge after its inputs and not before, a block takes 3 x Nr = 30 cycles (the paper's Eq. 2),
-and three interleaved blocks finish on edges 30, 31 and 32."""
+round key from outside). FIPS-197's published examples (tests/vectors/fips197_rounds.json:
+Appendix B, C.1 and C.1's inverse cipher) call by call: each of the three stages (the round's
+start, after (Inv)SubBytes, the round's output and round key; decrypting, also InvShiftRows
+and AddRoundKey) against the printed values.
+Whole blocks against pycryptodome and the CCMP keystream blocks of the Rust engine's frames
+(`wlansec vectors`), in both modes, decrypting from the round key 10 the core gave out. The
+latency to the cycle: each call's outputs change on the third clock edge after its inputs and
+not before, a block takes 3 x Nr = 30 cycles (the paper's Eq. 2), and three interleaved
+blocks finish on edges 30, 31 and 32."""
 import os
 import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import ClockCycles, FallingEdge
 from Crypto.Cipher import AES
 
-from aes_reference import decrypt_rounds, encrypt_rounds, round_keys
 from golden import frames, int_be, known_answers
 
 CALL_CYCLES = 3  # cycles from a call's inputs to its outputs
@@ -21,6 +23,8 @@ NR = 10
 BLOCK_CYCLES = CALL_CYCLES * NR
 RANDOM_BLOCKS = int(os.environ.get("P004_BLOCKS", "100"))
 CCMP_FRAMES = int(os.environ.get("P004_CCMP_FRAMES", "20"))
+FIPS197 = {v["id"]: v for v in known_answers("fips197_rounds.json")}
+APPENDIX_B, C1 = FIPS197["FIPS-197 Appendix B"], FIPS197["FIPS-197 C.1 AES-128"]
 
 
 async def start(dut):
@@ -41,21 +45,50 @@ def outputs(dut):
     return int(dut.state_out.value), int(dut.outkey.value)
 
 
-def expected_calls(mode, key: bytes, data: bytes):
-    """(state_out, outkey) of calls 1..10 by the reference: round r's state and the round
-    key it added (decrypting, round key 10 - r)."""
-    keys = round_keys(key)
-    states = (decrypt_rounds if mode else encrypt_rounds)(key, data)
-    return [(int_be(s), int_be(keys[10 - r if mode else r])) for r, s in zip(range(1, NR + 1), states)]
+def stage(dut, number, mode):
+    """What stage 1, 2 or 3 holds after an edge: the round's start (state_1; decrypting, and
+    InvShiftRows of it), the state after (Inv)SubBytes (sub_2; decrypting, and AddRoundKey of
+    it), and the outputs (state_out, outkey)."""
+    if number == 1:
+        return (int(dut.state_1.value),) + ((int(dut.inv_shifted.value),) if mode else ())
+    if number == 2:
+        return (int(dut.sub_2.value),) + ((int(dut.dec_added.value),) if mode else ())
+    return outputs(dut)
 
 
-async def block(dut, mode, key: bytes, data: bytes):
+def published_calls(mode, example):
+    """stage() 1, 2 and 3 of calls 1..10 as FIPS-197 prints them: encrypting, cipher round
+    r's start; s_box; the next round's start (the ciphertext after round 10) and round key r.
+    Decrypting (C.1's inverse listing), inverse round r's istart and is_row; is_box and ik_add
+    (ioutput in round 10); the next istart (the plaintext after round 10) and round key 10 - r
+    (ik_sch)."""
+    h = lambda value: int(value, 16)
+    if mode:
+        rounds = example["inverse_rounds"]
+        following = [r["istart"] for r in rounds[1:]] + [example["plaintext"]]
+        return [((h(r["istart"]), h(r["is_row"])), (h(r["is_box"]), h(r.get("ik_add") or r["ioutput"])),
+                 (h(after), h(r["ik_sch"]))) for r, after in zip(rounds, following)]
+    rounds = example["rounds"]
+    following = [r["start"] for r in rounds[1:]] + [example["ciphertext"]]
+    return [((h(r["start"]),), (h(r["s_box"]),), (h(after), h(r["k_sch"])))
+            for r, after in zip(rounds, following)]
+
+
+def hexed(values):
+    return tuple(f"{v:032x}" for v in values)
+
+
+def first_key(mode, example):
+    return int(example["ik_sch_0"] if mode else example["k_sch_0"], 16)
+
+
+async def block(dut, mode, inkey: int, data: bytes, want=None):
     """One block, its 10 calls back to back as the paper's controller drives them (inputs
-    written between edges, outputs read between edges): each call's outputs checked on
-    every edge (the previous call's until the third, this call's reference values from
-    it), then the result and the cycles from the first call's inputs to the result."""
-    want = expected_calls(mode, key, data)
-    state, inkey = int_be(data), int_be(round_keys(key)[10] if mode else key)
+    written between edges, stages read between edges): the outputs hold the previous call's
+    values until the third edge; with `want` (published_calls), every stage of every call
+    checked on its edge. Returns the result, the last round key and the cycles from the first
+    call's inputs to the result."""
+    state = int_be(data)
     edges = 0
     for r in range(1, NR + 1):
         before = outputs(dut)
@@ -65,28 +98,33 @@ async def block(dut, mode, key: bytes, data: bytes):
             edges += 1
             if edge < CALL_CYCLES:
                 assert outputs(dut) == before, f"call {r} changed the outputs {edge} cycles after its inputs"
-        assert outputs(dut) == want[r - 1], f"mode {mode} call {r}: {outputs(dut)} != {want[r - 1]}"
+            if want:
+                got, expected = stage(dut, edge, mode), want[r - 1][edge - 1]
+                assert got == expected, f"mode {mode} call {r} stage {edge}: {hexed(got)} != {hexed(expected)}"
         state, inkey = outputs(dut)
     return state, inkey, edges
 
 
-async def check_block(dut, key: bytes, plaintext: bytes, ciphertext: bytes):
-    """Encrypt, then decrypt with the round key 10 the core gave out; 30 cycles each."""
-    ct, last_key, cycles = await block(dut, 0, key, plaintext)
-    assert ct == int_be(ciphertext) and last_key == int_be(round_keys(key)[10])
+async def check_block(dut, key: bytes, plaintext: bytes, ciphertext: bytes, example=None):
+    """Encrypt, then decrypt from the round key 10 the core gave out (a wrong one cannot
+    decrypt to the plaintext and end on the cipher key); 30 cycles each. With a published
+    example, every call of both against its listing (decrypting, C.1's inverse listing where
+    the example has one)."""
+    want = published_calls(0, example) if example else None
+    ct, last_key, cycles = await block(dut, 0, int_be(key), plaintext, want)
+    assert ct == int_be(ciphertext)
     assert cycles == BLOCK_CYCLES, cycles
-    pt, cipher_key, cycles = await block(dut, 1, key, ciphertext)
+    want = published_calls(1, example) if example and "inverse_rounds" in example else None
+    pt, cipher_key, cycles = await block(dut, 1, last_key, ciphertext, want)
     assert pt == int_be(plaintext) and cipher_key == int_be(key)
     assert cycles == BLOCK_CYCLES, cycles
 
 
 @cocotb.test()
-async def fips197_known_answers(dut):
+async def fips197_round_by_round(dut):
     await start(dut)
-    vectors = [v for v in known_answers("aes_block.json") if len(v["key"]) == 32]
-    assert vectors, "no AES-128 vector in tests/vectors/aes_block.json"
-    for v in vectors:
-        await check_block(dut, *(bytes.fromhex(v[k]) for k in ("key", "plaintext", "ciphertext")))
+    for v in (C1, APPENDIX_B):  # C.1 first: its inverse listing checks decryption call by call
+        await check_block(dut, *(bytes.fromhex(v[k]) for k in ("key", "plaintext", "ciphertext")), example=v)
 
 
 def keystream_blocks(rec):
@@ -123,13 +161,15 @@ async def random_blocks_against_pycryptodome(dut):
 
 @cocotb.test()
 async def three_blocks_interleaved(dut):
-    """The three stages hold three calls: a call every cycle, blocks 0, 1, 2 in turn, each
-    call fed from that block's previous outputs, which appear just in time (three edges
-    later). Block b's result is on edge 30 + b: 10 cycles a block."""
+    """The three stages hold three calls: a call every cycle, blocks 0, 1, 2 in turn (FIPS-197
+    Appendix B encrypting, C.1 encrypting, C.1 decrypting), each call fed from that block's
+    previous outputs, which appear just in time (three edges later); after every edge each
+    stage holds the published values of the call made that many edges before. Block b's
+    result is on edge 30 + b: 10 cycles a block."""
     await start(dut)
-    rng = random.Random(6)
-    jobs = [(rng.randint(0, 1), rng.randbytes(16), rng.randbytes(16)) for _ in range(3)]
-    live = [(int_be(data), int_be(round_keys(key)[10] if mode else key)) for mode, key, data in jobs]
+    jobs = [(0, APPENDIX_B), (0, C1), (1, C1)]
+    want = [published_calls(mode, v) for mode, v in jobs]
+    live = [(int(v["ciphertext" if mode else "plaintext"], 16), first_key(mode, v)) for mode, v in jobs]
     done = {}
     for edge in range(1, BLOCK_CYCLES + 3):
         call = edge - 1  # the call whose inputs go in before this edge
@@ -138,14 +178,17 @@ async def three_blocks_interleaved(dut):
             dut.count.value, dut.mode.value = r, jobs[b][0]
             dut.state_in.value, dut.inkey.value = live[b]
         await FallingEdge(dut.clk)
-        if edge >= CALL_CYCLES:  # the outputs of the call made three edges ago
+        for number in (1, 2, 3):
+            made = edge - number  # the call whose values this stage holds
+            if 0 <= made < 3 * NR:
+                b, r = made % 3, made // 3 + 1
+                got = stage(dut, number, jobs[b][0])
+                assert got == want[b][r - 1][number - 1], (edge, number, b, r, hexed(got))
+        if edge >= CALL_CYCLES:
             b, r = (edge - CALL_CYCLES) % 3, (edge - CALL_CYCLES) // 3 + 1
-            mode, key, data = jobs[b]
-            assert outputs(dut) == expected_calls(mode, key, data)[r - 1], (edge, b, r)
             live[b] = outputs(dut)
             if r == NR:
                 done[b] = edge
-    for b, (mode, key, data) in enumerate(jobs):
-        aes = AES.new(key, AES.MODE_ECB)
-        assert live[b][0] == int_be(aes.decrypt(data) if mode else aes.encrypt(data))
+    for b, (mode, v) in enumerate(jobs):
+        assert live[b][0] == int(v["plaintext" if mode else "ciphertext"], 16), b
     assert done == {0: BLOCK_CYCLES, 1: BLOCK_CYCLES + 1, 2: BLOCK_CYCLES + 2}, done
