@@ -12,8 +12,8 @@ mod integrity;
 mod stats;
 mod tracker;
 
-pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 use stats::LinkTally;
+pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 pub use tracker::Keys;
 
 use crate::error::{Error, Result};
