@@ -193,6 +193,7 @@ fn batches_agree_with_one_frame_at_a_time() {
         }
         assert_eq!(batched, singles, "{cipher:?}");
         assert_eq!(many.stats(), one.stats(), "{cipher:?}");
+        assert_eq!(many.links(), one.links(), "{cipher:?}");
     }
 }
 

@@ -12,10 +12,9 @@ mod integrity;
 mod stats;
 mod tracker;
 
+use stats::LinkTally;
 pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 pub use tracker::Keys;
-
-use foldhash::HashMap;
 
 use crate::error::{Error, Result};
 use crate::rx::batch::Batch;
@@ -57,13 +56,20 @@ pub struct Decryptor {
     pipeline: Pipeline,
     stats: Stats,
     /// What became of each BSS's and station's frames.
-    links: HashMap<Link, LinkCounts>,
-    batch: Batch<KeySlot>,
+    links: LinkTally<Link>,
+    batch: Batch<Batched>,
 }
 
 /// A BSS (its BSSID) and a station in it; the station of a group-addressed frame is its
 /// group address.
 pub type Link = (MacAddr, MacAddr);
+
+/// A frame waiting in the engine batch: where its key is, and its link (for the counts).
+#[derive(Clone, Copy)]
+struct Batched {
+    key: KeySlot,
+    link: Link,
+}
 
 impl Decryptor {
     /// `ssid` limits decryption to the network with that SSID (as announced in beacons);
@@ -78,7 +84,7 @@ impl Decryptor {
             tracker: KeyTracker::new(keys, rules)?,
             pipeline: Pipeline::new(rules),
             stats: Stats::default(),
-            links: HashMap::default(),
+            links: LinkTally::default(),
             batch: Batch::default(),
         })
     }
@@ -90,9 +96,7 @@ impl Decryptor {
     /// What became of the frames of each BSS and station, sorted. Frames without both (control
     /// frames, unparsable ones) count in [`Decryptor::stats`] only.
     pub fn links(&self) -> Vec<(Link, LinkCounts)> {
-        let mut links: Vec<_> = self.links.iter().map(|(&l, &c)| (l, c)).collect();
-        links.sort_unstable_by_key(|&(l, _)| l);
-        links
+        self.links.counts(&self.stats)
     }
 
     /// Stations (links) on which a handshake or key was seen.
@@ -112,17 +116,8 @@ impl Decryptor {
         mpdu: &[u8],
         emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), Rejected<E>> {
-        let before = LinkCounts::of(&self.stats);
-        let processed = self.process_frame(mpdu, emit);
-        self.count_link(mpdu, &before);
-        processed
-    }
-
-    /// Add what one frame changed in the totals since `before` to its BSS's and station's.
-    fn count_link(&mut self, mpdu: &[u8], before: &LinkCounts) {
-        if let Some(link) = link_of(mpdu, self.rules) {
-            self.links.entry(link).or_default().add_change(before, &LinkCounts::of(&self.stats));
-        }
+        self.links.enter(link_of(mpdu, self.rules), &self.stats);
+        self.process_frame(mpdu, emit)
     }
 
     fn process_frame<E>(
@@ -274,10 +269,8 @@ impl Decryptor {
         mut emit: impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         for (i, mpdu) in mpdus.iter().enumerate() {
-            if let Some(slot) = self.batch_slot(mpdu) {
-                self.stats.packets_read += 1;
-                self.stats.wpa_data += 1;
-                self.batch.push(i, slot, mpdu, self.rules);
+            if let Some(batched) = self.batch_slot(mpdu) {
+                self.batch.push(i, batched, mpdu, self.rules);
                 continue;
             }
             self.open_batch(mpdus, &mut emit)?;
@@ -294,8 +287,9 @@ impl Decryptor {
         self.bssid.is_none_or(|b| data.in_bss(b)) && self.tracker.ssid_matches(self.ssid.as_deref(), data.bss())
     }
 
-    /// The key of a protected, unfragmented data frame that the engine can open in a batch.
-    fn batch_slot(&mut self, mpdu: &[u8]) -> Option<KeySlot> {
+    /// The key and link of a protected, unfragmented data frame that the engine can open in
+    /// a batch.
+    fn batch_slot(&mut self, mpdu: &[u8]) -> Option<Batched> {
         let Ok(Class::Data(data)) = classify(mpdu, self.rules) else { return None };
         let unfragmented =
             !data.header.frame_control.more_fragments() && data.header.sequence_control.fragment_number() == 0;
@@ -303,7 +297,8 @@ impl Decryptor {
             return None;
         }
         let slot = self.tracker.slot_of(&data, mpdu).ok()?;
-        self.tracker.key(slot)?.engine_key().is_some().then_some(slot)
+        let batched = Batched { key: slot, link: link_of_header(&data.header) };
+        self.tracker.key(slot)?.engine_key().is_some().then_some(batched)
     }
 
     /// Open the frames waiting in the batch at once, then replay-check, count and emit them
@@ -317,18 +312,15 @@ impl Decryptor {
             return Ok(());
         }
         let tracker = &self.tracker;
-        self.batch.open(|slot| tracker.key(slot));
+        self.batch.open(|batched| tracker.key(batched.key));
         let keys_at_start = self.stats.installed_keys();
         let mut result = Ok(());
         let mut items = self.batch.take();
         for mut item in items.drain(..) {
             if result.is_ok() {
                 let received = mpdus[item.index];
-                // Read (counted when batched) and finished: both count for its link.
-                let mut before = LinkCounts::of(&self.stats);
-                before.read -= 1;
+                self.links.enter(Some(item.slot.link), &self.stats);
                 result = self.finish_item(&mut item, received, keys_at_start, emit);
-                self.count_link(received, &before);
             }
             self.batch.recycle(item);
         }
@@ -338,17 +330,20 @@ impl Decryptor {
 
     fn finish_item<E>(
         &mut self,
-        item: &mut crate::rx::batch::Item<KeySlot>,
+        item: &mut crate::rx::batch::Item<Batched>,
         received: &[u8],
         keys_at_start: (u64, u64),
         emit: &mut impl FnMut(usize, &[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
         let i = item.index;
+        let slot = item.slot.key;
         let keys_changed = keys_at_start != self.stats.installed_keys();
-        if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(item.slot)) {
+        if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(slot)) {
             return self.reprocess(received, |frame| emit(i, frame));
         }
-        let Some(key) = self.tracker.key_mut(item.slot) else {
+        self.stats.packets_read += 1;
+        self.stats.wpa_data += 1;
+        let Some(key) = self.tracker.key_mut(slot) else {
             self.stats.count(false, &Err(Error::NoKey { group: false }));
             return Ok(());
         };
@@ -392,8 +387,6 @@ impl Decryptor {
         mpdu: &[u8],
         emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
-        self.stats.packets_read -= 1;
-        self.stats.wpa_data -= 1;
         match self.process_frame(mpdu, emit) {
             Err(Rejected::Output(e)) => Err(e),
             Ok(()) | Err(Rejected::Frame(_)) => Ok(()),
@@ -401,18 +394,22 @@ impl Decryptor {
     }
 }
 
-/// The BSS and station of a data or management frame: its BSSID (a 4-address frame's
-/// transmitter), and the other of its receiver and transmitter (a group receiver as is).
+/// The link of a data or management frame (see [`link_of_header`]).
 fn link_of(mpdu: &[u8], rules: Rules) -> Option<Link> {
     let frame = Frame::new_checked(mpdu, rules).ok()?;
     let fc = frame.frame_control();
     if !fc.is_data() && !fc.is_management() {
         return None;
     }
-    let header = HeaderRepr::parse(&frame).ok()?;
+    Some(link_of_header(&HeaderRepr::parse(&frame).ok()?))
+}
+
+/// The BSS and station of a frame: its BSSID (a 4-address frame's transmitter), and the
+/// other of its receiver and transmitter (a group receiver as is).
+fn link_of_header(header: &HeaderRepr) -> Link {
     let bss = header.bssid().unwrap_or(header.addr2);
     let station = if header.addr1.is_group() || header.addr1 != bss { header.addr1 } else { header.addr2 };
-    Some((bss, station))
+    (bss, station)
 }
 
 /// The two ends of the link an individually addressed Deauthentication or Disassociation

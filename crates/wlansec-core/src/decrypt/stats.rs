@@ -1,6 +1,8 @@
 //! What the decryptor did with every frame it read: airdecap-ng's counts, what the
 //! handshakes told, and why a frame read was not written.
 
+use foldhash::HashMap;
+
 use crate::error::{Error, Result};
 
 /// The counts airdecap-ng prints, plus what the handshakes told.
@@ -181,6 +183,45 @@ impl LinkCounts {
     /// The reasons with a count, and the counts.
     pub fn not_written_by_reason(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         NOT_WRITTEN_REASONS.iter().copied().zip(self.not_written).filter(|&(_, n)| n > 0)
+    }
+}
+
+/// What became of each BSS's and station's frames, tallied a run at a time: consecutive
+/// frames mostly share a link, so the run's counts are the change in the totals since it
+/// began, settled into the link's entry when another link's frame comes (a frame then costs
+/// a comparison, not a look-up and two snapshots).
+#[derive(Default)]
+pub(super) struct LinkTally<L> {
+    settled: HashMap<L, LinkCounts>,
+    /// The link of the frames being counted (`None`: frames of no link, counted in the totals
+    /// only), and the totals when its run began.
+    current: Option<L>,
+    since: LinkCounts,
+}
+
+impl<L: Copy + Eq + core::hash::Hash + Ord> LinkTally<L> {
+    /// The next frame is `link`'s: call before it changes `stats`.
+    pub(super) fn enter(&mut self, link: Option<L>, stats: &Stats) {
+        if link == self.current {
+            return;
+        }
+        let now = LinkCounts::of(stats);
+        if let Some(current) = self.current {
+            self.settled.entry(current).or_default().add_change(&self.since, &now);
+        }
+        self.current = link;
+        self.since = now;
+    }
+
+    /// Every link's counts up to `stats`, sorted.
+    pub(super) fn counts(&self, stats: &Stats) -> Vec<(L, LinkCounts)> {
+        let mut settled = self.settled.clone();
+        if let Some(current) = self.current {
+            settled.entry(current).or_default().add_change(&self.since, &LinkCounts::of(stats));
+        }
+        let mut links: Vec<_> = settled.into_iter().collect();
+        links.sort_unstable_by_key(|&(l, _)| l);
+        links
     }
 }
 
