@@ -51,7 +51,9 @@ const BATCH: usize = 64;
 
 /// How long an idle worker (or the caller waiting for its workers) polls before it parks:
 /// waking a parked thread costs tens of microseconds on a virtual machine, as long as a
-/// whole call of a few hundred frames, and calls usually follow each other closely.
+/// whole call of a few hundred frames, and calls usually follow each other closely. It
+/// yields while it polls, so threads sharing a core (a process confined to one CPU) still
+/// take turns.
 const SPIN: Duration = Duration::from_micros(200);
 
 /// Frames for one call of the engine, each for (or from) a station, in buffers that stay
@@ -347,7 +349,8 @@ fn shard_of(station: StationId, class: ReplayClass, shards: usize) -> usize {
     ((key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % shards as u64) as usize
 }
 
-/// The next message, polling for `SPIN` before parking; `None` once the senders are gone.
+/// The next message, polling (and yielding) for `SPIN` before parking; `None` once the
+/// senders are gone.
 fn receive<T>(inbox: &Receiver<T>) -> Option<T> {
     let since = Instant::now();
     loop {
@@ -355,7 +358,7 @@ fn receive<T>(inbox: &Receiver<T>) -> Option<T> {
             Ok(message) => return Some(message),
             Err(TryRecvError::Disconnected) => return None,
             Err(TryRecvError::Empty) if since.elapsed() > SPIN => return inbox.recv().ok(),
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            Err(TryRecvError::Empty) => std::thread::yield_now(),
         }
     }
 }
