@@ -414,7 +414,7 @@ impl Shard {
             let installed = &keys[slot.number];
             let len = slot.buf.len() - HEADROOM;
             // Within the capacity `FrameBatch::push` reserved: no reallocation.
-            slot.buf.resize(HEADROOM + len + MIC_LEN, 0);
+            slot.buf.extend_from_slice(&[0; MIC_LEN]);
             let framed = framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true)
                 .and_then(|(prepared, _)| match prepared.data.len() > MAX_PAYLOAD {
                     true => Err(Error::Unsupported("payload too long for the CCMP length field")),
