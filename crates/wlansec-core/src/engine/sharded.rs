@@ -82,9 +82,10 @@ struct Slot {
 }
 
 impl Slot {
-    /// A slot without a buffer, standing in the batch for a frame that is at a worker.
-    fn away(shard: usize) -> Self {
-        Slot { station: 0, buf: Vec::new(), start: HEADROOM, outcome: Ok(()), number: 0, pn: Pn::default(), shard }
+    /// A slot without a buffer: a new one, or one standing in the batch for a frame that is
+    /// at a worker.
+    fn empty() -> Self {
+        Slot { station: 0, buf: Vec::new(), start: HEADROOM, outcome: Ok(()), number: 0, pn: Pn::default(), shard: 0 }
     }
 
     /// Put the MPDU back behind `HEADROOM` octets, where the engine's framing wants it: a
@@ -114,7 +115,7 @@ impl FrameBatch {
     /// protection overhead, so protecting it never reallocates.
     pub fn push(&mut self, station: StationId, mpdu: &[u8]) {
         if self.len == self.slots.len() {
-            self.slots.push(Slot::away(0));
+            self.slots.push(Slot::empty());
         }
         let slot = &mut self.slots[self.len];
         slot.station = station;
@@ -275,7 +276,7 @@ impl ShardedEngine {
                 slots
                     .iter_mut()
                     .filter(|slot| slot.shard == shard)
-                    .map(|slot| std::mem::replace(slot, Slot::away(shard))),
+                    .map(|slot| std::mem::replace(slot, Slot { shard, ..Slot::empty() })),
             );
             if away.is_empty() {
                 worker.slots = away;
