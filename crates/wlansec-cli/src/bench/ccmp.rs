@@ -849,7 +849,16 @@ fn measure_threads(
                 .find(|r| r.direction == direction && r.threads == 1)
                 .map_or(1.0, |one| gb_per_s / one.gb_per_s);
             let of_kernel = gb_per_s / kernel_gb_per_s(bytes);
-            rows.push(Scaling { direction, threads, frame_bytes: bytes, frames, gb_per_s, speedup, of_kernel, load_average });
+            rows.push(Scaling {
+                direction,
+                threads,
+                frame_bytes: bytes,
+                frames,
+                gb_per_s,
+                speedup,
+                of_kernel,
+                load_average,
+            });
         }
     }
     Ok(rows)
