@@ -106,9 +106,13 @@ SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["direction", "threads", "frame_bytes", "frames", "gb_per_s", "speedup"],
+                "required": ["direction", "threads", "frame_bytes", "frames", "gb_per_s", "speedup",
+                             "of_kernel", "load_average"],
                 "properties": {"direction": {"enum": ["protect", "unprotect"]},
-                               "threads": {"enum": [1, 2]}, "gb_per_s": NUMBER, "speedup": NUMBER},
+                               "threads": {"enum": [1, 2]}, "gb_per_s": NUMBER, "speedup": NUMBER,
+                               "of_kernel": NUMBER,
+                               "load_average": {"type": "array", "items": NUMBER,
+                                                "minItems": 3, "maxItems": 3}},
             },
         },
         "versus_ipsec_mb": {
@@ -170,6 +174,11 @@ def test_figures_describe_the_same_time(report):
         cycles = r["cycles_per_byte"] * r["frame_bytes"]
         core_cycles_from_time = seconds * machine["core_hz"]
         assert 0.5 < cycles / core_cycles_from_time < 2.0, r
+    # The sharded rows' fraction is of the multi-buffer kernel's row at their frame size.
+    for t in report["threads"]:
+        kernel = next(r for r in report["results"] if (r["impl"], r["mode"], r["frame_bytes"]) == (
+            "wlansec", "multibuffer", t["frame_bytes"]))
+        assert math.isclose(t["of_kernel"], t["gb_per_s"] / kernel["gb_per_s"], rel_tol=1e-9), t
     for bound, r in zip(report["bound"]["per_result"], report["results"]):
         assert (bound["impl"], bound["mode"], bound["frame_bytes"]) == (
             r["impl"], r["mode"], r["frame_bytes"])

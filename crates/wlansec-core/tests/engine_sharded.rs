@@ -89,6 +89,41 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
     }
 }
 
+/// A frame the engine can't protect (here, too short for a MAC header) still takes its
+/// station's next PN, as `suite::Transmitter::protect` does: the frames after it carry the
+/// golden model's PNs, on one thread or several.
+#[test]
+fn a_refused_frame_takes_a_pn_as_the_golden_transmitter_does() {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let tk = [3u8; 16];
+    let mut frames: Vec<(u32, Vec<u8>)> = (0..40)
+        .map(|_| {
+            let mut mpdu = Vec::new();
+            gen::random_mpdu(&mut rng, Shapes { management: false }, 300, &mut mpdu);
+            (0, mpdu)
+        })
+        .collect();
+    frames[17].1.truncate(5);
+    let mut golden = Transmitter::new(Ccmp128::new(&tk).unwrap(), 0);
+    let expected: Vec<Option<Vec<u8>>> = frames
+        .iter()
+        .map(|(_, mpdu)| {
+            let mut buf = mpdu.clone();
+            buf.resize(mpdu.len() + 16, 0);
+            let len = golden.protect(&mut buf, mpdu.len()).ok()?;
+            buf.truncate(len);
+            Some(buf)
+        })
+        .collect();
+    assert!(expected[17].is_none());
+    for threads in [1, 2, 3] {
+        let mut engine = ShardedEngine::new(threads, Engine::new());
+        engine.add_station(0, &tk, Mode::CCMP128).unwrap();
+        let out: Vec<Option<Vec<u8>>> = protect_all(&mut engine, &frames).into_iter().map(Result::ok).collect();
+        assert_eq!(out, expected, "{threads} threads");
+    }
+}
+
 #[test]
 fn frames_for_unknown_stations_are_refused() {
     let mut engine = ShardedEngine::new(2, Engine::new());

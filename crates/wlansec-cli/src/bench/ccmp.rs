@@ -72,7 +72,9 @@ const NOTES: [&str; 4] = [
     "threads: the sharded engine (the calling thread plus persistent pinned workers), 32 \
      stations, whole calls of 512 frames in a batch whose buffers are reused across calls \
      (sharding, PN assignment and hand-off included; refilling the batch is outside the \
-     timed call), median over the repeats; calls are short (about a tenth of a \
+     timed call), median over the repeats, each row with the load average just before it \
+     and its speed as a fraction of the multi-buffer kernel's row at the same frame size \
+     (of_kernel); calls are short (about a tenth of a \
      millisecond) so that on a shared machine both threads are likely to be running \
      during one",
     "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
@@ -209,6 +211,11 @@ struct Scaling {
     frames: usize,
     gb_per_s: f64,
     speedup: f64,
+    /// Against the multi-buffer kernel's row at the same frame size in this run (the
+    /// engine's speed on the same kind of frames, without framing, PNs or threads).
+    of_kernel: f64,
+    /// /proc/loadavg (1, 5, 15 minutes) just before this row was measured.
+    load_average: [f64; 3],
 }
 
 struct Clock {
@@ -495,7 +502,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     eprintln!("bench ccmp: MIC/CTR split");
     let mic_ctr_split = measure_mic_ctr(&clock, &mut rng);
     eprintln!("bench ccmp: sharded engine, 1 and 2 threads");
-    let threads = measure_threads(&clock, engine, &mut rng)?;
+    let kernel_gb_per_s = |bytes: usize| {
+        results
+            .iter()
+            .find(|r| r.implementation == "wlansec" && r.mode == "multibuffer" && r.frame_bytes == bytes)
+            .map_or(f64::NAN, |r| r.gb_per_s)
+    };
+    let threads = measure_threads(&clock, engine, &mut rng, kernel_gb_per_s)?;
     let versus_ipsec_mb = versus_ipsec_mb(&results);
     let mut notes: Vec<String> = NOTES.iter().map(|n| n.to_string()).collect();
     if let Err(why) = &ipsec_mb {
@@ -762,7 +775,12 @@ fn measure_mic_ctr(clock: &Clock, rng: &mut ChaCha8Rng) -> Vec<MicCtr> {
     rows
 }
 
-fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Result<Vec<Scaling>> {
+fn measure_threads(
+    clock: &Clock,
+    engine: Engine,
+    rng: &mut ChaCha8Rng,
+    kernel_gb_per_s: impl Fn(usize) -> f64,
+) -> Result<Vec<Scaling>> {
     let bytes = 1500;
     let frames = 512;
     let stations = 32;
@@ -781,6 +799,7 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
         median(&mut samples)
     };
     for threads in [1usize, 2] {
+        let load_average = load_average();
         let mut engine = ShardedEngine::new(threads, engine);
         let add_stations = |engine: &mut ShardedEngine| -> Result<()> {
             for (station, tk) in keys.iter().enumerate() {
@@ -829,7 +848,17 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
                 .iter()
                 .find(|r| r.direction == direction && r.threads == 1)
                 .map_or(1.0, |one| gb_per_s / one.gb_per_s);
-            rows.push(Scaling { direction, threads, frame_bytes: bytes, frames, gb_per_s, speedup });
+            let of_kernel = gb_per_s / kernel_gb_per_s(bytes);
+            rows.push(Scaling {
+                direction,
+                threads,
+                frame_bytes: bytes,
+                frames,
+                gb_per_s,
+                speedup,
+                of_kernel,
+                load_average,
+            });
         }
     }
     Ok(rows)
@@ -892,8 +921,18 @@ fn print_report(report: &Report) {
     println!();
     for t in &report.threads {
         println!(
-            "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2})",
-            t.direction, t.threads, t.frames, t.frame_bytes, t.gb_per_s, t.speedup
+            "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2}; {:.0}% of the multi-buffer \
+             kernel; load {:.2} {:.2} {:.2})",
+            t.direction,
+            t.threads,
+            t.frames,
+            t.frame_bytes,
+            t.gb_per_s,
+            t.speedup,
+            100.0 * t.of_kernel,
+            t.load_average[0],
+            t.load_average[1],
+            t.load_average[2]
         );
     }
     if !report.versus_ipsec_mb.is_empty() {

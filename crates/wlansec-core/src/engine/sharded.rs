@@ -1,27 +1,31 @@
-//! The multi-core engine: frames are sharded by (station, replay class — the TID for QoS
-//! data) across persistent workers, each of which protects (or opens) its shard in order
-//! with the multi-buffer engine.
+//! The multi-core engine: frames are spread across persistent workers, each of which
+//! protects (or opens) its share in order with the multi-buffer engine.
 //!
-//! Frames live in a [`FrameBatch`], whose buffers are kept and reused from call to call:
-//! a call moves each buffer to its shard and back (no copy, no allocation per frame), and
-//! the engine works on it in place. Each MPDU sits behind headroom of a PN header's
-//! length, so framing moves its MAC header rather than its data, both ways. The calling thread works the first shard itself, so
-//! one thread means no hand-off at all; the other workers are threads pinned to cores
-//! where the OS allows it.
+//! Frames live in a [`FrameBatch`], whose buffers are kept and reused from call to call
+//! (the pool): the engine works on them in place, and on one thread never moves them at
+//! all. A worker's frames move to it and back whole (buffer and all, no copy of the data);
+//! the engine's own scratch (layouts, job lists) is kept between calls too, so a call
+//! allocates nothing of its own. Each MPDU sits behind headroom of a PN header's length,
+//! so framing moves its MAC header rather than its data, both ways. The calling thread
+//! works the first share itself; the other workers are threads pinned to cores where the
+//! OS allows it, which spin briefly for the next call before they park.
 //!
-//! Transmit: PNs are assigned before sharding, in submission order, from each station's
-//! single transmit counter (the PN belongs to the key, not the TID), and a shard never
-//! reorders its frames, so every TID leaves in PN order, as the receiver's per-TID replay
-//! counters require.
+//! Transmit: PNs are assigned first, in submission order, from each station's single
+//! transmit counter (the PN belongs to the key, not the TID), one per frame as a
+//! `suite::Transmitter` takes them; then the batch is cut into one contiguous run of frames
+//! per thread. Each frame's output depends only on its key, PN and MPDU, and every frame
+//! goes back to its place in the batch, so every TID leaves in PN order, as the receiver's
+//! per-TID replay counters require.
 //!
-//! Receive: a (station, replay class) always lands on the same shard, so that shard owns
-//! its replay counters; it opens a chunk of its frames in one engine batch and then checks
-//! and commits PNs in arrival order, so replays and reordering inside a TID are caught
-//! exactly as by one sequential `suite::Receiver` per station.
+//! Receive: frames are sharded by (station, replay class — the TID for QoS data), so a
+//! shard owns its replay counters; it opens a chunk of its frames in one engine batch and
+//! then checks and commits PNs in arrival order, so replays and reordering inside a TID
+//! are caught exactly as by one sequential `suite::Receiver` per station.
 
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use foldhash::HashMap;
 
@@ -45,6 +49,13 @@ const HEADROOM: usize = PN_HEADER_LEN;
 /// Frames per multi-buffer batch inside a shard.
 const BATCH: usize = 64;
 
+/// How long an idle worker (or the caller waiting for its workers) polls before it parks:
+/// waking a parked thread costs tens of microseconds on a virtual machine, as long as a
+/// whole call of a few hundred frames, and calls usually follow each other closely. It
+/// yields while it polls, so threads sharing a core (a process confined to one CPU) still
+/// take turns.
+const SPIN: Duration = Duration::from_micros(200);
+
 /// Frames for one call of the engine, each for (or from) a station, in buffers that stay
 /// allocated across calls: `clear` keeps them for the next `push`es. After a call each
 /// frame holds its protected (or opened) MPDU, or why it was refused.
@@ -55,15 +66,28 @@ pub struct FrameBatch {
     len: usize,
 }
 
+/// A frame of a batch: the caller's part (station, buffer, outcome) and what the engine
+/// notes about it during a call (station number, PN, shard).
 struct Slot {
     station: StationId,
     /// The MPDU is `buf[start..]`.
     buf: Vec<u8>,
     start: usize,
     outcome: Result<()>,
+    /// Index of the station in the engine's key table.
+    number: usize,
+    /// Transmit only: the PN the frame was given.
+    pn: Pn,
+    shard: usize,
 }
 
 impl Slot {
+    /// A slot without a buffer: a new one, or one standing in the batch for a frame that is
+    /// at a worker.
+    fn empty() -> Self {
+        Slot { station: 0, buf: Vec::new(), start: HEADROOM, outcome: Ok(()), number: 0, pn: Pn::default(), shard: 0 }
+    }
+
     /// Put the MPDU back behind `HEADROOM` octets, where the engine's framing wants it: a
     /// frame the engine already worked on starts elsewhere (a batch given again unfilled).
     fn rebase(&mut self) {
@@ -91,7 +115,7 @@ impl FrameBatch {
     /// protection overhead, so protecting it never reallocates.
     pub fn push(&mut self, station: StationId, mpdu: &[u8]) {
         if self.len == self.slots.len() {
-            self.slots.push(Slot { station, buf: Vec::new(), start: HEADROOM, outcome: Ok(()) });
+            self.slots.push(Slot::empty());
         }
         let slot = &mut self.slots[self.len];
         slot.station = station;
@@ -133,30 +157,20 @@ struct Installed {
 /// otherwise.
 type Keys = Arc<Vec<Arc<Installed>>>;
 
-/// One frame on its way through a shard: where it came from in the batch, its station's
-/// number in the key table, its PN (transmit only), its buffer (the MPDU at `start`) and
-/// what became of it.
-struct Item {
-    index: usize,
-    station: usize,
-    pn: Pn,
-    buf: Vec<u8>,
-    start: usize,
-    outcome: Result<()>,
-}
-
-/// A chunk of work for a shard; the same value comes back, `items` done, their vector
+/// A worker's share of a call; the same value comes back, its frames done, their vector
 /// kept for the next call.
 struct Work {
     shard: usize,
     protect: bool,
     keys: Keys,
-    items: Vec<Item>,
+    slots: Vec<Slot>,
 }
 
 struct Worker {
     work: Sender<Work>,
     thread: JoinHandle<()>,
+    /// Its frames' vector between calls.
+    slots: Vec<Slot>,
 }
 
 pub struct ShardedEngine {
@@ -166,15 +180,11 @@ pub struct ShardedEngine {
     workers: Vec<Worker>,
     done: Receiver<Work>,
     local: Shard,
-    /// Each shard's items, kept between calls.
-    queues: Vec<Vec<Item>>,
     /// Station number (index into `keys` and `pn`) of every station with a key.
     stations: HashMap<StationId, usize>,
     keys: Keys,
     pn: Vec<PnCounter>,
     generations: u64,
-    /// Per call: the station number of every frame of the batch.
-    numbers: Vec<usize>,
 }
 
 impl ShardedEngine {
@@ -198,7 +208,7 @@ impl ShardedEngine {
                     }
                     serve(engine, rules, inbox, reply)
                 });
-                Worker { work, thread }
+                Worker { work, thread, slots: Vec::new() }
             })
             .collect();
         ShardedEngine {
@@ -207,17 +217,15 @@ impl ShardedEngine {
             workers,
             done,
             local: Shard::default(),
-            queues: (0..threads).map(|_| Vec::new()).collect(),
             stations: HashMap::default(),
             keys: Arc::new(Vec::new()),
             pn: Vec::new(),
             generations: 0,
-            numbers: Vec::new(),
         }
     }
 
     pub fn threads(&self) -> usize {
-        self.queues.len()
+        self.workers.len() + 1
     }
 
     /// Install (or replace) a station's pairwise key; its transmit PN restarts at 1 and its
@@ -242,8 +250,9 @@ impl ShardedEngine {
     }
 
     /// Protect the batch's plaintext MPDUs in place, each for its station, taking PNs in
-    /// submission order. Fails as a whole (before any PN is used) if a frame names a
-    /// station without a key; otherwise each frame holds its protected MPDU or its error.
+    /// submission order, one per frame. Fails as a whole (before any PN is used) if a frame
+    /// names a station without a key; otherwise each frame holds its protected MPDU or its
+    /// error.
     pub fn protect(&mut self, batch: &mut FrameBatch) -> Result<()> {
         self.run(batch, true)
     }
@@ -257,80 +266,77 @@ impl ShardedEngine {
     }
 
     fn run(&mut self, batch: &mut FrameBatch, protect: bool) -> Result<()> {
-        self.number_stations(batch)?;
-        self.shard(batch, protect);
+        let slots = &mut batch.slots[..batch.len];
+        self.number_stations(slots)?;
+        self.assign(slots, protect);
         let mut outstanding = 0;
-        for (worker, shard) in self.workers.iter().zip(1..) {
-            if self.queues[shard].is_empty() {
+        for (worker, shard) in self.workers.iter_mut().zip(1..) {
+            let mut away = std::mem::take(&mut worker.slots);
+            away.extend(
+                slots
+                    .iter_mut()
+                    .filter(|slot| slot.shard == shard)
+                    .map(|slot| std::mem::replace(slot, Slot { shard, ..Slot::empty() })),
+            );
+            if away.is_empty() {
+                worker.slots = away;
                 continue;
             }
-            let items = std::mem::take(&mut self.queues[shard]);
-            let work = Work { shard, protect, keys: Arc::clone(&self.keys), items };
+            let work = Work { shard, protect, keys: Arc::clone(&self.keys), slots: away };
             worker.work.send(work).expect("workers run until the engine is dropped");
             outstanding += 1;
         }
-        let mut local = std::mem::take(&mut self.queues[0]);
-        self.local.work(self.engine, self.rules, protect, &self.keys, &mut local);
-        self.queues[0] = settle(batch, local);
-        for work in self.done.iter().take(outstanding) {
-            self.queues[work.shard] = settle(batch, work.items);
+        self.local.work(self.engine, self.rules, protect, &self.keys, slots, 0);
+        for _ in 0..outstanding {
+            let mut work = receive(&self.done).expect("workers run until the engine is dropped");
+            let mut back = work.slots.drain(..);
+            for slot in slots.iter_mut().filter(|slot| slot.shard == work.shard) {
+                *slot = back.next().expect("a worker gives back every frame");
+            }
+            drop(back);
+            self.workers[work.shard - 1].slots = work.slots;
         }
         Ok(())
     }
 
     /// Look up every frame's station once, refusing the whole batch if one has no key.
-    fn number_stations(&mut self, batch: &FrameBatch) -> Result<()> {
-        self.numbers.clear();
-        for slot in &batch.slots[..batch.len] {
+    fn number_stations(&self, slots: &mut [Slot]) -> Result<()> {
+        for slot in slots {
             let Some(&number) = self.stations.get(&slot.station) else {
                 return Err(Error::Unsupported("frame for a station without a key"));
             };
-            self.numbers.push(number);
+            slot.number = number;
         }
         Ok(())
     }
 
-    /// Move every frame's buffer to its shard by (station, replay class), taking the next
-    /// PN of each transmitted frame; a frame that can't be queued gets its error at once.
-    fn shard(&mut self, batch: &mut FrameBatch, transmit: bool) {
-        let shards = self.queues.len();
-        for (index, (slot, &station)) in batch.slots[..batch.len].iter_mut().zip(&self.numbers).enumerate() {
+    /// Give every frame its shard (and, transmitting, its PN): a contiguous run of the
+    /// batch per thread to transmit; by (station, replay class) to receive. A frame whose
+    /// class can't be read goes to the caller's shard, whose framing refuses it.
+    fn assign(&mut self, slots: &mut [Slot], transmit: bool) {
+        let (shards, len) = (self.threads(), slots.len());
+        for (index, slot) in slots.iter_mut().enumerate() {
             slot.rebase();
-            let queued = Frame::new_checked(&slot.buf[HEADROOM..], self.rules)
-                .map(|frame| ReplayClass::of(&frame))
-                .and_then(|class| {
-                    let pn = match transmit {
-                        true => self.pn[station].next_pn()?,
-                        false => Pn::default(),
-                    };
-                    Ok((class, pn))
-                });
-            match queued {
-                Ok((class, pn)) => {
-                    let buf = std::mem::take(&mut slot.buf);
-                    let item = Item { index, station, pn, buf, start: HEADROOM, outcome: Ok(()) };
-                    self.queues[shard_of(slot.station, class, shards)].push(item);
+            slot.outcome = Ok(());
+            slot.shard = match (transmit, shards) {
+                (_, 1) => 0,
+                (true, _) => index * shards / len,
+                (false, _) => Frame::new_checked(&slot.buf[HEADROOM..], self.rules)
+                    .map_or(0, |frame| shard_of(slot.station, ReplayClass::of(&frame), shards)),
+            };
+            if transmit {
+                match self.pn[slot.number].next_pn() {
+                    Ok(pn) => slot.pn = pn,
+                    Err(e) => slot.outcome = Err(e),
                 }
-                Err(e) => slot.outcome = Err(e),
             }
         }
     }
 }
 
-/// Put a shard's buffers and outcomes back in the batch; returns the emptied queue.
-fn settle(batch: &mut FrameBatch, mut items: Vec<Item>) -> Vec<Item> {
-    for item in items.drain(..) {
-        let slot = &mut batch.slots[item.index];
-        slot.buf = item.buf;
-        slot.start = item.start;
-        slot.outcome = item.outcome;
-    }
-    items
-}
-
 impl Drop for ShardedEngine {
     fn drop(&mut self) {
-        for Worker { work, thread } in self.workers.drain(..) {
+        for Worker { work, thread, .. } in self.workers.drain(..) {
             // Closing the channel ends the worker's loop.
             drop(work);
             let _ = thread.join();
@@ -344,99 +350,128 @@ fn shard_of(station: StationId, class: ReplayClass, shards: usize) -> usize {
     ((key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % shards as u64) as usize
 }
 
+/// The next message, polling (and yielding) for `SPIN` before parking; `None` once the
+/// senders are gone.
+fn receive<T>(inbox: &Receiver<T>) -> Option<T> {
+    let since = Instant::now();
+    loop {
+        match inbox.try_recv() {
+            Ok(message) => return Some(message),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if since.elapsed() > SPIN => return inbox.recv().ok(),
+            Err(TryRecvError::Empty) => std::thread::yield_now(),
+        }
+    }
+}
+
 /// A worker: work its shard until the engine closes the channel.
 fn serve(engine: Engine, rules: Rules, inbox: Receiver<Work>, reply: Sender<Work>) {
     let mut shard = Shard::default();
-    for mut work in inbox {
-        shard.work(engine, rules, work.protect, &work.keys, &mut work.items);
+    while let Some(mut work) = receive(&inbox) {
+        shard.work(engine, rules, work.protect, &work.keys, &mut work.slots, work.shard);
         // The engine waits for every reply; if it is gone, there is nobody to tell.
         let _ = reply.send(work);
     }
 }
 
 /// A shard's state: the replay counters of its (station, replay class) pairs, by station
-/// number, with the key generation they belong to; and scratch kept between chunks.
+/// number, with the key generation they belong to; and scratch kept between chunks and
+/// calls (the job lists keep their allocation, empty, between uses).
 #[derive(Default)]
 struct Shard {
     replay: Vec<(u64, ReplayCounters)>,
-    sealing: Vec<Result<(Prepared, usize)>>,
-    mics: Vec<[u8; MIC_LEN]>,
-    checked: Vec<Result<(Prepared, Peeked)>>,
+    prepared: Vec<Prepared>,
+    checked: Vec<(Prepared, Peeked)>,
     verified: Vec<bool>,
+    jobs: Vec<Job<'static>>,
+    mics: Vec<&'static mut [u8]>,
 }
 
 impl Shard {
-    fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, items: &mut [Item]) {
-        for chunk in items.chunks_mut(BATCH) {
-            match protect {
-                true => self.protect(engine, rules, keys, chunk),
-                false => self.open(engine, rules, keys, chunk),
+    /// Work the frames of `slots` that belong to `shard`, `BATCH` of them at a time.
+    fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, slots: &mut [Slot], shard: usize) {
+        let mut rest = slots;
+        while !rest.is_empty() {
+            let mut end = 0;
+            let mut mine = 0;
+            while end < rest.len() && mine < BATCH {
+                mine += usize::from(rest[end].shard == shard);
+                end += 1;
             }
+            let (chunk, tail) = rest.split_at_mut(end);
+            match protect {
+                true => self.protect(engine, rules, keys, chunk, shard),
+                false => self.open(engine, rules, keys, chunk, shard),
+            }
+            rest = tail;
         }
     }
 
     /// Frame every MPDU of the chunk (its MAC header moving into the headroom), seal the
     /// ones that framed in one engine batch, and put their MICs behind them.
-    fn protect(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Item]) {
-        self.sealing.clear();
-        for item in chunk.iter_mut() {
-            let installed = &keys[item.station];
-            let len = item.buf.len() - HEADROOM;
+    fn protect(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
+        self.prepared.clear();
+        for slot in mine(chunk, shard) {
+            let installed = &keys[slot.number];
+            let len = slot.buf.len() - HEADROOM;
             // Within the capacity `FrameBatch::push` reserved: no reallocation.
-            item.buf.resize(HEADROOM + len + MIC_LEN, 0);
-            let framed = framing::prepare_encapsulate(&mut item.buf, len, item.pn, installed.key_id, rules, true);
-            self.sealing.push(framed.and_then(|(prepared, out_len)| match prepared.data.len() > MAX_PAYLOAD {
-                true => Err(Error::Unsupported("payload too long for the CCMP length field")),
-                false => Ok((prepared, out_len)),
-            }));
-        }
-        let mut jobs = Vec::with_capacity(chunk.len());
-        for (item, sealing) in chunk.iter_mut().zip(&self.sealing) {
-            let Ok((prepared, _)) = sealing else { continue };
-            let data = &mut item.buf[prepared.data.clone()];
-            jobs.push(Job::new(&keys[item.station].key, prepared.nonce, prepared.aad.as_slice(), data));
-        }
-        engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
-        self.mics.clear();
-        self.mics.extend(jobs.iter().map(|job| job.mic));
-        drop(jobs);
-        let mut mics = self.mics.iter();
-        for (item, sealing) in chunk.iter_mut().zip(self.sealing.drain(..)) {
-            match sealing {
-                Ok((prepared, out_len)) => {
-                    let mic = mics.next().expect("one MIC per sealed frame");
-                    item.buf[prepared.data.end..out_len].copy_from_slice(mic);
-                    item.buf.truncate(out_len);
-                    item.start = 0;
+            slot.buf.extend_from_slice(&[0; MIC_LEN]);
+            let framed = framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true)
+                .and_then(|(prepared, _)| match prepared.data.len() > MAX_PAYLOAD {
+                    true => Err(Error::Unsupported("payload too long for the CCMP length field")),
+                    false => Ok(prepared),
+                });
+            match framed {
+                Ok(prepared) => {
+                    slot.start = 0;
+                    self.prepared.push(prepared);
                 }
-                Err(e) => item.outcome = Err(e),
+                Err(e) => {
+                    slot.buf.truncate(HEADROOM + len);
+                    slot.outcome = Err(e);
+                }
             }
         }
+        let mut jobs = reuse(&mut self.jobs);
+        let mut mics = reuse(&mut self.mics);
+        for (slot, prepared) in mine(chunk, shard).zip(&self.prepared) {
+            let (data, mic) = slot.buf[prepared.data.start..].split_at_mut(prepared.data.len());
+            jobs.push(Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
+            mics.push(&mut mic[..MIC_LEN]);
+        }
+        engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
+        for (job, mic) in jobs.iter().zip(&mut mics) {
+            mic.copy_from_slice(&job.mic);
+        }
+        self.jobs = reuse(&mut jobs);
+        self.mics = reuse(&mut mics);
     }
 
     /// Parse and replay-check every frame of the chunk, open the survivors in one engine
     /// batch, then check and commit PNs in arrival order (a frame replayed within the
     /// chunk passes the first check but not the second).
-    fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Item]) {
+    fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
         self.checked.clear();
-        for item in chunk.iter() {
-            let installed = &keys[item.station];
-            let counters = counter_slot(&mut self.replay, item.station, installed.generation);
-            self.checked.push(framing::prepare_decapsulate(&item.buf[item.start..], rules).and_then(
-                |(prepared, peeked)| {
+        for slot in mine(chunk, shard) {
+            let installed = &keys[slot.number];
+            let counters = counter_slot(&mut self.replay, slot.number, installed.generation);
+            let checked =
+                framing::prepare_decapsulate(&slot.buf[slot.start..], rules).and_then(|(prepared, peeked)| {
                     if peeked.key_id != installed.key_id {
                         return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
                     }
                     counters.check(peeked.class, peeked.pn)?;
                     Ok((prepared, peeked))
-                },
-            ));
+                });
+            match checked {
+                Ok(checked) => self.checked.push(checked),
+                Err(e) => slot.outcome = Err(e),
+            }
         }
-        let mut jobs = Vec::with_capacity(chunk.len());
-        for (item, checked) in chunk.iter_mut().zip(&self.checked) {
-            let Ok((prepared, _)) = checked else { continue };
-            let (data, mic) = item.buf[item.start + prepared.data.start..].split_at_mut(prepared.data.len());
-            let mut job = Job::new(&keys[item.station].key, prepared.nonce, prepared.aad.as_slice(), data);
+        let mut jobs = reuse(&mut self.jobs);
+        for (slot, (prepared, _)) in mine(chunk, shard).zip(&self.checked) {
+            let (data, mic) = slot.buf[slot.start + prepared.data.start..].split_at_mut(prepared.data.len());
+            let mut job = Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
             job.mic.copy_from_slice(&mic[..MIC_LEN]);
             jobs.push(job);
         }
@@ -445,29 +480,37 @@ impl Shard {
             Ok(()) => self.verified.extend(jobs.iter().map(|j| j.verified)),
             Err(_) => self.verified.resize(jobs.len(), false),
         }
-        drop(jobs);
-        let mut verified = self.verified.iter();
-        for (item, checked) in chunk.iter_mut().zip(self.checked.drain(..)) {
-            let generation = keys[item.station].generation;
-            let counters = counter_slot(&mut self.replay, item.station, generation);
-            let opened = checked.and_then(|(prepared, peeked)| {
-                if !verified.next().copied().unwrap_or(false) {
-                    return Err(Error::MicFailure);
-                }
-                let buf = &mut item.buf[item.start..];
-                counters.receive(peeked, || {
-                    framing::finish_decapsulate(buf, rules, &prepared, peeked, framing::Gap::HeaderForward)
-                })
-            });
+        self.jobs = reuse(&mut jobs);
+        for ((slot, (prepared, peeked)), &verified) in mine(chunk, shard).zip(&self.checked).zip(&self.verified) {
+            let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
+            let buf = &mut slot.buf[slot.start..];
+            let opened = match verified {
+                false => Err(Error::MicFailure),
+                true => counters.receive(*peeked, || {
+                    framing::finish_decapsulate(buf, rules, prepared, *peeked, framing::Gap::HeaderForward)
+                }),
+            };
             match opened {
                 Ok(done) => {
-                    item.start += PN_HEADER_LEN;
-                    item.buf.truncate(item.start + done.mpdu_len);
+                    slot.start += PN_HEADER_LEN;
+                    slot.buf.truncate(slot.start + done.mpdu_len);
                 }
-                Err(e) => item.outcome = Err(e),
+                Err(e) => slot.outcome = Err(e),
             }
         }
     }
+}
+
+/// The chunk's frames of `shard` still in play (not refused yet), in order.
+fn mine(chunk: &mut [Slot], shard: usize) -> impl Iterator<Item = &mut Slot> {
+    chunk.iter_mut().filter(move |slot| slot.shard == shard && slot.outcome.is_ok())
+}
+
+/// `spare`'s allocation as an empty vector of another lifetime (the job lists borrow one
+/// chunk's frames): collecting a vector's own iterator in place keeps its allocation.
+fn reuse<T, U>(spare: &mut Vec<T>) -> Vec<U> {
+    spare.clear();
+    std::mem::take(spare).into_iter().map(|_| unreachable!("the vector is empty")).collect()
 }
 
 /// A station's replay counters, restarted when its key was replaced.
