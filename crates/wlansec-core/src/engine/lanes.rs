@@ -20,10 +20,13 @@
 //! lane-full of like CCMP-128 frames (`is_cohort`) skips the scheduler and runs the same
 //! steps in lock step (`cohort`).
 
-use super::enhanced::{sub_chain_b0, Ways};
+use super::enhanced::{sub_chain_b0, Ways, CCMP_B0_FLAGS, CCMP_CTR_FLAGS, NONCE_LEN};
 use super::key::Key;
 
 const BLOCK: usize = 16;
+
+/// A frame's CCM blocks: B0, A_0 and the AAD as CBC-MAC blocks H_1 H_2.
+pub(crate) type CcmBlocks<B> = [B; 4];
 
 /// A 128-bit block in the backend's register type.
 pub(crate) trait Blk: Copy {
@@ -39,6 +42,35 @@ pub(crate) trait Blk: Copy {
     /// # Safety
     /// `ptr` must be valid for writing 16 octets.
     unsafe fn store(self, ptr: *mut u8);
+    /// B0, A_0, H_1, H_2 of a frame of `len` octets under `nonce` and `aad` (15..=30 octets).
+    ///
+    /// # Safety
+    /// As `Kernel::encrypt` of a kernel on this block type.
+    #[inline(always)]
+    unsafe fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<Self> {
+        ccm_blocks(nonce, aad, len).map(|b| Self::from_bytes(&b))
+    }
+}
+
+/// `Blk::ccm_blocks` as octets, composed in integer registers and stored whole (same octets
+/// as `enhanced::ccmp_b0`, `counter_block` and `aad_blocks`).
+#[inline(always)]
+pub(crate) fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<[u8; BLOCK]> {
+    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
+    let nonce_bits = (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
+    let block =
+        |flags: u8, tail: u16| ((u128::from(flags) << 120) | (nonce_bits << 16) | u128::from(tail)).to_be_bytes();
+    let aad_len = aad.len();
+    let h1 = (u128::from(aad_len as u16) << 112)
+        | (u128::from(be64(&aad[..8])) << 48)
+        | u128::from(be64(&aad[6..14]) & 0xffff_ffff_ffff);
+    let h2 = if aad_len == 15 {
+        u128::from(aad[14]) << 120
+    } else {
+        let last16 = u128::from_be_bytes(aad[aad_len - 16..].try_into().expect("16 octets"));
+        last16 << (8 * (30 - aad_len))
+    };
+    [block(CCMP_B0_FLAGS, len as u16), block(CCMP_CTR_FLAGS, 0), h1.to_be_bytes(), h2.to_be_bytes()]
 }
 
 /// AES-128 encryption of one MAC block and one counter block per lane, on registers that
@@ -126,15 +158,13 @@ pub(crate) trait Kernel {
 
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
 /// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
-/// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`.
+/// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`. The kernels build the frame's
+/// CCM blocks from `nonce` and `aad` in their registers (`Blk::ccm_blocks`) when it starts.
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
-    /// The standard B0 (sub-chain B0 blocks are derived from it).
-    pub b0: [u8; BLOCK],
-    /// Counter block A_0.
-    pub a0: [u8; BLOCK],
-    /// The AAD as CBC-MAC blocks H_1 H_2 (its length prefix, the AAD, zero padding).
-    pub aad_blocks: [[u8; BLOCK]; 2],
+    pub nonce: [u8; NONCE_LEN],
+    /// 15..=30 octets.
+    pub aad: &'k [u8],
     pub data: *mut u8,
     pub len: usize,
     pub open: bool,
@@ -190,15 +220,23 @@ impl<B: Blk> Lane<B> {
 
     /// Start sub-chain `j` of `task`. Inlined: as a call it returns the lane through memory,
     /// and copying it from there stalls on store forwarding.
+    ///
+    /// # Safety
+    /// As `run`.
     #[inline(always)]
-    fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
+    unsafe fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
         let mode = task.key.mode;
         let (n, shift) = (mode.ways.count(), mode.ways.log2());
         let total_blocks = task.len.div_ceil(BLOCK);
         let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
         let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
         let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) { task.len % BLOCK } else { BLOCK };
-        let b0 = if mode.ways == Ways::N1 { task.b0 } else { sub_chain_b0(&task.b0, mode.ways, mode.variant, j) };
+        let [b0, a0, h1, h2] = B::ccm_blocks(&task.nonce, task.aad, task.len);
+        let b0 = if mode.ways == Ways::N1 {
+            b0
+        } else {
+            B::from_bytes(&sub_chain_b0(&b0.to_bytes(), mode.ways, mode.variant, j))
+        };
         Lane {
             active: true,
             frame,
@@ -209,10 +247,10 @@ impl<B: Blk> Lane<B> {
             last_len,
             mac: B::zero(),
             keystream: B::zero(),
-            b0: B::from_bytes(&b0),
-            h1: B::from_bytes(&task.aad_blocks[0]),
-            h2: B::from_bytes(&task.aad_blocks[1]),
-            counter_base: B::from_bytes(&task.a0),
+            b0,
+            h1,
+            h2,
+            counter_base: a0,
             counter: 1 + j as u16,
             counter_step: n as u16,
             // SAFETY: block j starts inside the data (or the lane never touches data).
@@ -535,10 +573,7 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
     for i in 0..L {
         let task = &tasks[i];
         K::set_key(keys, i, task.key);
-        blocks[0][i] = K::B::from_bytes(&task.b0);
-        blocks[1][i] = K::B::from_bytes(&task.a0);
-        blocks[2][i] = K::B::from_bytes(&task.aad_blocks[0]);
-        blocks[3][i] = K::B::from_bytes(&task.aad_blocks[1]);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.nonce, task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }
@@ -586,8 +621,11 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
 
 /// Fold the CBC-MAC value of every lane that has finished its sub-chain into its frame's
 /// accumulator and give the lane the next sub-chain of the queue.
+///
+/// # Safety
+/// As `run`.
 #[inline(always)]
-fn retire_finished<'k, K: Kernel, const L: usize>(
+unsafe fn retire_finished<'k, K: Kernel, const L: usize>(
     lanes: &mut [Lane<K::B>; L],
     keys: &mut K::Keys<'k>,
     next: &mut (usize, usize),
@@ -729,8 +767,11 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8>(
 }
 
 /// Give `lane` the next sub-chain in the queue, or idle it.
+///
+/// # Safety
+/// As `run`.
 #[inline(always)]
-fn assign<'k, K: Kernel>(
+unsafe fn assign<'k, K: Kernel>(
     lane: &mut Lane<K::B>,
     keys: &mut K::Keys<'k>,
     index: usize,

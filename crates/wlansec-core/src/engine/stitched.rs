@@ -81,7 +81,7 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
     // the round's first group, and each group's offset from it (fewer live registers: the
     // 16-register ymm build of 8 lanes spilled its state with one counter per group).
-    let base = K::B::from_bytes(&task.a0);
+    let [b0, base, h1, h2] = K::B::ccm_blocks(&task.nonce, task.aad, len);
     let mut offsets = [K::B::zero(); L];
     for (j, offset) in offsets.iter_mut().enumerate() {
         *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());
@@ -89,13 +89,13 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // B0_j (`enhanced::sub_chain_b0`): B0 with its flags replaced, unless N = 1 or naive.
     // In wide registers from static flag blocks; 128-bit kernels build each lane's block
     // (the masks cost the AES-NI build of Enhanced-8 at 64 octets 3 %).
-    let mut mac = pack::<K, L>(&[K::B::from_bytes(&task.b0); L]);
+    let mut mac = pack::<K, L>(&[b0; L]);
     if K::W == 1 {
-        let mut b0 = [K::B::zero(); L];
-        for (j, b) in b0.iter_mut().enumerate() {
-            *b = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
+        let mut b0_j = [K::B::zero(); L];
+        for (j, b) in b0_j.iter_mut().enumerate() {
+            *b = K::B::from_bytes(&sub_chain_b0(&b0.to_bytes(), mode.ways, mode.variant, j));
         }
-        mac = pack::<K, L>(&b0);
+        mac = pack::<K, L>(&b0_j);
     } else if L > 1 && mode.variant == Variant::DomainSeparated {
         let flags = SUB_CHAIN_FLAGS[mode.ways.log2() as usize].as_ptr();
         for (g, b0) in mac.iter_mut().enumerate().take(groups) {
@@ -104,8 +104,8 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
         }
     }
     let mut ctr = pack::<K, L>(&[base; L]);
-    let mut last = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[0]); L]);
-    let h2 = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[1]); L]);
+    let mut last = pack::<K, L>(&[h1; L]);
+    let h2 = pack::<K, L>(&[h2; L]);
     let group_offsets = pack::<K, L>(&offsets);
     let mut first = [base; L];
     for (j, c) in first.iter_mut().enumerate() {
