@@ -5,7 +5,7 @@
 
 use core::arch::x86_64::*;
 
-use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, NONCE_LEN};
+use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS};
 use super::key::{Key, RoundKeys};
 use super::lanes::{self, Blk, CcmBlocks, FrameTask, Kernel};
 use super::stitched;
@@ -50,21 +50,15 @@ impl Blk for __m128i {
     /// In vector registers (SSSE3 shuffles): a quarter of the instructions of
     /// `lanes::ccm_blocks`, whose integer code was a fifth of a batch of 64-octet frames.
     #[inline(always)]
-    unsafe fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<Self> {
+    unsafe fn ccm_blocks(a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<Self> {
         let aad_len = aad.len();
         if aad_len < 16 {
             // 15 octets (no CCMP AAD is this short): not one 16-octet load.
-            return CcmBlocks::<[u8; 16]>::map(lanes::ccm_blocks(nonce, aad, len), |b| Self::from_bytes(&b));
+            return CcmBlocks::<[u8; 16]>::map(lanes::ccm_blocks(a0, aad, len), |b| Self::from_bytes(&b));
         }
-        // Nonce octets 0..8 and 5..13, moved to octets 1..14.
-        let n = _mm_unpacklo_epi64(
-            _mm_loadl_epi64(nonce.as_ptr().cast()),
-            _mm_loadl_epi64(nonce.as_ptr().add(NONCE_LEN - 8).cast()),
-        );
-        let n = _mm_shuffle_epi8(n, _mm_loadu_si128(NONCE_TO_OCTET_1.as_ptr().cast()));
-        let b0 = _mm_or_si128(n, _mm_cvtsi32_si128(i32::from(CCMP_B0_FLAGS)));
+        let a0 = _mm_loadu_si128(a0.as_ptr().cast());
+        let b0 = _mm_xor_si128(a0, _mm_cvtsi32_si128(i32::from(CCMP_B0_FLAGS ^ CCMP_CTR_FLAGS)));
         let b0 = _mm_insert_epi16::<7>(b0, i32::from((len as u16).swap_bytes()));
-        let a0 = _mm_or_si128(n, _mm_cvtsi32_si128(i32::from(CCMP_CTR_FLAGS)));
         // H_1: the length, AAD octets 0..14; H_2: octets 14.., zero-padded (the last 16
         // octets shifted down by 30 - len).
         let head = _mm_loadu_si128(aad.as_ptr().cast());
@@ -75,9 +69,6 @@ impl Blk for __m128i {
     }
 }
 
-/// `pshufb` control: octets 0..8 and 11..16 of the register (nonce octets 0..8, 8..13) to
-/// octets 1..14, zeros elsewhere.
-static NONCE_TO_OCTET_1: [u8; 16] = [0x80, 0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, 15, 0x80, 0x80];
 /// `SHIFT_DOWN[s..s + 16]`, as a `pshufb` control, moves octets s.. to 0.. and zeros the rest.
 static SHIFT_DOWN: [u8; 32] = {
     let mut m = [0x80u8; 32];
@@ -237,7 +228,7 @@ pub(crate) unsafe fn run<const L: usize>(tasks: &mut [FrameTask<'_>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::enhanced::{aad_blocks, ccmp_b0, counter_block};
+    use crate::engine::enhanced::{aad_blocks, ccmp_b0, counter_block, NONCE_LEN};
 
     /// The SSSE3 blocks (which every x86 kernel builds its frames from) and the integer ones
     /// (portable kernel, AAD of 15 octets) against the reference model's, for every AAD
@@ -249,23 +240,25 @@ mod tests {
             return;
         }
         let nonce: [u8; NONCE_LEN] = core::array::from_fn(|i| 0xa0 ^ (17 * i as u8));
+        let a0 = lanes::counter_block_0(&nonce);
+        assert_eq!(a0, counter_block(&nonce, 0));
         // Nonzero octets follow the AAD, so H_2's zero padding is checked.
         let buffer: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(29) ^ 0x5c).collect();
         for aad_len in 15..=30 {
             let aad = &buffer[..aad_len];
             let h = aad_blocks(aad).unwrap();
             for len in [0usize, 1, 15, 64, 1500, 0x1234, 0xffff] {
-                let expected = [ccmp_b0(&nonce, len), counter_block(&nonce, 0), h[0], h[1]];
-                assert_eq!(lanes::ccm_blocks(&nonce, aad, len), expected, "integer, AAD {aad_len}, len {len}");
+                let expected = [ccmp_b0(&nonce, len), a0, h[0], h[1]];
+                assert_eq!(lanes::ccm_blocks(&a0, aad, len), expected, "integer, AAD {aad_len}, len {len}");
                 // SAFETY: SSSE3 and SSE4.1 are present (checked above).
-                let vector = unsafe { ccm_blocks_sse(&nonce, aad, len) };
+                let vector = unsafe { ccm_blocks_sse(&a0, aad, len) };
                 assert_eq!(vector.map(|b| b.to_bytes()), expected, "SSSE3, AAD {aad_len}, len {len}");
             }
         }
     }
 
     #[target_feature(enable = "ssse3,sse4.1")]
-    unsafe fn ccm_blocks_sse(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
-        <__m128i as Blk>::ccm_blocks(nonce, aad, len)
+    unsafe fn ccm_blocks_sse(a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
+        <__m128i as Blk>::ccm_blocks(a0, aad, len)
     }
 }

@@ -11,7 +11,7 @@ use crate::wire::Rules;
 use super::enhanced::{MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
 use super::framing;
 use super::key::{Key, Mode};
-use super::lanes::FrameTask;
+use super::lanes::{counter_block_0, FrameTask};
 use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
@@ -118,8 +118,7 @@ struct CpuId {
 #[cfg(target_arch = "x86_64")]
 fn cpu_id() -> CpuId {
     use core::arch::x86_64::__cpuid;
-    // SAFETY: CPUID leaves 0 and 1 exist on every x86_64 CPU.
-    let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
+    let (leaf0, leaf1) = (__cpuid(0), __cpuid(1));
     let mut vendor = [0u8; 12];
     for (chunk, register) in vendor.chunks_exact_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
         chunk.copy_from_slice(&register.to_le_bytes());
@@ -376,7 +375,7 @@ fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &'k [u8], data: &mut [u8
     }
     Ok(FrameTask {
         key,
-        nonce: *nonce,
+        a0: counter_block_0(nonce),
         aad,
         data: data.as_mut_ptr(),
         len: data.len(),

@@ -42,24 +42,33 @@ pub(crate) trait Blk: Copy {
     /// # Safety
     /// `ptr` must be valid for writing 16 octets.
     unsafe fn store(self, ptr: *mut u8);
-    /// B0, A_0, H_1, H_2 of a frame of `len` octets under `nonce` and `aad` (15..=30 octets).
+    /// B0, A_0, H_1, H_2 of a frame of `len` octets from its A_0 and `aad` (15..=30 octets).
     ///
     /// # Safety
     /// As `Kernel::encrypt` of a kernel on this block type.
     #[inline(always)]
-    unsafe fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<Self> {
-        ccm_blocks(nonce, aad, len).map(|b| Self::from_bytes(&b))
+    unsafe fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<Self> {
+        ccm_blocks(a0, aad, len).map(|b| Self::from_bytes(&b))
     }
 }
 
-/// `Blk::ccm_blocks` as octets, composed in integer registers and stored whole (same octets
-/// as `enhanced::ccmp_b0`, `counter_block` and `aad_blocks`).
+/// Counter block A_0 (`enhanced::counter_block(nonce, 0)`), composed in integer registers
+/// and stored whole: built octet by octet and read back as a block, it would stall store
+/// forwarding.
 #[inline(always)]
-pub(crate) fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> CcmBlocks<[u8; BLOCK]> {
+pub(crate) fn counter_block_0(nonce: &[u8; NONCE_LEN]) -> [u8; BLOCK] {
     let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
     let nonce_bits = (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
-    let block =
-        |flags: u8, tail: u16| ((u128::from(flags) << 120) | (nonce_bits << 16) | u128::from(tail)).to_be_bytes();
+    ((u128::from(CCMP_CTR_FLAGS) << 120) | (nonce_bits << 16)).to_be_bytes()
+}
+
+/// `Blk::ccm_blocks` as octets, in integer registers (same octets as `enhanced::ccmp_b0`,
+/// `counter_block` and `aad_blocks`).
+#[inline(always)]
+pub(crate) fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<[u8; BLOCK]> {
+    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
+    let b0_flags = u128::from(CCMP_B0_FLAGS ^ CCMP_CTR_FLAGS) << 120;
+    let b0 = (u128::from_be_bytes(*a0) ^ b0_flags) | u128::from(len as u16);
     let aad_len = aad.len();
     let h1 = (u128::from(aad_len as u16) << 112)
         | (u128::from(be64(&aad[..8])) << 48)
@@ -70,7 +79,7 @@ pub(crate) fn ccm_blocks(nonce: &[u8; NONCE_LEN], aad: &[u8], len: usize) -> Ccm
         let last16 = u128::from_be_bytes(aad[aad_len - 16..].try_into().expect("16 octets"));
         last16 << (8 * (30 - aad_len))
     };
-    [block(CCMP_B0_FLAGS, len as u16), block(CCMP_CTR_FLAGS, 0), h1.to_be_bytes(), h2.to_be_bytes()]
+    [b0.to_be_bytes(), *a0, h1.to_be_bytes(), h2.to_be_bytes()]
 }
 
 /// AES-128 encryption of one MAC block and one counter block per lane, on registers that
@@ -159,10 +168,11 @@ pub(crate) trait Kernel {
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
 /// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
 /// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`. The kernels build the frame's
-/// CCM blocks from `nonce` and `aad` in their registers (`Blk::ccm_blocks`) when it starts.
+/// other CCM blocks from `a0` and `aad` in their registers (`Blk::ccm_blocks`).
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
-    pub nonce: [u8; NONCE_LEN],
+    /// Counter block A_0 (`counter_block_0`).
+    pub a0: [u8; BLOCK],
     /// 15..=30 octets.
     pub aad: &'k [u8],
     pub data: *mut u8,
@@ -231,7 +241,7 @@ impl<B: Blk> Lane<B> {
         let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
         let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
         let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) { task.len % BLOCK } else { BLOCK };
-        let [b0, a0, h1, h2] = B::ccm_blocks(&task.nonce, task.aad, task.len);
+        let [b0, a0, h1, h2] = B::ccm_blocks(&task.a0, task.aad, task.len);
         let b0 = if mode.ways == Ways::N1 {
             b0
         } else {
@@ -573,7 +583,7 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
     for i in 0..L {
         let task = &tasks[i];
         K::set_key(keys, i, task.key);
-        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.nonce, task.aad, task.len);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.a0, task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }
