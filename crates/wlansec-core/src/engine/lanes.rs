@@ -94,6 +94,16 @@ pub(crate) trait Kernel {
     type Keys<'k>;
     fn new_keys(first: &Key) -> Self::Keys<'_>;
     fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
+    /// `set_key` of lanes `0..L` at once.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    #[inline(always)]
+    unsafe fn set_keys<'k, const L: usize>(keys: &mut Self::Keys<'k>, lane_keys: &[&'k Key; L]) {
+        for (lane, key) in lane_keys.iter().enumerate() {
+            Self::set_key(keys, lane, key);
+        }
+    }
     /// # Safety
     /// The CPU features the kernel was built for must be present.
     unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
@@ -580,9 +590,13 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
 ) {
     let mut blocks = [[K::B::zero(); L]; 5];
     let mut ptr = [core::ptr::null_mut(); L];
+    let mut lane_keys = [tasks[0].key; L];
+    for i in 0..L {
+        lane_keys[i] = tasks[i].key;
+    }
+    K::set_keys(keys, &lane_keys);
     for i in 0..L {
         let task = &tasks[i];
-        K::set_key(keys, i, task.key);
         [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.a0, task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
