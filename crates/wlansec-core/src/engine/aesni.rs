@@ -162,6 +162,17 @@ impl Kernel for AesNi {
         }
     }
     #[inline(always)]
+    unsafe fn encrypt_frame_mac<const L: usize>(keys: &[__m128i; 11], mac: &mut [__m128i; L], mac_last: &[__m128i; L]) {
+        for k in &keys[1..10] {
+            for m in mac.iter_mut() {
+                *m = _mm_aesenc_si128(*m, *k);
+            }
+        }
+        for (m, last) in mac.iter_mut().zip(mac_last) {
+            *m = _mm_aesenclast_si128(*m, *last);
+        }
+    }
+    #[inline(always)]
     unsafe fn load_run(ptr: *const u8) -> __m128i {
         _mm_loadu_si128(ptr.cast())
     }

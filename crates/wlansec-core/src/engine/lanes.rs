@@ -136,6 +136,12 @@ pub(crate) trait Kernel {
         mac_last: &[Self::V; L],
         ctr: &mut [Self::V; L],
     );
+    /// `encrypt_frame` of the MAC blocks alone (a frame's last steps, whose counter blocks
+    /// would not be used).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn encrypt_frame_mac<const L: usize>(keys: &Self::FrameKeys<'_>, mac: &mut [Self::V; L], mac_last: &[Self::V; L]);
     /// `W` consecutive blocks at `ptr`, lane by lane.
     ///
     /// # Safety

@@ -362,6 +362,17 @@ impl<R: Wide> Kernel for Vaes<R> {
         }
     }
     #[inline(always)]
+    unsafe fn encrypt_frame_mac<const L: usize>(keys: &[R; 11], mac: &mut [R; L], mac_last: &[R; L]) {
+        for k in &keys[1..10] {
+            for m in mac.iter_mut().take(L / R::W) {
+                *m = R::aesenc(*m, *k);
+            }
+        }
+        for g in 0..L / R::W {
+            mac[g] = R::aesenclast(mac[g], mac_last[g]);
+        }
+    }
+    #[inline(always)]
     unsafe fn load_run(ptr: *const u8) -> R {
         R::load_run(ptr)
     }
