@@ -484,7 +484,7 @@ fn lane_fulls_that_share_some_keys_match_the_golden_model_on_every_backend() {
     let keys: Vec<Key> = pool.iter().map(|tk| Key::new(tk, Mode::CCMP128).unwrap()).collect();
     let golden: Vec<EnhancedCcm> =
         pool.iter().map(|tk| EnhancedCcm::new(tk, Ways::N1, Variant::DomainSeparated).unwrap()).collect();
-    let lanes = Engine::new().batch_backend().lanes();
+    let lanes = Engine::new().backend().lanes();
     let frames = 64 * lanes;
     let picks: Vec<usize> = (0..frames).map(|_| gen::below(&mut rng, 3) as usize).collect();
     let aad = [0xa5u8; 24];
@@ -493,11 +493,8 @@ fn lane_fulls_that_share_some_keys_match_the_golden_model_on_every_backend() {
             let plain: Vec<Vec<u8>> = (0..frames).map(|i| vec![i as u8; len]).collect();
             let nonces: Vec<[u8; 13]> = (0..frames).map(|i| [(i * 7) as u8; 13]).collect();
             let mut data = plain.clone();
-            let mut jobs: Vec<Job> = data
-                .iter_mut()
-                .enumerate()
-                .map(|(i, d)| Job::new(&keys[picks[i]], nonces[i], &aad, d))
-                .collect();
+            let mut jobs: Vec<Job> =
+                data.iter_mut().enumerate().map(|(i, d)| Job::new(&keys[picks[i]], nonces[i], &aad, d)).collect();
             engine.seal_batch(&mut jobs).unwrap();
             for (i, job) in jobs.iter().enumerate() {
                 let (mut c, mut mic) = (plain[i].clone(), [0u8; 8]);

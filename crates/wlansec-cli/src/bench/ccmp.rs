@@ -98,10 +98,8 @@ struct Machine {
     cpu: String,
     /// The CPU features the engines' choices turn on.
     cpu_flags: CpuFlags,
-    /// The engine backend of this run for single frames and for batches (multi-buffer):
-    /// runtime dispatch's choices unless `--backend` forced one for both.
+    /// The engine backend of this run: runtime dispatch's choice unless `--backend` forced one.
     backend: &'static str,
-    batch_backend: &'static str,
     backend_forced: bool,
     tsc_hz: f64,
     /// TSC ticks per core clock cycle, measured with a chain of dependent ADDs.
@@ -451,11 +449,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     };
     eprintln!(
-        "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {} (batches: {}), {} repeats",
+        "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {}, {} repeats",
         clock.tsc_hz / 1e9,
         clock.tsc_per_core_cycle,
         engine.backend().name(),
-        engine.batch_backend().name(),
         clock.repeats
     );
     let ipsec_mb = open_ipsec_mb();
@@ -509,7 +506,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
             cpu: cpu_name(),
             cpu_flags: CpuFlags::detect(),
             backend: engine.backend().name(),
-            batch_backend: engine.batch_backend().name(),
             backend_forced: args.backend.is_some(),
             tsc_hz: clock.tsc_hz,
             tsc_per_core_cycle: clock.tsc_per_core_cycle,
@@ -611,7 +607,7 @@ fn measure_size(
     out.push(clock.result("wlansec", "single", 1, bytes, sample, 1));
 
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
-    let lanes = engine.batch_backend().lanes();
+    let lanes = engine.backend().lanes();
     let frames = 4 * lanes;
     let tks: Vec<[u8; 16]> = (0..frames).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
     let keys: Vec<Key> = tks.iter().map(|tk| Key::new(tk, Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
@@ -842,10 +838,9 @@ fn measure_threads(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Resul
 fn print_report(report: &Report) {
     let m = &report.machine;
     println!(
-        "CPU: {} ({} backend, batches {}); TSC {:.3} GHz; core clock {:.3} GHz (TSC/core {:.3}); {}",
+        "CPU: {} ({} backend); TSC {:.3} GHz; core clock {:.3} GHz (TSC/core {:.3}); {}",
         m.cpu,
         m.backend,
-        m.batch_backend,
         m.tsc_hz / 1e9,
         m.core_hz / 1e9,
         m.tsc_per_core_cycle,

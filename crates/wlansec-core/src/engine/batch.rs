@@ -32,30 +32,22 @@ pub enum Backend {
 impl Backend {
     pub const ALL: [Backend; 4] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes, Backend::Avx2Vaes];
 
-    /// The fastest backend this CPU runs for single frames.
+    /// The fastest backend this CPU runs. The zmm kernel also where 512-bit VAES runs as
+    /// two 256-bit halves (AMD Zen 4: the bench's VAESENC measurement gives 0.98 cycles per
+    /// zmm instruction, four blocks, against 0.49 per xmm one): the same blocks per cycle as
+    /// ymm in half the instructions. Measured on an AMD EPYC Zen 4 (family 19h model 11h,
+    /// 2026-11-26, `taskset -c 1 wlansec bench ccmp [--backend avx2-vaes]`, 3 alternating
+    /// runs, medians, load 8-10 (shared machine, provisional)), cycles/byte zmm vs ymm:
+    /// multi-buffer 1.524 vs 1.558 (64 B), 0.670 vs 0.681 (256 B), 0.440 vs 0.443 (1500 B);
+    /// Enhanced N = 8 3.30 vs 3.47 (64 B), 0.453 vs 0.478 (1500 B); N = 1, 2, 4 within 1 %.
+    /// (ymm led the batches, 1.74 vs 1.84 at 64 B, while each lane's round keys were
+    /// packed by 16-octet stores that the zmm kernel's 64-octet loads waited on: see
+    /// `vaes::PackedKeys::set_groups`.)
     pub fn detect() -> Self {
         [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
             .into_iter()
             .find(|b| b.is_available())
             .unwrap_or(Backend::Portable)
-    }
-
-    /// The fastest backend this CPU runs for batches (multi-buffer): as `detect`, but 256-bit
-    /// VAES where the CPU executes 512-bit VAES as two 256-bit halves (`halves_512_bit_aes`).
-    /// There the zmm kernel does the same AES work per cycle and pays more for gathering
-    /// four lanes into a register: measured on an AMD EPYC Zen 4 (family 19h model 11h,
-    /// 2026-11-26, `taskset -c 1 wlansec bench ccmp`, 3 runs each, medians, load 6.9 (shared
-    /// machine)), multi-buffer cycles/byte zmm vs ymm: 1.842 vs 1.738 (64 B), 0.754 vs 0.729
-    /// (256 B), 0.452 vs 0.450 (1500 B). Single frames keep zmm: Enhanced N = 8 (one frame,
-    /// eight sub-chains on two zmm registers rather than four ymm) ran 3.57 vs 4.30 (64 B),
-    /// 0.450 vs 0.524 (1500 B); N = 1, 2, 4 were equal within 0.5 %.
-    pub fn detect_batch() -> Self {
-        let single = Backend::detect();
-        if single == Backend::Avx512Vaes && Backend::Avx2Vaes.is_available() && halves_512_bit_aes(cpu_id()) {
-            Backend::Avx2Vaes
-        } else {
-            single
-        }
     }
 
     pub fn is_available(self) -> bool {
@@ -107,41 +99,6 @@ impl Backend {
 
 const BATCH_LANES: usize = 8;
 
-/// Vendor and family (base + extended, as the vendors define the displayed family) of
-/// this CPU.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct CpuId {
-    vendor: [u8; 12],
-    family: u32,
-}
-
-#[cfg(target_arch = "x86_64")]
-fn cpu_id() -> CpuId {
-    use core::arch::x86_64::__cpuid;
-    let (leaf0, leaf1) = (__cpuid(0), __cpuid(1));
-    let mut vendor = [0u8; 12];
-    for (chunk, register) in vendor.chunks_exact_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
-        chunk.copy_from_slice(&register.to_le_bytes());
-    }
-    let base = (leaf1.eax >> 8) & 0xf;
-    let family = if base == 0xf { base + ((leaf1.eax >> 20) & 0xff) } else { base };
-    CpuId { vendor, family }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn cpu_id() -> CpuId {
-    CpuId { vendor: [0; 12], family: 0 }
-}
-
-/// Whether the CPU's 512-bit (zmm) AES runs as two 256-bit halves: AMD family 19h, whose
-/// only AVX-512 cores are Zen 4 (AMD's Zen 4 optimization guide: 512-bit instructions are
-/// executed on the 256-bit datapath over two cycles; the bench's VAESENC measurement agrees:
-/// 0.98 cycles per zmm instruction, 4 blocks, against 0.49 per xmm). Zen 5 (family 1Ah)
-/// has a full 512-bit datapath in its server and desktop parts, Intel's AVX-512 cores too.
-fn halves_512_bit_aes(cpu: CpuId) -> bool {
-    &cpu.vendor == b"AuthenticAMD" && cpu.family == 0x19
-}
-
 /// One frame of a batch: seal fills `mic`, open checks it and sets `verified`.
 pub struct Job<'a> {
     pub key: &'a Key,
@@ -163,40 +120,30 @@ impl<'a> Job<'a> {
 /// The fast CCMP-128 / Enhanced CCMP-N engine.
 #[derive(Clone, Copy, Debug)]
 pub struct Engine {
-    /// For single frames (`seal`, `open`).
     backend: Backend,
-    /// For batches (`seal_batch`, `open_batch`, `protect_mpdus`).
-    batch_backend: Backend,
 }
 
 impl Default for Engine {
     fn default() -> Self {
-        Engine { backend: Backend::detect(), batch_backend: Backend::detect_batch() }
+        Engine { backend: Backend::detect() }
     }
 }
 
 impl Engine {
-    /// The engine on the fastest backends of this CPU (`Backend::detect`, `detect_batch`).
+    /// The engine on the fastest backend of this CPU.
     pub fn new() -> Self {
         Engine::default()
     }
 
-    /// The engine on `backend` for single frames and batches alike.
     pub fn with_backend(backend: Backend) -> Result<Self> {
         if !backend.is_available() {
             return Err(Error::Unsupported("this CPU lacks the features of the requested engine backend"));
         }
-        Ok(Engine { backend, batch_backend: backend })
+        Ok(Engine { backend })
     }
 
-    /// The backend of single frames.
     pub fn backend(&self) -> Backend {
         self.backend
-    }
-
-    /// The backend of batches.
-    pub fn batch_backend(&self) -> Backend {
-        self.batch_backend
     }
 
     /// Encrypt `data` in place and return its MIC (one frame, its sub-chains in parallel).
@@ -331,7 +278,7 @@ impl Engine {
         // SAFETY: the backend was checked to be available when the engine was made, and
         // every task comes from `task()`, whose data is an exclusive borrow.
         unsafe {
-            match self.batch_backend {
+            match self.backend {
                 Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(tasks),
                 #[cfg(target_arch = "x86_64")]
                 Backend::AesNi => super::aesni::run::<BATCH_LANES>(tasks),
@@ -366,7 +313,13 @@ fn tasks_of<'k>(jobs: &mut [Job<'k>], open: bool) -> Result<Vec<FrameTask<'k>>> 
     Ok(tasks)
 }
 
-fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &'k [u8], data: &mut [u8], open: bool) -> Result<FrameTask<'k>> {
+fn task<'k>(
+    key: &'k Key,
+    nonce: &[u8; NONCE_LEN],
+    aad: &'k [u8],
+    data: &mut [u8],
+    open: bool,
+) -> Result<FrameTask<'k>> {
     if !(15..=30).contains(&aad.len()) {
         return Err(Error::Unsupported("engine AAD must be 15..=30 octets (CCMP's is 22..=30)"));
     }
@@ -432,31 +385,5 @@ impl Sealer<MIC_LEN> for Keyed {
     }
     fn open(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], mic: &[u8; MIC_LEN]) -> Result<()> {
         self.engine.open(&self.key, nonce, aad, data, mic)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Batches leave zmm only on the CPUs that split 512-bit AES in halves.
-    #[test]
-    fn batches_take_256_bit_vaes_only_where_512_bit_aes_is_halved() {
-        let cpu = |vendor: &[u8; 12], family| CpuId { vendor: *vendor, family };
-        assert!(halves_512_bit_aes(cpu(b"AuthenticAMD", 0x19)), "Zen 4");
-        assert!(!halves_512_bit_aes(cpu(b"AuthenticAMD", 0x1a)), "Zen 5");
-        assert!(!halves_512_bit_aes(cpu(b"AuthenticAMD", 0x17)), "Zen 2");
-        assert!(!halves_512_bit_aes(cpu(b"GenuineIntel", 0x6)), "Intel");
-        let engine = Engine::new();
-        let this = cpu_id();
-        let vendor = String::from_utf8_lossy(&this.vendor);
-        let (frames, batches) = (engine.backend().name(), engine.batch_backend().name());
-        eprintln!("this CPU: {vendor} family {:#x}; frames on {frames}, batches on {batches}", this.family);
-        assert!(engine.batch_backend().is_available());
-        if engine.backend() == Backend::Avx512Vaes && halves_512_bit_aes(cpu_id()) {
-            assert_eq!(engine.batch_backend(), Backend::Avx2Vaes);
-        } else {
-            assert_eq!(engine.batch_backend(), engine.backend());
-        }
     }
 }

@@ -141,7 +141,11 @@ pub(crate) trait Kernel {
     ///
     /// # Safety
     /// As `encrypt`.
-    unsafe fn encrypt_frame_mac<const L: usize>(keys: &Self::FrameKeys<'_>, mac: &mut [Self::V; L], mac_last: &[Self::V; L]);
+    unsafe fn encrypt_frame_mac<const L: usize>(
+        keys: &Self::FrameKeys<'_>,
+        mac: &mut [Self::V; L],
+        mac_last: &[Self::V; L],
+    );
     /// `W` consecutive blocks at `ptr`, lane by lane.
     ///
     /// # Safety

@@ -162,7 +162,11 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
                 let d = K::load_run(p);
                 let o = K::xor(d, keystream[g]);
                 K::store_run(p, o);
-                if OPEN { o } else { d }
+                if OPEN {
+                    o
+                } else {
+                    d
+                }
             } else if start < rest {
                 let mut buf = [0u8; MAX_LANES * BLOCK];
                 copy_short(ptr.add(start), buf.as_mut_ptr(), rest - start);
