@@ -8,10 +8,10 @@ use crate::suite::mpdu::Pn;
 use crate::suite::{Ccmp, Sealer};
 use crate::wire::Rules;
 
-use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS, MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
+use super::enhanced::{MAX_PAYLOAD, MIC_LEN, NONCE_LEN};
 use super::framing;
 use super::key::{Key, Mode};
-use super::lanes::FrameTask;
+use super::lanes::{counter_block_0, FrameTask};
 use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
@@ -32,7 +32,17 @@ pub enum Backend {
 impl Backend {
     pub const ALL: [Backend; 4] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes, Backend::Avx2Vaes];
 
-    /// The fastest backend this CPU runs.
+    /// The fastest backend this CPU runs. The zmm kernel also where 512-bit VAES runs as
+    /// two 256-bit halves (AMD Zen 4: the bench's VAESENC measurement gives 0.98 cycles per
+    /// zmm instruction, four blocks, against 0.49 per xmm one): the same blocks per cycle as
+    /// ymm in half the instructions. Measured on an AMD EPYC Zen 4 (family 19h model 11h,
+    /// 2026-11-26, `taskset -c 1 wlansec bench ccmp [--backend avx2-vaes]`, 3 alternating
+    /// runs, medians, load 8-10 (shared machine, provisional)), cycles/byte zmm vs ymm:
+    /// multi-buffer 1.524 vs 1.558 (64 B), 0.670 vs 0.681 (256 B), 0.440 vs 0.443 (1500 B);
+    /// Enhanced N = 8 3.30 vs 3.47 (64 B), 0.453 vs 0.478 (1500 B); N = 1, 2, 4 within 1 %.
+    /// (ymm led the batches, 1.74 vs 1.84 at 64 B, while each lane's round keys were
+    /// packed by 16-octet stores that the zmm kernel's 64-octet loads waited on: see
+    /// `vaes::PackedKeys::set_groups`.)
     pub fn detect() -> Self {
         [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
             .into_iter()
@@ -303,35 +313,23 @@ fn tasks_of<'k>(jobs: &mut [Job<'k>], open: bool) -> Result<Vec<FrameTask<'k>>> 
     Ok(tasks)
 }
 
-fn task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8], open: bool) -> Result<FrameTask<'k>> {
+fn task<'k>(
+    key: &'k Key,
+    nonce: &[u8; NONCE_LEN],
+    aad: &'k [u8],
+    data: &mut [u8],
+    open: bool,
+) -> Result<FrameTask<'k>> {
     if !(15..=30).contains(&aad.len()) {
         return Err(Error::Unsupported("engine AAD must be 15..=30 octets (CCMP's is 22..=30)"));
     }
     if data.len() > MAX_PAYLOAD {
         return Err(Error::Unsupported("payload too long for the CCMP length field"));
     }
-    // The blocks are composed in integer registers and stored whole: built octet by octet
-    // and read back as 16-octet blocks, they stall store forwarding, which cost a quarter of
-    // the time of a batch of 64-octet frames. Same octets as `ccmp_b0` / `counter_block`.
-    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
-    let nonce_bits = (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
-    let block =
-        |flags: u8, tail: u16| ((u128::from(flags) << 120) | (nonce_bits << 16) | u128::from(tail)).to_be_bytes();
-    let len = aad.len();
-    let h1 = (u128::from(len as u16) << 112)
-        | (u128::from(be64(&aad[..8])) << 48)
-        | u128::from(be64(&aad[6..14]) & 0xffff_ffff_ffff);
-    let h2 = if len == 15 {
-        u128::from(aad[14]) << 120
-    } else {
-        let last16 = u128::from_be_bytes(aad[len - 16..].try_into().expect("16 octets"));
-        last16 << (8 * (30 - len))
-    };
     Ok(FrameTask {
         key,
-        b0: block(CCMP_B0_FLAGS, data.len() as u16),
-        a0: block(CCMP_CTR_FLAGS, 0),
-        aad_blocks: [h1.to_be_bytes(), h2.to_be_bytes()],
+        a0: counter_block_0(nonce),
+        aad,
         data: data.as_mut_ptr(),
         len: data.len(),
         open,

@@ -20,10 +20,13 @@
 //! lane-full of like CCMP-128 frames (`is_cohort`) skips the scheduler and runs the same
 //! steps in lock step (`cohort`).
 
-use super::enhanced::{sub_chain_b0, Ways};
+use super::enhanced::{sub_chain_b0, Ways, CCMP_B0_FLAGS, CCMP_CTR_FLAGS, NONCE_LEN};
 use super::key::Key;
 
 const BLOCK: usize = 16;
+
+/// A frame's CCM blocks: B0, A_0 and the AAD as CBC-MAC blocks H_1 H_2.
+pub(crate) type CcmBlocks<B> = [B; 4];
 
 /// A 128-bit block in the backend's register type.
 pub(crate) trait Blk: Copy {
@@ -39,6 +42,44 @@ pub(crate) trait Blk: Copy {
     /// # Safety
     /// `ptr` must be valid for writing 16 octets.
     unsafe fn store(self, ptr: *mut u8);
+    /// B0, A_0, H_1, H_2 of a frame of `len` octets from its A_0 and `aad` (15..=30 octets).
+    ///
+    /// # Safety
+    /// As `Kernel::encrypt` of a kernel on this block type.
+    #[inline(always)]
+    unsafe fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<Self> {
+        ccm_blocks(a0, aad, len).map(|b| Self::from_bytes(&b))
+    }
+}
+
+/// Counter block A_0 (`enhanced::counter_block(nonce, 0)`), composed in integer registers
+/// and stored whole: built octet by octet and read back as a block, it would stall store
+/// forwarding.
+#[inline(always)]
+pub(crate) fn counter_block_0(nonce: &[u8; NONCE_LEN]) -> [u8; BLOCK] {
+    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
+    let nonce_bits = (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
+    ((u128::from(CCMP_CTR_FLAGS) << 120) | (nonce_bits << 16)).to_be_bytes()
+}
+
+/// `Blk::ccm_blocks` as octets, in integer registers (same octets as `enhanced::ccmp_b0`,
+/// `counter_block` and `aad_blocks`).
+#[inline(always)]
+pub(crate) fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<[u8; BLOCK]> {
+    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
+    let b0_flags = u128::from(CCMP_B0_FLAGS ^ CCMP_CTR_FLAGS) << 120;
+    let b0 = (u128::from_be_bytes(*a0) ^ b0_flags) | u128::from(len as u16);
+    let aad_len = aad.len();
+    let h1 = (u128::from(aad_len as u16) << 112)
+        | (u128::from(be64(&aad[..8])) << 48)
+        | u128::from(be64(&aad[6..14]) & 0xffff_ffff_ffff);
+    let h2 = if aad_len == 15 {
+        u128::from(aad[14]) << 120
+    } else {
+        let last16 = u128::from_be_bytes(aad[aad_len - 16..].try_into().expect("16 octets"));
+        last16 << (8 * (30 - aad_len))
+    };
+    [b0.to_be_bytes(), *a0, h1.to_be_bytes(), h2.to_be_bytes()]
 }
 
 /// AES-128 encryption of one MAC block and one counter block per lane, on registers that
@@ -53,6 +94,16 @@ pub(crate) trait Kernel {
     type Keys<'k>;
     fn new_keys(first: &Key) -> Self::Keys<'_>;
     fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
+    /// `set_key` of lanes `0..L` at once.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    #[inline(always)]
+    unsafe fn set_keys<'k, const L: usize>(keys: &mut Self::Keys<'k>, lane_keys: &[&'k Key; L]) {
+        for (lane, key) in lane_keys.iter().enumerate() {
+            Self::set_key(keys, lane, key);
+        }
+    }
     /// # Safety
     /// The CPU features the kernel was built for must be present.
     unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
@@ -84,6 +135,16 @@ pub(crate) trait Kernel {
         mac: &mut [Self::V; L],
         mac_last: &[Self::V; L],
         ctr: &mut [Self::V; L],
+    );
+    /// `encrypt_frame` of the MAC blocks alone (a frame's last steps, whose counter blocks
+    /// would not be used).
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    unsafe fn encrypt_frame_mac<const L: usize>(
+        keys: &Self::FrameKeys<'_>,
+        mac: &mut [Self::V; L],
+        mac_last: &[Self::V; L],
     );
     /// `W` consecutive blocks at `ptr`, lane by lane.
     ///
@@ -126,15 +187,14 @@ pub(crate) trait Kernel {
 
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
 /// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
-/// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`.
+/// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`. The kernels build the frame's
+/// other CCM blocks from `a0` and `aad` in their registers (`Blk::ccm_blocks`).
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
-    /// The standard B0 (sub-chain B0 blocks are derived from it).
-    pub b0: [u8; BLOCK],
-    /// Counter block A_0.
+    /// Counter block A_0 (`counter_block_0`).
     pub a0: [u8; BLOCK],
-    /// The AAD as CBC-MAC blocks H_1 H_2 (its length prefix, the AAD, zero padding).
-    pub aad_blocks: [[u8; BLOCK]; 2],
+    /// 15..=30 octets.
+    pub aad: &'k [u8],
     pub data: *mut u8,
     pub len: usize,
     pub open: bool,
@@ -190,15 +250,23 @@ impl<B: Blk> Lane<B> {
 
     /// Start sub-chain `j` of `task`. Inlined: as a call it returns the lane through memory,
     /// and copying it from there stalls on store forwarding.
+    ///
+    /// # Safety
+    /// As `run`.
     #[inline(always)]
-    fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
+    unsafe fn start(frame: usize, j: usize, task: &FrameTask<'_>) -> Self {
         let mode = task.key.mode;
         let (n, shift) = (mode.ways.count(), mode.ways.log2());
         let total_blocks = task.len.div_ceil(BLOCK);
         let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
         let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
         let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) { task.len % BLOCK } else { BLOCK };
-        let b0 = if mode.ways == Ways::N1 { task.b0 } else { sub_chain_b0(&task.b0, mode.ways, mode.variant, j) };
+        let [b0, a0, h1, h2] = B::ccm_blocks(&task.a0, task.aad, task.len);
+        let b0 = if mode.ways == Ways::N1 {
+            b0
+        } else {
+            B::from_bytes(&sub_chain_b0(&b0.to_bytes(), mode.ways, mode.variant, j))
+        };
         Lane {
             active: true,
             frame,
@@ -209,10 +277,10 @@ impl<B: Blk> Lane<B> {
             last_len,
             mac: B::zero(),
             keystream: B::zero(),
-            b0: B::from_bytes(&b0),
-            h1: B::from_bytes(&task.aad_blocks[0]),
-            h2: B::from_bytes(&task.aad_blocks[1]),
-            counter_base: B::from_bytes(&task.a0),
+            b0,
+            h1,
+            h2,
+            counter_base: a0,
             counter: 1 + j as u16,
             counter_step: n as u16,
             // SAFETY: block j starts inside the data (or the lane never touches data).
@@ -532,13 +600,14 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
 ) {
     let mut blocks = [[K::B::zero(); L]; 5];
     let mut ptr = [core::ptr::null_mut(); L];
+    let mut lane_keys = [tasks[0].key; L];
+    for i in 0..L {
+        lane_keys[i] = tasks[i].key;
+    }
+    K::set_keys(keys, &lane_keys);
     for i in 0..L {
         let task = &tasks[i];
-        K::set_key(keys, i, task.key);
-        blocks[0][i] = K::B::from_bytes(&task.b0);
-        blocks[1][i] = K::B::from_bytes(&task.a0);
-        blocks[2][i] = K::B::from_bytes(&task.aad_blocks[0]);
-        blocks[3][i] = K::B::from_bytes(&task.aad_blocks[1]);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.a0, task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }
@@ -586,8 +655,11 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
 
 /// Fold the CBC-MAC value of every lane that has finished its sub-chain into its frame's
 /// accumulator and give the lane the next sub-chain of the queue.
+///
+/// # Safety
+/// As `run`.
 #[inline(always)]
-fn retire_finished<'k, K: Kernel, const L: usize>(
+unsafe fn retire_finished<'k, K: Kernel, const L: usize>(
     lanes: &mut [Lane<K::B>; L],
     keys: &mut K::Keys<'k>,
     next: &mut (usize, usize),
@@ -729,8 +801,11 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8>(
 }
 
 /// Give `lane` the next sub-chain in the queue, or idle it.
+///
+/// # Safety
+/// As `run`.
 #[inline(always)]
-fn assign<'k, K: Kernel>(
+unsafe fn assign<'k, K: Kernel>(
     lane: &mut Lane<K::B>,
     keys: &mut K::Keys<'k>,
     index: usize,

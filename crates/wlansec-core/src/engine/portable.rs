@@ -86,6 +86,9 @@ impl Kernel for Portable {
             *m = m.xor(*last);
         }
     }
+    unsafe fn encrypt_frame_mac<const L: usize>(key: &&Key, mac: &mut [Soft; L], mac_last: &[Soft; L]) {
+        Self::encrypt_frame::<L>(key, mac, mac_last, &mut [Soft(0); L]);
+    }
     unsafe fn load_run(ptr: *const u8) -> Soft {
         Soft::load(ptr)
     }

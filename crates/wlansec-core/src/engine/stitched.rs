@@ -81,7 +81,7 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
     // the round's first group, and each group's offset from it (fewer live registers: the
     // 16-register ymm build of 8 lanes spilled its state with one counter per group).
-    let base = K::B::from_bytes(&task.a0);
+    let [b0, base, h1, h2] = K::B::ccm_blocks(&task.a0, task.aad, len);
     let mut offsets = [K::B::zero(); L];
     for (j, offset) in offsets.iter_mut().enumerate() {
         *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());
@@ -89,13 +89,13 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // B0_j (`enhanced::sub_chain_b0`): B0 with its flags replaced, unless N = 1 or naive.
     // In wide registers from static flag blocks; 128-bit kernels build each lane's block
     // (the masks cost the AES-NI build of Enhanced-8 at 64 octets 3 %).
-    let mut mac = pack::<K, L>(&[K::B::from_bytes(&task.b0); L]);
+    let mut mac = pack::<K, L>(&[b0; L]);
     if K::W == 1 {
-        let mut b0 = [K::B::zero(); L];
-        for (j, b) in b0.iter_mut().enumerate() {
-            *b = K::B::from_bytes(&sub_chain_b0(&task.b0, mode.ways, mode.variant, j));
+        let mut b0_j = [K::B::zero(); L];
+        for (j, b) in b0_j.iter_mut().enumerate() {
+            *b = K::B::from_bytes(&sub_chain_b0(&b0.to_bytes(), mode.ways, mode.variant, j));
         }
-        mac = pack::<K, L>(&b0);
+        mac = pack::<K, L>(&b0_j);
     } else if L > 1 && mode.variant == Variant::DomainSeparated {
         let flags = SUB_CHAIN_FLAGS[mode.ways.log2() as usize].as_ptr();
         for (g, b0) in mac.iter_mut().enumerate().take(groups) {
@@ -104,8 +104,8 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
         }
     }
     let mut ctr = pack::<K, L>(&[base; L]);
-    let mut last = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[0]); L]);
-    let h2 = pack::<K, L>(&[K::B::from_bytes(&task.aad_blocks[1]); L]);
+    let mut last = pack::<K, L>(&[h1; L]);
+    let h2 = pack::<K, L>(&[h2; L]);
     let group_offsets = pack::<K, L>(&offsets);
     let mut first = [base; L];
     for (j, c) in first.iter_mut().enumerate() {
@@ -146,34 +146,59 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
         keystream = ctr;
     }
 
-    // The rest (under L blocks, the last maybe short) through a zero-padded copy: lanes
-    // with a block fold it in and take one more step; the others end here.
+    // The rest (under L blocks, the last maybe short): lanes with a block fold it in and
+    // take one more step; the others end here. Whole groups of blocks straight from the
+    // data, the group with the short block through a zero-padded copy, groups past the data
+    // fold in nothing.
     let rest = len - rounds * L * BLOCK;
     let mut in_use = last;
     if rest > 0 {
-        let mut buf = [0u8; MAX_LANES * BLOCK];
-        copy_short(ptr, buf.as_mut_ptr(), rest);
         let in_use_from = MAX_LANES * BLOCK - rest.div_ceil(BLOCK) * BLOCK;
         for g in 0..groups {
-            let p = buf.as_mut_ptr().add(g * K::W * BLOCK);
-            let d = K::load_run(p);
-            let o = K::xor(d, keystream[g]);
-            K::store_run(p, o);
-            let valid = K::load_run(MASKS.as_ptr().add(MAX_LANES * BLOCK - rest + g * K::W * BLOCK));
-            in_use[g] = K::load_run(MASKS.as_ptr().add(in_use_from + g * K::W * BLOCK));
-            // Lanes without a block fold in nothing (`in_use` zero): their MAC value.
-            let folded = K::xor(K::and(if OPEN { o } else { d }, valid), K::first_round_key(&keys));
+            let (start, size) = (g * K::W * BLOCK, K::W * BLOCK);
+            in_use[g] = K::load_run(MASKS.as_ptr().add(in_use_from + start));
+            let plain = if start + size <= rest {
+                let p = ptr.add(start);
+                let d = K::load_run(p);
+                let o = K::xor(d, keystream[g]);
+                K::store_run(p, o);
+                if OPEN {
+                    o
+                } else {
+                    d
+                }
+            } else if start < rest {
+                let mut buf = [0u8; MAX_LANES * BLOCK];
+                copy_short(ptr.add(start), buf.as_mut_ptr(), rest - start);
+                let d = K::load_run(buf.as_ptr());
+                let o = K::xor(d, keystream[g]);
+                K::store_run(buf.as_mut_ptr(), o);
+                copy_short(buf.as_ptr(), ptr.add(start), rest - start);
+                let valid = K::load_run(MASKS.as_ptr().add(MAX_LANES * BLOCK - (rest - start)));
+                K::and(if OPEN { o } else { d }, valid)
+            } else {
+                last[g] = k10;
+                continue;
+            };
+            let folded = K::xor(plain, K::first_round_key(&keys));
             last[g] = K::xor(k10, K::and(folded, in_use[g]));
         }
-        copy_short(buf.as_ptr(), ptr, rest);
     } else {
         last = [k10; L];
     }
-    K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+    // The last steps encrypt MAC blocks only: their counter blocks would not be used.
+    K::encrypt_frame_mac::<L>(&keys, &mut mac, &last);
     if rest > 0 {
         let before = mac;
         last = [k10; L];
-        K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr);
+        // The lanes with a block in the rest take one more step: when they are all in the
+        // first half, only that half's registers (Enhanced-8 of up to 64 octets: a step of
+        // all eight lanes here made it slower than Enhanced-4).
+        if L / 2 >= K::W && rest <= L / 2 * BLOCK {
+            encrypt_first_half_mac::<K, L>(&keys, &mut mac, &last);
+        } else {
+            K::encrypt_frame_mac::<L>(&keys, &mut mac, &last);
+        }
         for g in 0..groups {
             mac[g] = K::xor(before[g], K::and(K::xor(mac[g], before[g]), in_use[g]));
         }
@@ -187,4 +212,26 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     }
     task.acc = acc.to_bytes();
     task.s0 = s0[0].to_bytes();
+}
+
+/// `Kernel::encrypt_frame_mac` of lanes `0..L / 2`; the other registers are left as they are.
+///
+/// # Safety
+/// As `run_frame`; `L / 2` is a multiple of `K::W`.
+#[inline(always)]
+unsafe fn encrypt_first_half_mac<K: Kernel, const L: usize>(
+    keys: &K::FrameKeys<'_>,
+    mac: &mut [K::V; L],
+    mac_last: &[K::V; L],
+) {
+    fn first<const H: usize, T>(registers: &mut [T]) -> &mut [T; H] {
+        (&mut registers[..H]).try_into().expect("H <= L")
+    }
+    let last = |h: usize| &mac_last[..h];
+    match L {
+        8 => K::encrypt_frame_mac::<4>(keys, first(mac), last(4).try_into().expect("4 <= L")),
+        4 => K::encrypt_frame_mac::<2>(keys, first(mac), last(2).try_into().expect("2 <= L")),
+        2 => K::encrypt_frame_mac::<1>(keys, first(mac), last(1).try_into().expect("1 <= L")),
+        _ => unreachable!("a frame runs on 2, 4 or 8 lanes when it has halves"),
+    }
 }

@@ -45,6 +45,31 @@ impl PackedKeys {
         }
     }
 
+    /// `set` of lanes `0..L`, a group of lanes at a time: each round's keys of a group
+    /// gathered in a register and stored whole, as the kernel loads them. (Stored lane by
+    /// lane, they are read back by loads that span several stores still in flight, which
+    /// wait until the stores reach the cache: 64-octet frames, every frame under its own
+    /// key, 0.14 cycles/byte.)
+    #[inline(always)]
+    unsafe fn set_groups<R: Wide, const L: usize>(&mut self, lane_keys: &[&Key; L]) {
+        for g in 0..L / R::W {
+            let group = &lane_keys[g * R::W..(g + 1) * R::W];
+            if group.iter().zip(&self.holds[g * R::W..]).all(|(k, held)| core::ptr::eq(*k, *held)) {
+                continue;
+            }
+            for (lane, key) in group.iter().enumerate() {
+                self.holds[g * R::W + lane] = *key;
+            }
+            for round in 0..11 {
+                let mut blocks = [_mm_setzero_si128(); 4];
+                for (block, key) in blocks.iter_mut().zip(group) {
+                    *block = _mm_load_si128(key.round_keys.0[round].as_ptr().cast());
+                }
+                R::store_keys(self.rounds[round][g * R::W].as_mut_ptr(), R::gather(&blocks));
+            }
+        }
+    }
+
     /// The keys of `round` for the lanes from `first`.
     #[inline(always)]
     fn at(&self, round: usize, first: usize) -> *const u8 {
@@ -89,6 +114,7 @@ pub(crate) trait Wide: Copy {
     unsafe fn zero() -> Self;
     unsafe fn broadcast(block: __m128i) -> Self;
     unsafe fn load_keys(ptr: *const u8) -> Self;
+    unsafe fn store_keys(ptr: *mut u8, v: Self);
     unsafe fn load_run(ptr: *const u8) -> Self;
     unsafe fn store_run(ptr: *mut u8, v: Self);
     unsafe fn gather(blocks: &[__m128i]) -> Self;
@@ -116,6 +142,10 @@ impl Wide for __m512i {
     #[inline(always)]
     unsafe fn load_keys(ptr: *const u8) -> Self {
         _mm512_load_si512(ptr.cast())
+    }
+    #[inline(always)]
+    unsafe fn store_keys(ptr: *mut u8, v: Self) {
+        _mm512_store_si512(ptr.cast(), v)
     }
     #[inline(always)]
     unsafe fn load_run(ptr: *const u8) -> Self {
@@ -194,6 +224,10 @@ impl Wide for __m256i {
         _mm256_load_si256(ptr.cast())
     }
     #[inline(always)]
+    unsafe fn store_keys(ptr: *mut u8, v: Self) {
+        _mm256_store_si256(ptr.cast(), v)
+    }
+    #[inline(always)]
     unsafe fn load_run(ptr: *const u8) -> Self {
         _mm256_loadu_si256(ptr.cast())
     }
@@ -264,6 +298,10 @@ impl<R: Wide> Kernel for Vaes<R> {
     fn set_key(keys: &mut PackedKeys, lane: usize, key: &Key) {
         keys.set(lane, key)
     }
+    #[inline(always)]
+    unsafe fn set_keys<const L: usize>(keys: &mut PackedKeys, lane_keys: &[&Key; L]) {
+        keys.set_groups::<R, L>(lane_keys)
+    }
 
     // No closures in the kernels: a closure does not inherit the caller's target features,
     // so the intrinsics in it would become calls.
@@ -321,6 +359,17 @@ impl<R: Wide> Kernel for Vaes<R> {
         for g in 0..L / R::W {
             mac[g] = R::aesenclast(mac[g], mac_last[g]);
             ctr[g] = R::aesenclast(ctr[g], keys[10]);
+        }
+    }
+    #[inline(always)]
+    unsafe fn encrypt_frame_mac<const L: usize>(keys: &[R; 11], mac: &mut [R; L], mac_last: &[R; L]) {
+        for k in &keys[1..10] {
+            for m in mac.iter_mut().take(L / R::W) {
+                *m = R::aesenc(*m, *k);
+            }
+        }
+        for g in 0..L / R::W {
+            mac[g] = R::aesenclast(mac[g], mac_last[g]);
         }
     }
     #[inline(always)]
