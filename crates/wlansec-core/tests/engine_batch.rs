@@ -221,6 +221,29 @@ fn the_engine_refuses_bad_input_with_typed_errors() {
     assert_eq!(&data, b"some data");
 }
 
+/// A malformed job anywhere in a batch, past the engine's first chunk of 64 too, fails the
+/// call before any job is touched.
+#[test]
+fn a_malformed_job_in_a_later_chunk_fails_the_batch_before_any_job_is_touched() {
+    let key = Key::new(&[9; 16], Mode::CCMP128).unwrap();
+    let (aad, short_aad) = ([0x22u8; 22], [0x22u8; 14]);
+    for engine in engines() {
+        for (bad, open) in [(0, false), (100, false), (129, true)] {
+            let plain: Vec<Vec<u8>> = (0..130).map(|i| vec![i as u8; 64]).collect();
+            let mut data = plain.clone();
+            let mut jobs: Vec<Job> = data
+                .iter_mut()
+                .enumerate()
+                .map(|(i, d)| Job::new(&key, [i as u8; 13], if i == bad { &short_aad } else { &aad }, d))
+                .collect();
+            let outcome = if open { engine.open_batch(&mut jobs) } else { engine.seal_batch(&mut jobs) };
+            assert!(matches!(outcome, Err(Error::Unsupported(_))), "{engine:?} job {bad}");
+            assert!(jobs.iter().all(|j| j.mic == [0; 8] && !j.verified), "{engine:?} job {bad}");
+            assert_eq!(data, plain, "{engine:?} job {bad}: no job touched");
+        }
+    }
+}
+
 #[test]
 fn the_portable_fallback_and_the_accelerated_backends_agree_byte_for_byte() {
     let cases = random_cases(400, 50, MAX_MSDU_LEN);
@@ -348,7 +371,8 @@ fn mixed_batches_match_the_golden_model_on_every_backend() {
     let mut rng = ChaCha8Rng::seed_from_u64(64);
     let modes = modes();
     for engine in engines() {
-        for batch_len in [1usize, 7, 8, 9, 33, 64] {
+        // Past 64 frames the engine works its batch in chunks: 65 and 130 end in partial ones.
+        for batch_len in [1usize, 7, 8, 9, 33, 64, 65, 130] {
             let mut golden = Vec::new();
             let mut keys = Vec::new();
             let mut plain = Vec::new();

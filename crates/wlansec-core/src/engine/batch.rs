@@ -1,6 +1,8 @@
 //! The engine's public face: backend selection at run time, single-frame and batch
 //! (multi-buffer) sealing and opening of CCM payloads, and MPDU batches with CCMP framing.
 
+use core::mem::MaybeUninit;
+
 use subtle::ConstantTimeEq;
 
 use crate::error::{Error, Result};
@@ -99,6 +101,11 @@ impl Backend {
 
 const BATCH_LANES: usize = 8;
 
+/// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of
+/// `BATCH_LANES`, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they
+/// would in one run of the whole batch.
+pub(crate) const TASK_CHUNK: usize = 8 * BATCH_LANES;
+
 /// One frame of a batch: seal fills `mic`, open checks it and sets `verified`.
 pub struct Job<'a> {
     pub key: &'a Key,
@@ -176,27 +183,55 @@ impl Engine {
     /// Seal every job, frames interleaved across the backend's lanes. Checks every job
     /// before touching any.
     pub fn seal_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
-        let mut tasks = tasks_of(jobs, false)?;
-        self.run(&mut tasks);
-        for (job, task) in jobs.iter_mut().zip(&tasks) {
-            job.mic = mic_of(task);
-        }
-        Ok(())
+        self.run_jobs(jobs, false, |chunk, tasks| {
+            for (job, task) in chunk.iter_mut().zip(&*tasks) {
+                job.mic = mic_of(task);
+            }
+        })
     }
 
     /// Open every job; each job's `verified` tells its outcome (failed ones keep their
     /// ciphertext). Errors only for malformed jobs, before touching any.
     pub fn open_batch(&self, jobs: &mut [Job<'_>]) -> Result<()> {
-        let mut tasks = tasks_of(jobs, true)?;
-        self.run(&mut tasks);
-        let mut failed = Vec::new();
-        for (job, task) in jobs.iter_mut().zip(&tasks) {
-            job.verified = bool::from(mic_of(task).ct_eq(&job.mic));
-            if !job.verified {
-                failed.push(FrameTask { open: false, acc: [0; 16], ..*task });
+        self.run_jobs(jobs, true, |chunk, tasks| {
+            // The failed frames' tasks, moved to the front, seal again to restore the
+            // ciphertext.
+            let mut failed = 0;
+            for (job, at) in chunk.iter_mut().zip(0..) {
+                job.verified = bool::from(mic_of(&tasks[at]).ct_eq(&job.mic));
+                if !job.verified {
+                    tasks[failed] = FrameTask { open: false, acc: [0; 16], ..tasks[at] };
+                    failed += 1;
+                }
             }
+            self.run(&mut tasks[..failed]);
+        })
+    }
+
+    /// Check every job, then run them through the lanes `TASK_CHUNK` at a time, their
+    /// tasks in an array on the stack; `finish` reads each chunk's results. (A task vector
+    /// per call, one allocation, cost a tenth of a 32-frame batch of 64-octet frames: 1.50
+    /// against 1.36 cycles/byte, see docs/enhanced-ccmp.md.)
+    fn run_jobs<'k>(
+        &self,
+        jobs: &mut [Job<'k>],
+        open: bool,
+        mut finish: impl FnMut(&mut [Job<'k>], &mut [FrameTask<'k>]),
+    ) -> Result<()> {
+        for job in jobs.iter() {
+            check(job.aad, job.data)?;
         }
-        self.run(&mut failed);
+        let mut tasks = [const { MaybeUninit::<FrameTask<'k>>::uninit() }; TASK_CHUNK];
+        for chunk in jobs.chunks_mut(TASK_CHUNK) {
+            for (slot, job) in tasks.iter_mut().zip(chunk.iter_mut()) {
+                slot.write(frame_task(job.key, &job.nonce, job.aad, job.data, open));
+            }
+            // SAFETY: the loop above wrote the first `chunk.len()` tasks (`FrameTask` has no
+            // drop glue, so the ones of a longer earlier chunk need none either).
+            let tasks = unsafe { &mut *(&raw mut tasks[..chunk.len()] as *mut [FrameTask<'k>]) };
+            self.run(tasks);
+            finish(chunk, tasks);
+        }
         Ok(())
     }
 
@@ -276,7 +311,8 @@ impl Engine {
     /// A batch through the lane scheduler, `BATCH_LANES` lanes.
     fn run(&self, tasks: &mut [FrameTask<'_>]) {
         // SAFETY: the backend was checked to be available when the engine was made, and
-        // every task comes from `task()`, whose data is an exclusive borrow.
+        // every task comes from `frame_task()` of a checked frame, whose data is an exclusive
+        // borrow.
         unsafe {
             match self.backend {
                 Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(tasks),
@@ -303,14 +339,15 @@ unsafe fn frame_portable<const OPEN: bool>(task: &mut FrameTask<'_>, lanes: usiz
     }
 }
 
-/// The tasks of `jobs`, allocated once (a `collect` of `Result`s grows the vector step by
-/// step, which costs as much as sealing a batch of short frames).
-fn tasks_of<'k>(jobs: &mut [Job<'k>], open: bool) -> Result<Vec<FrameTask<'k>>> {
-    let mut tasks = Vec::with_capacity(jobs.len());
-    for job in jobs.iter_mut() {
-        tasks.push(task(job.key, &job.nonce, job.aad, job.data, open)?);
+/// Why the engine refuses a frame with this AAD and data, if it does.
+fn check(aad: &[u8], data: &[u8]) -> Result<()> {
+    if !(15..=30).contains(&aad.len()) {
+        return Err(Error::Unsupported("engine AAD must be 15..=30 octets (CCMP's is 22..=30)"));
     }
-    Ok(tasks)
+    if data.len() > MAX_PAYLOAD {
+        return Err(Error::Unsupported("payload too long for the CCMP length field"));
+    }
+    Ok(())
 }
 
 fn task<'k>(
@@ -320,13 +357,14 @@ fn task<'k>(
     data: &mut [u8],
     open: bool,
 ) -> Result<FrameTask<'k>> {
-    if !(15..=30).contains(&aad.len()) {
-        return Err(Error::Unsupported("engine AAD must be 15..=30 octets (CCMP's is 22..=30)"));
-    }
-    if data.len() > MAX_PAYLOAD {
-        return Err(Error::Unsupported("payload too long for the CCMP length field"));
-    }
-    Ok(FrameTask {
+    check(aad, data)?;
+    Ok(frame_task(key, nonce, aad, data, open))
+}
+
+/// The task of a frame that passed `check`.
+#[inline(always)]
+fn frame_task<'k>(key: &'k Key, nonce: &[u8; NONCE_LEN], aad: &'k [u8], data: &mut [u8], open: bool) -> FrameTask<'k> {
+    FrameTask {
         key,
         a0: counter_block_0(nonce),
         aad,
@@ -335,7 +373,7 @@ fn task<'k>(
         open,
         acc: [0; 16],
         s0: [0; 16],
-    })
+    }
 }
 
 fn mic_of(task: &FrameTask<'_>) -> [u8; MIC_LEN] {

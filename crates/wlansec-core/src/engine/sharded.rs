@@ -46,8 +46,8 @@ pub type StationId = u32;
 /// the PN header (see `mpdu::insert_security_header_in_headroom`).
 const HEADROOM: usize = PN_HEADER_LEN;
 
-/// Frames per multi-buffer batch inside a shard.
-const BATCH: usize = 64;
+/// Frames per multi-buffer batch inside a shard: as many as the engine runs in one pass.
+const BATCH: usize = super::batch::TASK_CHUNK;
 
 /// How long an idle worker (or the caller waiting for its workers) polls before it parks:
 /// waking a parked thread costs tens of microseconds on a virtual machine, as long as a
