@@ -88,7 +88,7 @@ fn nonce_of(header: &MacHeader, pn: Pn) -> [u8; NONCE_LEN] {
     let mut n = [0u8; NONCE_LEN];
     let management = header.frame_control().is_management();
     n[0] = header.replay_class().priority() | if management { NONCE_MANAGEMENT } else { 0 };
-    n[1..7].copy_from_slice(&header.addr2());
+    n[1..7].copy_from_slice(header.addr2());
     n[7..13].copy_from_slice(&pn.to_be_bytes());
     n
 }

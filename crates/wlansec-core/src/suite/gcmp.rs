@@ -66,7 +66,7 @@ pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 12]> {
 /// `nonce` from a header already parsed (data or management: Address 2 is there).
 fn nonce_of(header: &MacHeader, pn: Pn) -> [u8; 12] {
     let mut n = [0u8; 12];
-    n[..6].copy_from_slice(&header.addr2());
+    n[..6].copy_from_slice(header.addr2());
     n[6..].copy_from_slice(&pn.to_be_bytes());
     n
 }

@@ -59,6 +59,11 @@ impl PnHeader {
         Ok(PnHeader { pn: Pn(pn), key_id: h[3] >> 6 })
     }
 
+    /// What a receiver learns from this PN header and the MAC header before it.
+    fn peeked(&self, header: &MacHeader) -> Peeked {
+        Peeked { pn: self.pn, key_id: self.key_id, class: header.replay_class() }
+    }
+
     pub fn emit(&self, out: &mut [u8; PN_HEADER_LEN]) -> Result<()> {
         if self.key_id > 3 {
             return Err(Error::Malformed("Key ID must be 0..=3"));
@@ -72,10 +77,12 @@ impl PnHeader {
 /// What the CCMP/GCMP framing reads from the MAC header of one data or management frame,
 /// read once per MPDU: the AAD, the nonce and the replay class are all built from it.
 #[derive(Clone, Copy)]
-pub(crate) struct MacHeader {
+pub(crate) struct MacHeader<'a> {
     fc: FrameControl,
-    /// Frame Control through Sequence Control (zero-filled past a control frame's end).
-    base: [u8; BASE_HEADER_LEN],
+    /// Frame Control through Sequence Control, in the frame's own buffer: a copy read back
+    /// at other offsets than it was written would stall store forwarding. All zeros for a
+    /// control frame, whose header is shorter.
+    base: &'a [u8; BASE_HEADER_LEN],
     addr4: Option<MacAddr>,
     qos: Option<QosControl>,
 }
@@ -84,16 +91,10 @@ pub(crate) struct MacHeader {
 /// management header.
 const BASE_HEADER_LEN: usize = 24;
 
-impl MacHeader {
-    pub(crate) fn of<T: AsRef<[u8]>>(frame: &Frame<T>) -> Self {
-        let header = frame.header();
-        let mut base = [0u8; BASE_HEADER_LEN];
-        match header.get(..BASE_HEADER_LEN) {
-            Some(full) => base.copy_from_slice(full),
-            None => base[..header.len()].copy_from_slice(header),
-        }
-        let fc = FrameControl(u16::from_le_bytes([base[0], base[1]]));
-        MacHeader { fc, base, addr4: frame.addr4(), qos: frame.qos_control() }
+impl<'a> MacHeader<'a> {
+    pub(crate) fn of<T: AsRef<[u8]>>(frame: &'a Frame<T>) -> Self {
+        let base = frame.header().first_chunk().unwrap_or(&[0; BASE_HEADER_LEN]);
+        MacHeader { fc: frame.frame_control(), base, addr4: frame.addr4(), qos: frame.qos_control() }
     }
 
     pub(crate) fn frame_control(&self) -> FrameControl {
@@ -101,10 +102,8 @@ impl MacHeader {
     }
 
     /// Address 2 (the transmitter), present in every data and management frame.
-    pub(crate) fn addr2(&self) -> [u8; 6] {
-        let mut a2 = [0u8; 6];
-        a2.copy_from_slice(&self.base[10..16]);
-        a2
+    pub(crate) fn addr2(&self) -> &[u8] {
+        &self.base[10..16]
     }
 
     pub(crate) fn replay_class(&self) -> ReplayClass {
@@ -331,10 +330,12 @@ pub(crate) fn prepare_decapsulate<const NONCE: usize>(
     what: &'static str,
     nonce: impl FnOnce(&MacHeader, Pn) -> [u8; NONCE],
 ) -> Result<(Prepared<NONCE>, Peeked)> {
-    let (header, h, peeked) = parse_protected(buf, rules, mic_len, what)?;
+    let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
+    let header = MacHeader::of(&frame);
+    let peeked = pn_header.peeked(&header);
     let aad = Aad::of(&header, rules);
     let nonce = nonce(&header, peeked.pn);
-    let data = h + PN_HEADER_LEN..buf.len() - mic_len;
+    let data = frame.header_len() + PN_HEADER_LEN..buf.len() - mic_len;
     Ok((Prepared { nonce, aad, data }, peeked))
 }
 
@@ -385,18 +386,21 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
 
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
 pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
-    parse_protected(buf, rules, mic_len, what).map(|(_, _, peeked)| peeked)
+    let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
+    Ok(pn_header.peeked(&MacHeader::of(&frame)))
 }
 
-/// The one parse of a protected CCMP/GCMP MPDU: its MAC header, the header's length and
-/// what its PN header says.
+/// The one parse of a protected CCMP/GCMP MPDU: its checked MAC header and its PN header.
 #[inline]
-fn parse_protected(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<(MacHeader, usize, Peeked)> {
+fn parse_protected<'b>(
+    buf: &'b [u8],
+    rules: Rules,
+    mic_len: usize,
+    what: &'static str,
+) -> Result<(Frame<&'b [u8]>, PnHeader)> {
     let frame = protected_frame(buf, rules, PN_HEADER_LEN + mic_len, what)?;
     let pn_header = PnHeader::parse(frame.body())?;
-    let header = MacHeader::of(&frame);
-    let peeked = Peeked { pn: pn_header.pn, key_id: pn_header.key_id, class: header.replay_class() };
-    Ok((header, frame.header_len(), peeked))
+    Ok((frame, pn_header))
 }
 
 #[cfg(test)]
