@@ -424,4 +424,23 @@ mod tests {
         assert!(bad.emit(&mut [0; 8]).is_err());
         assert!(Pn::new(1 << 48).is_err());
     }
+
+    /// `finish_decapsulate` works from the layout `prepare_decapsulate` found, without
+    /// parsing the header again: a buffer too short for that layout is a typed error.
+    #[test]
+    fn finish_refuses_a_buffer_shorter_than_the_prepared_layout() {
+        let mut mpdu = vec![0u8; 26 + PN_HEADER_LEN + 4 + 8];
+        mpdu[0] = 0x88; // QoS data
+        mpdu[1] = 0x40; // Protected
+        mpdu[26 + 3] = EXT_IV;
+        let (prepared, peeked) = prepare_decapsulate(&mpdu, Rules::default(), 8, "test", |_, _| [0u8; 13]).unwrap();
+        assert_eq!(prepared.data, 34..38);
+        for gap in [Gap::DataBack, Gap::HeaderForward, Gap::None] {
+            let short = &mut mpdu.clone()[..25];
+            let result = finish_decapsulate(short, Rules::default(), &prepared, peeked, gap);
+            assert!(matches!(result, Err(Error::BufferTooSmall { got: 25, .. })), "{gap:?}: {result:?}");
+        }
+        let done = finish_decapsulate(&mut mpdu, Rules::default(), &prepared, peeked, Gap::DataBack).unwrap();
+        assert_eq!((done.mpdu_len, mpdu[1]), (30, 0x00), "Protected cleared, data behind the MAC header");
+    }
 }
