@@ -347,7 +347,7 @@ impl Decryptor {
             self.stats.count(false, &Err(Error::NoKey { group: false }));
             return Ok(());
         };
-        let finished = item.finish(key, self.rules);
+        let finished = item.finish(key);
         self.stats.count(false, &finished.as_ref().map(|_| ()).map_err(Clone::clone));
         let Ok(done) = finished else { return Ok(()) };
         match self.pipeline.receive_opened(item.buffer(), key, done.pn.value()) {

@@ -13,7 +13,7 @@ pub(crate) use crate::suite::mpdu::{finish_decapsulate, Gap};
 use super::enhanced::MIC_LEN;
 
 /// Turn the plaintext MPDU in `buf[..mpdu_len]` (with `headroom`: in
-/// `buf[PN_HEADER_LEN..][..mpdu_len]`, see `mpdu::insert_security_header_in_headroom`) into
+/// `buf[PN_HEADER_LEN..][..mpdu_len]`, see `mpdu::prepare_encapsulate` with `headroom`) into
 /// a protected one awaiting encryption at the front of `buf`. Returns the layout and the
 /// protected length.
 pub(crate) fn prepare_encapsulate(

@@ -43,7 +43,7 @@ use super::key::{Key, Mode};
 pub type StationId = u32;
 
 /// Room in front of each MPDU: protecting moves the MAC header into it, over the gap for
-/// the PN header (see `mpdu::insert_security_header_in_headroom`).
+/// the PN header (see `mpdu::prepare_encapsulate` with `headroom`).
 const HEADROOM: usize = PN_HEADER_LEN;
 
 /// Frames per multi-buffer batch inside a shard: as many as the engine runs in one pass.
@@ -487,7 +487,7 @@ impl Shard {
             let opened = match verified {
                 false => Err(Error::MicFailure),
                 true => counters.receive(*peeked, || {
-                    framing::finish_decapsulate(buf, rules, prepared, *peeked, framing::Gap::HeaderForward)
+                    framing::finish_decapsulate(buf, prepared, *peeked, framing::Gap::HeaderForward)
                 }),
             };
             match opened {

@@ -39,16 +39,15 @@ impl<S> Item<S> {
 
     /// Replay-check the opened frame under `key` (the key it was opened with), record its PN
     /// and leave the plaintext MPDU in the item.
-    pub fn finish(&mut self, key: &mut RxKey, rules: Rules) -> Result<Decapsulated> {
+    pub fn finish(&mut self, key: &mut RxKey) -> Result<Decapsulated> {
         let (prepared, peeked) = match self.opened.take() {
             Some(Ok(opened)) => opened,
             Some(Err(e)) => return Err(e),
             None => return Err(Error::Unsupported("frame of a batch that was not opened")),
         };
         let buf = &mut self.buf;
-        let done = key
-            .replay()
-            .receive(peeked, || framing::finish_decapsulate(buf, rules, &prepared, peeked, framing::Gap::None))?;
+        let done =
+            key.replay().receive(peeked, || framing::finish_decapsulate(buf, &prepared, peeked, framing::Gap::None))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }

@@ -13,7 +13,7 @@ use aes::{Aes128, Aes256};
 
 use crate::ccm::Ccm;
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{self, Pn, ReplayClass, PN_HEADER_LEN};
+use crate::suite::mpdu::{self, MacHeader, Pn, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, Rules};
 
@@ -79,13 +79,18 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>, const MIC: usize> Sealer<MIC> for C
 
 /// The 13-octet CCM nonce: Flags (priority, management) || A2 || PN5..PN0.
 pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; NONCE_LEN]> {
-    let a2 = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
+    frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
+    Ok(nonce_of(&MacHeader::of(frame), pn))
+}
+
+/// `nonce` from a header already parsed (data or management: Address 2 is there).
+fn nonce_of(header: &MacHeader, pn: Pn) -> [u8; NONCE_LEN] {
     let mut n = [0u8; NONCE_LEN];
-    let class = ReplayClass::of(frame);
-    n[0] = class.priority() | if frame.frame_control().is_management() { NONCE_MANAGEMENT } else { 0 };
-    n[1..7].copy_from_slice(&a2.0);
+    let management = header.frame_control().is_management();
+    n[0] = header.replay_class().priority() | if management { NONCE_MANAGEMENT } else { 0 };
+    n[1..7].copy_from_slice(header.addr2());
     n[7..13].copy_from_slice(&pn.to_be_bytes());
-    Ok(n)
+    n
 }
 
 /// Where the CCM inputs of one CCMP MPDU are, once its framing is done.
@@ -101,12 +106,12 @@ pub(crate) fn prepare_encapsulate(
     mic_len: usize,
     headroom: bool,
 ) -> Result<(Prepared, usize)> {
-    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, nonce)
+    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, nonce_of)
 }
 
 /// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
 pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules, mic_len: usize) -> Result<(Prepared, Peeked)> {
-    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, nonce)
+    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, nonce_of)
 }
 
 impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
@@ -131,6 +136,6 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
         let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
         let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
         self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
-        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked, mpdu::Gap::DataBack)
+        mpdu::finish_decapsulate(buf, &prepared, peeked, mpdu::Gap::DataBack)
     }
 }

@@ -8,7 +8,7 @@ use aes_gcm::aead::{AeadInOut, KeyInit, Nonce, Tag};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{self, Pn, PN_HEADER_LEN};
+use crate::suite::mpdu::{self, MacHeader, Pn, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, FrameSuite, Peeked};
 use crate::wire::{Frame, Rules};
 
@@ -59,11 +59,16 @@ impl<A: AeadInOut<NonceSize = U12, TagSize = U16> + KeyInit> GcmAead for A {}
 
 /// The 12-octet GCM nonce: A2 || PN5..PN0 (no flags octet, hence no priority).
 pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; 12]> {
-    let a2 = frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
+    frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
+    Ok(nonce_of(&MacHeader::of(frame), pn))
+}
+
+/// `nonce` from a header already parsed (data or management: Address 2 is there).
+fn nonce_of(header: &MacHeader, pn: Pn) -> [u8; 12] {
     let mut n = [0u8; 12];
-    n[..6].copy_from_slice(&a2.0);
+    n[..6].copy_from_slice(header.addr2());
     n[6..].copy_from_slice(&pn.to_be_bytes());
-    Ok(n)
+    n
 }
 
 impl<A: GcmAead> FrameSuite for Gcmp<A> {
@@ -73,7 +78,7 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
         let (prepared, out_len) =
-            mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, false, nonce)?;
+            mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC_LEN, false, nonce_of)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         mic.copy_from_slice(&self.seal_raw(&prepared.nonce, prepared.aad.as_slice(), data)?);
         Ok(out_len)
@@ -84,12 +89,12 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        let (prepared, peeked) = mpdu::prepare_decapsulate(buf, self.rules, MIC_LEN, WHAT, nonce)?;
+        let (prepared, peeked) = mpdu::prepare_decapsulate(buf, self.rules, MIC_LEN, WHAT, nonce_of)?;
         let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
         let tag = Tag::<A>::try_from(&*mic).map_err(|_| Error::MicFailure)?;
         self.aead
             .decrypt_inout_detached(&Nonce::<A>::from(prepared.nonce), prepared.aad.as_slice(), data.into(), &tag)
             .map_err(|_| Error::MicFailure)?;
-        mpdu::finish_decapsulate(buf, self.rules, &prepared, peeked, mpdu::Gap::DataBack)
+        mpdu::finish_decapsulate(buf, &prepared, peeked, mpdu::Gap::DataBack)
     }
 }

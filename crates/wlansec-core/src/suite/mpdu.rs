@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::suite::{Decapsulated, Peeked};
-use crate::wire::{Frame, FrameControl, QosControl, Rules};
+use crate::wire::{Frame, FrameControl, MacAddr, QosControl, Rules};
 
 /// Length of the CCMP/GCMP header that follows the MAC header.
 pub const PN_HEADER_LEN: usize = 8;
@@ -59,6 +59,11 @@ impl PnHeader {
         Ok(PnHeader { pn: Pn(pn), key_id: h[3] >> 6 })
     }
 
+    /// What a receiver learns from this PN header and the MAC header before it.
+    fn peeked(&self, header: &MacHeader) -> Peeked {
+        Peeked { pn: self.pn, key_id: self.key_id, class: header.replay_class() }
+    }
+
     pub fn emit(&self, out: &mut [u8; PN_HEADER_LEN]) -> Result<()> {
         if self.key_id > 3 {
             return Err(Error::Malformed("Key ID must be 0..=3"));
@@ -66,6 +71,43 @@ impl PnHeader {
         let p = self.pn.0.to_le_bytes();
         *out = [p[0], p[1], 0, (self.key_id << 6) | EXT_IV, p[2], p[3], p[4], p[5]];
         Ok(())
+    }
+}
+
+/// What the CCMP/GCMP framing reads from the MAC header of one data or management frame,
+/// read once per MPDU: the AAD, the nonce and the replay class are all built from it.
+#[derive(Clone, Copy)]
+pub(crate) struct MacHeader<'a> {
+    fc: FrameControl,
+    /// Frame Control through Sequence Control, in the frame's own buffer: a copy read back
+    /// at other offsets than it was written would stall store forwarding. All zeros for a
+    /// control frame, whose header is shorter.
+    base: &'a [u8; BASE_HEADER_LEN],
+    addr4: Option<MacAddr>,
+    qos: Option<QosControl>,
+}
+
+/// Frame Control, Duration, A1-A3 and Sequence Control: the start of every data and
+/// management header.
+const BASE_HEADER_LEN: usize = 24;
+
+impl<'a> MacHeader<'a> {
+    pub(crate) fn of<T: AsRef<[u8]>>(frame: &'a Frame<T>) -> Self {
+        let base = frame.header().first_chunk().unwrap_or(&[0; BASE_HEADER_LEN]);
+        MacHeader { fc: frame.frame_control(), base, addr4: frame.addr4(), qos: frame.qos_control() }
+    }
+
+    pub(crate) fn frame_control(&self) -> FrameControl {
+        self.fc
+    }
+
+    /// Address 2 (the transmitter), present in every data and management frame.
+    pub(crate) fn addr2(&self) -> &[u8] {
+        &self.base[10..16]
+    }
+
+    pub(crate) fn replay_class(&self) -> ReplayClass {
+        ReplayClass::from_fields(self.fc, self.qos)
     }
 }
 
@@ -82,28 +124,30 @@ impl Aad {
     /// has a QoS Control field (802.11n and later); A1-A3; SC with the sequence number
     /// masked; A4 if present; QC with only the TID (and A-MSDU Present under SPP A-MSDU).
     pub fn new<T: AsRef<[u8]>>(frame: &Frame<T>, rules: Rules) -> Self {
-        let fc = frame.frame_control();
+        Self::of(&MacHeader::of(frame), rules)
+    }
+
+    pub(crate) fn of(header: &MacHeader, rules: Rules) -> Self {
+        let fc = header.fc;
         let mut masked = fc.0 & !(FrameControl::RETRY | FrameControl::POWER_MANAGEMENT | FrameControl::MORE_DATA);
         masked |= FrameControl::PROTECTED;
         if fc.is_data() {
             masked &= !0x0070;
         }
-        let qos = frame.qos_control();
-        if qos.is_some() && rules.ht_control {
+        if header.qos.is_some() && rules.ht_control {
             masked &= !FrameControl::ORDER;
         }
-        let header = frame.header();
         let mut bytes = [0u8; 30];
         bytes[0..2].copy_from_slice(&masked.to_le_bytes());
-        bytes[2..20].copy_from_slice(&header[4..22]);
-        bytes[20] = header[22] & 0x0f;
+        bytes[2..20].copy_from_slice(&header.base[4..22]);
+        bytes[20] = header.base[22] & 0x0f;
         bytes[21] = 0;
         let mut len = 22;
-        if let Some(a4) = frame.addr4() {
+        if let Some(a4) = header.addr4 {
             bytes[len..len + 6].copy_from_slice(&a4.0);
             len += 6;
         }
-        if let Some(qc) = qos {
+        if let Some(qc) = header.qos {
             let amsdu = rules.spp_amsdu && rules.ht_control && qc.amsdu_present();
             bytes[len] = qc.tid() | if amsdu { QosControl::AMSDU_PRESENT as u8 } else { 0 };
             bytes[len + 1] = 0;
@@ -130,9 +174,13 @@ impl ReplayClass {
     pub const COUNT: usize = 18;
 
     pub fn of<T: AsRef<[u8]>>(frame: &Frame<T>) -> Self {
-        match frame.qos_control() {
+        Self::from_fields(frame.frame_control(), frame.qos_control())
+    }
+
+    fn from_fields(fc: FrameControl, qos: Option<QosControl>) -> Self {
+        match qos {
             Some(qc) => ReplayClass::Tid(qc.tid()),
-            None if frame.frame_control().is_management() => ReplayClass::Management,
+            None if fc.is_management() => ReplayClass::Management,
             None => ReplayClass::NonQosData,
         }
     }
@@ -176,42 +224,41 @@ pub(crate) fn insert_security_header(
     security_header: &[u8],
     trailer_len: usize,
 ) -> Result<usize> {
-    let out_len = mpdu_len + security_header.len() + trailer_len;
-    if buf.len() < out_len {
-        return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
-    }
-    let mut frame = Frame::new_checked(&mut buf[..mpdu_len], rules)?;
-    check_protectable(&frame)?;
-    frame.set_flag(FrameControl::PROTECTED, true)?;
-    let h = frame.header_len();
-    buf.copy_within(h..mpdu_len, h + security_header.len());
-    buf[h..h + security_header.len()].copy_from_slice(security_header);
+    let (h, ()) = open_security_gap(buf, mpdu_len, rules, security_header, trailer_len, false, |_| ())?;
     Ok(h)
 }
 
-/// `insert_security_header` for a plaintext MPDU that starts `security_header.len()`
-/// octets into `buf` (headroom in front of it): the MAC header moves forward into the
-/// headroom instead of the body back, so the protected MPDU starts at `buf[0]` and the body
-/// stays where it is (a copy of a few octets instead of the whole body).
-pub(crate) fn insert_security_header_in_headroom(
+/// `insert_security_header`, with `read` run on the checked plaintext MAC header before it
+/// changes (so that the header is parsed once). With `headroom` the plaintext MPDU starts
+/// `security_header.len()` octets into `buf` and the MAC header moves forward into that
+/// head room instead of the body back, so the protected MPDU starts at `buf[0]` either way
+/// and the body stays where it is (a copy of a few octets instead of the whole body).
+fn open_security_gap<R>(
     buf: &mut [u8],
     mpdu_len: usize,
     rules: Rules,
     security_header: &[u8],
     trailer_len: usize,
-) -> Result<usize> {
+    headroom: bool,
+    read: impl FnOnce(&Frame<&mut [u8]>) -> R,
+) -> Result<(usize, R)> {
     let gap = security_header.len();
     let out_len = mpdu_len + gap + trailer_len;
     if buf.len() < out_len {
         return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
     }
-    let mut frame = Frame::new_checked(&mut buf[gap..gap + mpdu_len], rules)?;
+    let start = if headroom { gap } else { 0 };
+    let mut frame = Frame::new_checked(&mut buf[start..start + mpdu_len], rules)?;
     check_protectable(&frame)?;
+    let read = read(&frame);
     frame.set_flag(FrameControl::PROTECTED, true)?;
     let h = frame.header_len();
-    buf.copy_within(gap..gap + h, 0);
+    match headroom {
+        true => buf.copy_within(gap..gap + h, 0),
+        false => buf.copy_within(h..mpdu_len, h + gap),
+    }
     buf[h..h + gap].copy_from_slice(security_header);
-    Ok(h)
+    Ok((h, read))
 }
 
 /// The protected MPDU that is all of `buf`, checked to be a data or management frame with
@@ -249,49 +296,46 @@ pub(crate) struct Prepared<const NONCE: usize> {
 /// MIC behind the data. `nonce` builds the suite's nonce from the MAC header and the PN.
 /// Returns the layout and the protected length. With `headroom` the plaintext MPDU is
 /// `buf[PN_HEADER_LEN..][..mpdu_len]` and its MAC header moves instead of its data (see
-/// `insert_security_header_in_headroom`); the protected MPDU starts at `buf[0]` either way.
+/// `open_security_gap`); the protected MPDU starts at `buf[0]` either way.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn prepare_encapsulate<'b, const NONCE: usize>(
-    buf: &'b mut [u8],
+pub(crate) fn prepare_encapsulate<const NONCE: usize>(
+    buf: &mut [u8],
     mpdu_len: usize,
     pn: Pn,
     key_id: u8,
     rules: Rules,
     mic_len: usize,
     headroom: bool,
-    nonce: impl FnOnce(&Frame<&'b [u8]>, Pn) -> Result<[u8; NONCE]>,
+    nonce: impl FnOnce(&MacHeader, Pn) -> [u8; NONCE],
 ) -> Result<(Prepared<NONCE>, usize)> {
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
-    let h = match headroom {
-        true => insert_security_header_in_headroom(buf, mpdu_len, rules, &pn_header, mic_len)?,
-        false => insert_security_header(buf, mpdu_len, rules, &pn_header, mic_len)?,
-    };
-    // Only read from here on, for all of 'b: so `nonce` can be a suite's generic function.
-    let buf: &'b [u8] = buf;
+    // The AAD sets Protected itself, and the nonce does not read it: both can come from
+    // the plaintext header.
+    let (h, (nonce, aad)) = open_security_gap(buf, mpdu_len, rules, &pn_header, mic_len, headroom, |frame| {
+        let header = MacHeader::of(frame);
+        (nonce(&header, pn), Aad::of(&header, rules))
+    })?;
     let out_len = mpdu_len + PN_HEADER_LEN + mic_len;
-    let frame = Frame::new_checked(&buf[..h], rules)?;
-    let aad = Aad::new(&frame, rules);
-    let nonce = nonce(&frame, pn)?;
     let data = h + PN_HEADER_LEN..out_len - mic_len;
     Ok((Prepared { nonce, aad, data }, out_len))
 }
 
 /// Check and parse the protected MPDU that is all of `buf`, the inverse of
 /// `prepare_encapsulate` (`what` names the suite in errors).
-pub(crate) fn prepare_decapsulate<'b, const NONCE: usize>(
-    buf: &'b [u8],
+pub(crate) fn prepare_decapsulate<const NONCE: usize>(
+    buf: &[u8],
     rules: Rules,
     mic_len: usize,
     what: &'static str,
-    nonce: impl FnOnce(&Frame<&'b [u8]>, Pn) -> Result<[u8; NONCE]>,
+    nonce: impl FnOnce(&MacHeader, Pn) -> [u8; NONCE],
 ) -> Result<(Prepared<NONCE>, Peeked)> {
-    let peeked = peek(buf, rules, mic_len, what)?;
-    let frame = Frame::new_checked(buf, rules)?;
-    let aad = Aad::new(&frame, rules);
-    let nonce = nonce(&frame, peeked.pn)?;
-    let h = frame.header_len();
-    let data = h + PN_HEADER_LEN..buf.len() - mic_len;
+    let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
+    let header = MacHeader::of(&frame);
+    let peeked = pn_header.peeked(&header);
+    let aad = Aad::of(&header, rules);
+    let nonce = nonce(&header, peeked.pn);
+    let data = frame.header_len() + PN_HEADER_LEN..buf.len() - mic_len;
     Ok((Prepared { nonce, aad, data }, peeked))
 }
 
@@ -309,23 +353,26 @@ pub(crate) enum Gap {
 }
 
 /// After the MIC verified and the data was decrypted in place: clear Protected and close
-/// the gap of the PN header as `gap` says.
+/// the gap of the PN header as `gap` says. `buf` holds the MAC header `prepared` was parsed
+/// from, so it is not parsed again.
 // Inlined like the rest of the receive path: as a call it cost the sharded engine's
 // unprotect about 2% (measured with `wlansec bench ccmp`).
 #[inline]
 pub(crate) fn finish_decapsulate<const NONCE: usize>(
     buf: &mut [u8],
-    rules: Rules,
     prepared: &Prepared<NONCE>,
     peeked: Peeked,
     gap: Gap,
 ) -> Result<Decapsulated> {
-    let mut frame = Frame::new_checked(&mut *buf, rules)?;
-    frame.set_flag(FrameControl::PROTECTED, false)?;
-    let h = match gap {
-        Gap::None => prepared.data.start - PN_HEADER_LEN,
-        _ => frame.header_len(),
+    let h = prepared.data.start - PN_HEADER_LEN;
+    let needed = match gap {
+        Gap::None => h + prepared.data.len(),
+        _ => prepared.data.end,
     };
+    let Some(fc) = buf.get_mut(..needed).and_then(|mpdu| mpdu.first_chunk_mut::<2>()) else {
+        return Err(Error::BufferTooSmall { needed, got: buf.len() });
+    };
+    *fc = FrameControl(u16::from_le_bytes(*fc)).with_flag(FrameControl::PROTECTED, false).to_bytes();
     match gap {
         Gap::DataBack => buf.copy_within(prepared.data.clone(), h),
         Gap::HeaderForward => buf.copy_within(..h, PN_HEADER_LEN),
@@ -336,9 +383,21 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
 
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
 pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
+    let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
+    Ok(pn_header.peeked(&MacHeader::of(&frame)))
+}
+
+/// The one parse of a protected CCMP/GCMP MPDU: its checked MAC header and its PN header.
+#[inline]
+fn parse_protected<'b>(
+    buf: &'b [u8],
+    rules: Rules,
+    mic_len: usize,
+    what: &'static str,
+) -> Result<(Frame<&'b [u8]>, PnHeader)> {
     let frame = protected_frame(buf, rules, PN_HEADER_LEN + mic_len, what)?;
-    let header = PnHeader::parse(frame.body())?;
-    Ok(Peeked { pn: header.pn, key_id: header.key_id, class: ReplayClass::of(&frame) })
+    let pn_header = PnHeader::parse(frame.body())?;
+    Ok((frame, pn_header))
 }
 
 #[cfg(test)]
@@ -361,5 +420,24 @@ mod tests {
         let bad = PnHeader { pn: Pn::new(1).unwrap(), key_id: 4 };
         assert!(bad.emit(&mut [0; 8]).is_err());
         assert!(Pn::new(1 << 48).is_err());
+    }
+
+    /// `finish_decapsulate` works from the layout `prepare_decapsulate` found, without
+    /// parsing the header again: a buffer too short for that layout is a typed error.
+    #[test]
+    fn finish_refuses_a_buffer_shorter_than_the_prepared_layout() {
+        let mut mpdu = vec![0u8; 26 + PN_HEADER_LEN + 4 + 8];
+        mpdu[0] = 0x88; // QoS data
+        mpdu[1] = 0x40; // Protected
+        mpdu[26 + 3] = EXT_IV;
+        let (prepared, peeked) = prepare_decapsulate(&mpdu, Rules::default(), 8, "test", |_, _| [0u8; 13]).unwrap();
+        assert_eq!(prepared.data, 34..38);
+        for gap in [Gap::DataBack, Gap::HeaderForward, Gap::None] {
+            let short = &mut mpdu.clone()[..25];
+            let result = finish_decapsulate(short, &prepared, peeked, gap);
+            assert!(matches!(result, Err(Error::BufferTooSmall { got: 25, .. })), "{gap:?}: {result:?}");
+        }
+        let done = finish_decapsulate(&mut mpdu, &prepared, peeked, Gap::DataBack).unwrap();
+        assert_eq!((done.mpdu_len, mpdu[1]), (30, 0x00), "Protected cleared, data behind the MAC header");
     }
 }

@@ -143,11 +143,13 @@ impl FrameControl {
         self.flag(Self::ORDER)
     }
 
+    // Bit tests rather than `frame_type()`'s match: the framing asks these several times
+    // per MPDU.
     pub fn is_data(self) -> bool {
-        self.frame_type() == FrameType::Data
+        (self.0 >> 2) & 0x3 == 2
     }
     pub fn is_management(self) -> bool {
-        self.frame_type() == FrameType::Management
+        (self.0 >> 2) & 0x3 == 0
     }
     /// A data frame of one of the QoS subtypes (8..=15).
     pub fn is_qos_data(self) -> bool {
