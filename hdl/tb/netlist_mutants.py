@@ -1,8 +1,9 @@
-"""The gate-level benches seen failing: one gate of a Yosys netlist (build/netlist/<top>.v,
-`make -C hdl netlist-mutants` builds them) changed per mutant, written to
-build/mutants/<name>.v and run on Icarus with the tests `make test` runs on the netlists;
-every mutant must fail a test, else this exits non-zero. Gates are found by the RTL names
-Yosys keeps on their inputs, not by its numbered wires, which change with any RTL edit."""
+"""make test's gate-level benches seen failing: one gate of a Yosys netlist
+(build/netlist/<top>.v) changed per mutant, written to build/mutants/<name>.v and run on
+Icarus with the environment and tests `make test` gives that top; every mutant must fail a
+test, else this exits non-zero. Arguments: the Makefile's GATE_RUNS (top:environment:tests,
+as its run_gates takes them). Gates are found by the RTL names Yosys keeps on their inputs,
+not by its numbered wires, which change with any RTL edit. `make -C hdl netlist-mutants`."""
 import os
 import re
 import subprocess
@@ -21,7 +22,7 @@ MUTANTS = {
         "an XOR of the CTR unit's block load made an OR: wrong keystream"),
     "decap_verdict_or": (
         "ccmp_decap", r"^  assign res_ok = \S+ & \S+;", " & ", " | ",
-        "the verdict's last AND made an OR: tampered frames accepted"),
+        "the verdict's last AND made an OR: a good MIC under a bad header accepted"),
 }
 
 
@@ -35,6 +36,10 @@ def mutate(top, pattern, text, replacement):
 
 
 def main():
+    runs = {}
+    for run in sys.argv[1:]:
+        top, env, tests = run.split(":")
+        runs[top] = (dict(kv.split("=") for kv in env.split(",") if kv), tests.replace("+", ","))
     out = HDL / "build" / "mutants"
     out.mkdir(parents=True, exist_ok=True)
     survived = []
@@ -43,14 +48,16 @@ def main():
         (out / f"{name}.v").write_text(netlist)
         results = out / f"icarus-{name}.xml"
         results.unlink(missing_ok=True)
-        env = dict(os.environ, CCMP_N="1", CCMP_SHORT_FRAMES=os.environ.get("GATE_SHORT_FRAMES", "8"),
-                   TESTCASE="known_answer_mpdus,short_frames_with_stalls")
+        env, tests = runs[top]
         subprocess.run(["make", "--no-print-directory", "-s", "-f", "tb/cocotb.mk", "SIM=icarus", f"TOPLEVEL={top}",
                         f"MODULE=test_{top}", f"RUN=mutant-{name}", f"VERILOG_SOURCES={out / (name + '.v')}",
                         f"COCOTB_RESULTS_FILE={results}"],
-                       cwd=HDL, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       cwd=HDL, env=dict(os.environ, **env, TESTCASE=tests),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not results.exists():
+            sys.exit(f"{name}: the bench did not run (no {results})")
         failed = [c.get("name") for c in ET.parse(results).getroot().iter("testcase")
-                  if c.find("failure") is not None or c.find("error") is not None] if results.exists() else []
+                  if c.find("failure") is not None or c.find("error") is not None]
         print(f"{name}: {what} ({line}): {'caught by ' + ', '.join(failed) if failed else 'NOT CAUGHT'}")
         if not failed:
             survived.append(name)
