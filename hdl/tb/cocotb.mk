@@ -18,8 +18,7 @@ ifeq ($(SIM),verilator)
     # Line and toggle coverage (`make coverage`), written to coverage.dat.
     EXTRA_ARGS += --coverage-line --coverage-toggle
   endif
-  # A synthesized netlist's bit-level nets look like loops to Verilator (`make netlist`).
-  EXTRA_ARGS += -O2 $(if $(NETLIST),-Wno-UNOPTFLAT)
+  EXTRA_ARGS += -O2
 else
   COMPILE_ARGS += $(foreach p,$(PARAMS),-P$(TOPLEVEL).$(p))
 endif
