@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 use foldhash::HashMap;
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{Pn, ReplayClass, PN_HEADER_LEN};
-use crate::suite::{Peeked, PnCounter, ReplayCounters};
+use crate::suite::mpdu::{self, Pn, ReplayClass, PN_HEADER_LEN};
+use crate::suite::{Decapsulated, Peeked, PnCounter, ReplayCounters};
 use crate::wire::{Frame, Rules};
 
 use super::batch::{Engine, Job};
@@ -380,8 +380,11 @@ fn serve(engine: Engine, rules: Rules, inbox: Receiver<Work>, reply: Sender<Work
 #[derive(Default)]
 struct Shard {
     replay: Vec<(u64, ReplayCounters)>,
-    prepared: Vec<Prepared>,
-    checked: Vec<(Prepared, Peeked)>,
+    /// One entry per job of a chunk (at most `BATCH`), written as the job is built: the
+    /// jobs borrow their AAD from here, so the entries stay in place while the list fills.
+    /// Protecting needs the layout only; opening also what the PN header said.
+    prepared: Vec<Option<Prepared>>,
+    checked: Vec<Option<Opening>>,
     verified: Vec<bool>,
     jobs: Vec<Job<'static>>,
     mics: Vec<&'static mut [u8]>,
@@ -390,6 +393,10 @@ struct Shard {
 impl Shard {
     /// Work the frames of `slots` that belong to `shard`, `BATCH` of them at a time.
     fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, slots: &mut [Slot], shard: usize) {
+        if self.prepared.len() < BATCH {
+            self.prepared.resize_with(BATCH, || None);
+            self.checked.resize_with(BATCH, || None);
+        }
         let mut rest = slots;
         while !rest.is_empty() {
             let mut end = 0;
@@ -407,10 +414,13 @@ impl Shard {
         }
     }
 
-    /// Frame every MPDU of the chunk (its MAC header moving into the headroom), seal the
-    /// ones that framed in one engine batch, and put their MICs behind them.
+    /// Frame every MPDU of the chunk (its MAC header moving into the headroom) and build
+    /// its job in the same pass, seal the ones that framed in one engine batch, and put
+    /// their MICs behind them.
     fn protect(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        self.prepared.clear();
+        let mut jobs = reuse(&mut self.jobs);
+        let mut mics = reuse(&mut self.mics);
+        let mut entries = self.prepared.iter_mut();
         for slot in mine(chunk, shard) {
             let installed = &keys[slot.number];
             let len = slot.buf.len() - HEADROOM;
@@ -421,22 +431,19 @@ impl Shard {
                     true => Err(Error::Unsupported("payload too long for the CCMP length field")),
                     false => Ok(prepared),
                 });
-            match framed {
-                Ok(prepared) => {
-                    slot.start = 0;
-                    self.prepared.push(prepared);
-                }
+            let prepared = match framed {
+                Ok(prepared) => prepared,
                 Err(e) => {
                     slot.buf.truncate(HEADROOM + len);
                     slot.outcome = Err(e);
+                    continue;
                 }
-            }
-        }
-        let mut jobs = reuse(&mut self.jobs);
-        let mut mics = reuse(&mut self.mics);
-        for (slot, prepared) in mine(chunk, shard).zip(&self.prepared) {
+            };
+            slot.start = 0;
+            let entry = entries.next().expect("a chunk holds at most BATCH frames of a shard");
+            let prepared = entry.insert(prepared);
             let (data, mic) = slot.buf[prepared.data.start..].split_at_mut(prepared.data.len());
-            jobs.push(Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
+            jobs.push(Job::new(&installed.key, prepared.nonce, prepared.aad.as_slice(), data));
             mics.push(&mut mic[..MIC_LEN]);
         }
         engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
@@ -447,31 +454,38 @@ impl Shard {
         self.mics = reuse(&mut mics);
     }
 
-    /// Parse and replay-check every frame of the chunk, open the survivors in one engine
-    /// batch, then check and commit PNs in arrival order (a frame replayed within the
-    /// chunk passes the first check but not the second).
+    /// Parse and replay-check every frame of the chunk, close its PN header's gap (the MAC
+    /// header, still in cache, moves forward) and build its job, all in one pass; open the
+    /// survivors in one engine batch, then check and commit PNs in arrival order (a frame
+    /// replayed within the chunk passes the first check but not the second). A frame
+    /// refused after its gap closed gets its MAC and PN headers back, as it arrived.
     fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        self.checked.clear();
+        let mut jobs = reuse(&mut self.jobs);
+        let mut entries = self.checked.iter_mut();
         for slot in mine(chunk, shard) {
             let installed = &keys[slot.number];
             let counters = counter_slot(&mut self.replay, slot.number, installed.generation);
-            let checked =
-                framing::prepare_decapsulate(&slot.buf[slot.start..], rules).and_then(|(prepared, peeked)| {
-                    if peeked.key_id != installed.key_id {
-                        return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
-                    }
-                    counters.check(peeked.class, peeked.pn)?;
-                    Ok((prepared, peeked))
-                });
-            match checked {
-                Ok(checked) => self.checked.push(checked),
-                Err(e) => slot.outcome = Err(e),
-            }
-        }
-        let mut jobs = reuse(&mut self.jobs);
-        for (slot, (prepared, _)) in mine(chunk, shard).zip(&self.checked) {
-            let (data, mic) = slot.buf[slot.start + prepared.data.start..].split_at_mut(prepared.data.len());
-            let mut job = Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
+            let buf = &mut slot.buf[slot.start..];
+            let checked = framing::prepare_decapsulate(buf, rules).and_then(|(prepared, peeked)| {
+                if peeked.key_id != installed.key_id {
+                    return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
+                }
+                counters.check(peeked.class, peeked.pn)?;
+                let pn_header = *buf[prepared.data.start - PN_HEADER_LEN..].first_chunk().expect("parsed above");
+                let done = framing::finish_decapsulate(buf, &prepared, peeked, framing::Gap::HeaderForward)?;
+                Ok(Opening { prepared, peeked, done, pn_header })
+            });
+            let checked = match checked {
+                Ok(checked) => checked,
+                Err(e) => {
+                    slot.outcome = Err(e);
+                    continue;
+                }
+            };
+            let entry = entries.next().expect("a chunk holds at most BATCH frames of a shard");
+            let prepared = &entry.insert(checked).prepared;
+            let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+            let mut job = Job::new(&installed.key, prepared.nonce, prepared.aad.as_slice(), data);
             job.mic.copy_from_slice(&mic[..MIC_LEN]);
             jobs.push(job);
         }
@@ -481,24 +495,35 @@ impl Shard {
             Err(_) => self.verified.resize(jobs.len(), false),
         }
         self.jobs = reuse(&mut jobs);
-        for ((slot, (prepared, peeked)), &verified) in mine(chunk, shard).zip(&self.checked).zip(&self.verified) {
+        let checked =
+            self.checked[..self.verified.len()].iter().map(|entry| entry.as_ref().expect("written for every job"));
+        for ((slot, opening), &verified) in mine(chunk, shard).zip(checked).zip(&self.verified) {
             let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
-            let buf = &mut slot.buf[slot.start..];
             let opened = match verified {
                 false => Err(Error::MicFailure),
-                true => counters.receive(*peeked, || {
-                    framing::finish_decapsulate(buf, prepared, *peeked, framing::Gap::HeaderForward)
-                }),
+                true => counters.receive(opening.peeked, || Ok(opening.done)),
             };
             match opened {
                 Ok(done) => {
                     slot.start += PN_HEADER_LEN;
                     slot.buf.truncate(slot.start + done.mpdu_len);
                 }
-                Err(e) => slot.outcome = Err(e),
+                Err(e) => {
+                    mpdu::undo_header_forward(&mut slot.buf[slot.start..], &opening.prepared, &opening.pn_header);
+                    slot.outcome = Err(e);
+                }
             }
         }
     }
+}
+
+/// A frame being opened: its layout, what its PN header said, the plaintext MPDU its
+/// closed gap leaves once it verifies, and its PN header as received (to undo the closing).
+struct Opening {
+    prepared: Prepared,
+    peeked: Peeked,
+    done: Decapsulated,
+    pn_header: [u8; PN_HEADER_LEN],
 }
 
 /// The chunk's frames of `shard` still in play (not refused yet), in order.
