@@ -241,3 +241,28 @@ fn a_batch_keeps_its_buffers_across_calls() {
         }
     }
 }
+
+/// A frame refused after the engine began opening it (its MIC failed) keeps its MAC and PN
+/// headers as they arrived: given again, unfilled, it is refused for its MIC again, not as
+/// a frame without protection.
+#[test]
+fn a_frame_refused_for_its_mic_keeps_its_headers() {
+    use wlansec_core::Error;
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    let mut mpdu = Vec::new();
+    gen::random_mpdu(&mut rng, Shapes { management: false }, 700, &mut mpdu);
+    for threads in [1, 2] {
+        let key = [7u8; 16];
+        let mut engine = ShardedEngine::new(threads, Engine::new());
+        engine.add_station(3, &key, Mode::CCMP128).unwrap();
+        let mut protected = protect_all(&mut engine, &[(3, mpdu.clone())]).remove(0).unwrap();
+        *protected.last_mut().unwrap() ^= 0x01;
+        let mut batch = FrameBatch::new();
+        batch.push(3, &protected);
+        for call in 0..2 {
+            engine.unprotect(&mut batch).unwrap();
+            let (_, result) = batch.iter().next().unwrap();
+            assert!(matches!(result, Err(Error::MicFailure)), "{threads} threads, call {call}: {result:?}");
+        }
+    }
+}
