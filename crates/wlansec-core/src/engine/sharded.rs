@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 use foldhash::HashMap;
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{self, Pn, ReplayClass, PN_HEADER_LEN};
-use crate::suite::{Decapsulated, Peeked, PnCounter, ReplayCounters};
+use crate::suite::mpdu::{Pn, ReplayClass, PN_HEADER_LEN};
+use crate::suite::{Peeked, PnCounter, ReplayCounters};
 use crate::wire::{Frame, Rules};
 
 use super::batch::{Engine, Job};
@@ -382,9 +382,8 @@ struct Shard {
     replay: Vec<(u64, ReplayCounters)>,
     /// One entry per job of a chunk (at most `BATCH`), written as the job is built: the
     /// jobs borrow their AAD from here, so the entries stay in place while the list fills.
-    /// Protecting needs the layout only; opening also what the PN header said.
     prepared: Vec<Option<Prepared>>,
-    checked: Vec<Option<Opening>>,
+    checked: Vec<(Prepared, Peeked)>,
     verified: Vec<bool>,
     jobs: Vec<Job<'static>>,
     mics: Vec<&'static mut [u8]>,
@@ -395,7 +394,6 @@ impl Shard {
     fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, slots: &mut [Slot], shard: usize) {
         if self.prepared.len() < BATCH {
             self.prepared.resize_with(BATCH, || None);
-            self.checked.resize_with(BATCH, || None);
         }
         let mut rest = slots;
         while !rest.is_empty() {
@@ -454,38 +452,31 @@ impl Shard {
         self.mics = reuse(&mut mics);
     }
 
-    /// Parse and replay-check every frame of the chunk, close its PN header's gap (the MAC
-    /// header, still in cache, moves forward) and build its job, all in one pass; open the
-    /// survivors in one engine batch, then check and commit PNs in arrival order (a frame
-    /// replayed within the chunk passes the first check but not the second). A frame
-    /// refused after its gap closed gets its MAC and PN headers back, as it arrived.
+    /// Parse and replay-check every frame of the chunk, open the survivors in one engine
+    /// batch, then check and commit PNs in arrival order (a frame replayed within the
+    /// chunk passes the first check but not the second).
     fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        let mut jobs = reuse(&mut self.jobs);
-        let mut entries = self.checked.iter_mut();
+        self.checked.clear();
         for slot in mine(chunk, shard) {
             let installed = &keys[slot.number];
             let counters = counter_slot(&mut self.replay, slot.number, installed.generation);
-            let buf = &mut slot.buf[slot.start..];
-            let checked = framing::prepare_decapsulate(buf, rules).and_then(|(prepared, peeked)| {
-                if peeked.key_id != installed.key_id {
-                    return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
-                }
-                counters.check(peeked.class, peeked.pn)?;
-                let pn_header = *buf[prepared.data.start - PN_HEADER_LEN..].first_chunk().expect("parsed above");
-                let done = framing::finish_decapsulate(buf, &prepared, peeked, framing::Gap::HeaderForward)?;
-                Ok(Opening { prepared, peeked, done, pn_header })
-            });
-            let checked = match checked {
-                Ok(checked) => checked,
-                Err(e) => {
-                    slot.outcome = Err(e);
-                    continue;
-                }
-            };
-            let entry = entries.next().expect("a chunk holds at most BATCH frames of a shard");
-            let prepared = &entry.insert(checked).prepared;
-            let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-            let mut job = Job::new(&installed.key, prepared.nonce, prepared.aad.as_slice(), data);
+            let checked =
+                framing::prepare_decapsulate(&slot.buf[slot.start..], rules).and_then(|(prepared, peeked)| {
+                    if peeked.key_id != installed.key_id {
+                        return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
+                    }
+                    counters.check(peeked.class, peeked.pn)?;
+                    Ok((prepared, peeked))
+                });
+            match checked {
+                Ok(checked) => self.checked.push(checked),
+                Err(e) => slot.outcome = Err(e),
+            }
+        }
+        let mut jobs = reuse(&mut self.jobs);
+        for (slot, (prepared, _)) in mine(chunk, shard).zip(&self.checked) {
+            let (data, mic) = slot.buf[slot.start + prepared.data.start..].split_at_mut(prepared.data.len());
+            let mut job = Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
             job.mic.copy_from_slice(&mic[..MIC_LEN]);
             jobs.push(job);
         }
@@ -495,35 +486,24 @@ impl Shard {
             Err(_) => self.verified.resize(jobs.len(), false),
         }
         self.jobs = reuse(&mut jobs);
-        let checked =
-            self.checked[..self.verified.len()].iter().map(|entry| entry.as_ref().expect("written for every job"));
-        for ((slot, opening), &verified) in mine(chunk, shard).zip(checked).zip(&self.verified) {
+        for ((slot, (prepared, peeked)), &verified) in mine(chunk, shard).zip(&self.checked).zip(&self.verified) {
             let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
+            let buf = &mut slot.buf[slot.start..];
             let opened = match verified {
                 false => Err(Error::MicFailure),
-                true => counters.receive(opening.peeked, || Ok(opening.done)),
+                true => counters.receive(*peeked, || {
+                    framing::finish_decapsulate(buf, prepared, *peeked, framing::Gap::HeaderForward)
+                }),
             };
             match opened {
                 Ok(done) => {
                     slot.start += PN_HEADER_LEN;
                     slot.buf.truncate(slot.start + done.mpdu_len);
                 }
-                Err(e) => {
-                    mpdu::undo_header_forward(&mut slot.buf[slot.start..], &opening.prepared, &opening.pn_header);
-                    slot.outcome = Err(e);
-                }
+                Err(e) => slot.outcome = Err(e),
             }
         }
     }
-}
-
-/// A frame being opened: its layout, what its PN header said, the plaintext MPDU its
-/// closed gap leaves once it verifies, and its PN header as received (to undo the closing).
-struct Opening {
-    prepared: Prepared,
-    peeked: Peeked,
-    done: Decapsulated,
-    pn_header: [u8; PN_HEADER_LEN],
 }
 
 /// The chunk's frames of `shard` still in play (not refused yet), in order.

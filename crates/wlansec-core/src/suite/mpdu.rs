@@ -381,23 +381,6 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
     Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
-/// Undo `finish_decapsulate` with `Gap::HeaderForward` on the same `buf`: the MAC header
-/// moves back, `pn_header` (the octets as received) goes back in front of the data and
-/// Protected is set again, so a frame opened ahead of its replay commit and then refused is
-/// left as it arrived.
-pub(crate) fn undo_header_forward<const NONCE: usize>(
-    buf: &mut [u8],
-    prepared: &Prepared<NONCE>,
-    pn_header: &[u8; PN_HEADER_LEN],
-) {
-    let h = prepared.data.start - PN_HEADER_LEN;
-    buf.copy_within(PN_HEADER_LEN..PN_HEADER_LEN + h, 0);
-    buf[h..prepared.data.start].copy_from_slice(pn_header);
-    let fc = &mut buf[..2];
-    let protected = FrameControl(u16::from_le_bytes([fc[0], fc[1]])).with_flag(FrameControl::PROTECTED, true);
-    fc.copy_from_slice(&protected.to_bytes());
-}
-
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
 pub(crate) fn peek(buf: &[u8], rules: Rules, mic_len: usize, what: &'static str) -> Result<Peeked> {
     let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
