@@ -380,9 +380,7 @@ fn serve(engine: Engine, rules: Rules, inbox: Receiver<Work>, reply: Sender<Work
 #[derive(Default)]
 struct Shard {
     replay: Vec<(u64, ReplayCounters)>,
-    /// One entry per job of a chunk (at most `BATCH`), written as the job is built: the
-    /// jobs borrow their AAD from here, so the entries stay in place while the list fills.
-    prepared: Vec<Option<Prepared>>,
+    prepared: Vec<Prepared>,
     checked: Vec<(Prepared, Peeked)>,
     verified: Vec<bool>,
     jobs: Vec<Job<'static>>,
@@ -392,9 +390,6 @@ struct Shard {
 impl Shard {
     /// Work the frames of `slots` that belong to `shard`, `BATCH` of them at a time.
     fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, slots: &mut [Slot], shard: usize) {
-        if self.prepared.len() < BATCH {
-            self.prepared.resize_with(BATCH, || None);
-        }
         let mut rest = slots;
         while !rest.is_empty() {
             let mut end = 0;
@@ -412,13 +407,10 @@ impl Shard {
         }
     }
 
-    /// Frame every MPDU of the chunk (its MAC header moving into the headroom) and build
-    /// its job in the same pass, seal the ones that framed in one engine batch, and put
-    /// their MICs behind them.
+    /// Frame every MPDU of the chunk (its MAC header moving into the headroom), seal the
+    /// ones that framed in one engine batch, and put their MICs behind them.
     fn protect(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        let mut jobs = reuse(&mut self.jobs);
-        let mut mics = reuse(&mut self.mics);
-        let mut entries = self.prepared.iter_mut();
+        self.prepared.clear();
         for slot in mine(chunk, shard) {
             let installed = &keys[slot.number];
             let len = slot.buf.len() - HEADROOM;
@@ -429,19 +421,22 @@ impl Shard {
                     true => Err(Error::Unsupported("payload too long for the CCMP length field")),
                     false => Ok(prepared),
                 });
-            let prepared = match framed {
-                Ok(prepared) => prepared,
+            match framed {
+                Ok(prepared) => {
+                    slot.start = 0;
+                    self.prepared.push(prepared);
+                }
                 Err(e) => {
                     slot.buf.truncate(HEADROOM + len);
                     slot.outcome = Err(e);
-                    continue;
                 }
-            };
-            slot.start = 0;
-            let entry = entries.next().expect("a chunk holds at most BATCH frames of a shard");
-            let prepared = entry.insert(prepared);
+            }
+        }
+        let mut jobs = reuse(&mut self.jobs);
+        let mut mics = reuse(&mut self.mics);
+        for (slot, prepared) in mine(chunk, shard).zip(&self.prepared) {
             let (data, mic) = slot.buf[prepared.data.start..].split_at_mut(prepared.data.len());
-            jobs.push(Job::new(&installed.key, prepared.nonce, prepared.aad.as_slice(), data));
+            jobs.push(Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
             mics.push(&mut mic[..MIC_LEN]);
         }
         engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
