@@ -16,6 +16,7 @@ use super::enhanced::MIC_LEN;
 /// `buf[PN_HEADER_LEN..][..mpdu_len]`, see `mpdu::prepare_encapsulate` with `headroom`) into
 /// a protected one awaiting encryption at the front of `buf`. Returns the layout and the
 /// protected length.
+#[inline(always)]
 pub(crate) fn prepare_encapsulate(
     buf: &mut [u8],
     mpdu_len: usize,
@@ -28,6 +29,7 @@ pub(crate) fn prepare_encapsulate(
 }
 
 /// Check and parse the protected MPDU that is all of `buf`.
+#[inline(always)]
 pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules) -> Result<(Prepared, Peeked)> {
     ccmp::prepare_decapsulate(buf, rules, MIC_LEN)
 }

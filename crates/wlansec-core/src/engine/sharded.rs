@@ -388,17 +388,16 @@ struct Shard {
 }
 
 impl Shard {
-    /// Work the frames of `slots` that belong to `shard`, `BATCH` of them at a time.
+    /// Work the frames of `slots` that belong to `shard`, `BATCH` of them at a time, each
+    /// chunk's framing octets fetched while the chunk before it is worked.
     fn work(&mut self, engine: Engine, rules: Rules, protect: bool, keys: &Keys, slots: &mut [Slot], shard: usize) {
         let mut rest = slots;
+        let mut end = chunk_end(rest, shard);
+        prefetch(&rest[..end], shard, protect);
         while !rest.is_empty() {
-            let mut end = 0;
-            let mut mine = 0;
-            while end < rest.len() && mine < BATCH {
-                mine += usize::from(rest[end].shard == shard);
-                end += 1;
-            }
             let (chunk, tail) = rest.split_at_mut(end);
+            end = chunk_end(tail, shard);
+            prefetch(&tail[..end], shard, protect);
             match protect {
                 true => self.protect(engine, rules, keys, chunk, shard),
                 false => self.open(engine, rules, keys, chunk, shard),
@@ -436,7 +435,7 @@ impl Shard {
         let mut mics = reuse(&mut self.mics);
         for (slot, prepared) in mine(chunk, shard).zip(&self.prepared) {
             let (data, mic) = slot.buf[prepared.data.start..].split_at_mut(prepared.data.len());
-            jobs.push(Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
+            jobs.push(Job::with_counter_block(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
             mics.push(&mut mic[..MIC_LEN]);
         }
         engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
@@ -471,7 +470,8 @@ impl Shard {
         let mut jobs = reuse(&mut self.jobs);
         for (slot, (prepared, _)) in mine(chunk, shard).zip(&self.checked) {
             let (data, mic) = slot.buf[slot.start + prepared.data.start..].split_at_mut(prepared.data.len());
-            let mut job = Job::new(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
+            let mut job =
+                Job::with_counter_block(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
             job.mic.copy_from_slice(&mic[..MIC_LEN]);
             jobs.push(job);
         }
@@ -496,6 +496,38 @@ impl Shard {
                     slot.buf.truncate(slot.start + done.mpdu_len);
                 }
                 Err(e) => slot.outcome = Err(e),
+            }
+        }
+    }
+}
+
+/// Where the chunk that starts `slots` ends: after its `BATCH`th frame of `shard`.
+fn chunk_end(slots: &[Slot], shard: usize) -> usize {
+    let mut end = 0;
+    let mut mine = 0;
+    while end < slots.len() && mine < BATCH {
+        mine += usize::from(slots[end].shard == shard);
+        end += 1;
+    }
+    end
+}
+
+/// Start loading the octets of the chunk's frames that the framing reads before the
+/// kernels stream through them: each MAC header and, to open, the MIC. The buffers are
+/// scattered over the heap, so the hardware prefetchers do not see them coming, and each
+/// frame's first read missed the cache (a quarter of the engine's own time opening).
+fn prefetch(chunk: &[Slot], shard: usize, protect: bool) {
+    #[cfg(target_arch = "x86_64")]
+    for slot in chunk.iter().filter(|slot| slot.shard == shard) {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let mpdu = slot.buf.as_ptr_range();
+        // SAFETY: prefetching has no effect on memory, and these point into the buffer.
+        unsafe {
+            // Head room, MAC and PN headers: up to 52 octets, which may cross a line.
+            _mm_prefetch::<_MM_HINT_T0>(mpdu.start.cast());
+            _mm_prefetch::<_MM_HINT_T0>(mpdu.start.wrapping_add(HEADROOM + 43).cast());
+            if !protect {
+                _mm_prefetch::<_MM_HINT_T0>(mpdu.end.wrapping_sub(MIC_LEN).cast());
             }
         }
     }

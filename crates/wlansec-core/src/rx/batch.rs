@@ -100,7 +100,7 @@ impl<S: Copy> Batch<S> {
                 Ok((key, (prepared, peeked))) => {
                     let data_start = prepared.data.start - PN_HEADER_LEN;
                     let (data, mic) = item.buf[data_start..].split_at_mut(prepared.data.len());
-                    let mut job = Job::new(key, prepared.nonce, &[], data);
+                    let mut job = Job::with_counter_block(key, prepared.nonce, &[], data);
                     job.mic.copy_from_slice(&mic[..MIC_LEN]);
                     jobs.push(job);
                     opened.push(Ok((prepared, peeked)));

@@ -80,23 +80,44 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>, const MIC: usize> Sealer<MIC> for C
 /// The 13-octet CCM nonce: Flags (priority, management) || A2 || PN5..PN0.
 pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; NONCE_LEN]> {
     frame.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
-    Ok(nonce_of(&MacHeader::of(frame), pn))
+    Ok(nonce_in(counter_block_0(&MacHeader::of(frame), pn)))
 }
 
-/// `nonce` from a header already parsed (data or management: Address 2 is there).
-fn nonce_of(header: &MacHeader, pn: Pn) -> [u8; NONCE_LEN] {
-    let mut n = [0u8; NONCE_LEN];
+/// CCM's counter block A_0 (RFC 3610 2.3 with L = 2: Flags 0x01 || nonce || counter 0) as a
+/// big-endian number, the form in which the engine's kernels take the nonce.
+pub(crate) type CounterBlock = u128;
+
+/// A_0 of a header already parsed (data or management: Address 2 is there), composed and
+/// kept in registers. As a 13-octet array it was written in pieces and copied on (by the
+/// compiler, as two overlapping words) with loads that spanned several recent stores and
+/// stalled: the framing's hottest instructions.
+fn counter_block_0(header: &MacHeader, pn: Pn) -> CounterBlock {
     let management = header.frame_control().is_management();
-    n[0] = header.replay_class().priority() | if management { NONCE_MANAGEMENT } else { 0 };
-    n[1..7].copy_from_slice(header.addr2());
-    n[7..13].copy_from_slice(&pn.to_be_bytes());
-    n
+    let flags = header.replay_class().priority() | if management { NONCE_MANAGEMENT } else { 0 };
+    // 0x01, nonce Flags, A2, PN5..PN0, counter 0.
+    (1 << 120) | (u128::from(flags) << 112) | (u128::from(header.addr2_be()) << 64) | (u128::from(pn.value()) << 16)
 }
 
-/// Where the CCM inputs of one CCMP MPDU are, once its framing is done.
-pub(crate) type Prepared = mpdu::Prepared<NONCE_LEN>;
+/// The 13-octet CCM nonce in counter block `a0`.
+fn nonce_in(a0: CounterBlock) -> [u8; NONCE_LEN] {
+    *a0.to_be_bytes()[1..].first_chunk().expect("13 octets")
+}
 
-/// `mpdu::prepare_encapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
+/// Where the CCM inputs of one CCMP MPDU are, once its framing is done: the nonce inside
+/// its counter block A_0.
+pub(crate) type Prepared = mpdu::Prepared<CounterBlock>;
+
+impl Prepared {
+    /// The 13-octet CCM nonce.
+    pub(crate) fn ccm_nonce(&self) -> [u8; NONCE_LEN] {
+        nonce_in(self.nonce)
+    }
+}
+
+/// `mpdu::prepare_encapsulate` with CCMP's nonce and a `mic_len`-octet MIC. Inlined, with
+/// the framing it calls, so that the layout is built where the caller keeps it: returned
+/// through memory, its fields' word stores stalled the block loads that copied it on.
+#[inline(always)]
 pub(crate) fn prepare_encapsulate(
     buf: &mut [u8],
     mpdu_len: usize,
@@ -106,12 +127,14 @@ pub(crate) fn prepare_encapsulate(
     mic_len: usize,
     headroom: bool,
 ) -> Result<(Prepared, usize)> {
-    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, nonce_of)
+    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, counter_block_0)
 }
 
-/// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC.
+/// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC (inlined, as
+/// `prepare_encapsulate`).
+#[inline(always)]
 pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules, mic_len: usize) -> Result<(Prepared, Peeked)> {
-    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, nonce_of)
+    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, counter_block_0)
 }
 
 impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
@@ -123,7 +146,7 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
         let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC, false)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         let mic: &mut [u8; MIC] = mic.try_into().expect("MIC octets by construction");
-        self.sealer.seal(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        self.sealer.seal(&prepared.ccm_nonce(), prepared.aad.as_slice(), data, mic)?;
         Ok(out_len)
     }
 
@@ -135,7 +158,33 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
         let (prepared, peeked) = prepare_decapsulate(buf, self.rules, MIC)?;
         let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
         let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
-        self.sealer.open(&prepared.nonce, prepared.aad.as_slice(), data, mic)?;
+        self.sealer.open(&prepared.ccm_nonce(), prepared.aad.as_slice(), data, mic)?;
         mpdu::finish_decapsulate(buf, &prepared, peeked, mpdu::Gap::DataBack)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
+
+    /// `nonce_of` writes the nonce as two words: it must give the octets of 12.5.3.3.4
+    /// (Flags: priority, management; A2; PN5..PN0) for every header shape.
+    #[test]
+    fn nonce_matches_the_octet_layout() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let mut mpdu = Vec::new();
+        for _ in 0..2000 {
+            mpdu.clear();
+            gen::random_mpdu(&mut rng, Shapes::default(), 3, &mut mpdu);
+            let frame = Frame::new_checked(&mpdu[..], Rules::default()).unwrap();
+            let pn = Pn::new(rng.next_u64() & Pn::MAX).unwrap();
+            let priority = frame.qos_control().map_or(0, |qc| qc.tid());
+            let flags = priority | if frame.frame_control().is_management() { 0x10 } else { 0 };
+            let mut expected = vec![flags];
+            expected.extend_from_slice(&frame.addr2().unwrap().0);
+            expected.extend_from_slice(&pn.value().to_be_bytes()[2..]);
+            assert_eq!(nonce(&frame, pn).unwrap().to_vec(), expected);
+        }
     }
 }

@@ -106,15 +106,21 @@ impl<'a> MacHeader<'a> {
         &self.base[10..16]
     }
 
+    /// Address 2 as a 48-bit big-endian number (its first octet most significant), read as
+    /// one word.
+    pub(crate) fn addr2_be(&self) -> u64 {
+        u64::from_be_bytes(self.base[8..16].try_into().expect("8 octets")) & 0xffff_ffff_ffff
+    }
+
     pub(crate) fn replay_class(&self) -> ReplayClass {
         ReplayClass::from_fields(self.fc, self.qos)
     }
 }
 
-/// The additional authenticated data of one MPDU: 22 to 30 octets.
+/// The additional authenticated data of one MPDU: 22 to 30 octets, zero-padded to 32.
 #[derive(Clone, Copy)]
 pub struct Aad {
-    bytes: [u8; 30],
+    bytes: [u8; 32],
     len: usize,
 }
 
@@ -127,6 +133,10 @@ impl Aad {
         Self::of(&MacHeader::of(frame), rules)
     }
 
+    /// Composed in integer registers and stored as two whole 16-octet blocks: the engine
+    /// reads the AAD (and the compiler copies it) in blocks, and a block load that spans
+    /// several smaller recent stores waits for them to retire (a store-forwarding stall,
+    /// the engine's hottest framing instructions when the AAD was written field by field).
     pub(crate) fn of(header: &MacHeader, rules: Rules) -> Self {
         let fc = header.fc;
         let mut masked = fc.0 & !(FrameControl::RETRY | FrameControl::POWER_MANAGEMENT | FrameControl::MORE_DATA);
@@ -137,27 +147,55 @@ impl Aad {
         if header.qos.is_some() && rules.ht_control {
             masked &= !FrameControl::ORDER;
         }
-        let mut bytes = [0u8; 30];
-        bytes[0..2].copy_from_slice(&masked.to_le_bytes());
-        bytes[2..20].copy_from_slice(&header.base[4..22]);
-        bytes[20] = header.base[22] & 0x0f;
-        bytes[21] = 0;
-        let mut len = 22;
-        if let Some(a4) = header.addr4 {
-            bytes[len..len + 6].copy_from_slice(&a4.0);
-            len += 6;
-        }
-        if let Some(qc) = header.qos {
+        let base = header.base;
+        let le64 = |at: usize| u64::from_le_bytes(base[at..at + 8].try_into().expect("8 octets"));
+        // Octets 0..16: FC, then the header from A1 (Duration skipped) through A3's second octet.
+        let block0 = [u64::from(masked) | (le64(2) & !0xffff), le64(10)];
+        // Octets 16..32: the rest of A3, SC with the fragment number only, then A4 and QC
+        // where present, zero padding.
+        let qc = header.qos.map_or(0, |qc| {
             let amsdu = rules.spp_amsdu && rules.ht_control && qc.amsdu_present();
-            bytes[len] = qc.tid() | if amsdu { QosControl::AMSDU_PRESENT as u8 } else { 0 };
-            bytes[len + 1] = 0;
-            len += 2;
-        }
+            u64::from(qc.tid() | if amsdu { QosControl::AMSDU_PRESENT as u8 } else { 0 })
+        });
+        let (a4, qc_at) = header.addr4.map_or((0, 0), |MacAddr(a4)| (le48(&a4), 48));
+        let after_sc = a4 | (qc << qc_at);
+        let a3_sc = ((le64(16) >> 16) & 0xffff_ffff) | (u64::from(base[22] & 0x0f) << 32);
+        let block1 = [a3_sc | (after_sc << 48), after_sc >> 16];
+        let len = 22 + if header.addr4.is_some() { 6 } else { 0 } + if header.qos.is_some() { 2 } else { 0 };
+        let mut bytes = [0u8; 32];
+        let (first, second) = bytes.split_at_mut(16);
+        *first.first_chunk_mut().expect("16 octets") = whole_block(block0);
+        *second.first_chunk_mut().expect("16 octets") = whole_block(block1);
         Aad { bytes, len }
     }
 
     pub fn as_slice(&self) -> &[u8] {
         &self.bytes[..self.len]
+    }
+}
+
+/// Six octets as a little-endian word, read in registers (not through a padded copy on the
+/// stack, which a word load would read back with a stall).
+#[inline(always)]
+fn le48(octets: &[u8; 6]) -> u64 {
+    let (low, high) = octets.split_at(4);
+    u64::from(u32::from_le_bytes(low.try_into().expect("4 octets")))
+        | (u64::from(u16::from_le_bytes(high.try_into().expect("2 octets"))) << 32)
+}
+
+/// The 16 octets of two little-endian words, from one vector register, so that they are
+/// stored whole.
+#[inline(always)]
+fn whole_block([low, high]: [u64; 2]) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{__m128i, _mm_set_epi64x};
+        // SAFETY: SSE2 is part of x86-64; `__m128i` and `[u8; 16]` are both 16 plain octets.
+        unsafe { core::mem::transmute::<__m128i, [u8; 16]>(_mm_set_epi64x(high as i64, low as i64)) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        (u128::from(low) | u128::from(high) << 64).to_le_bytes()
     }
 }
 
@@ -248,17 +286,39 @@ fn open_security_gap<R>(
         return Err(Error::BufferTooSmall { needed: out_len, got: buf.len() });
     }
     let start = if headroom { gap } else { 0 };
-    let mut frame = Frame::new_checked(&mut buf[start..start + mpdu_len], rules)?;
+    let frame = Frame::new_checked(&mut buf[start..start + mpdu_len], rules)?;
     check_protectable(&frame)?;
     let read = read(&frame);
-    frame.set_flag(FrameControl::PROTECTED, true)?;
+    let fc = frame.frame_control().with_flag(FrameControl::PROTECTED, true);
     let h = frame.header_len();
     match headroom {
-        true => buf.copy_within(gap..gap + h, 0),
+        true => move_header(buf, gap, 0, h),
         false => buf.copy_within(h..mpdu_len, h + gap),
     }
+    // Protected is set where the header ends up, after the move: set before, its 2-octet
+    // store would stall the move's block loads.
+    *buf.first_chunk_mut().expect("a checked MAC header") = fc.to_bytes();
     buf[h..h + gap].copy_from_slice(security_header);
     Ok((h, read))
+}
+
+/// Move the `len`-octet MAC header at `buf[from..]` to `buf[to..]` (the two may overlap):
+/// two overlapping fixed-size block copies, both read before either is written, instead of
+/// a call to a variable-length memmove. MAC headers are 24 to 36 octets.
+#[inline(always)]
+fn move_header(buf: &mut [u8], from: usize, to: usize, len: usize) {
+    #[inline(always)]
+    fn blocks<const N: usize>(buf: &mut [u8], from: usize, to: usize, len: usize) {
+        let head: [u8; N] = *buf[from..].first_chunk().expect("a whole MAC header");
+        let tail: [u8; N] = *buf[..from + len].last_chunk().expect("a whole MAC header");
+        *buf[to..].first_chunk_mut().expect("room for the MAC header") = head;
+        *buf[..to + len].last_chunk_mut().expect("room for the MAC header") = tail;
+    }
+    debug_assert!((16..=64).contains(&len), "a MAC header");
+    match len <= 32 {
+        true => blocks::<16>(buf, from, to, len),
+        false => blocks::<32>(buf, from, to, len),
+    }
 }
 
 /// The protected MPDU that is all of `buf`, checked to be a data or management frame with
@@ -283,9 +343,9 @@ pub(crate) fn protected_frame<'a>(
 }
 
 /// Where the AEAD inputs of one CCMP/GCMP MPDU are, once its framing is done.
-pub(crate) struct Prepared<const NONCE: usize> {
-    /// The suite's nonce (13 octets for CCMP, 12 for GCMP).
-    pub nonce: [u8; NONCE],
+pub(crate) struct Prepared<N> {
+    /// The suite's nonce (CCMP's inside its counter block A_0, GCMP's 12 octets).
+    pub nonce: N,
     pub aad: Aad,
     /// The data octets (plaintext or ciphertext) inside the buffer; the MIC follows them.
     pub data: core::ops::Range<usize>,
@@ -298,7 +358,8 @@ pub(crate) struct Prepared<const NONCE: usize> {
 /// `buf[PN_HEADER_LEN..][..mpdu_len]` and its MAC header moves instead of its data (see
 /// `open_security_gap`); the protected MPDU starts at `buf[0]` either way.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn prepare_encapsulate<const NONCE: usize>(
+#[inline(always)]
+pub(crate) fn prepare_encapsulate<N>(
     buf: &mut [u8],
     mpdu_len: usize,
     pn: Pn,
@@ -306,8 +367,8 @@ pub(crate) fn prepare_encapsulate<const NONCE: usize>(
     rules: Rules,
     mic_len: usize,
     headroom: bool,
-    nonce: impl FnOnce(&MacHeader, Pn) -> [u8; NONCE],
-) -> Result<(Prepared<NONCE>, usize)> {
+    nonce: impl FnOnce(&MacHeader, Pn) -> N,
+) -> Result<(Prepared<N>, usize)> {
     let mut pn_header = [0u8; PN_HEADER_LEN];
     PnHeader { pn, key_id }.emit(&mut pn_header)?;
     // The AAD sets Protected itself, and the nonce does not read it: both can come from
@@ -323,13 +384,14 @@ pub(crate) fn prepare_encapsulate<const NONCE: usize>(
 
 /// Check and parse the protected MPDU that is all of `buf`, the inverse of
 /// `prepare_encapsulate` (`what` names the suite in errors).
-pub(crate) fn prepare_decapsulate<const NONCE: usize>(
+#[inline(always)]
+pub(crate) fn prepare_decapsulate<N>(
     buf: &[u8],
     rules: Rules,
     mic_len: usize,
     what: &'static str,
-    nonce: impl FnOnce(&MacHeader, Pn) -> [u8; NONCE],
-) -> Result<(Prepared<NONCE>, Peeked)> {
+    nonce: impl FnOnce(&MacHeader, Pn) -> N,
+) -> Result<(Prepared<N>, Peeked)> {
     let (frame, pn_header) = parse_protected(buf, rules, mic_len, what)?;
     let header = MacHeader::of(&frame);
     let peeked = pn_header.peeked(&header);
@@ -358,9 +420,9 @@ pub(crate) enum Gap {
 // Inlined like the rest of the receive path: as a call it cost the sharded engine's
 // unprotect about 2% (measured with `wlansec bench ccmp`).
 #[inline]
-pub(crate) fn finish_decapsulate<const NONCE: usize>(
+pub(crate) fn finish_decapsulate<N>(
     buf: &mut [u8],
-    prepared: &Prepared<NONCE>,
+    prepared: &Prepared<N>,
     peeked: Peeked,
     gap: Gap,
 ) -> Result<Decapsulated> {
@@ -369,15 +431,24 @@ pub(crate) fn finish_decapsulate<const NONCE: usize>(
         Gap::None => h + prepared.data.len(),
         _ => prepared.data.end,
     };
-    let Some(fc) = buf.get_mut(..needed).and_then(|mpdu| mpdu.first_chunk_mut::<2>()) else {
+    let Some(&fc) = buf.get(..needed).and_then(|mpdu| mpdu.first_chunk::<2>()) else {
         return Err(Error::BufferTooSmall { needed, got: buf.len() });
     };
-    *fc = FrameControl(u16::from_le_bytes(*fc)).with_flag(FrameControl::PROTECTED, false).to_bytes();
-    match gap {
-        Gap::DataBack => buf.copy_within(prepared.data.clone(), h),
-        Gap::HeaderForward => buf.copy_within(..h, PN_HEADER_LEN),
-        Gap::None => {}
-    }
+    let fc = FrameControl(u16::from_le_bytes(fc)).with_flag(FrameControl::PROTECTED, false).to_bytes();
+    // Protected is cleared after the move, where the header ends up: cleared before, its
+    // 2-octet store would stall the header move's block loads.
+    let header_at = match gap {
+        Gap::DataBack => {
+            buf.copy_within(prepared.data.clone(), h);
+            0
+        }
+        Gap::HeaderForward => {
+            move_header(buf, 0, PN_HEADER_LEN, h);
+            PN_HEADER_LEN
+        }
+        Gap::None => 0,
+    };
+    *buf[header_at..].first_chunk_mut().expect("the MAC header, checked above") = fc;
     Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
@@ -403,6 +474,71 @@ fn parse_protected<'b>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::{self, ChaCha8Rng, SeedableRng, Shapes};
+
+    /// The AAD octet by octet as IEEE 802.11-2016 12.5.3.3.3 lists its fields.
+    fn field_by_field_aad<T: AsRef<[u8]>>(frame: &Frame<T>, rules: Rules) -> Vec<u8> {
+        let h = frame.header();
+        let fc = frame.frame_control();
+        // Subtype bits 4..6 (data only); Retry, Power Management, More Data; Protected;
+        // Order when there is a QoS Control field and +HTC is understood.
+        let fc0 = if fc.is_data() { h[0] & !0x70 } else { h[0] };
+        let mut fc1 = (h[1] & !(0x08 | 0x10 | 0x20)) | 0x40;
+        if frame.qos_control().is_some() && rules.ht_control {
+            fc1 &= !0x80;
+        }
+        let mut aad = vec![fc0, fc1];
+        aad.extend_from_slice(&h[4..22]); // A1, A2, A3
+        aad.extend_from_slice(&[h[22] & 0x0f, 0]); // SC: fragment number only
+        if let Some(a4) = frame.addr4() {
+            aad.extend_from_slice(&a4.0);
+        }
+        if let Some(qc) = frame.qos_control() {
+            let amsdu = rules.spp_amsdu && rules.ht_control;
+            aad.extend_from_slice(&[qc.0 as u8 & if amsdu { 0x8f } else { 0x0f }, 0]);
+        }
+        aad
+    }
+
+    /// `move_header`'s two fixed-size block copies move every MAC header length (and every
+    /// length they take) as a plain `copy_within` does, forward and back, over the octets
+    /// around it.
+    #[test]
+    fn header_move_matches_copy_within_for_every_length() {
+        for len in 16..=64 {
+            for (from, to) in [(PN_HEADER_LEN, 0), (0, PN_HEADER_LEN), (3, 3)] {
+                let original: Vec<u8> = (1..=len as u8 + 2 * PN_HEADER_LEN as u8).collect();
+                let (mut moved, mut expected) = (original.clone(), original);
+                move_header(&mut moved, from, to, len);
+                expected.copy_within(from..from + len, to);
+                assert_eq!(moved, expected, "{len} octets from {from} to {to}");
+            }
+        }
+    }
+
+    /// `Aad::of` composes the AAD in words: it must give the field-by-field octets for
+    /// every header shape (A4, QoS, +HTC, management) under every rule set.
+    #[test]
+    fn aad_matches_the_field_by_field_construction() {
+        let mut rng = ChaCha8Rng::seed_from_u64(22);
+        let mut lengths = std::collections::BTreeSet::new();
+        let mut mpdu = Vec::new();
+        for _ in 0..4000 {
+            mpdu.clear();
+            gen::random_mpdu(&mut rng, Shapes::default(), 3, &mut mpdu);
+            for (ht_control, spp_amsdu) in [(true, false), (true, true), (false, false), (false, true)] {
+                let rules = Rules { ht_control, spp_amsdu };
+                let frame = Frame::new_checked(&mpdu[..], rules).unwrap();
+                let aad = Aad::new(&frame, rules);
+                assert_eq!(aad.as_slice(), field_by_field_aad(&frame, rules), "{:02x?} {rules:?}", frame.header());
+                assert!(aad.bytes[aad.len..].iter().all(|&b| b == 0), "padding stays zero");
+                lengths.insert((frame.header_len(), aad.len, frame.frame_control().is_management()));
+            }
+        }
+        let shapes = [(24, 22, false), (24, 22, true), (26, 24, false), (30, 24, false), (30, 28, false)];
+        let more = [(28, 22, true), (32, 30, false), (36, 30, false)];
+        assert!(shapes.iter().chain(&more).all(|s| lengths.contains(s)), "every shape seen: {lengths:?}");
+    }
 
     #[test]
     fn pn_header_layout_matches_the_standard_example() {
