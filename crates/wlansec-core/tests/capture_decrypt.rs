@@ -131,6 +131,22 @@ fn another_ssid_is_left_alone() {
     assert!(outputs(&mut d, &mpdus).is_empty());
 }
 
+/// A data frame seen before its network's beacon (the SSID not yet known) is taken; once
+/// the beacon tells another SSID, the network's frames are left alone (what the decryptor
+/// remembers of the last SSID check is forgotten at the beacon).
+#[test]
+fn an_ssid_told_after_the_first_data_frame_still_filters() {
+    let (mut mpdus, _) = capture(CipherSuite::Ccmp128);
+    let is_protected_data = |m: &Vec<u8>| (m[0] >> 2) & 3 == 2 && m[1] & 0x40 != 0;
+    let early = mpdus.iter().find(|m| is_protected_data(m)).unwrap().clone();
+    mpdus.insert(0, early);
+    let mut d = Decryptor::new(keys(CipherSuite::Ccmp128), Some(b"other"), None, OutputForm::Ethernet).unwrap();
+    assert!(outputs(&mut d, &mpdus).is_empty());
+    let stats = d.stats();
+    assert_eq!((stats.wpa_data, stats.no_key), (1, 1));
+    assert!(stats.other_network > 0);
+}
+
 /// Flip, truncate and drop bytes of every frame at random: no panic, and whatever comes
 /// out is one of the frames that went in (integrity checks catch every change; WEP's only
 /// in the body, its MAC header is not protected).
