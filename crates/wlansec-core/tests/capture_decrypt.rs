@@ -136,15 +136,19 @@ fn another_ssid_is_left_alone() {
 /// remembers of the last SSID check is forgotten at the beacon).
 #[test]
 fn an_ssid_told_after_the_first_data_frame_still_filters() {
-    let (mut mpdus, _) = capture(CipherSuite::Ccmp128);
-    let is_protected_data = |m: &Vec<u8>| (m[0] >> 2) & 3 == 2 && m[1] & 0x40 != 0;
-    let early = mpdus.iter().find(|m| is_protected_data(m)).unwrap().clone();
-    mpdus.insert(0, early);
-    let mut d = Decryptor::new(keys(CipherSuite::Ccmp128), Some(b"other"), None, OutputForm::Ethernet).unwrap();
-    assert!(outputs(&mut d, &mpdus).is_empty());
-    let stats = d.stats();
-    assert_eq!((stats.wpa_data, stats.no_key), (1, 1));
-    assert!(stats.other_network > 0);
+    let (mpdus, _) = capture(CipherSuite::Ccmp128);
+    let is_protected_data = |m: &&Vec<u8>| (m[0] >> 2) & 3 == 2 && m[1] & 0x40 != 0;
+    let early = mpdus.iter().find(is_protected_data).unwrap().clone();
+    let stats_of = |mpdus: &[Vec<u8>]| {
+        let mut d = Decryptor::new(keys(CipherSuite::Ccmp128), Some(b"other"), None, OutputForm::Ethernet).unwrap();
+        assert!(outputs(&mut d, mpdus).is_empty());
+        d.stats()
+    };
+    let as_captured = stats_of(&mpdus);
+    let with_early = stats_of(&[vec![early], mpdus.clone()].concat());
+    assert!(as_captured.other_network > 0);
+    assert_eq!(with_early.other_network, as_captured.other_network);
+    assert_eq!((with_early.wpa_data, with_early.no_key), (as_captured.wpa_data + 1, as_captured.no_key + 1));
 }
 
 /// Flip, truncate and drop bytes of every frame at random: no panic, and whatever comes
