@@ -6,7 +6,10 @@ capture (CCMP-128, several stations, a rekey, no fragments: airdecap-ng crashes 
 last fragments) lives on tmpfs when there is one, so both tools read and write memory.
 Throughput is capture megabytes per second of CPU time (user + system, from the kernel's
 accounting of each child), the figure that stays fair on a shared machine; wall time is
-shown beside it. Prints a table, writes JSON.
+shown beside it. Each tool's output of the previous run is deleted before its timed run,
+outside the timing, for every tool alike: otherwise freeing the old file's pages (a rename
+over it, or a truncating open) would be charged to the next run. Prints a table, writes
+JSON.
 
     python3 scripts/bench_decrypt.py [--frames 300000] [--runs 3] [--json out/bench_decrypt.json]
                                      [--baseline OLD_WLANSEC]
@@ -83,19 +86,23 @@ def main():
             check=True,
         )
         size_mb = cap.stat().st_size / 1e6
+        outputs = {name: Path(tmp) / f"{name}.pcap" for name in ("ours", "theirs", "baseline")}
         tools = {
-            "wlansec decrypt": [args.wlansec, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap), "-o", str(Path(tmp) / "ours.pcap")],
-            "airdecap-ng": ["airdecap-ng", "-e", SSID, "-p", PASSPHRASE, "-o", str(Path(tmp) / "theirs.pcap"), str(cap)],
+            "wlansec decrypt": (outputs["ours"], [args.wlansec, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap),
+                                                  "-o", str(outputs["ours"])]),
+            "airdecap-ng": (outputs["theirs"], ["airdecap-ng", "-e", SSID, "-p", PASSPHRASE, "-o", str(outputs["theirs"]),
+                                                str(cap)]),
         }
         if args.baseline:
-            tools["wlansec (baseline)"] = [args.baseline, "decrypt", "-e", SSID, "-p", PASSPHRASE, str(cap),
-                                           "-o", str(Path(tmp) / "baseline.pcap")]
+            tools["wlansec (baseline)"] = (outputs["baseline"], [args.baseline, "decrypt", "-e", SSID, "-p", PASSPHRASE,
+                                                                 str(cap), "-o", str(outputs["baseline"])])
         # CPU time split: the system part is mostly the kernel reading the capture and
-        # writing the output (tmpfs pages allocated, the previous output's freed).
+        # writing the output (tmpfs pages allocated).
         results = {name: {"wall_s": [], "cpu_s": [], "user_s": [], "sys_s": []} for name in tools}
         summaries = {}
         for run in range(args.runs):
-            for name, cmd in tools.items():
+            for name, (output, cmd) in tools.items():
+                output.unlink(missing_ok=True)
                 wall, user, system, out = timed(cmd)
                 cpu = user + system
                 results[name]["wall_s"].append(wall)
@@ -106,7 +113,7 @@ def main():
                 print(f"  run {run + 1}/{args.runs}  {name:<18} wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
         same_output = None
         if args.baseline:
-            same_output = (Path(tmp) / "ours.pcap").read_bytes() == (Path(tmp) / "baseline.pcap").read_bytes()
+            same_output = outputs["ours"].read_bytes() == outputs["baseline"].read_bytes()
 
     rows = {}
     for name, r in results.items():

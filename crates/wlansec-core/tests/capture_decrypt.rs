@@ -131,6 +131,26 @@ fn another_ssid_is_left_alone() {
     assert!(outputs(&mut d, &mpdus).is_empty());
 }
 
+/// A data frame seen before its network's beacon (the SSID not yet known) is taken; once
+/// the beacon tells another SSID, the network's frames are left alone (what the decryptor
+/// remembers of the last SSID check is forgotten at the beacon).
+#[test]
+fn an_ssid_told_after_the_first_data_frame_still_filters() {
+    let (mpdus, _) = capture(CipherSuite::Ccmp128);
+    let is_protected_data = |m: &&Vec<u8>| (m[0] >> 2) & 3 == 2 && m[1] & 0x40 != 0;
+    let early = mpdus.iter().find(is_protected_data).unwrap().clone();
+    let stats_of = |mpdus: &[Vec<u8>]| {
+        let mut d = Decryptor::new(keys(CipherSuite::Ccmp128), Some(b"other"), None, OutputForm::Ethernet).unwrap();
+        assert!(outputs(&mut d, mpdus).is_empty());
+        d.stats()
+    };
+    let as_captured = stats_of(&mpdus);
+    let with_early = stats_of(&[vec![early], mpdus.clone()].concat());
+    assert!(as_captured.other_network > 0);
+    assert_eq!(with_early.other_network, as_captured.other_network);
+    assert_eq!((with_early.wpa_data, with_early.no_key), (as_captured.wpa_data + 1, as_captured.no_key + 1));
+}
+
 /// Flip, truncate and drop bytes of every frame at random: no panic, and whatever comes
 /// out is one of the frames that went in (integrity checks catch every change; WEP's only
 /// in the body, its MAC header is not protected).

@@ -100,8 +100,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // what each read brought), written out at the end of each run so a reader downstream
     // of a pipe sees the frames as they arrive.
     let mut decrypt_run = |packets: &mut Reader<'_>| -> Result<()> {
-        // Packets go to the decryptor in windows, so runs of CCMP frames share engine batches.
-        const WINDOW: usize = 64;
         let mut mpdus: Vec<&[u8]> = Vec::with_capacity(WINDOW);
         let mut timestamps = Vec::with_capacity(WINDOW);
         loop {
@@ -128,9 +126,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if mpdus.is_empty() {
                 break;
             }
+            // The next window's octets, fetched a share with each frame written: all at once
+            // they filled the core's miss buffers and stalled it.
             let ahead = packets.unread();
-            prefetch(&ahead[..PREFETCH.min(ahead.len())]);
-            decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
+            let ahead = &ahead[..PREFETCH.min(ahead.len())];
+            decryptor.process_batch(&mpdus, |i, frame| {
+                prefetch(ahead.get(i * PREFETCH_SHARE..).map_or(&[], |a| &a[..PREFETCH_SHARE.min(a.len())]));
+                writer.write(timestamps[i], frame)
+            })?;
         }
         Ok(writer.flush()?)
     };
@@ -240,6 +243,13 @@ const SUPPORTED_AKMS: &str = "PSK, 802.1X, PSK-SHA256, 802.1X-SHA256, FT-PSK, FT
 /// How far ahead of the window being decrypted the capture is fetched into the caches: about
 /// a window's worth of records (64 of them at up to about 1 KB in a typical capture).
 const PREFETCH: usize = 64 << 10;
+
+/// Packets go to the decryptor in windows of this many, so runs of CCMP frames share engine
+/// batches.
+const WINDOW: usize = 64;
+
+/// The share of [`PREFETCH`] fetched as each frame of a window is written.
+const PREFETCH_SHARE: usize = PREFETCH / WINDOW;
 
 /// Ask the CPU to fetch `bytes` into its (level 2) cache while the window before them is
 /// decrypted. Reading the capture front to back, each record's first octets otherwise miss

@@ -12,6 +12,8 @@ mod integrity;
 mod stats;
 mod tracker;
 
+use core::cell::Cell;
+
 use stats::LinkTally;
 pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
 pub use tracker::Keys;
@@ -53,6 +55,10 @@ pub struct Decryptor {
     form: OutputForm,
     rules: Rules,
     tracker: KeyTracker,
+    /// The BSS whose SSID was last checked against `ssid`, and whether it matched: data
+    /// frames mostly come from one network, so this saves a look-up per frame. Forgotten at
+    /// every management frame (one may tell a network's SSID).
+    ssid_checked: Cell<Option<(MacAddr, bool)>>,
     pipeline: Pipeline,
     stats: Stats,
     /// What became of each BSS's and station's frames.
@@ -64,11 +70,12 @@ pub struct Decryptor {
 /// group address.
 pub type Link = (MacAddr, MacAddr);
 
-/// A frame waiting in the engine batch: where its key is, and its link (for the counts).
+/// A frame waiting in the engine batch: where its key is, and its MAC header as parsed on
+/// arrival (its link, for the counts, and its delivery without parsing it again).
 #[derive(Clone, Copy)]
 struct Batched {
     key: KeySlot,
-    link: Link,
+    header: HeaderRepr,
 }
 
 impl Decryptor {
@@ -82,6 +89,7 @@ impl Decryptor {
             form,
             rules,
             tracker: KeyTracker::new(keys, rules)?,
+            ssid_checked: Cell::new(None),
             pipeline: Pipeline::new(rules),
             stats: Stats::default(),
             links: LinkTally::default(),
@@ -134,6 +142,7 @@ impl Decryptor {
             Class::Management { subtype } => {
                 self.stats.management += 1;
                 self.tracker.learn_network(mpdu, self.rules);
+                self.ssid_checked.set(None);
                 self.tracker.check_bip(mpdu, &mut self.stats);
                 if let Some((a, b)) = ends_link(subtype, mpdu, self.rules) {
                     self.tracker.link_ended(a, b, false, &mut self.stats);
@@ -284,7 +293,18 @@ impl Decryptor {
 
     /// Whether a data frame belongs to the network asked for.
     fn wanted(&self, data: &DataFrame) -> bool {
-        self.bssid.is_none_or(|b| data.in_bss(b)) && self.tracker.ssid_matches(self.ssid.as_deref(), data.bss())
+        self.bssid.is_none_or(|b| data.in_bss(b)) && self.ssid_matches(data.bss())
+    }
+
+    /// Whether the network `bss` announced the SSID asked for (or none was asked for, or
+    /// it announced none).
+    fn ssid_matches(&self, bss: MacAddr) -> bool {
+        if let Some((_, matches)) = self.ssid_checked.get().filter(|&(checked, _)| checked == bss) {
+            return matches;
+        }
+        let matches = self.tracker.ssid_matches(self.ssid.as_deref(), bss);
+        self.ssid_checked.set(Some((bss, matches)));
+        matches
     }
 
     /// The key and link of a protected, unfragmented data frame that the engine can open in
@@ -297,7 +317,7 @@ impl Decryptor {
             return None;
         }
         let slot = self.tracker.slot_of(&data, mpdu).ok()?;
-        let batched = Batched { key: slot, link: link_of_header(&data.header) };
+        let batched = Batched { key: slot, header: data.header };
         self.tracker.key(slot)?.engine_key().is_some().then_some(batched)
     }
 
@@ -316,13 +336,13 @@ impl Decryptor {
         let keys_at_start = self.stats.installed_keys();
         let mut result = Ok(());
         let mut items = self.batch.take();
-        for mut item in items.drain(..) {
-            if result.is_ok() {
-                let received = mpdus[item.index];
-                self.links.enter(Some(item.slot.link), &self.stats);
-                result = self.finish_item(&mut item, received, keys_at_start, emit);
+        for item in items.iter_mut() {
+            let received = mpdus[item.index];
+            self.links.enter(Some(link_of_header(&item.slot.header)), &self.stats);
+            result = self.finish_item(item, received, keys_at_start, emit);
+            if result.is_err() {
+                break;
             }
-            self.batch.recycle(item);
         }
         self.batch.give_back(items);
         result
@@ -350,7 +370,8 @@ impl Decryptor {
         let finished = item.finish(key);
         self.stats.count(false, &finished.as_ref().map(|_| ()).map_err(Clone::clone));
         let Ok(done) = finished else { return Ok(()) };
-        match self.pipeline.receive_opened(item.buffer(), key, done.pn.value()) {
+        let header = item.slot.header;
+        match self.pipeline.receive_opened(item.buffer(), header, key, done.pn.value()) {
             Ok(Some(delivered)) => {
                 deliver(delivered, self.form, &mut self.tracker, &mut self.stats, &mut |f| emit(i, f))
             }

@@ -22,32 +22,26 @@ pub struct Item<S> {
     /// The MAC header, data and MIC (the PN header left out); the plaintext MPDU once
     /// finished.
     buf: Vec<u8>,
-    /// How the received frame parsed, until it is opened.
-    parsed: Option<Result<(Prepared, Peeked)>>,
-    opened: Option<Result<(Prepared, Peeked)>>,
+    /// How the received frame parsed.
+    parsed: Result<(Prepared, Peeked)>,
+    /// What opening found; `None` before (and after finishing).
+    opened: Option<Result<()>>,
 }
 
 impl<S> Item<S> {
     /// What opening found: `Err(MicFailure)` for a frame that did not verify, another error for one that could not be opened.
     pub fn verified(&self) -> Result<()> {
-        match &self.opened {
-            Some(Ok(_)) => Ok(()),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(Error::Unsupported("frame of a batch that was not opened")),
-        }
+        self.opened.clone().unwrap_or(Err(Error::Unsupported("frame of a batch that was not opened")))
     }
 
     /// Replay-check the opened frame under `key` (the key it was opened with), record its PN
     /// and leave the plaintext MPDU in the item.
     pub fn finish(&mut self, key: &mut RxKey) -> Result<Decapsulated> {
-        let (prepared, peeked) = match self.opened.take() {
-            Some(Ok(opened)) => opened,
-            Some(Err(e)) => return Err(e),
-            None => return Err(Error::Unsupported("frame of a batch that was not opened")),
-        };
-        let buf = &mut self.buf;
+        self.opened.take().unwrap_or(Err(Error::Unsupported("frame of a batch that was not opened")))?;
+        let (prepared, peeked) = self.parsed.as_ref().map_err(Clone::clone)?;
+        let (buf, peeked) = (&mut self.buf, *peeked);
         let done =
-            key.replay().receive(peeked, || framing::finish_decapsulate(buf, &prepared, peeked, framing::Gap::None))?;
+            key.replay().receive(peeked, || framing::finish_decapsulate(buf, prepared, peeked, framing::Gap::None))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }
@@ -58,90 +52,102 @@ impl<S> Item<S> {
     }
 }
 
-/// Frames waiting for one engine batch, in arrival order.
+/// Frames waiting for one engine batch, in arrival order: the first `len` items. The items
+/// after them stay, buffers and all, for the frames of the next batches, so a batch neither
+/// allocates nor moves an item.
 pub struct Batch<S> {
     items: Vec<Item<S>>,
-    spare: Vec<Vec<u8>>,
+    len: usize,
 }
 
 impl<S> Default for Batch<S> {
     fn default() -> Self {
-        Batch { items: Vec::new(), spare: Vec::new() }
+        Batch { items: Vec::new(), len: 0 }
+    }
+}
+
+/// The frames of a batch, taken out to be finished one by one (see [`Batch::take`]).
+pub struct Taken<S> {
+    items: Vec<Item<S>>,
+    len: usize,
+}
+
+impl<S> core::ops::Deref for Taken<S> {
+    type Target = [Item<S>];
+    fn deref(&self) -> &[Item<S>] {
+        &self.items[..self.len]
+    }
+}
+
+impl<S> core::ops::DerefMut for Taken<S> {
+    fn deref_mut(&mut self) -> &mut [Item<S>] {
+        &mut self.items[..self.len]
     }
 }
 
 impl<S: Copy> Batch<S> {
     pub fn push(&mut self, index: usize, slot: S, mpdu: &[u8], rules: Rules) {
-        let mut buf = self.spare.pop().unwrap_or_default();
-        buf.clear();
-        let parsed = framing::prepare_decapsulate(mpdu, rules);
-        if let Ok((prepared, _)) = &parsed {
-            buf.extend_from_slice(&mpdu[..prepared.data.start - PN_HEADER_LEN]);
-            buf.extend_from_slice(&mpdu[prepared.data.start..]);
+        if self.len == self.items.len() {
+            let parsed = Err(Error::Unsupported("frame of a batch not parsed"));
+            self.items.push(Item { index, slot, buf: Vec::new(), parsed, opened: None });
         }
-        self.items.push(Item { index, slot, buf, parsed: Some(parsed), opened: None });
+        let item = &mut self.items[self.len];
+        self.len += 1;
+        item.index = index;
+        item.slot = slot;
+        item.opened = None;
+        item.parsed = framing::prepare_decapsulate(mpdu, rules);
+        item.buf.clear();
+        if let Ok((prepared, _)) = &item.parsed {
+            item.buf.extend_from_slice(&mpdu[..prepared.data.start - PN_HEADER_LEN]);
+            item.buf.extend_from_slice(&mpdu[prepared.data.start..]);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len == 0
     }
 
     /// Verify and decrypt every frame at once, each under the key `key_of` finds for its
     /// slot (a key that is not on the fast engine fails the frame).
     pub fn open<'k>(&mut self, key_of: impl Fn(S) -> Option<&'k RxKey>) {
-        let mut jobs = Vec::with_capacity(self.items.len());
-        let mut opened = Vec::with_capacity(self.items.len());
-        for item in self.items.iter_mut() {
-            let key = key_of(item.slot).and_then(RxKey::engine_key);
-            let parsed = item.parsed.take().unwrap_or(Err(Error::Unsupported("frame of a batch opened twice")));
-            let prepared =
-                key.ok_or(Error::Unsupported("key not on the fast engine")).and_then(|key| Ok((key, parsed?)));
-            match prepared {
-                Ok((key, (prepared, peeked))) => {
+        let items = &mut self.items[..self.len];
+        let mut jobs = Vec::with_capacity(items.len());
+        for item in items.iter_mut() {
+            match (key_of(item.slot).and_then(RxKey::engine_key), &item.parsed) {
+                (None, _) => item.opened = Some(Err(Error::Unsupported("key not on the fast engine"))),
+                (Some(_), Err(e)) => item.opened = Some(Err(e.clone())),
+                (Some(key), Ok((prepared, _))) => {
                     let data_start = prepared.data.start - PN_HEADER_LEN;
                     let (data, mic) = item.buf[data_start..].split_at_mut(prepared.data.len());
-                    let mut job = Job::with_counter_block(key, prepared.nonce, &[], data);
+                    let mut job = Job::with_counter_block(key, prepared.nonce, prepared.aad.as_slice(), data);
                     job.mic.copy_from_slice(&mic[..MIC_LEN]);
                     jobs.push(job);
-                    opened.push(Ok((prepared, peeked)));
                 }
-                Err(e) => opened.push(Err(e)),
             }
-        }
-        let aads: Vec<_> = opened.iter().flatten().map(|(p, _)| p.aad).collect();
-        for (job, aad) in jobs.iter_mut().zip(&aads) {
-            job.aad = aad.as_slice();
         }
         let verified: Vec<bool> = match Engine::new().open_batch(&mut jobs) {
             Ok(()) => jobs.iter().map(|j| j.verified).collect(),
             Err(_) => vec![false; jobs.len()],
         };
         drop(jobs);
+        // The frames that became jobs, in order, are the ones without a verdict yet.
         let mut verified = verified.into_iter();
-        for (item, result) in self.items.iter_mut().zip(opened) {
-            // Only frames that became jobs have a verdict.
-            item.opened = Some(result.and_then(|ok| match verified.next() {
-                Some(true) => Ok(ok),
-                _ => Err(Error::MicFailure),
-            }));
+        for item in self.items[..self.len].iter_mut().filter(|item| item.opened.is_none()) {
+            item.opened = Some(if verified.next() == Some(true) { Ok(()) } else { Err(Error::MicFailure) });
         }
     }
 
-    /// The frames in arrival order; hand each back with [`Batch::recycle`] and the emptied
-    /// list with [`Batch::give_back`], so the next batch allocates nothing.
-    pub fn take(&mut self) -> Vec<Item<S>> {
-        std::mem::take(&mut self.items)
+    /// The frames in arrival order, to finish one by one; the batch is empty until they
+    /// are handed back with [`Batch::give_back`] (so the next batch reuses them).
+    pub fn take(&mut self) -> Taken<S> {
+        let len = std::mem::take(&mut self.len);
+        Taken { items: std::mem::take(&mut self.items), len }
     }
 
-    pub fn give_back(&mut self, mut emptied: Vec<Item<S>>) {
+    pub fn give_back(&mut self, taken: Taken<S>) {
         if self.items.is_empty() {
-            emptied.clear();
-            self.items = emptied;
+            self.items = taken.items;
         }
-    }
-
-    /// Keep an item's buffer for the next batch.
-    pub fn recycle(&mut self, item: Item<S>) {
-        self.spare.push(item.buf);
     }
 }

@@ -131,16 +131,27 @@ impl Pipeline {
     }
 
     /// Take the plaintext MPDU in `plaintext`, opened elsewhere under `key` (a batch), on
-    /// through reassembly; the buffers are swapped, so no octet is copied.
+    /// through reassembly; the buffers are swapped, so no octet is copied. `header` is its
+    /// MAC header as the owner parsed it on arrival: a whole MSDU is delivered without
+    /// parsing the header again.
     pub(crate) fn receive_opened(
         &mut self,
         plaintext: &mut Vec<u8>,
+        header: HeaderRepr,
         key: &RxKey,
         pn: u64,
     ) -> Result<Option<Delivered<'_>>> {
         std::mem::swap(&mut self.work, plaintext);
-        let protection = Protection { key: key.tag(), pn: Some(pn) };
-        self.complete(true, Some(protection), Some(key))
+        let fragment = header.frame_control.more_fragments() || header.sequence_control.fragment_number() != 0;
+        let header_len = header.header_len();
+        if fragment || self.work.len() < header_len {
+            let protection = Protection { key: key.tag(), pn: Some(pn) };
+            return self.complete(true, Some(protection), Some(key));
+        }
+        self.fragments.forget(header.addr2);
+        // The plaintext MPDU's header is the received one with Protected cleared.
+        let frame_control = header.frame_control.with_flag(crate::wire::FrameControl::PROTECTED, false);
+        self.deliver(HeaderRepr { frame_control, ..header }, header_len, true, false)
     }
 
     fn complete(

@@ -149,8 +149,9 @@ impl KeyTracker {
                 let Some(key) = first_that_opens(self.keys.wep.iter(), mpdu, build) else { return false };
                 self.wep = build(key).ok();
             }
-            KeySlot::Pairwise(id, _, key_id) => {
-                let Some(link) = self.links.get_mut(&id) else { return false };
+            KeySlot::UnknownLink => return false,
+            KeySlot::Pairwise(at, _, key_id) => {
+                let Some((&id, link)) = self.links.get_index_mut(at) else { return false };
                 let index = link.index(key_id);
                 let current = link.keys[index].as_ref().map(|k| &k.tk);
                 let ap = link.authenticator.unwrap_or(id.0);
@@ -180,8 +181,10 @@ impl KeyTracker {
     pub(in crate::decrypt) fn has_other_given_key(&self, slot: KeySlot) -> bool {
         match slot {
             KeySlot::Wep => self.keys.wep.len() > 1,
-            KeySlot::Pairwise(id, _, key_id) => {
-                let current = self.links.get(&id).and_then(|l| l.keys[l.index(key_id)].as_ref()).map(|k| &k.tk);
+            KeySlot::UnknownLink => self.keys.pairwise().next().is_some(),
+            KeySlot::Pairwise(at, _, key_id) => {
+                let current =
+                    self.links.get_index(at).and_then(|(_, l)| l.keys[l.index(key_id)].as_ref()).map(|k| &k.tk);
                 self.keys.pairwise().any(|tk| Some(tk) != current)
             }
             KeySlot::Group(ta, key_id) => {

@@ -10,6 +10,7 @@
 // foldhash: randomly seeded (HashDoS-resistant for addresses read from a capture) and
 // several times faster than SipHash on these short keys, looked up per frame.
 use foldhash::{HashMap, HashSet};
+use indexmap::IndexMap;
 
 use crate::error::{Error, HandshakeError, Result};
 use crate::registry::SuiteId;
@@ -158,12 +159,19 @@ struct Group {
     keys: [Option<(Secret, RxKey)>; 4],
 }
 
+/// The links by their two addresses; a link keeps its place (links are never removed), so
+/// a [`KeySlot`] names it by place and its keys are found without hashing again.
+type Links = IndexMap<LinkId, Link, foldhash::fast::RandomState>;
+
 /// Where a protected frame's key is looked up.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum KeySlot {
     Wep,
-    /// A pairwise key, whether the frame came from the authenticator, and its Key ID.
-    Pairwise(LinkId, bool, u8),
+    /// A pairwise key: its link's place in the tracker's links, whether the frame came from
+    /// the authenticator, and its Key ID.
+    Pairwise(usize, bool, u8),
+    /// A pairwise frame of a link on which no handshake or key was seen: no key.
+    UnknownLink,
     /// A group key of a transmitter, by Key ID.
     Group(MacAddr, u8),
 }
@@ -174,7 +182,7 @@ pub(super) struct KeyTracker {
     rules: Rules,
     networks: HashMap<MacAddr, Network>,
     handshakes: HashMap<HandshakeId, Handshake>,
-    links: HashMap<LinkId, Link>,
+    links: Links,
     /// Group keys by the address that sends frames under them.
     groups: HashMap<MacAddr, Group>,
     /// IGTKs by the address that sends group-addressed management frames under them.
@@ -196,7 +204,7 @@ impl KeyTracker {
             rules,
             networks: HashMap::default(),
             handshakes: HashMap::default(),
-            links: HashMap::default(),
+            links: Links::default(),
             groups: HashMap::default(),
             integrity: Integrity::default(),
             wep,
@@ -524,7 +532,7 @@ impl KeyTracker {
 
     /// Whether the pairwise key of `slot` was dropped by a Deauthentication or Disassociation.
     pub(super) fn ended(&self, slot: KeySlot) -> bool {
-        matches!(slot, KeySlot::Pairwise(id, ..) if self.links.get(&id).is_some_and(|l| l.ended))
+        matches!(slot, KeySlot::Pairwise(at, ..) if self.links.get_index(at).is_some_and(|(_, l)| l.ended))
     }
 
     /// Where the key of the protected data frame `mpdu` is (installing a given TK or GTK
@@ -541,8 +549,8 @@ impl KeyTracker {
             Security::ExtIv { key_id } => {
                 let id = link_id(header.addr1, header.addr2);
                 self.install_given_tk(id, header.addr2, mpdu);
-                let from_authenticator = self.links.get(&id).is_some_and(|l| l.authenticator == Some(header.addr2));
-                KeySlot::Pairwise(id, from_authenticator, key_id)
+                let Some((at, _, link)) = self.links.get_full(&id) else { return Ok(KeySlot::UnknownLink) };
+                KeySlot::Pairwise(at, link.authenticator == Some(header.addr2), key_id)
             }
         })
     }
@@ -550,8 +558,9 @@ impl KeyTracker {
     pub(super) fn key(&self, slot: KeySlot) -> Option<&RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_ref(),
-            KeySlot::Pairwise(id, from_authenticator, key_id) => {
-                let link = self.links.get(&id)?;
+            KeySlot::UnknownLink => None,
+            KeySlot::Pairwise(at, from_authenticator, key_id) => {
+                let (_, link) = self.links.get_index(at)?;
                 let key = link.keys[link.index(key_id)].as_ref()?;
                 Some(if from_authenticator { &key.from_authenticator } else { &key.from_supplicant })
             }
@@ -564,8 +573,9 @@ impl KeyTracker {
     pub(super) fn key_mut(&mut self, slot: KeySlot) -> Option<&mut RxKey> {
         match slot {
             KeySlot::Wep => self.wep.as_mut(),
-            KeySlot::Pairwise(id, from_authenticator, key_id) => {
-                let link = self.links.get_mut(&id)?;
+            KeySlot::UnknownLink => None,
+            KeySlot::Pairwise(at, from_authenticator, key_id) => {
+                let (_, link) = self.links.get_index_mut(at)?;
                 let key = link.keys[link.index(key_id)].as_mut()?;
                 Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
             }
@@ -639,7 +649,7 @@ fn ft_ids<'a>(key_data: &[u8], network: &'a Network, akm: Akm, spa: MacAddr) -> 
 }
 
 /// Message 3 under Extended Key ID: move its PTK to the Key ID its Key ID KDE names.
-fn place_by_key_id(links: &mut HashMap<LinkId, Link>, (aa, spa): HandshakeId, tk: &Secret, key_data: &[u8]) {
+fn place_by_key_id(links: &mut Links, (aa, spa): HandshakeId, tk: &Secret, key_data: &[u8]) {
     let key_id = key_data_items(key_data).filter_map(|i| i.ok()).find_map(|i| match i {
         KeyDataItem::Kde { oui: IEEE_OUI, data_type: kde_type::KEY_ID, data: [id, ..] } => Some(id & 1),
         _ => None,
