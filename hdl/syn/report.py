@@ -86,6 +86,9 @@ def rows():
             "critical_path": median_path(r, fmax),
             **{k: r.get(k) for k in ("device", "package", "speed_grade", "router", "commit", "date", "tools",
                                      "rtl_hash", "rtl_files")},
+            # Records from before these were parameters: nextpnr's defaults, target 100 MHz.
+            "pnr_target_mhz": r.get("pnr_target_mhz", 100.0) if seeds else None,
+            "pnr_timing_weight": r.get("pnr_timing_weight", 10) if seeds else None,
         })
     return out
 
@@ -131,7 +134,9 @@ def summary_table(rs):
     tail = ("cycles_per_frame_1500", "mbps_per_mhz", "gbps", "toggles_per_frame")
     head = ["design", "target", "LUTs", "FFs", "BRAMs", "DSPs", "Fmax median (MHz)", "Fmax min–max",
             "cycles / 1500 B", "Mb/s/MHz", "Gb/s at median", "toggles / frame", "measured at"]
-    where = lambda r: f"{r['commit']}, {r['date']}" + (f", {r['router']}" if r.get("router") not in (None, "router1") else "")
+    where = lambda r: (f"{r['commit']}, {r['date']}" + (f", {r['router']}" if r.get("router") not in (None, "router1") else "")
+                       + (f", nextpnr target {fmt(r['pnr_target_mhz'])} MHz, timing weight {r['pnr_timing_weight']}"
+                          if r.get("pnr_target_mhz") else ""))
     return table(head, [[r[k] for k in keys] + [spread(r)] + [r[k] for k in tail] + [where(r)] for r in rs])
 
 
