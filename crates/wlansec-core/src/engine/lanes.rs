@@ -54,11 +54,16 @@ pub(crate) trait Blk: Copy {
 
 /// Counter block A_0 (`enhanced::counter_block(nonce, 0)`), composed in integer registers
 /// and stored whole: built octet by octet and read back as a block, it would stall store
-/// forwarding.
+/// forwarding. The nonce is read in pieces that do not overlap: a 13-octet copy is two
+/// overlapping 8-octet stores, and a load of octets 5..13 spans both (a stall that made a
+/// 64-octet frame's `Job::new` cost 1.36 -> 1.46 cycles/byte in `wlansec bench ccmp`).
 #[inline(always)]
 pub(crate) fn counter_block_0(nonce: &[u8; NONCE_LEN]) -> [u8; BLOCK] {
-    let be64 = |bytes: &[u8]| u64::from_be_bytes(bytes.try_into().expect("8 octets"));
-    let nonce_bits = (u128::from(be64(&nonce[..8])) << 40) | u128::from(be64(&nonce[5..]) & 0xff_ffff_ffff);
+    let (head, tail) = nonce.split_first_chunk::<8>().expect("13 octets");
+    let (middle, last) = tail.split_first_chunk::<4>().expect("5 octets");
+    let nonce_bits = (u128::from(u64::from_be_bytes(*head)) << 40)
+        | (u128::from(u32::from_be_bytes(*middle)) << 8)
+        | u128::from(last[0]);
     ((u128::from(CCMP_CTR_FLAGS) << 120) | (nonce_bits << 16)).to_be_bytes()
 }
 
