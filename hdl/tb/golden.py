@@ -40,6 +40,20 @@ def known_answers(name):
     return json.loads((REPO / "tests/vectors" / name).read_text())["vectors"]
 
 
+def ccmp_known_answers():
+    """tests/vectors/ccmp128.json's published MPDUs as `wlansec vectors` records, each with the
+    ht_control its rule set implies (802.11i-2004 has no HT Control field)."""
+    records = []
+    for v in known_answers("ccmp128.json"):
+        # M.9.2 (management) has a 24-octet header and names its output differently.
+        protected = v.get("encrypted_mpdu") or v["encrypted_mpdu_with_protected_bit_set"]
+        records.append({"tk": v["tk"], "pn": v["pn"] if isinstance(v["pn"], int) else int(v["pn"], 16),
+                        "keyid": v["key_id"], "header_len": v.get("header_len", 24),
+                        "plaintext_mpdu": v["plaintext_mpdu"], "protected_mpdu": protected,
+                        "ht_control": int(v["rules"] != "802.11i-2004")})
+    return records
+
+
 def int_be(data: bytes) -> int:
     return int.from_bytes(data, "big")
 

@@ -15,7 +15,7 @@ from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus, Axi
                            AxiStreamSource)
 
 from ccmp_bench import frame_cycles
-from golden import frames, known_answers, wlansec
+from golden import ccmp_known_answers, frames, wlansec
 
 FRAMES = int(os.environ.get("CCMP_AXI_FRAMES", "40"))
 CLOCK_NS = 10
@@ -176,16 +176,15 @@ async def known_answer_mpdus(dut):
     for CTRL.ENABLE and takes TK, PN and Key ID then."""
     tb = Tb(dut)
     await tb.reset()
-    for i, v in enumerate(known_answers("ccmp128.json")):
-        protected = bytes.fromhex(v.get("encrypted_mpdu") or v["encrypted_mpdu_with_protected_bit_set"])
-        plain = bytes.fromhex(v["plaintext_mpdu"])
-        pn = v["pn"] if isinstance(v["pn"], int) else int(v["pn"], 16)
-        ht_control = int(v["rules"] != "802.11i-2004")
+    for i, rec in enumerate(ccmp_known_answers()):
+        protected = bytes.fromhex(rec["protected_mpdu"])
+        plain = bytes.fromhex(rec["plaintext_mpdu"])
+        ht_control = rec["ht_control"]
         await tb.write(CTRL, HT_CONTROL if ht_control else 0)  # the header's length: before it comes
         await tb.source.send(plain)
         await ClockCycles(dut.aclk, 30)
         assert tb.sink.empty(), "a frame started while CTRL.ENABLE was clear"
-        await tb.configure(v["tk"], pn, v["key_id"], ht_control=ht_control)
+        await tb.configure(rec["tk"], rec["pn"], rec["keyid"], ht_control=ht_control)
         got = await tb.receive(1, f"known answer {i}", 3000)
         assert got[0] == protected, f"known answer {i}: got {got[0].hex()} expected {protected.hex()}"
         await tb.write(CTRL, 0)

@@ -9,7 +9,7 @@ from cocotb.triggers import RisingEdge
 
 from ccmp_bench import (CLOCK_NS, LATENCY, N, SUITE, WIDTH, Bench, assert_cycles, encap_job, frame_cycles,
                         split_frames)
-from golden import frames, known_answers
+from golden import ccmp_known_answers, frames
 from provenance import design_rtl
 
 FIELDS = ("tk", "pn", "keyid", "header", "ht_control", "body_len")
@@ -41,14 +41,7 @@ async def check(dut, jobs, stall, seed, label, max_stall=1):
 @cocotb.test(skip=N != 1)
 async def known_answer_mpdus(dut):
     """Published 802.11 vectors (CCMP-128 only: Enhanced CCMP has none)."""
-    jobs = []
-    for v in known_answers("ccmp128.json"):
-        # M.9.2 (management) has a 24-octet header and names its output differently.
-        protected = v.get("encrypted_mpdu") or v["encrypted_mpdu_with_protected_bit_set"]
-        rec = {"tk": v["tk"], "pn": v["pn"], "keyid": v["key_id"],
-               "header_len": v.get("header_len", 24),
-               "plaintext_mpdu": v["plaintext_mpdu"], "protected_mpdu": protected}
-        jobs.append(encap_job(rec, ht_control=int(v["rules"] != "802.11i-2004")))
+    jobs = [encap_job(rec, ht_control=rec["ht_control"]) for rec in ccmp_known_answers()]
     await check(dut, jobs, stall=0.0, seed=1, label="tests/vectors/ccmp128.json")
 
 
