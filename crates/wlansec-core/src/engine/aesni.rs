@@ -146,30 +146,24 @@ impl Kernel for AesNi {
         mac: &mut [__m128i; L],
         mac_last: &[__m128i; L],
         ctr: &mut [__m128i; L],
+        ctr_lanes: usize,
     ) {
-        for c in ctr.iter_mut() {
+        for c in ctr.iter_mut().take(ctr_lanes) {
             *c = _mm_xor_si128(*c, keys[0]);
         }
         for k in &keys[1..10] {
             for g in 0..L {
                 mac[g] = _mm_aesenc_si128(mac[g], *k);
-                ctr[g] = _mm_aesenc_si128(ctr[g], *k);
+                if g < ctr_lanes {
+                    ctr[g] = _mm_aesenc_si128(ctr[g], *k);
+                }
             }
         }
         for g in 0..L {
             mac[g] = _mm_aesenclast_si128(mac[g], mac_last[g]);
-            ctr[g] = _mm_aesenclast_si128(ctr[g], keys[10]);
-        }
-    }
-    #[inline(always)]
-    unsafe fn encrypt_frame_mac<const L: usize>(keys: &[__m128i; 11], mac: &mut [__m128i; L], mac_last: &[__m128i; L]) {
-        for k in &keys[1..10] {
-            for m in mac.iter_mut() {
-                *m = _mm_aesenc_si128(*m, *k);
+            if g < ctr_lanes {
+                ctr[g] = _mm_aesenclast_si128(ctr[g], keys[10]);
             }
-        }
-        for (m, last) in mac.iter_mut().zip(mac_last) {
-            *m = _mm_aesenclast_si128(*m, *last);
         }
     }
     #[inline(always)]

@@ -131,7 +131,10 @@ pub(crate) trait Kernel {
     /// As `encrypt`, every lane under `keys`; the MAC input arrives whitened (XORed with
     /// `first_round_key`) and its last round takes `mac_last` for round key 10, so the next
     /// block and whitening fold into the last round and the CBC-MAC chain is AES rounds
-    /// only. (A kernel without single rounds XORs `mac_last` into the MAC output.)
+    /// only. (A kernel without single rounds XORs `mac_last` into the MAC output.) Only the
+    /// counter blocks of lanes `0..ctr_lanes` (whole registers) need be encrypted: a frame's
+    /// first and last steps use few or none, and every caller passes a constant, so the
+    /// inlined rounds keep no branch.
     ///
     /// # Safety
     /// As `encrypt`.
@@ -140,16 +143,7 @@ pub(crate) trait Kernel {
         mac: &mut [Self::V; L],
         mac_last: &[Self::V; L],
         ctr: &mut [Self::V; L],
-    );
-    /// `encrypt_frame` of the MAC blocks alone (a frame's last steps, whose counter blocks
-    /// would not be used).
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn encrypt_frame_mac<const L: usize>(
-        keys: &Self::FrameKeys<'_>,
-        mac: &mut [Self::V; L],
-        mac_last: &[Self::V; L],
+        ctr_lanes: usize,
     );
     /// `W` consecutive blocks at `ptr`, lane by lane.
     ///

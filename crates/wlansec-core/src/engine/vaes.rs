@@ -346,30 +346,30 @@ impl<R: Wide> Kernel for Vaes<R> {
         keys[10]
     }
     #[inline(always)]
-    unsafe fn encrypt_frame<const L: usize>(keys: &[R; 11], mac: &mut [R; L], mac_last: &[R; L], ctr: &mut [R; L]) {
-        for c in ctr.iter_mut().take(L / R::W) {
+    unsafe fn encrypt_frame<const L: usize>(
+        keys: &[R; 11],
+        mac: &mut [R; L],
+        mac_last: &[R; L],
+        ctr: &mut [R; L],
+        ctr_lanes: usize,
+    ) {
+        let ctr_groups = ctr_lanes.div_ceil(R::W);
+        for c in ctr.iter_mut().take(ctr_groups) {
             *c = R::xor(*c, keys[0]);
         }
         for k in &keys[1..10] {
             for g in 0..L / R::W {
                 mac[g] = R::aesenc(mac[g], *k);
-                ctr[g] = R::aesenc(ctr[g], *k);
+                if g < ctr_groups {
+                    ctr[g] = R::aesenc(ctr[g], *k);
+                }
             }
         }
         for g in 0..L / R::W {
             mac[g] = R::aesenclast(mac[g], mac_last[g]);
-            ctr[g] = R::aesenclast(ctr[g], keys[10]);
-        }
-    }
-    #[inline(always)]
-    unsafe fn encrypt_frame_mac<const L: usize>(keys: &[R; 11], mac: &mut [R; L], mac_last: &[R; L]) {
-        for k in &keys[1..10] {
-            for m in mac.iter_mut().take(L / R::W) {
-                *m = R::aesenc(*m, *k);
+            if g < ctr_groups {
+                ctr[g] = R::aesenclast(ctr[g], keys[10]);
             }
-        }
-        for g in 0..L / R::W {
-            mac[g] = R::aesenclast(mac[g], mac_last[g]);
         }
     }
     #[inline(always)]
