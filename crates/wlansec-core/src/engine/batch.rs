@@ -279,11 +279,12 @@ impl Engine {
     pub fn protect_mpdus(&self, mpdus: &mut [MpduJob<'_>], rules: Rules) {
         let mut prepared = Vec::with_capacity(mpdus.len());
         for (index, mpdu) in mpdus.iter_mut().enumerate() {
-            mpdu.result = framing::prepare_encapsulate(mpdu.buf, mpdu.len, mpdu.pn, mpdu.key_id, rules, false)
-                .map(|(p, out_len)| {
+            mpdu.result = framing::prepare_encapsulate(mpdu.buf, mpdu.len, mpdu.pn, mpdu.key_id, rules, false).map(
+                |(p, out_len)| {
                     prepared.push((index, p));
                     out_len
-                });
+                },
+            );
         }
         let mut jobs = Vec::with_capacity(prepared.len());
         let mut mics = Vec::with_capacity(prepared.len());

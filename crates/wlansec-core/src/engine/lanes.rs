@@ -21,8 +21,8 @@
 //! steps in lock step (`cohort`).
 
 use super::enhanced::{sub_chain_b0, Ways, CCMP_B0_FLAGS, CCMP_CTR_FLAGS};
-use crate::suite::ccmp::CounterBlock;
 use super::key::Key;
+use crate::suite::ccmp::CounterBlock;
 
 const BLOCK: usize = 16;
 
@@ -597,7 +597,8 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
     K::set_keys(keys, &lane_keys);
     for i in 0..L {
         let task = &tasks[i];
-        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] =
+            K::B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }

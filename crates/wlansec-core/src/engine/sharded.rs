@@ -430,15 +430,15 @@ impl Shard {
             let len = slot.buf.len() - HEADROOM;
             // Within the capacity `FrameBatch::push` reserved: no reallocation.
             slot.buf.extend_from_slice(&[0; MIC_LEN]);
-            let prepared = match framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true)
-            {
-                Ok((prepared, _)) => prepared,
-                Err(e) => {
-                    slot.buf.truncate(HEADROOM + len);
-                    slot.outcome = Err(e);
-                    continue;
-                }
-            };
+            let prepared =
+                match framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true) {
+                    Ok((prepared, _)) => prepared,
+                    Err(e) => {
+                        slot.buf.truncate(HEADROOM + len);
+                        slot.outcome = Err(e);
+                        continue;
+                    }
+                };
             let Slot { buf, start, outcome, .. } = slot;
             *start = 0;
             let aad = aad.write(prepared.aad);
@@ -495,9 +495,8 @@ impl Shard {
             let buf = &mut slot.buf[slot.start..];
             let opened = match verdicts & (1 << index) != 0 {
                 false => Err(Error::MicFailure),
-                true => counters.receive(peeked, || {
-                    framing::finish_decapsulate(buf, data, peeked, framing::Gap::HeaderForward)
-                }),
+                true => counters
+                    .receive(peeked, || framing::finish_decapsulate(buf, data, peeked, framing::Gap::HeaderForward)),
             };
             match opened {
                 Ok(done) => {

@@ -104,7 +104,9 @@ impl CounterBlock {
     pub(crate) fn of(header: &MacHeader, pn: Pn) -> Self {
         let management = header.frame_control().is_management();
         let flags = header.replay_class().priority() | if management { NONCE_MANAGEMENT } else { 0 };
-        Self::with_nonce_bits((u128::from(flags) << 96) | (u128::from(header.addr2_be()) << 48) | u128::from(pn.value()))
+        Self::with_nonce_bits(
+            (u128::from(flags) << 96) | (u128::from(header.addr2_be()) << 48) | u128::from(pn.value()),
+        )
     }
 
     /// A_0 of a 13-octet nonce, read in pieces that do not overlap: a 13-octet copy is two
@@ -189,7 +191,7 @@ mod tests {
     use super::*;
     use crate::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
 
-    /// `nonce_of` writes the nonce as two words: it must give the octets of 12.5.3.3.4
+    /// `CounterBlock` composes the nonce in a word: it must give the octets of 12.5.3.3.4
     /// (Flags: priority, management; A2; PN5..PN0) for every header shape.
     #[test]
     fn nonce_matches_the_octet_layout() {
@@ -206,6 +208,10 @@ mod tests {
             expected.extend_from_slice(&frame.addr2().unwrap().0);
             expected.extend_from_slice(&pn.value().to_be_bytes()[2..]);
             assert_eq!(nonce(&frame, pn).unwrap().to_vec(), expected);
+            // The two ways to A_0, from the header and from the nonce, are one block.
+            let a0 = CounterBlock::of(&MacHeader::of(&frame), pn);
+            assert_eq!(a0, CounterBlock::from_nonce(&nonce(&frame, pn).unwrap()));
+            assert_eq!((a0.as_bytes()[0], &a0.as_bytes()[14..]), (0x01, &[0u8, 0][..]), "flags, counter 0");
         }
     }
 }
