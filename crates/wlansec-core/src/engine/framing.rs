@@ -30,13 +30,10 @@ pub(crate) fn prepare_encapsulate(
     Ok((prepared, out_len))
 }
 
-/// Check and parse the protected MPDU that is all of `buf`; refuses a payload the engine
-/// can't take (`check_payload`).
+/// Check and parse the protected MPDU that is all of `buf`.
 #[inline(always)]
 pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules) -> Result<(Prepared, Peeked)> {
-    let (prepared, peeked) = ccmp::prepare_decapsulate(buf, rules, MIC_LEN)?;
-    check_payload(prepared.data.len())?;
-    Ok((prepared, peeked))
+    ccmp::prepare_decapsulate(buf, rules, MIC_LEN)
 }
 
 /// Why the engine refuses `len` octets of data, if it does: more than CCM's 2-octet length

@@ -462,34 +462,46 @@ impl Shard {
     /// first check but not the second).
     fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
         let mut aads = [const { MaybeUninit::<Aad>::uninit() }; BATCH];
+        // Held in locals for the pass, so their lengths stay in registers.
         let mut tasks = reuse(&mut self.tasks);
-        self.mics.clear();
-        self.opening.clear();
+        let mut mics = reuse(&mut self.mics);
+        let mut opening = reuse(&mut self.opening);
         let frames = chunk.iter_mut().enumerate().filter(|(_, slot)| slot.shard == shard && slot.outcome.is_ok());
         for ((at, slot), aad) in frames.zip(&mut aads) {
             let installed = &keys[slot.number];
             let counters = counter_slot(&mut self.replay, slot.number, installed.generation);
-            let buf = &mut slot.buf[slot.start..];
-            let checked = framing::prepare_decapsulate(buf, rules).and_then(|(prepared, peeked)| {
+            let Slot { buf, start, outcome, .. } = slot;
+            let mpdu = &mut buf[*start..];
+            let checked = framing::prepare_decapsulate(mpdu, rules).and_then(|(prepared, peeked)| {
                 if peeked.key_id != installed.key_id {
                     return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
                 }
                 counters.check(peeked.class, peeked.pn)?;
-                let aad = aad.write(prepared.aad);
-                let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-                let task = batch::task(&installed.key, prepared.nonce, aad.as_slice(), data, true)?;
-                tasks.push(task);
-                self.mics.push(*mic.first_chunk().expect("the MIC, by framing"));
-                Ok(Opening { at, data: prepared.data, peeked })
+                Ok((prepared, peeked))
             });
-            match checked {
-                Ok(opening) => self.opening.push(opening),
-                Err(e) => slot.outcome = Err(e),
+            let (prepared, peeked) = match checked {
+                Ok(checked) => checked,
+                Err(e) => {
+                    *outcome = Err(e);
+                    continue;
+                }
+            };
+            let aad = aad.write(prepared.aad);
+            let (data, mic) = mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
+            // The engine's own checks (here: a payload too long for CCM) refuse this frame only.
+            match batch::task(&installed.key, prepared.nonce, aad.as_slice(), data, true) {
+                Ok(task) => {
+                    tasks.push(task);
+                    mics.push(*mic.first_chunk().expect("the MIC, by framing"));
+                    opening.push(Opening { at, data: prepared.data, peeked });
+                }
+                Err(e) => *outcome = Err(e),
             }
         }
-        let verdicts = engine.open_tasks(&mut tasks, &self.mics);
+        let verdicts = engine.open_tasks(&mut tasks, &mics);
         self.tasks = reuse(&mut tasks);
-        for (Opening { at, data, peeked }, index) in self.opening.drain(..).zip(0..) {
+        self.mics = mics;
+        for (Opening { at, data, peeked }, index) in opening.drain(..).zip(0..) {
             let slot = &mut chunk[at];
             let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
             let buf = &mut slot.buf[slot.start..];
@@ -506,6 +518,7 @@ impl Shard {
                 Err(e) => slot.outcome = Err(e),
             }
         }
+        self.opening = opening;
     }
 }
 
