@@ -503,7 +503,8 @@ impl Shard {
         self.mics = mics;
         for (Opening { at, data, peeked }, index) in opening.drain(..).zip(0..) {
             let slot = &mut chunk[at];
-            let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
+            // The first pass made the station's counters those of its current key.
+            let counters = &mut self.replay[slot.number].1;
             let buf = &mut slot.buf[slot.start..];
             let opened = match verdicts & (1 << index) != 0 {
                 false => Err(Error::MicFailure),
