@@ -106,6 +106,8 @@ const BATCH_LANES: usize = 8;
 /// `BATCH_LANES`, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they
 /// would in one run of the whole batch.
 pub(crate) const TASK_CHUNK: usize = 8 * BATCH_LANES;
+// `open_tasks` gives one verdict bit per task of a chunk in a `u64`.
+const _: () = assert!(TASK_CHUNK <= u64::BITS as usize);
 
 /// One frame of a batch: seal fills `mic`, open checks it and sets `verified`.
 pub struct Job<'a> {
@@ -229,7 +231,7 @@ impl Engine {
         self.open_and_verify(tasks, |at| mics[at])
     }
 
-    /// Run opening tasks (at most 64) and compare each one's MIC with `mic(i)` of its
+    /// Run opening tasks (at most `TASK_CHUNK`) and compare each one's MIC with `mic(i)` of its
     /// index: bit `i` of the result is set if task `i` verified. The failed frames' tasks,
     /// moved to the front, seal again to restore the ciphertext.
     fn open_and_verify(&self, tasks: &mut [FrameTask<'_>], mic: impl Fn(usize) -> [u8; MIC_LEN]) -> u64 {

@@ -462,7 +462,6 @@ impl Shard {
     /// first check but not the second).
     fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
         let mut aads = [const { MaybeUninit::<Aad>::uninit() }; BATCH];
-        // Held in locals for the pass, so their lengths stay in registers.
         let mut tasks = reuse(&mut self.tasks);
         let mut mics = reuse(&mut self.mics);
         let mut opening = reuse(&mut self.opening);
