@@ -266,3 +266,36 @@ fn a_frame_refused_for_its_mic_keeps_its_headers() {
         }
     }
 }
+
+/// A frame whose payload is too long for CCM's length field (more than 0xffff octets) is
+/// refused alone, with `Unsupported`, both ways: the frames around it, of the same station
+/// and in the same engine batch, are protected and opened as if it were not there.
+#[test]
+fn an_overlong_frame_is_refused_alone() {
+    use wlansec_core::Error;
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    let frames: Vec<(u32, Vec<u8>)> = [300, 0x10000, 500, 400]
+        .into_iter()
+        .map(|len| {
+            let mut mpdu = Vec::new();
+            gen::random_mpdu(&mut rng, Shapes { management: false }, len, &mut mpdu);
+            (5, mpdu)
+        })
+        .collect();
+    for threads in [1, 2] {
+        let mut engine = ShardedEngine::new(threads, Engine::new());
+        engine.add_station(5, &[9u8; 16], Mode::CCMP128).unwrap();
+        let protected = protect_all(&mut engine, &frames);
+        assert!(matches!(protected[1], Err(Error::Unsupported(_))), "{threads} threads: {:?}", protected[1]);
+        let (first, last) = (protected[0].clone().unwrap(), protected[2].clone().unwrap());
+        // The overlong frame as it would arrive: protected headers (its own PN), too much
+        // data for one MIC.
+        let mut overlong = protected[3].clone().unwrap();
+        let mic_at = overlong.len() - 8;
+        overlong.splice(mic_at..mic_at, vec![0x5a; 0x10000]);
+        let opened = unprotect_all(&mut engine, &[(5, first), (5, overlong), (5, last)]);
+        assert!(matches!(opened[1], Err(Error::Unsupported(_))), "{threads} threads: {:?}", opened[1]);
+        assert_eq!(opened[0].as_ref().unwrap(), &frames[0].1, "{threads} threads");
+        assert_eq!(opened[2].as_ref().unwrap(), &frames[2].1, "{threads} threads");
+    }
+}

@@ -20,8 +20,9 @@
 //! lane-full of like CCMP-128 frames (`is_cohort`) skips the scheduler and runs the same
 //! steps in lock step (`cohort`).
 
-use super::enhanced::{sub_chain_b0, Ways, CCMP_B0_FLAGS, CCMP_CTR_FLAGS, NONCE_LEN};
+use super::enhanced::{sub_chain_b0, Ways, CCMP_B0_FLAGS, CCMP_CTR_FLAGS};
 use super::key::Key;
+use crate::suite::ccmp::CounterBlock;
 
 const BLOCK: usize = 16;
 
@@ -50,21 +51,6 @@ pub(crate) trait Blk: Copy {
     unsafe fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<Self> {
         ccm_blocks(a0, aad, len).map(|b| Self::from_bytes(&b))
     }
-}
-
-/// Counter block A_0 (`enhanced::counter_block(nonce, 0)`), composed in integer registers
-/// and stored whole: built octet by octet and read back as a block, it would stall store
-/// forwarding. The nonce is read in pieces that do not overlap: a 13-octet copy is two
-/// overlapping 8-octet stores, and a load of octets 5..13 spans both (a stall that made a
-/// 64-octet frame's `Job::new` cost 1.36 -> 1.46 cycles/byte in `wlansec bench ccmp`).
-#[inline(always)]
-pub(crate) fn counter_block_0(nonce: &[u8; NONCE_LEN]) -> [u8; BLOCK] {
-    let (head, tail) = nonce.split_first_chunk::<8>().expect("13 octets");
-    let (middle, last) = tail.split_first_chunk::<4>().expect("5 octets");
-    let nonce_bits = (u128::from(u64::from_be_bytes(*head)) << 40)
-        | (u128::from(u32::from_be_bytes(*middle)) << 8)
-        | u128::from(last[0]);
-    ((u128::from(CCMP_CTR_FLAGS) << 120) | (nonce_bits << 16)).to_be_bytes()
 }
 
 /// `Blk::ccm_blocks` as octets, in integer registers (same octets as `enhanced::ccmp_b0`,
@@ -190,8 +176,7 @@ pub(crate) trait Kernel {
 /// other CCM blocks from `a0` and `aad` in their registers (`Blk::ccm_blocks`).
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
-    /// Counter block A_0 (`counter_block_0`).
-    pub a0: [u8; BLOCK],
+    pub a0: CounterBlock,
     /// 15..=30 octets.
     pub aad: &'k [u8],
     pub data: *mut u8,
@@ -260,7 +245,7 @@ impl<B: Blk> Lane<B> {
         let blocks = if total_blocks > j { (total_blocks - j + n - 1) >> shift } else { 0 };
         let holds_last = total_blocks > 0 && (total_blocks - 1) & (n - 1) == j;
         let last_len = if holds_last && !task.len.is_multiple_of(BLOCK) { task.len % BLOCK } else { BLOCK };
-        let [b0, a0, h1, h2] = B::ccm_blocks(&task.a0, task.aad, task.len);
+        let [b0, a0, h1, h2] = B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
         let b0 = if mode.ways == Ways::N1 {
             b0
         } else {
@@ -606,7 +591,8 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
     K::set_keys(keys, &lane_keys);
     for i in 0..L {
         let task = &tasks[i];
-        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = K::B::ccm_blocks(&task.a0, task.aad, task.len);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] =
+            K::B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }

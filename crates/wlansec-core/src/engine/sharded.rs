@@ -22,6 +22,8 @@
 //! then checks and commits PNs in arrival order, so replays and reordering inside a TID
 //! are caught exactly as by one sequential `suite::Receiver` per station.
 
+use core::mem::MaybeUninit;
+use core::ops::Range;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -30,14 +32,15 @@ use std::time::{Duration, Instant};
 use foldhash::HashMap;
 
 use crate::error::{Error, Result};
-use crate::suite::mpdu::{Pn, ReplayClass, PN_HEADER_LEN};
+use crate::suite::mpdu::{Aad, Pn, ReplayClass, PN_HEADER_LEN};
 use crate::suite::{Peeked, PnCounter, ReplayCounters};
 use crate::wire::{Frame, Rules};
 
-use super::batch::{Engine, Job};
-use super::enhanced::{MAX_PAYLOAD, MIC_LEN};
-use super::framing::{self, Prepared};
+use super::batch::{self, Engine};
+use super::enhanced::MIC_LEN;
+use super::framing;
 use super::key::{Key, Mode};
+use super::lanes::FrameTask;
 
 /// Identifies a station (its pairwise key) within the engine.
 pub type StationId = u32;
@@ -376,15 +379,24 @@ fn serve(engine: Engine, rules: Rules, inbox: Receiver<Work>, reply: Sender<Work
 
 /// A shard's state: the replay counters of its (station, replay class) pairs, by station
 /// number, with the key generation they belong to; and scratch kept between chunks and
-/// calls (the job lists keep their allocation, empty, between uses).
+/// calls (the lists keep their allocation, empty, between uses).
 #[derive(Default)]
 struct Shard {
     replay: Vec<(u64, ReplayCounters)>,
-    prepared: Vec<Prepared>,
-    checked: Vec<(Prepared, Peeked)>,
-    verified: Vec<bool>,
-    jobs: Vec<Job<'static>>,
-    mics: Vec<&'static mut [u8]>,
+    tasks: Vec<FrameTask<'static>>,
+    /// Protecting: where each task's MIC goes.
+    mic_slots: Vec<&'static mut [u8; MIC_LEN]>,
+    /// Opening: each task's received MIC, and its frame.
+    mics: Vec<[u8; MIC_LEN]>,
+    opening: Vec<Opening>,
+}
+
+/// A frame of a chunk being opened: where it is in the chunk, where its data is in its
+/// MPDU, and its security header.
+struct Opening {
+    at: usize,
+    data: Range<usize>,
+    peeked: Peeked,
 }
 
 impl Shard {
@@ -406,89 +418,97 @@ impl Shard {
         }
     }
 
-    /// Frame every MPDU of the chunk (its MAC header moving into the headroom), seal the
-    /// ones that framed in one engine batch, and put their MICs behind them.
+    /// Frame every MPDU of the chunk (its MAC header moving into the headroom) and make its
+    /// task in the same pass; seal the tasks in one engine batch, their MICs behind them.
     fn protect(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        self.prepared.clear();
-        for slot in mine(chunk, shard) {
+        // Each task's AAD, where the task can borrow it while the next ones are written.
+        let mut aads = [const { MaybeUninit::<Aad>::uninit() }; BATCH];
+        let mut tasks = reuse(&mut self.tasks);
+        let mut mic_slots = reuse(&mut self.mic_slots);
+        for (slot, aad) in mine(chunk, shard).zip(&mut aads) {
             let installed = &keys[slot.number];
             let len = slot.buf.len() - HEADROOM;
             // Within the capacity `FrameBatch::push` reserved: no reallocation.
             slot.buf.extend_from_slice(&[0; MIC_LEN]);
-            let framed = framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true)
-                .and_then(|(prepared, _)| match prepared.data.len() > MAX_PAYLOAD {
-                    true => Err(Error::Unsupported("payload too long for the CCMP length field")),
-                    false => Ok(prepared),
-                });
-            match framed {
-                Ok(prepared) => {
-                    slot.start = 0;
-                    self.prepared.push(prepared);
+            let prepared =
+                match framing::prepare_encapsulate(&mut slot.buf, len, slot.pn, installed.key_id, rules, true) {
+                    Ok((prepared, _)) => prepared,
+                    Err(e) => {
+                        slot.buf.truncate(HEADROOM + len);
+                        slot.outcome = Err(e);
+                        continue;
+                    }
+                };
+            let Slot { buf, start, outcome, .. } = slot;
+            *start = 0;
+            let aad = aad.write(prepared.aad);
+            let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+            match batch::task(&installed.key, prepared.nonce, aad.as_slice(), data, false) {
+                Ok(task) => {
+                    tasks.push(task);
+                    mic_slots.push(mic.first_chunk_mut().expect("room for the MIC, by framing"));
                 }
-                Err(e) => {
-                    slot.buf.truncate(HEADROOM + len);
-                    slot.outcome = Err(e);
-                }
+                Err(e) => *outcome = Err(e),
             }
         }
-        let mut jobs = reuse(&mut self.jobs);
-        let mut mics = reuse(&mut self.mics);
-        for (slot, prepared) in mine(chunk, shard).zip(&self.prepared) {
-            let (data, mic) = slot.buf[prepared.data.start..].split_at_mut(prepared.data.len());
-            jobs.push(Job::with_counter_block(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data));
-            mics.push(&mut mic[..MIC_LEN]);
-        }
-        engine.seal_batch(&mut jobs).expect("every job was checked when its MPDU was framed");
-        for (job, mic) in jobs.iter().zip(&mut mics) {
-            mic.copy_from_slice(&job.mic);
-        }
-        self.jobs = reuse(&mut jobs);
-        self.mics = reuse(&mut mics);
+        engine.seal_tasks(&mut tasks, &mut mic_slots);
+        self.tasks = reuse(&mut tasks);
+        self.mic_slots = reuse(&mut mic_slots);
     }
 
-    /// Parse and replay-check every frame of the chunk, open the survivors in one engine
-    /// batch, then check and commit PNs in arrival order (a frame replayed within the
-    /// chunk passes the first check but not the second).
+    /// Parse, check (Key ID, replay, length: each refuses its own frame) and make the task
+    /// of every frame of the chunk in one pass, open the tasks in one engine batch, then
+    /// check and commit PNs in arrival order (a frame replayed within the chunk passes the
+    /// first check but not the second).
     fn open(&mut self, engine: Engine, rules: Rules, keys: &Keys, chunk: &mut [Slot], shard: usize) {
-        self.checked.clear();
-        for slot in mine(chunk, shard) {
+        let mut aads = [const { MaybeUninit::<Aad>::uninit() }; BATCH];
+        let mut tasks = reuse(&mut self.tasks);
+        let mut mics = reuse(&mut self.mics);
+        let mut opening = reuse(&mut self.opening);
+        let frames = chunk.iter_mut().enumerate().filter(|(_, slot)| slot.shard == shard && slot.outcome.is_ok());
+        for ((at, slot), aad) in frames.zip(&mut aads) {
             let installed = &keys[slot.number];
             let counters = counter_slot(&mut self.replay, slot.number, installed.generation);
-            let checked =
-                framing::prepare_decapsulate(&slot.buf[slot.start..], rules).and_then(|(prepared, peeked)| {
-                    if peeked.key_id != installed.key_id {
-                        return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
-                    }
-                    counters.check(peeked.class, peeked.pn)?;
-                    Ok((prepared, peeked))
-                });
-            match checked {
-                Ok(checked) => self.checked.push(checked),
-                Err(e) => slot.outcome = Err(e),
+            let Slot { buf, start, outcome, .. } = slot;
+            let mpdu = &mut buf[*start..];
+            let checked = framing::prepare_decapsulate(mpdu, rules).and_then(|(prepared, peeked)| {
+                if peeked.key_id != installed.key_id {
+                    return Err(Error::KeyId { expected: installed.key_id, got: peeked.key_id });
+                }
+                counters.check(peeked.class, peeked.pn)?;
+                Ok((prepared, peeked))
+            });
+            let (prepared, peeked) = match checked {
+                Ok(checked) => checked,
+                Err(e) => {
+                    *outcome = Err(e);
+                    continue;
+                }
+            };
+            let aad = aad.write(prepared.aad);
+            let (data, mic) = mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
+            // The engine's own checks (here: a payload too long for CCM) refuse this frame only.
+            match batch::task(&installed.key, prepared.nonce, aad.as_slice(), data, true) {
+                Ok(task) => {
+                    tasks.push(task);
+                    mics.push(*mic.first_chunk().expect("the MIC, by framing"));
+                    opening.push(Opening { at, data: prepared.data, peeked });
+                }
+                Err(e) => *outcome = Err(e),
             }
         }
-        let mut jobs = reuse(&mut self.jobs);
-        for (slot, (prepared, _)) in mine(chunk, shard).zip(&self.checked) {
-            let (data, mic) = slot.buf[slot.start + prepared.data.start..].split_at_mut(prepared.data.len());
-            let mut job =
-                Job::with_counter_block(&keys[slot.number].key, prepared.nonce, prepared.aad.as_slice(), data);
-            job.mic.copy_from_slice(&mic[..MIC_LEN]);
-            jobs.push(job);
-        }
-        self.verified.clear();
-        match engine.open_batch(&mut jobs) {
-            Ok(()) => self.verified.extend(jobs.iter().map(|j| j.verified)),
-            Err(_) => self.verified.resize(jobs.len(), false),
-        }
-        self.jobs = reuse(&mut jobs);
-        for ((slot, (prepared, peeked)), &verified) in mine(chunk, shard).zip(&self.checked).zip(&self.verified) {
-            let counters = counter_slot(&mut self.replay, slot.number, keys[slot.number].generation);
+        let verdicts = engine.open_tasks(&mut tasks, &mics);
+        self.tasks = reuse(&mut tasks);
+        self.mics = mics;
+        for (Opening { at, data, peeked }, index) in opening.drain(..).zip(0..) {
+            let slot = &mut chunk[at];
+            // The first pass made the station's counters those of its current key.
+            let counters = &mut self.replay[slot.number].1;
             let buf = &mut slot.buf[slot.start..];
-            let opened = match verified {
+            let opened = match verdicts & (1 << index) != 0 {
                 false => Err(Error::MicFailure),
-                true => counters.receive(*peeked, || {
-                    framing::finish_decapsulate(buf, prepared, *peeked, framing::Gap::HeaderForward)
-                }),
+                true => counters
+                    .receive(peeked, || framing::finish_decapsulate(buf, data, peeked, framing::Gap::HeaderForward)),
             };
             match opened {
                 Ok(done) => {
@@ -498,6 +518,7 @@ impl Shard {
                 Err(e) => slot.outcome = Err(e),
             }
         }
+        self.opening = opening;
     }
 }
 

@@ -82,7 +82,7 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
     // the round's first group, and each group's offset from it (fewer live registers: the
     // 16-register ymm build of 8 lanes spilled its state with one counter per group).
-    let [b0, base, h1, h2] = K::B::ccm_blocks(&task.a0, task.aad, len);
+    let [b0, base, h1, h2] = K::B::ccm_blocks(task.a0.as_bytes(), task.aad, len);
     let mut offsets = [K::B::zero(); L];
     for (j, offset) in offsets.iter_mut().enumerate() {
         *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());

@@ -40,8 +40,9 @@ impl<S> Item<S> {
         self.opened.take().unwrap_or(Err(Error::Unsupported("frame of a batch that was not opened")))?;
         let (prepared, peeked) = self.parsed.as_ref().map_err(Clone::clone)?;
         let (buf, peeked) = (&mut self.buf, *peeked);
-        let done =
-            key.replay().receive(peeked, || framing::finish_decapsulate(buf, prepared, peeked, framing::Gap::None))?;
+        let done = key
+            .replay()
+            .receive(peeked, || framing::finish_decapsulate(buf, prepared.data.clone(), peeked, framing::Gap::None))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }

@@ -115,8 +115,8 @@ impl RxKey {
                 self.replay.receive(peeked, || {
                     let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
                     let mic: &[u8; MIC_LEN] = (&*mic).try_into().map_err(|_| Error::Malformed("CCMP MIC"))?;
-                    Engine::new().open(key, &prepared.ccm_nonce(), prepared.aad.as_slice(), data, mic)?;
-                    framing::finish_decapsulate(buf, &prepared, peeked, framing::Gap::DataBack)
+                    Engine::new().open(key, &prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
+                    framing::finish_decapsulate(buf, prepared.data, peeked, framing::Gap::DataBack)
                 })
             }
             Opener::Tkip(tkip) => {

@@ -95,6 +95,6 @@ impl<A: GcmAead> FrameSuite for Gcmp<A> {
         self.aead
             .decrypt_inout_detached(&Nonce::<A>::from(prepared.nonce), prepared.aad.as_slice(), data.into(), &tag)
             .map_err(|_| Error::MicFailure)?;
-        mpdu::finish_decapsulate(buf, &prepared, peeked, mpdu::Gap::DataBack)
+        mpdu::finish_decapsulate(buf, prepared.data, peeked, mpdu::Gap::DataBack)
     }
 }

@@ -415,21 +415,22 @@ pub(crate) enum Gap {
 }
 
 /// After the MIC verified and the data was decrypted in place: clear Protected and close
-/// the gap of the PN header as `gap` says. `buf` holds the MAC header `prepared` was parsed
-/// from, so it is not parsed again.
+/// the gap of the PN header as `gap` says. `buf` holds the MAC header that
+/// `prepare_decapsulate` parsed, with the data at `data` (`Prepared::data`), so it is not
+/// parsed again.
 // Inlined like the rest of the receive path: as a call it cost the sharded engine's
 // unprotect about 2% (measured with `wlansec bench ccmp`).
 #[inline]
-pub(crate) fn finish_decapsulate<N>(
+pub(crate) fn finish_decapsulate(
     buf: &mut [u8],
-    prepared: &Prepared<N>,
+    data: core::ops::Range<usize>,
     peeked: Peeked,
     gap: Gap,
 ) -> Result<Decapsulated> {
-    let h = prepared.data.start - PN_HEADER_LEN;
+    let h = data.start - PN_HEADER_LEN;
     let needed = match gap {
-        Gap::None => h + prepared.data.len(),
-        _ => prepared.data.end,
+        Gap::None => h + data.len(),
+        _ => data.end,
     };
     let Some(&fc) = buf.get(..needed).and_then(|mpdu| mpdu.first_chunk::<2>()) else {
         return Err(Error::BufferTooSmall { needed, got: buf.len() });
@@ -439,7 +440,7 @@ pub(crate) fn finish_decapsulate<N>(
     // 2-octet store would stall the header move's block loads.
     let header_at = match gap {
         Gap::DataBack => {
-            buf.copy_within(prepared.data.clone(), h);
+            buf.copy_within(data.clone(), h);
             0
         }
         Gap::HeaderForward => {
@@ -449,7 +450,7 @@ pub(crate) fn finish_decapsulate<N>(
         Gap::None => 0,
     };
     *buf[header_at..].first_chunk_mut().expect("the MAC header, checked above") = fc;
-    Ok(Decapsulated { mpdu_len: h + prepared.data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
+    Ok(Decapsulated { mpdu_len: h + data.len(), pn: peeked.pn, key_id: peeked.key_id, class: peeked.class })
 }
 
 /// Read the PN header of a protected CCMP/GCMP MPDU (`what` names the suite in errors).
@@ -570,10 +571,10 @@ mod tests {
         assert_eq!(prepared.data, 34..38);
         for gap in [Gap::DataBack, Gap::HeaderForward, Gap::None] {
             let short = &mut mpdu.clone()[..25];
-            let result = finish_decapsulate(short, &prepared, peeked, gap);
+            let result = finish_decapsulate(short, prepared.data.clone(), peeked, gap);
             assert!(matches!(result, Err(Error::BufferTooSmall { got: 25, .. })), "{gap:?}: {result:?}");
         }
-        let done = finish_decapsulate(&mut mpdu, &prepared, peeked, Gap::DataBack).unwrap();
+        let done = finish_decapsulate(&mut mpdu, prepared.data, peeked, Gap::DataBack).unwrap();
         assert_eq!((done.mpdu_len, mpdu[1]), (30, 0x00), "Protected cleared, data behind the MAC header");
     }
 }
