@@ -22,8 +22,10 @@ for l, runs in sets.items():
     for t in runs[0].get("threads", []):
         xs = [x for d in runs for x in d["threads"] if x["direction"] == t["direction"] and x["threads"] == t["threads"]]
         ok = [x.get("of_kernel") for x in xs if x.get("of_kernel") is not None]
+        same = [x["of_kernel_same_frames"] for x in xs if "of_kernel_same_frames" in x]
         print(f"  {l}: {t['direction']:9s} {t['threads']} thr {med([x['gb_per_s'] for x in xs]):.3f} GB/s"
-              f" speedup {med([x['speedup'] for x in xs]):.3f}" + (f" of_kernel {med(ok):.3f}" if ok else ""))
+              f" speedup {med([x['speedup'] for x in xs]):.3f}" + (f" of_kernel {med(ok):.3f}" if ok else "")
+              + (f" of_kernel_same_frames {med(same):.3f}" if same else ""))
     print(f"  {l}: load {[d['machine']['load_average'][0] for d in runs]} backend {runs[0]['machine']['backend']}")
 print("wlansec multi-buffer speed-up over intel-ipsec-mb's best, median of per-run ratios:")
 for l, runs in sets.items():
