@@ -15,8 +15,12 @@
 // Streams: descriptors go to the lane whose turn it is when that lane is free (`in_lane`
 // says which), body beats come addressed to a lane (`body_ready` per lane), and the output
 // interleaves the lanes (`out_lane`): per frame the CCMP header, the ciphertext, the MIC
-// (`out_last`), as ccmp_core. A lane whose body beat is late skips its turn; an output not
-// taken holds everything but the body port.
+// (`out_last`), as ccmp_core. A lane whose body beat is late skips its turn.
+//
+// Timing: every wide enable and select comes from a flip-flop. Body beats pass an input
+// register (body_q) whose lane comparisons are made on the way in; the output has a skid
+// register, so an output not taken holds everything but the body port one cycle later
+// (`advance` is registered) and in_ready / body_ready never depend on out_ready.
 `default_nettype none
 module ccmp_multi #(
     parameter R         = 1,
@@ -55,18 +59,22 @@ module ccmp_multi #(
   localparam USER_W = 9;  // mac, final, ctr, s0, nbytes
   localparam [1:0] STEP_AAD1 = 2'd0, STEP_AAD2 = 2'd1, STEP_BODY = 2'd2, STEP_FINAL = 2'd3;
 
-  // Everything but the body port moves on `advance`: the output register is free.
-  wire advance = !out_valid || out_ready;
+  // Everything but the body port moves on `advance`: the skid register is free.
+  reg  skid_valid;
+  wire advance = !skid_valid;
 
-  reg [LANE_W-1:0] slot;       // the lane whose turn it is
-  reg [LANE_W-1:0] next_slot;  // the next one, whose state is read now
+  reg [LANE_W-1:0] slot;        // the lane whose turn it is
+  reg [LANE_W-1:0] next_slot;   // the next one, whose state is read now
+  reg [LANE_W-1:0] after_next;  // the one after, read in the next cycle that advances
   always @(posedge clk) begin
     if (reset) begin
-      slot      <= {LANE_W{1'b0}};
-      next_slot <= LANE_1;
+      slot       <= {LANE_W{1'b0}};
+      next_slot  <= LANE_1;
+      after_next <= LANE_1 + LANE_1;
     end else if (advance) begin
-      slot      <= next_slot;
-      next_slot <= (next_slot == LAST_LANE) ? {LANE_W{1'b0}} : next_slot + 1'b1;
+      slot       <= next_slot;
+      next_slot  <= after_next;
+      after_next <= (after_next == LAST_LANE) ? {LANE_W{1'b0}} : after_next + 1'b1;
     end
   end
 
@@ -77,6 +85,26 @@ module ccmp_multi #(
   reg [F-1:0] mic_pending;  // the MIC goes out in the lane's next turn
   assign body_ready = wants_body & ~beat_full;
   wire body_write = body_valid && body_ready[body_lane];
+
+  // ---- the body port's input register: a beat taken is written to its lane's buffer in
+  // the next cycle, and goes straight to the head registers when that lane is in its turn
+  // then (to_slot) or is the lane read then (to_next).
+  reg              body_q_valid, body_q_to_slot, body_q_to_next;
+  reg [LANE_W-1:0] body_q_lane;
+  reg [127:0]      body_q_data;
+  always @(posedge clk) begin
+    if (reset) begin
+      body_q_valid   <= 1'b0;
+      body_q_to_slot <= 1'b0;
+      body_q_to_next <= 1'b0;
+    end else begin
+      body_q_valid   <= body_write;
+      body_q_to_slot <= body_write && body_lane == (advance ? next_slot : slot);
+      body_q_to_next <= body_write && body_lane == (advance ? after_next : next_slot);
+    end
+    body_q_lane <= body_lane;
+    body_q_data <= body_data;
+  end
 
   // ---- per-lane state (RAM) and the head registers: the state of lane `slot` ----
   // LUT RAM, not block RAM: the S-boxes need those.
@@ -101,7 +129,9 @@ module ccmp_multi #(
   reg [1:0]   step;
   reg [15:0]  left, index;
   reg [4:0]   nbytes;
-  reg         is_busy, has_body, has_beat, has_mic;
+  reg         has_body, has_beat, has_mic;
+  reg         free;     // the head lane can take a descriptor: idle, or its last MAC block is back
+  reg         running;  // ... it cannot: a frame is under way
 
   // ---- the pipeline's results for this lane, issued in its previous turn ----
   reg          res_valid, res_mac, res_final, res_ctr, res_s0;
@@ -120,16 +150,19 @@ module ccmp_multi #(
       .header(in_header), .ht_control(in_ht_control), .pn(in_pn), .keyid(in_keyid),
       .nonce(in_nonce), .aad(in_aad), .ccmp_header(in_header_ccmp)
   );
-  assign in_ready = advance && (!is_busy || final_back);
+  // A free lane takes the descriptor fields into its state whether or not one comes: they
+  // are only read once a frame starts, and selecting on `free` (a flip-flop) keeps in_valid
+  // off the wide selects.
+  assign in_ready = advance && free;
   assign in_lane  = slot;
   wire start = in_valid && in_ready;
 
-  wire running  = is_busy && !final_back;
-  wire body_now = running && step == STEP_BODY && has_beat;
+  wire [127:0] turn_beat = body_q_to_slot ? body_q_data : beat;
+  wire body_now = running && step == STEP_BODY && (has_beat || body_q_to_slot);
   wire last     = !(|left[15:5]) && (left[4:0] <= 5'd16);  // the next beat is the last
   wire [127:0] keep;
   keep_mask #(.BYTES(16), .NB_W(5)) body_keep (.nbytes(nbytes), .mask(keep));
-  wire [127:0] body_block = beat & keep;
+  wire [127:0] body_block = turn_beat & keep;
 
   wire mac_issue = start || (running && (step == STEP_AAD1 || step == STEP_AAD2)) || body_now;
   wire mac_final = (running && step == STEP_AAD2 && !has_body) || (body_now && last);
@@ -137,7 +170,7 @@ module ccmp_multi #(
   wire ctr_s0    = step == STEP_AAD1;
   reg  [127:0] mac_block;
   always @(*) begin
-    if (start) mac_block = {8'h59, in_nonce, in_body_len};  // B0
+    if (free) mac_block = {8'h59, in_nonce, in_body_len};  // B0
     else if (step == STEP_AAD1) mac_block = chain ^ aad[255:128];
     else if (step == STEP_AAD2) mac_block = chain ^ aad[127:0];
     else mac_block = chain ^ body_block;
@@ -146,11 +179,13 @@ module ccmp_multi #(
 
   wire         pipe_valid;
   wire [USER_W-1:0] pipe_user;
+  wire         pipe_mac   = pipe_user[USER_W-1];
+  wire         pipe_final = pipe_user[USER_W-2];
   wire [255:0] pipe_blocks;
   aes128_unrolled #(.R(R), .PIPELINED(PIPELINED), .USER_W(USER_W), .BLOCKS(2)) pipe (
       .clk(clk), .reset(reset),
       .in_valid(advance && (mac_issue || ctr_issue)), .in_ready(),
-      .in_key(start ? in_tk : tk), .in_block({mac_block, ctr_block}),
+      .in_key(free ? in_tk : tk), .in_block({mac_block, ctr_block}),
       .in_user({mac_issue, mac_final, ctr_issue, ctr_s0, ctr_s0 ? 5'd0 : nbytes}),
       .out_valid(pipe_valid), .out_ready(advance), .out_block(pipe_blocks),
       .out_round_key(), .out_user(pipe_user)
@@ -166,9 +201,9 @@ module ccmp_multi #(
   end
 
   // ---- the lane's next state, written back at the end of its turn ----
-  wire [15:0]  left_next = start ? in_body_len : body_now ? left - {11'd0, nbytes} : left;
+  wire [15:0]  left_next = free ? in_body_len : body_now ? left - {11'd0, nbytes} : left;
   wire [4:0]   nbytes_next = (left_next >= 16'd16) ? 5'd16 : left_next[4:0];
-  wire [1:0]   step_next = start ? STEP_AAD1
+  wire [1:0]   step_next = free ? STEP_AAD1
                          : !mac_issue ? step
                          : mac_final ? STEP_FINAL
                          : (step == STEP_AAD1) ? STEP_AAD2 : STEP_BODY;
@@ -176,14 +211,14 @@ module ccmp_multi #(
   wire [63:0]  mic_next = final_back ? res_mac_block[127:64] ^ s0 : mic;
   always @(posedge clk) begin
     if (advance) begin
-      lane_tk[slot]     <= start ? in_tk : tk;
-      lane_nonce[slot]  <= start ? in_nonce : nonce;
-      lane_header[slot] <= start ? in_header_ccmp : header;
-      lane_aad[slot]    <= start ? in_aad : aad;
+      lane_tk[slot]     <= free ? in_tk : tk;
+      lane_nonce[slot]  <= free ? in_nonce : nonce;
+      lane_header[slot] <= free ? in_header_ccmp : header;
+      lane_aad[slot]    <= free ? in_aad : aad;
       lane_step[slot]   <= step_next;
       lane_left[slot]   <= left_next;
       lane_nbytes[slot] <= nbytes_next;
-      lane_index[slot]  <= start ? 16'd1 : body_now ? index + 16'd1 : index;
+      lane_index[slot]  <= free ? 16'd1 : body_now ? index + 16'd1 : index;
       lane_chain[slot]  <= chain;
       lane_data[slot]   <= body_now ? body_block : data;
       lane_s0[slot]     <= s0_next;
@@ -202,27 +237,26 @@ module ccmp_multi #(
       s0     <= lane_s0[next_slot];
       mic    <= lane_mic[next_slot];
     end
-    if (body_write) lane_beat[body_lane] <= body_data;
-    // The beat buffer is written at any time: a beat arriving for the lane being read,
-    // or for the head lane while the turn is held, goes straight into the head register.
-    if (advance) beat <= (body_write && body_lane == next_slot) ? body_data : lane_beat[next_slot];
-    else if (body_write && body_lane == slot) beat <= body_data;
+    if (body_q_valid) lane_beat[body_q_lane] <= body_q_data;
+    // A registered beat for the lane being read, or for the head lane while the turn is
+    // held, goes straight into the head register (its buffer is written at the same edge).
+    if (advance) beat <= body_q_to_next ? body_q_data : lane_beat[next_slot];
+    else if (body_q_to_slot) beat <= body_q_data;
   end
 
-  // ---- flags and output ----
+  // ---- flags ----
   always @(posedge clk) begin
     if (reset) begin
       busy        <= {F{1'b0}};
       wants_body  <= {F{1'b0}};
       beat_full   <= {F{1'b0}};
       mic_pending <= {F{1'b0}};
-      is_busy     <= 1'b0;
+      free        <= 1'b1;
+      running     <= 1'b0;
       has_body    <= 1'b0;
       has_beat    <= 1'b0;
       has_mic     <= 1'b0;
-      out_valid   <= 1'b0;
     end else begin
-      if (out_valid && out_ready) out_valid <= 1'b0;
       if (body_write) beat_full[body_lane] <= 1'b1;
       if (advance) begin
         busy[slot]        <= start || running;
@@ -230,30 +264,45 @@ module ccmp_multi #(
         if (start) wants_body[slot] <= in_body_len != 16'd0;
         else if (body_now && last) wants_body[slot] <= 1'b0;
         if (body_now) beat_full[slot] <= 1'b0;
-        is_busy  <= busy[next_slot];
+        // The next turn's final_back is the pipeline's result entering res_* now.
+        free     <= !busy[next_slot] || (pipe_valid && pipe_mac && pipe_final);
+        running  <= busy[next_slot] && !(pipe_valid && pipe_mac && pipe_final);
         has_body <= wants_body[next_slot];
-        has_beat <= beat_full[next_slot] || (body_write && body_lane == next_slot);
+        // A beat taken in this cycle reaches the turn through body_q (to_slot).
+        has_beat <= beat_full[next_slot];
         has_mic  <= mic_pending[next_slot];
-        // The MIC goes out in the turn after the last MAC block came back, when this lane
-        // has no keystream arriving (its next frame's A0 is issued no earlier).
-        if (has_mic) begin
-          out_valid  <= 1'b1;
-          out_data   <= {mic, 64'h0};
-          out_nbytes <= 5'd8;
-          out_last   <= 1'b1;
-        end else if (ctr_back) begin
-          out_valid  <= 1'b1;
-          out_data   <= res_s0 ? {header, 64'h0} : (data ^ res_ctr_block) & res_keep;
-          out_nbytes <= res_s0 ? 5'd8 : res_nbytes;
-          out_last   <= 1'b0;
-        end
-        out_lane <= slot;
-      end else if (body_write && body_lane == slot) begin
+      end else if (body_q_to_slot) begin
         has_beat <= 1'b1;
       end
     end
   end
+
+  // ---- output: this turn's beat, through the skid register when the output is held ----
+  // The MIC goes out in the turn after the last MAC block came back, when this lane has no
+  // keystream arriving (its next frame's A0 is issued no earlier).
   wire [127:0] res_keep;
   keep_mask #(.BYTES(16), .NB_W(5)) out_keep (.nbytes(res_nbytes), .mask(res_keep));
+  wire         produce = advance && (has_mic || ctr_back);
+  wire [127:0] produce_data = has_mic ? {mic, 64'h0}
+                            : res_s0 ? {header, 64'h0} : (data ^ res_ctr_block) & res_keep;
+  wire [4:0]   produce_nbytes = (has_mic || res_s0) ? 5'd8 : res_nbytes;
+  wire         out_free = !out_valid || out_ready;
+  reg  [LANE_W-1:0] skid_lane;
+  reg  [127:0]      skid_data;
+  reg  [4:0]        skid_nbytes;
+  reg               skid_last;
+  always @(posedge clk) begin
+    if (reset) begin
+      skid_valid <= 1'b0;
+      out_valid  <= 1'b0;
+    end else begin
+      skid_valid <= (skid_valid || produce) && !out_free;
+      if (out_free) out_valid <= skid_valid || produce;
+    end
+    if (advance) {skid_lane, skid_data, skid_nbytes, skid_last} <= {slot, produce_data, produce_nbytes, has_mic};
+    if (out_free) {out_lane, out_data, out_nbytes, out_last} <= skid_valid
+        ? {skid_lane, skid_data, skid_nbytes, skid_last}
+        : {slot, produce_data, produce_nbytes, has_mic};
+  end
 endmodule
 `default_nettype wire

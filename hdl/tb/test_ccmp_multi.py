@@ -21,10 +21,11 @@ FRAMES = int(os.environ.get("CCMP_FRAMES", "20"))
 FIELDS = ("tk", "pn", "keyid", "header", "ht_control", "body_len")
 
 
-async def run(dut, jobs, stall, seed, budget):
+async def run(dut, jobs, stall, seed, budget, held=None):
     """Descriptors in order, each frame's body beats to the lane the core took it into
-    (the lane whose buffer has waited longest first), random stalls on every stream.
-    Returns per lane the frames it was given, its output beats and the cycle each frame
+    (the lane whose buffer has waited longest first), random stalls on every stream; with
+    `held` (cycle -> bool), out_ready is low in the cycles it names and body beats come only
+    in those. Returns per lane the frames it was given, its output beats and the cycle each frame
     ended on, and the cycles used."""
     rng = random.Random(seed)
     cocotb.start_soon(Clock(dut.clk, CLOCK_NS, units="ns").start())
@@ -47,12 +48,13 @@ async def run(dut, jobs, stall, seed, budget):
         dut.in_valid.value = int(offer)
         waiting = [l for l in sorted(ready_since, key=ready_since.get)
                    if lane_beats[l] and l != sent_to]
-        lane = waiting[0] if waiting and rng.random() >= stall else None
+        beats_now = held is None or held(cycle)
+        lane = waiting[0] if waiting and beats_now and rng.random() >= stall else None
         dut.body_valid.value = int(lane is not None)
         if lane is not None:
             dut.body_lane.value = lane
             dut.body_data.value = lane_beats[lane][0]["data"]
-        take = rng.random() >= stall
+        take = rng.random() >= stall and (held is None or not held(cycle))
         dut.out_ready.value = int(take)
         await ReadOnly()
         if offer and dut.in_ready.value:
@@ -87,10 +89,10 @@ def lane_frame_cycles(body_len):
     return F * (3 + -(-body_len // 16))
 
 
-async def check(dut, jobs, stall, seed, label):
+async def check(dut, jobs, stall, seed, label, held=None):
     budget = 40 * sum(40 + 12 * (len(j["body"]) // 16 + 4) for j in jobs) // F + 10_000
-    lane_jobs, outs, ends, cycles = await run(dut, jobs, stall, seed, budget)
-    if not stall:  # every lane's second and later frames by the formula
+    lane_jobs, outs, ends, cycles = await run(dut, jobs, stall, seed, budget, held)
+    if not stall and held is None:  # every lane's second and later frames by the formula
         wrong = [(l, i, b - a, lane_frame_cycles(len(lane_jobs[l][i]["body"])))
                  for l in range(F) for i, (a, b) in enumerate(zip(ends[l], ends[l][1:]), 1)
                  if b - a != lane_frame_cycles(len(lane_jobs[l][i]["body"]))]
@@ -114,6 +116,20 @@ async def random_frames(dut):
 async def short_frames_with_stalls(dut):
     jobs = [encap_job(r) for r in frames(4 * FRAMES * F, seed=82, max_len=64)]
     await check(dut, jobs, stall=0.3, seed=2, label="short frames, stalls")
+
+
+@cocotb.test()
+async def late_beats_while_output_held(dut):
+    """Body beats only while out_ready is held low (1..F+2 cycles at a time, then 1..2F
+    cycles taken): the lanes skip turns for want of a beat, and their beats arrive while
+    the turns stand still, for the held lane, the lane being read and the others."""
+    rng = random.Random(84)
+    pattern = []  # repeated over the run
+    while len(pattern) < 50 * F:
+        pattern += [True] * rng.randint(1, F + 2) + [False] * rng.randint(1, 2 * F)
+    jobs = [encap_job(r) for r in frames(2 * FRAMES * F, seed=84, max_len=96)]
+    await check(dut, jobs, stall=0.0, seed=4, label="late beats, output held",
+                held=lambda cycle: pattern[cycle % len(pattern)])
 
 
 @cocotb.test()
