@@ -1,8 +1,10 @@
 // AES-128 encryption with R rounds per cycle (R divides 10), in one of two shapes:
 //   PIPELINED=0: low latency, one block at a time, 10/R cycles per block (R=10: one cycle);
-//   PIPELINED=1: an input register (the block after AddRoundKey 0, and the key), then a
-//                register stage every R rounds: a new block every cycle, 10/R + 1 cycles
+//   PIPELINED=1: an input register (the block after AddRoundKey 0, and round key 1), then
+//                a register stage every R rounds: a new block every cycle, 10/R + 1 cycles
 //                of latency; in_user rides along (which frame or lane a block belongs to).
+//                Each stage's key register holds the first round key its rounds add (the
+//                expansion runs a stage ahead), so no round waits for its key's expansion.
 //                Every S-box reads a register, so synthesis can put it in block RAM with
 //                that register as the RAM's address register (syn/synth.py *_bram), and a
 //                caller's input muxes do not share a cycle with the first round.
@@ -88,6 +90,7 @@ module aes128_unrolled #(
       reg [127:0]       key   [0:STAGES-1];
       reg [USER_W-1:0]  user  [0:LATENCY-1];
       reg [LATENCY-1:0] valid;
+      wire [127:0]      input_key;  // into key[0]: in_key (PIPELINED=2) or round key 1
       wire              advance = out_ready;  // strict lock step: callers count on it
       assign in_ready = advance;
       integer t;
@@ -97,7 +100,7 @@ module aes128_unrolled #(
         end else if (advance) begin
           valid    <= {valid[LATENCY-2:0], in_valid};
           state[0] <= in_block ^ {BLOCKS{in_key}};
-          key[0]   <= in_key;
+          key[0]   <= input_key;
           user[0]  <= in_user;
           for (t = 1; t < LATENCY; t = t + 1) user[t] <= user[t - 1];
         end
@@ -111,6 +114,7 @@ module aes128_unrolled #(
         // two per round are the 21 stages.
         wire [W-1:0] round_state [0:10];  // entering round s + 1: after AddRoundKey s
         wire [127:0] round_key   [0:10];  // round key s
+        assign input_key      = in_key;
         assign round_state[0] = state[0];
         assign round_key[0]   = key[0];
         for (s = 1; s <= 10; s = s + 1) begin : g_round
@@ -155,12 +159,20 @@ module aes128_unrolled #(
         assign out_block     = round_state[10];
         assign out_round_key = round_key[10];
       end else begin : g_rounds
+        // Round key 1 in the input cycle: round 1's key half (its state half drives nothing).
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [127:0] round_1_state;
+        /* verilator lint_on UNUSEDSIGNAL */
+        aes_enc_rounds #(.R(1)) round_key_1 (
+            .first_round(4'd1), .state_in(128'h0), .key_in(in_key),
+            .state_out(round_1_state), .key_out(input_key)
+        );
         for (s = 1; s <= S; s = s + 1) begin : g_stage
           localparam integer FIRST_I = (s - 1) * R + 1;
           localparam [3:0] FIRST = FIRST_I[3:0];
           wire [W-1:0] next_state;
           wire [127:0] next_key;
-          aes_enc_rounds #(.R(R), .BLOCKS(BLOCKS)) rounds (
+          aes_enc_rounds #(.R(R), .BLOCKS(BLOCKS), .KEY_AHEAD(1)) rounds (
               .first_round(FIRST), .state_in(state[s - 1]), .key_in(key[s - 1]),
               .state_out(next_state), .key_out(next_key)
           );

@@ -1,6 +1,7 @@
 """aes128_unrolled (R rounds per cycle; iterative or pipelined; BLOCKS blocks side by side
 under one key): FIPS-197 known answer and random blocks against pycryptodome, with stalls;
-user bits stay with their block; the issue rate (10/R cycles per block iterative, one per
+user bits stay with their block; out_round_key is round key 10 (FIPS-197's printed key
+schedules, which the pipelined core expands a stage ahead of its rounds); the issue rate (10/R cycles per block iterative, one per
 cycle pipelined) and the pipelined latency (PIPELINED * 10/R + 1 cycles, which ccmp_multi
 schedules on)."""
 import os
@@ -35,7 +36,7 @@ async def start(dut, stall=0.0, seed=0):
                  {"key": dut.in_key, "block": dut.in_block, "user": dut.in_user},
                  stall=stall, rng=random.Random(seed))
     sink = Sink(dut.clk, dut.out_valid, dut.out_ready,
-                {"block": dut.out_block, "user": dut.out_user},
+                {"block": dut.out_block, "user": dut.out_user, "round_key": dut.out_round_key},
                 stall=stall, rng=random.Random(seed + 1))
     cocotb.start_soon(sink.run())
     return src, sink
@@ -58,6 +59,12 @@ async def fips197_and_random_blocks(dut):
     cases = [(bytes.fromhex(v["key"]), [bytes.fromhex(v["plaintext"])])
              for v in known_answers("aes_block.json") if len(v["key"]) == 32]
     cases += [(rng.randbytes(16), [rng.randbytes(16)]) for _ in range(200)]
+    # FIPS-197's examples with their key schedules printed, among the random keys.
+    round_key_10 = {}
+    for j, v in enumerate(known_answers("fips197_rounds.json")):
+        at = (j + 1) * len(cases) // 3  # after the previous one: its index stays
+        round_key_10[at] = int(v["rounds"][-1]["k_sch"], 16)
+        cases.insert(at, (bytes.fromhex(v["key"]), [bytes.fromhex(v["plaintext"])]))
     cases = [(k, ps + [rng.randbytes(16) for _ in range(BLOCKS - 1)]) for k, ps in cases]
     beats = [{"key": int_be(k), "block": side_by_side(ps), "user": i & 1}
              for i, (k, ps) in enumerate(cases)]
@@ -65,6 +72,7 @@ async def fips197_and_random_blocks(dut):
     assert [b["block"] for b in got] == [
         side_by_side([AES.new(k, AES.MODE_ECB).encrypt(p) for p in ps]) for k, ps in cases]
     assert [b["user"] for b in got] == [i & 1 for i in range(len(cases))]
+    assert {i: got[i]["round_key"] for i in round_key_10} == round_key_10
     fips = known_answers("aes_block.json")[0]
     assert got[0]["block"] >> (128 * (BLOCKS - 1)) == int_be(bytes.fromhex(fips["ciphertext"]))
 
