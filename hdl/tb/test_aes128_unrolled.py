@@ -1,9 +1,9 @@
 """aes128_unrolled (R rounds per cycle; iterative or pipelined; BLOCKS blocks side by side
 under one key): FIPS-197 known answer and random blocks against pycryptodome, with stalls;
 user bits stay with their block; out_round_key is round key 10 (FIPS-197's printed key
-schedules, which the pipelined core expands a stage ahead of its rounds); the issue rate (10/R cycles per block iterative, one per
-cycle pipelined) and the pipelined latency (PIPELINED * 10/R + 1 cycles, which ccmp_multi
-schedules on)."""
+schedules, which the pipelined core expands a stage ahead of its rounds); the issue rate
+(10/R cycles per block iterative, one per cycle pipelined) and the pipelined latency
+(PIPELINED * 10/R + 1 cycles, which ccmp_multi schedules on)."""
 import os
 import random
 

@@ -85,10 +85,10 @@ pub fn nonce<T: AsRef<[u8]>>(frame: &Frame<T>, pn: Pn) -> Result<[u8; NONCE_LEN]
 
 /// CCM's counter block A_0 (RFC 3610 2.3 with L = 2: Flags 0x01 || nonce || counter 0), the
 /// form in which the engine's kernels take the nonce: its 16 octets in order, so a kernel
-/// loads it as one block. It is composed in integer registers and stored whole: as a
-/// 13-octet array written in pieces and copied on (by the compiler, as two overlapping
-/// words), loads that spanned several recent stores stalled, the framing's hottest
-/// instructions.
+/// loads it as one block. It is composed in registers and stored whole (one 16-octet store,
+/// `with_nonce_bits`): as a 13-octet array written in pieces and copied on (by the
+/// compiler, as two overlapping words), loads that spanned several recent stores stalled,
+/// the framing's hottest instructions.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct CounterBlock([u8; 16]);
 
@@ -100,7 +100,7 @@ impl CounterBlock {
         // In one vector register, so that it is stored with one 16-octet store: as a u128 it
         // is two 8-octet stores, and a kernel's 16-octet load of it right after (one frame
         // per call) waits until both reach the cache (Enhanced-8 of 64 octets on a Zen 3:
-        // about 20 cycles, 5 % of the frame).
+        // about 20 cycles, 5 % of the frame; one frame of 64 octets 4.82 -> 4.53 cycles/byte).
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{__m128i, _mm_set_epi64x};
