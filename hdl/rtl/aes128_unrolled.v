@@ -7,7 +7,10 @@
 //                expansion runs a stage ahead), so no round waits for its key's expansion.
 //                Every S-box reads a register, so synthesis can put it in block RAM with
 //                that register as the RAM's address register (syn/synth.py *_bram), and a
-//                caller's input muxes do not share a cycle with the first round.
+//                caller's input muxes do not share a cycle with the first round's state.
+//                Round key 1 is expanded from in_key in the input cycle, or, with
+//                KEY_1_GIVEN=1, comes from the caller (in_key_1), who can then keep it
+//                precomputed beside the key and select between keys after the expansion.
 //   PIPELINED=2 (R=1): as 1, with two register stages in every round, both behind its
 //                S-boxes (a block RAM's read register, then a flip-flop): 21 cycles of
 //                latency, and no path runs from one S-box RAM through logic into the next.
@@ -21,13 +24,17 @@ module aes128_unrolled #(
     parameter R         = 2,
     parameter PIPELINED = 0,
     parameter USER_W    = 1,
-    parameter BLOCKS    = 1
+    parameter BLOCKS    = 1,
+    parameter KEY_1_GIVEN = 0  // PIPELINED=1: round key 1 is in_key_1, not expanded here
 ) (
     input  wire              clk,
     input  wire              reset,
     input  wire              in_valid,
     output wire              in_ready,
     input  wire [127:0]      in_key,
+    /* verilator lint_off UNUSEDSIGNAL */  // read only with PIPELINED=1 and KEY_1_GIVEN=1
+    input  wire [127:0]      in_key_1,  // round key 1 of in_key
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [128*BLOCKS-1:0] in_block,
     input  wire [USER_W-1:0] in_user,
     output wire              out_valid,
@@ -159,14 +166,11 @@ module aes128_unrolled #(
         assign out_block     = round_state[10];
         assign out_round_key = round_key[10];
       end else begin : g_rounds
-        // Round key 1 in the input cycle: round 1's key half (its state half drives nothing).
-        /* verilator lint_off UNUSEDSIGNAL */
-        wire [127:0] round_1_state;
-        /* verilator lint_on UNUSEDSIGNAL */
-        aes_enc_rounds #(.R(1)) round_key_1 (
-            .first_round(4'd1), .state_in(128'h0), .key_in(in_key),
-            .state_out(round_1_state), .key_out(input_key)
-        );
+        if (KEY_1_GIVEN != 0) begin : g_key_1_given
+          assign input_key = in_key_1;
+        end else begin : g_key_1
+          aes_round_key_1 expansion (.key(in_key), .round_key_1(input_key));
+        end
         for (s = 1; s <= S; s = s + 1) begin : g_stage
           localparam integer FIRST_I = (s - 1) * R + 1;
           localparam [3:0] FIRST = FIRST_I[3:0];

@@ -17,7 +17,10 @@
 // interleaves the lanes (`out_lane`): per frame the CCMP header, the ciphertext, the MIC
 // (`out_last`), as ccmp_core. A lane whose body beat is late skips its turn.
 //
-// Timing: every wide enable and select comes from a flip-flop. Body beats pass an input
+// Timing: every wide enable and select comes from a flip-flop. With PIPELINED=1 the
+// pipeline's input stage takes round key 1 beside the key (it expands a stage ahead): a
+// lane keeps it in its state, so the only expansion in that cycle is of in_tk, and the
+// select between a new key and the lane's comes after it, not in front of it. Body beats pass an input
 // register (body_q) whose lane comparisons are made on the way in; the output has a skid
 // register, so an output not taken holds everything but the body port one cycle later
 // (`advance` is registered) and in_ready / body_ready never depend on out_ready.
@@ -109,6 +112,7 @@ module ccmp_multi #(
   // ---- per-lane state (RAM) and the head registers: the state of lane `slot` ----
   // LUT RAM, not block RAM: the S-boxes need those.
   (* ram_style = "distributed" *) reg [127:0] lane_tk     [0:F-1];
+  (* ram_style = "distributed" *) reg [127:0] lane_tk_1   [0:F-1];  // round key 1 of lane_tk
   (* ram_style = "distributed" *) reg [103:0] lane_nonce  [0:F-1];
   (* ram_style = "distributed" *) reg [63:0]  lane_header [0:F-1];  // the CCMP header to transmit
   (* ram_style = "distributed" *) reg [255:0] lane_aad    [0:F-1];
@@ -122,7 +126,7 @@ module ccmp_multi #(
   (* ram_style = "distributed" *) reg [63:0]  lane_mic    [0:F-1];
   (* ram_style = "distributed" *) reg [127:0] lane_beat   [0:F-1];  // body beat buffer, written from the body port
 
-  reg [127:0] tk, chain_q, data, beat;
+  reg [127:0] tk, tk_1, chain_q, data, beat;
   reg [103:0] nonce;
   reg [63:0]  header, s0, mic;
   reg [255:0] aad;
@@ -156,6 +160,10 @@ module ccmp_multi #(
   assign in_ready = advance && free;
   assign in_lane  = slot;
   wire start = in_valid && in_ready;
+  wire [127:0] in_tk_1;
+  aes_round_key_1 in_tk_expansion (.key(in_tk), .round_key_1(in_tk_1));
+  wire [127:0] key   = free ? in_tk : tk;
+  wire [127:0] key_1 = free ? in_tk_1 : tk_1;
 
   wire [127:0] turn_beat = body_q_to_slot ? body_q_data : beat;
   wire body_now = running && step == STEP_BODY && (has_beat || body_q_to_slot);
@@ -182,10 +190,11 @@ module ccmp_multi #(
   wire         pipe_mac   = pipe_user[USER_W-1];
   wire         pipe_final = pipe_user[USER_W-2];
   wire [255:0] pipe_blocks;
-  aes128_unrolled #(.R(R), .PIPELINED(PIPELINED), .USER_W(USER_W), .BLOCKS(2)) pipe (
+  aes128_unrolled #(.R(R), .PIPELINED(PIPELINED), .USER_W(USER_W), .BLOCKS(2),
+                    .KEY_1_GIVEN(1)) pipe (
       .clk(clk), .reset(reset),
       .in_valid(advance && (mac_issue || ctr_issue)), .in_ready(),
-      .in_key(free ? in_tk : tk), .in_block({mac_block, ctr_block}),
+      .in_key(key), .in_key_1(key_1), .in_block({mac_block, ctr_block}),
       .in_user({mac_issue, mac_final, ctr_issue, ctr_s0, ctr_s0 ? 5'd0 : nbytes}),
       .out_valid(pipe_valid), .out_ready(advance), .out_block(pipe_blocks),
       .out_round_key(), .out_user(pipe_user)
@@ -211,7 +220,8 @@ module ccmp_multi #(
   wire [63:0]  mic_next = final_back ? res_mac_block[127:64] ^ s0 : mic;
   always @(posedge clk) begin
     if (advance) begin
-      lane_tk[slot]     <= free ? in_tk : tk;
+      lane_tk[slot]     <= key;
+      lane_tk_1[slot]   <= key_1;
       lane_nonce[slot]  <= free ? in_nonce : nonce;
       lane_header[slot] <= free ? in_header_ccmp : header;
       lane_aad[slot]    <= free ? in_aad : aad;
@@ -225,6 +235,7 @@ module ccmp_multi #(
       lane_mic[slot]    <= mic_next;
       // The next lane's state into the head registers (its last write was F cycles ago).
       tk     <= lane_tk[next_slot];
+      tk_1   <= lane_tk_1[next_slot];
       nonce  <= lane_nonce[next_slot];
       header <= lane_header[next_slot];
       aad    <= lane_aad[next_slot];
