@@ -1,6 +1,7 @@
 // CTR-mode keystream over N lanes: out_data = (in_data ^ E(K, in_counters)) & in_keep, one
 // block per lane, in_mask (a prefix: lane 0 always) saying which lanes carry a block. The
-// lanes run in lock step, so lane 0's handshake speaks for all of them. in_user rides along
+// lanes run in lock step in one multi-lane aes128_core (one key schedule), so lane 0's
+// handshake speaks for all of them. in_user rides along
 // with the beat (byte count, flags) so the caller needs no side queue.
 // The result goes into an output register: the AES's combinational last round ends there,
 // and an AES finishes only into an empty register, so no ready from downstream reaches its
@@ -30,27 +31,22 @@ module ctr #(
   reg               out_full;
   reg  [128*N-1:0]  out_q;
   reg  [USER_W-1:0] out_user_q;
-  wire [N-1:0]      lane_in_ready, lane_out_valid;
+  wire              aes_out_valid;
   wire [128*N-1:0]  keystream;
 
-  assign in_ready  = lane_in_ready[N-1];
   assign out_valid = out_full;
   assign out_data  = out_q;
   assign out_user  = out_user_q;
 
-  genvar l;
-  generate
-    for (l = 0; l < N; l = l + 1) begin : g_lane
-      aes128_core #(.ENABLE_DECRYPT(0)) aes (
-          .clk(clk), .reset(reset),
-          .in_valid(in_valid && in_ready && in_mask[N-1-l]), .in_ready(lane_in_ready[N-1-l]),
-          .idle(),
-          .in_decrypt(1'b0), .in_chain(1'b0), .in_key(in_key), .in_block(in_counters[128 * (N - l) - 1 -: 128]),
-          .out_valid(lane_out_valid[N-1-l]), .out_ready(!out_full),
-          .out_block(keystream[128 * (N - l) - 1 -: 128]), .out_round_key()
-      );
-    end
-  endgenerate
+  // One AES with a lane per block (one key schedule); lane 0's handshake is the beat's.
+  aes128_core #(.ENABLE_DECRYPT(0), .LANES(N)) aes (
+      .clk(clk), .reset(reset),
+      .in_valid(in_valid), .in_ready(in_ready), .idle(),
+      .in_decrypt(1'b0), .in_chain({N{1'b0}}), .in_mask(in_mask), .in_key(in_key),
+      .in_block(in_counters),
+      .out_valid(aes_out_valid), .out_ready(!out_full),
+      .out_block(keystream), .out_round_key()
+  );
 
   always @(posedge clk) begin
     if (reset) begin
@@ -66,7 +62,7 @@ module ctr #(
         keep <= in_keep;
         user <= in_user;
       end
-      if (lane_out_valid[N-1] && !out_full) begin
+      if (aes_out_valid && !out_full) begin
         out_full   <= 1'b1;
         out_q      <= (data ^ keystream) & keep;
         out_user_q <= user;
