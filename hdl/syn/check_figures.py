@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import HDL, design_rtl, median  # noqa: E402
+from provenance import HDL, design_rtl, seeds_median  # noqa: E402
 from report import summary_table  # noqa: E402
 
 
@@ -28,9 +28,10 @@ def problems():
         if record.get("rtl_hash") != r["rtl_hash"]:
             found.append(f"{name}: no record for this RTL in reports/designs/")
             continue
-        seeds = {s: f for s, f in (record.get("fmax_by_seed") or {}).items() if f is not None}
-        if r["fmax_mhz"] != (median(list(seeds.values())) if seeds else None):
-            found.append(f"{name}: Fmax {r['fmax_mhz']} is not the median of its seeds {seeds}")
+        by_seed = record.get("fmax_by_seed") or {}
+        if r["fmax_mhz"] != seeds_median(by_seed.values()):
+            found.append(f"{name}: Fmax {r['fmax_mhz']} is not the median of its seeds {by_seed}")
+        seeds = {s: f for s, f in by_seed.items() if f is not None}
         for s in seeds:
             if not (HDL / "reports" / "pnr" / f"{r['design']}-{r['target']}-seed{s}.json").exists():
                 found.append(f"{name}: nextpnr report of seed {s} missing from reports/pnr/")

@@ -44,7 +44,12 @@ def design_rtl(top):
     return {"rtl_files": files, "rtl_hash": rtl_hash(files)}
 
 
-def median(xs):
-    xs = sorted(xs)
+def seeds_median(fmaxes):
+    """The median Fmax over placement seeds, an unrouted seed (None) counted below every
+    routed one: None when the median falls on an unrouted seed (or there are no seeds)."""
+    xs = sorted(fmaxes, key=lambda f: -1.0 if f is None else f)
+    if not xs:
+        return None
     mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else round((xs[mid - 1] + xs[mid]) / 2, 2)
+    pair = [xs[mid]] if len(xs) % 2 else [xs[mid - 1], xs[mid]]
+    return None if None in pair else round(sum(pair) / len(pair), 2)

@@ -17,7 +17,7 @@ HDL = Path(__file__).resolve().parents[1]
 RECORDS = HDL / "reports" / "designs"
 SUMMARY = HDL / "reports" / "summary.json"
 sys.path.insert(0, str(HDL / "syn"))
-from provenance import design_rtl, median  # noqa: E402
+from provenance import design_rtl, seeds_median  # noqa: E402
 PUBLISHED = HDL / "reports" / "published"
 FRAME_BITS = 1500 * 8
 AES_BLOCKS_1500 = 94  # AES alone: 1500 octets = 94 blocks at the core's measured issue rate
@@ -74,8 +74,9 @@ def rows():
         tog = measured("toggles", r["design"], r["rtl_hash"], "toggles_per_frame") or kept("toggles_per_frame")
         mbps_per_mhz = round(FRAME_BITS / c, 2) if c else None
         # From the seeds themselves: a run interrupted after some seeds still counts, as what it is.
+        # An unrouted seed (None) counts below every routed one.
         seeds = [f for f in (r.get("fmax_by_seed") or {}).values() if f is not None]
-        fmax = median(seeds) if seeds else None
+        fmax = seeds_median((r.get("fmax_by_seed") or {}).values())
         out.append({
             "design": r["design"], "target": r["target"], "top": r["top"], "luts": r["luts"], "ffs": r["ffs"],
             "brams": r["brams"], "dsps": r["dsps"], "fmax_mhz": fmax,
@@ -96,7 +97,7 @@ def rows():
 def median_path(r, fmax):
     """The critical path of the seed whose Fmax is nearest the median."""
     seeds = {s: f for s, f in (r.get("fmax_by_seed") or {}).items() if f is not None}
-    if not seeds:
+    if not seeds or fmax is None:
         return None
     seed = min(seeds, key=lambda s: abs(seeds[s] - fmax))
     return dict(r["critical_path_by_seed"][seed], seed=int(seed))
@@ -124,11 +125,13 @@ def table(head, body):
 
 
 def spread(r):
-    """`min–max, N seeds` of a row's Fmax."""
-    n = len([f for f in (r.get("fmax_by_seed") or {}).values() if f is not None])
+    """`min–max, N seeds` of a row's Fmax, and how many seeds did not route."""
+    by_seed = (r.get("fmax_by_seed") or {}).values()
+    n, unrouted = len([f for f in by_seed if f is not None]), len([f for f in by_seed if f is None])
+    tail = f", {unrouted} unrouted" if unrouted else ""
     if n == 1:
-        return "1 seed only"
-    return f"{fmt(r['fmax_min_mhz'])}–{fmt(r['fmax_max_mhz'])}, {n} seeds" if n else "–"
+        return "1 seed only" + tail
+    return f"{fmt(r['fmax_min_mhz'])}–{fmt(r['fmax_max_mhz'])}, {n} seeds{tail}" if n else ("–" + tail)
 
 
 def summary_table(rs):

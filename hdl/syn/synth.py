@@ -8,7 +8,13 @@ Each design and target gets a record, reports/designs/<design>-<target>.json: ev
 placement seed's Fmax and critical path, the median, min and max, the resources, the RTL
 files and their hash, the commit, tool versions, device, package, speed grade and date;
 nextpnr's --report of each seed goes to reports/pnr/. A record whose inputs (RTL, this
-script, tools, design entry, router) have not changed is reused: only seeds it lacks run.
+script, tools, design entry, router) have not changed is reused: only seeds it lacks run,
+and a seed already run on the same netlist (its log in build/syn newer than the netlist,
+ended) is read from its report and log instead of run again. Seeds are recorded as they
+finish. SYNTH_SEED_MINUTES=M: a seed whose router has not routed every arc after M minutes
+of routing is stopped and recorded as unrouted (Fmax null, its arcs left in place of a
+critical path; router1 never gives up by itself); an unrouted seed counts below every
+routed one in the median (provenance.seeds_median).
 SYNTH_SEEDS=N: seeds 1..N (default 10). SYNTH_JOBS=J: J nextpnr runs at once (default 1;
 every run is niced). SYNTH_FREQ=F: nextpnr's timing target in MHz (default PNR_TARGET_MHZ),
 SYNTH_TIMING_WEIGHT=W: its HeAP placer's timing weight (default PNR_TIMING_WEIGHT; both
@@ -47,10 +53,11 @@ import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from provenance import design_rtl, median
+from provenance import design_rtl, seeds_median
 
 HDL = Path(__file__).resolve().parents[1]
 OUT = HDL / "build" / "syn"
@@ -321,6 +328,52 @@ def place_and_route(pnr, rel, seed, router, freq, weight, report, log):
     return round(min(c["achieved"] for c in fmax.values()), 2) if fmax else None
 
 
+def router_progress(log):
+    """The router's last progress line (iterations, arcs left, seconds), or what is known."""
+    rows = re.findall(r"^Info:\s+(\d+) \|.*\|\s*(\d+)\|\s*[\d.]+\s+([\d.]+)\|$", log.read_text(errors="replace"), re.M)
+    if not rows:
+        return "stopped before routing"
+    iterations, left, seconds = rows[-1]
+    return f"{left} arcs left after {float(seconds) / 60:.0f} minutes of routing ({iterations} iterations)"
+
+
+def router_seconds(log):
+    """Seconds the router has run so far (its progress lines), None before routing."""
+    rows = re.findall(r"^Info:\s+\d+ \|.*\|\s*[\d.]+\s+([\d.]+)\|$", log.read_text(errors="replace"), re.M)
+    return float(rows[-1]) if rows else None
+
+
+def tried_here(log, report, stamp):
+    """This seed already ran on this netlist (its log is newer than the netlist's stamp and
+    ends, routed or given up on): it is not run again."""
+    if not (log.exists() and stamp.exists() and log.stat().st_mtime >= stamp.stat().st_mtime):
+        return False
+    text = log.read_text(errors="replace")
+    return ("Program finished normally" in text and report.exists()
+            and report.stat().st_mtime >= stamp.stat().st_mtime) or "[synth] router given up" in text
+
+
+def stop_unrouted(log, report, minutes):
+    """SYNTH_SEED_MINUTES: a router that has not routed every arc after that many minutes
+    of routing is stopped and its seed recorded as unrouted (router1 never gives up itself)."""
+    if not minutes:
+        return
+    while True:
+        time.sleep(20)
+        if not log.exists() or "Program finished normally" in log.read_text(errors="replace"):
+            return
+        if (router_seconds(log) or 0) >= 60 * minutes:
+            for proc in Path("/proc").glob("[0-9]*"):
+                try:
+                    if str(report).encode() in (proc / "cmdline").read_bytes().split(b"\0"):
+                        os.kill(int(proc.name), 9)
+                except (OSError, ValueError):
+                    continue
+            with open(log, "a") as f:
+                f.write(f"[synth] router given up: {router_progress(log)}\n")
+            return
+
+
 def synth(name, target):
     top, params, _, ram = DESIGNS[name]
     rel = f"build/syn/{name}-{target}"
@@ -328,6 +381,7 @@ def synth(name, target):
     pnr_on = target == "ecp5" and os.environ.get("SYNTH_PNR", "1") == "1"
     seeds = list(range(1, int(os.environ.get("SYNTH_SEEDS", "10")) + 1))
     router = os.environ.get("SYNTH_ROUTER", "router1")
+    seed_minutes = float(os.environ.get("SYNTH_SEED_MINUTES", "0"))
     freq = float(os.environ.get("SYNTH_FREQ", PNR_TARGET_MHZ))
     weight = int(os.environ.get("SYNTH_TIMING_WEIGHT", PNR_TIMING_WEIGHT))
     rtl = design_rtl(top)
@@ -385,21 +439,36 @@ def synth(name, target):
         def one(seed):
             report = reports / f"{name}-{target}-seed{seed}.json"
             log = HDL / f"{rel}-nextpnr-seed{seed}{'' if record else '-unrecorded'}.log"
-            return seed, place_and_route(pnr, rel, seed, router, freq, weight, report, log), report
+            if not tried_here(log, report, stamp):
+                watch = threading.Thread(target=stop_unrouted, args=(log, report, seed_minutes), daemon=True)
+                watch.start()
+                try:
+                    place_and_route(pnr, rel, seed, router, freq, weight, report, log)
+                except subprocess.CalledProcessError:
+                    if router_seconds(log) is None or (seed_minutes and router_seconds(log) < 60 * seed_minutes):
+                        raise  # a failure, not a router given up on
+            if "Program finished normally" not in log.read_text(errors="replace"):
+                return seed, None, {"unrouted": router_progress(log)}
+            fmax = json.loads(report.read_text()).get("fmax", {})
+            return (seed, round(min(c["achieved"] for c in fmax.values()), 2) if fmax else None,
+                    critical_path(json.loads(report.read_text())))
 
         with ThreadPoolExecutor(max_workers=int(os.environ.get("SYNTH_JOBS", "1"))) as pool:
-            for seed, fmax, report in pool.map(one, todo):
+            for done in as_completed([pool.submit(one, s) for s in todo]):
+                seed, fmax, paths[str(seed)] = done.result()
                 by_seed[seed] = fmax
-                paths[str(seed)] = critical_path(json.loads(report.read_text()))
-                print(f"[synth] {name} on {target}: seed {seed}: {fmax} MHz", flush=True)
+                print(f"[synth] {name} on {target}: seed {seed}: "
+                      f"{fmax if fmax is not None else 'unrouted: ' + paths[str(seed)]['unrouted']} MHz", flush=True)
                 if record:  # a record after every seed: an interrupted run keeps what it measured
                     path.write_text(json.dumps(dict(result, fmax_by_seed=by_seed,
                                                     critical_path_by_seed=paths), indent=1) + "\n")
         got = [f for f in by_seed.values() if f is not None]
         result.update({"router": router, "fmax_by_seed": {str(s): by_seed[s] for s in sorted(by_seed)},
                        "critical_path_by_seed": {s: paths[s] for s in sorted(paths, key=int)},
-                       "fmax_mhz": median(got) if got else None,
+                       "fmax_mhz": seeds_median(by_seed.values()),
                        "fmax_min_mhz": min(got) if got else None, "fmax_max_mhz": max(got) if got else None})
+        if seed_minutes:
+            result["unrouted_after_router_minutes"] = seed_minutes
     if record:
         path.write_text(json.dumps(result, indent=1) + "\n")
     return result
