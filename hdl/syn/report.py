@@ -124,6 +124,17 @@ def table(head, body):
     return "\n".join(lines) + "\n"
 
 
+def no_median(r):
+    """Why a row has no median Fmax: no seed placed and routed, or too many seeds unrouted."""
+    by_seed = r.get("fmax_by_seed") or {}
+    routed = {s: f for s, f in by_seed.items() if f is not None}
+    if not routed:
+        return "no routed seed at the current RTL"
+    return (f"no median: {len(routed)} of {len(by_seed)} seeds routed ("
+            + ", ".join(f"seed {s}: {f} MHz" for s, f in sorted(routed.items(), key=lambda i: int(i[0])))
+            + f"), the others unrouted, which count below every routed seed")
+
+
 def spread(r):
     """`min–max, N seeds` of a row's Fmax, and how many seeds did not route."""
     by_seed = (r.get("fmax_by_seed") or {}).values()
@@ -311,7 +322,7 @@ def goals_layout(rs):
                                 f"{std['ffs']} FF, {par['brams']} vs {std['brams']} EBR; 8-way {path(par)}",
                          f"{'yes' if x >= 3.7 else 'no'}: {pct(x, 3.7)}"])
         else:
-            body.append([label, (f"no routed seed at the current RTL; area only: {area(par)}{too_big(par)}" if par else gone), "–"])
+            body.append([label, (f"{no_median(par)}; area only: {area(par)}{too_big(par)}" if par else gone), "–"])
     for name, style in (("ccmp_multi_r1", "LUT S-boxes"), ("ccmp_multi_r1_split_bram", "block-RAM S-boxes")):
         multi, label = ecp5.get(name), f"multi-frame core ≥ 10 Gb/s ({style}, `{name}`)"
         if multi and multi.get("gbps"):
@@ -320,7 +331,7 @@ def goals_layout(rs):
                          f"(aggregate); {multi['luts']} LUT4, {multi['ffs']} FF, {multi['brams']} EBR; {path(multi)}",
                          f"{'yes' if multi['gbps'] >= 10 else 'no'}: {pct(multi['gbps'], 10)}"])
         else:
-            body.append([label, (f"no routed seed at the current RTL; area only: {area(multi)}" if multi else gone), "–"])
+            body.append([label, (f"{no_median(multi)}; area only: {area(multi)}" if multi else gone), "–"])
     return table(["goal", "reached (median over placement seeds)", "met?"], body)
 
 

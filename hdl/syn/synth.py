@@ -458,7 +458,7 @@ def synth(name, target):
                 seed, fmax, paths[str(seed)] = done.result()
                 by_seed[seed] = fmax
                 print(f"[synth] {name} on {target}: seed {seed}: "
-                      f"{fmax if fmax is not None else 'unrouted: ' + paths[str(seed)]['unrouted']} MHz", flush=True)
+                      f"{f'{fmax} MHz' if fmax is not None else 'unrouted, ' + paths[str(seed)]['unrouted']}", flush=True)
                 if record:  # a record after every seed: an interrupted run keeps what it measured
                     path.write_text(json.dumps(dict(result, fmax_by_seed=by_seed,
                                                     critical_path_by_seed=paths), indent=1) + "\n")
