@@ -328,19 +328,25 @@ def place_and_route(pnr, rel, seed, router, freq, weight, report, log):
     return round(min(c["achieved"] for c in fmax.values()), 2) if fmax else None
 
 
-def router_progress(log):
-    """The router's last progress line (iterations, arcs left, seconds), or what is known."""
+def router_last_row(log):
+    """The router's last progress line as (iterations, arcs left, seconds), None before routing."""
     rows = re.findall(r"^Info:\s+(\d+) \|.*\|\s*(\d+)\|\s*[\d.]+\s+([\d.]+)\|$", log.read_text(errors="replace"), re.M)
-    if not rows:
+    return (int(rows[-1][0]), int(rows[-1][1]), float(rows[-1][2])) if rows else None
+
+
+def router_progress(log):
+    """What the router had done: arcs left, minutes and iterations, or that it never began."""
+    row = router_last_row(log)
+    if row is None:
         return "stopped before routing"
-    iterations, left, seconds = rows[-1]
-    return f"{left} arcs left after {float(seconds) / 60:.0f} minutes of routing ({iterations} iterations)"
+    iterations, left, seconds = row
+    return f"{left} arcs left after {seconds / 60:.0f} minutes of routing ({iterations} iterations)"
 
 
 def router_seconds(log):
-    """Seconds the router has run so far (its progress lines), None before routing."""
-    rows = re.findall(r"^Info:\s+\d+ \|.*\|\s*[\d.]+\s+([\d.]+)\|$", log.read_text(errors="replace"), re.M)
-    return float(rows[-1]) if rows else None
+    """Seconds the router has run so far, None before routing."""
+    row = router_last_row(log)
+    return row[2] if row else None
 
 
 def tried_here(log, report, stamp):
@@ -445,8 +451,8 @@ def synth(name, target):
                 try:
                     place_and_route(pnr, rel, seed, router, freq, weight, report, log)
                 except subprocess.CalledProcessError:
-                    if router_seconds(log) is None or (seed_minutes and router_seconds(log) < 60 * seed_minutes):
-                        raise  # a failure, not a router given up on
+                    if not seed_minutes or (router_seconds(log) or 0) < 60 * seed_minutes:
+                        raise  # a failure, not a router stopped by stop_unrouted
             if "Program finished normally" not in log.read_text(errors="replace"):
                 return seed, None, {"unrouted": router_progress(log)}
             fmax = json.loads(report.read_text()).get("fmax", {})
