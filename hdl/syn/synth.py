@@ -11,10 +11,12 @@ nextpnr's --report of each seed goes to reports/pnr/. A record whose inputs (RTL
 script, tools, design entry, router) have not changed is reused: only seeds it lacks run,
 and a seed already run on the same netlist (its log in build/syn newer than the netlist,
 ended) is read from its report and log instead of run again. Seeds are recorded as they
-finish. SYNTH_SEED_MINUTES=M: a seed whose router has not routed every arc after M minutes
-of routing is stopped and recorded as unrouted (Fmax null, its arcs left in place of a
-critical path; router1 never gives up by itself); an unrouted seed counts below every
-routed one in the median (provenance.seeds_median).
+finish. SYNTH_ROUTER_ITERATIONS=K: a seed whose router (router1) has not routed every arc
+after K of its iterations is stopped and recorded as unrouted (Fmax null, its arcs left in
+place of a critical path; router1 never gives up by itself); an unrouted seed counts below
+every routed one in the median (provenance.seeds_median). The budget is in iterations, not
+minutes: on the shared cores one seed's iterations ran 3-10 times slower than another's, so
+a wall-clock budget judged the machine's load rather than the placement.
 SYNTH_SEEDS=N: seeds 1..N (default 10). SYNTH_JOBS=J: J nextpnr runs at once (default 1;
 every run is niced). SYNTH_FREQ=F: nextpnr's timing target in MHz (default PNR_TARGET_MHZ),
 SYNTH_TIMING_WEIGHT=W: its HeAP placer's timing weight (default PNR_TIMING_WEIGHT; both
@@ -335,18 +337,18 @@ def router_last_row(log):
 
 
 def router_progress(log):
-    """What the router had done: arcs left, minutes and iterations, or that it never began."""
+    """What the router had done: arcs left, iterations and minutes, or that it never began."""
     row = router_last_row(log)
     if row is None:
         return "stopped before routing"
     iterations, left, seconds = row
-    return f"{left} arcs left after {seconds / 60:.0f} minutes of routing ({iterations} iterations)"
+    return f"{left} arcs left after {iterations} iterations ({seconds / 60:.0f} minutes of routing)"
 
 
-def router_seconds(log):
-    """Seconds the router has run so far, None before routing."""
+def router_iterations(log):
+    """Iterations the router has run so far, 0 before routing."""
     row = router_last_row(log)
-    return row[2] if row else None
+    return row[0] if row else 0
 
 
 def tried_here(log, report, stamp):
@@ -359,16 +361,16 @@ def tried_here(log, report, stamp):
             and report.stat().st_mtime >= stamp.stat().st_mtime) or "[synth] router given up" in text
 
 
-def stop_unrouted(log, report, minutes):
-    """SYNTH_SEED_MINUTES: a router that has not routed every arc after that many minutes
-    of routing is stopped and its seed recorded as unrouted (router1 never gives up itself)."""
-    if not minutes:
+def stop_unrouted(log, report, iterations):
+    """SYNTH_ROUTER_ITERATIONS: a router that has not routed every arc after that many
+    iterations is stopped and its seed recorded as unrouted (router1 never gives up itself)."""
+    if not iterations:
         return
     while True:
         time.sleep(20)
         if not log.exists() or "Program finished normally" in log.read_text(errors="replace"):
             return
-        if (router_seconds(log) or 0) >= 60 * minutes:
+        if router_iterations(log) >= iterations:
             for proc in Path("/proc").glob("[0-9]*"):
                 try:
                     if str(report).encode() in (proc / "cmdline").read_bytes().split(b"\0"):
@@ -387,7 +389,7 @@ def synth(name, target):
     pnr_on = target == "ecp5" and os.environ.get("SYNTH_PNR", "1") == "1"
     seeds = list(range(1, int(os.environ.get("SYNTH_SEEDS", "10")) + 1))
     router = os.environ.get("SYNTH_ROUTER", "router1")
-    seed_minutes = float(os.environ.get("SYNTH_SEED_MINUTES", "0"))
+    router_budget = int(os.environ.get("SYNTH_ROUTER_ITERATIONS", "0"))
     freq = float(os.environ.get("SYNTH_FREQ", PNR_TARGET_MHZ))
     weight = int(os.environ.get("SYNTH_TIMING_WEIGHT", PNR_TIMING_WEIGHT))
     rtl = design_rtl(top)
@@ -446,12 +448,12 @@ def synth(name, target):
             report = reports / f"{name}-{target}-seed{seed}.json"
             log = HDL / f"{rel}-nextpnr-seed{seed}{'' if record else '-unrecorded'}.log"
             if not tried_here(log, report, stamp):
-                watch = threading.Thread(target=stop_unrouted, args=(log, report, seed_minutes), daemon=True)
+                watch = threading.Thread(target=stop_unrouted, args=(log, report, router_budget), daemon=True)
                 watch.start()
                 try:
                     place_and_route(pnr, rel, seed, router, freq, weight, report, log)
                 except subprocess.CalledProcessError:
-                    if not seed_minutes or (router_seconds(log) or 0) < 60 * seed_minutes:
+                    if not router_budget or router_iterations(log) < router_budget:
                         raise  # a failure, not a router stopped by stop_unrouted
             if "Program finished normally" not in log.read_text(errors="replace"):
                 return seed, None, {"unrouted": router_progress(log)}
@@ -473,8 +475,8 @@ def synth(name, target):
                        "critical_path_by_seed": {s: paths[s] for s in sorted(paths, key=int)},
                        "fmax_mhz": seeds_median(by_seed.values()),
                        "fmax_min_mhz": min(got) if got else None, "fmax_max_mhz": max(got) if got else None})
-        if seed_minutes:
-            result["unrouted_after_router_minutes"] = seed_minutes
+        if router_budget:
+            result["unrouted_after_router_iterations"] = router_budget
     if record:
         path.write_text(json.dumps(result, indent=1) + "\n")
     return result
