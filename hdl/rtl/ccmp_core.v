@@ -1,6 +1,6 @@
 // CCMP-128 encapsulation (IEEE 802.11-2016 12.5.3): two AES-128 units run concurrently,
 // one in the CBC-MAC chain and one in CTR mode, each 10 cycles per block, fed by
-// ccmp_format. Output, as beats of up to 16 octets: the 8-octet CCMP header, the encrypted
+// ccmp_format (whose header unit starts the next frame's chain beforehand, N = 1). Output, as beats of up to 16 octets: the 8-octet CCMP header, the encrypted
 // body, the 8-octet encrypted MIC (out_last). The MAC header itself is the caller's: only
 // its Protected bit changes.
 `default_nettype none
@@ -47,7 +47,7 @@ module ccmp_core #(
       .in_body_len(in_body_len), .in_mic(64'h0),
       .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
       .mac_valid(mac_valid), .mac_ready(mac_ready), .mac_key(mac_key), .mac_blocks(mac_blocks), .mac_mask(mac_mask),
-      .mac_last(mac_last),
+      .mac_last(mac_last), .mac_header_last(),
       .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
       .ctr_counters(fctr_counters), .ctr_data(fctr_data), .ctr_mask(fctr_mask), .ctr_nbytes(fctr_nbytes),
       .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)

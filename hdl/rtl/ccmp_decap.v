@@ -50,7 +50,7 @@ module ccmp_decap #(
   wire [2:0] flight_kept = in_flight - {2'd0, take_res};
   assign in_ready = format_ready && (in_flight != 3'd4);
 
-  wire         fmac_valid, fmac_ready, fmac_last;
+  wire         fmac_valid, fmac_ready, fmac_last, fmac_header_last;
   wire [127:0] fmac_key;
   wire [128*N-1:0] fmac_blocks;
   wire [N-1:0] fmac_mask;
@@ -69,6 +69,7 @@ module ccmp_decap #(
       .body_valid(body_valid), .body_ready(body_ready), .body_data(body_data),
       .mac_valid(fmac_valid), .mac_ready(fmac_ready), .mac_key(fmac_key),
       .mac_blocks(fmac_blocks), .mac_mask(fmac_mask), .mac_last(fmac_last),
+      .mac_header_last(fmac_header_last),
       .ctr_valid(fctr_valid), .ctr_ready(fctr_ready), .ctr_key(fctr_key),
       .ctr_counters(fctr_counters), .ctr_data(fctr_data), .ctr_mask(fctr_mask), .ctr_nbytes(fctr_nbytes),
       .ctr_s0(fctr_s0), .ctr_last(fctr_last), .ctr_frame_info(fctr_info)
@@ -94,7 +95,6 @@ module ccmp_decap #(
   wire [NB_W-1:0] ks_nbytes = ks_user[USER_W-3 -: NB_W];
   wire [63:0] ks_info   = ks_user[63:0];
 
-  reg  [1:0]   header_beats;  // B0/AAD blocks of the current frame taken by the MAC
   reg          mac_payload;   // the MAC now takes the recovered plaintext
   reg          s0_full;
   reg  [63:0]  s0;
@@ -146,7 +146,6 @@ module ccmp_decap #(
 
   always @(posedge clk) begin
     if (reset) begin
-      header_beats <= 2'd0;
       mac_payload  <= 1'b0;
       s0_full      <= 1'b0;
       s0           <= 64'h0;
@@ -176,8 +175,7 @@ module ccmp_decap #(
         mac_blocks_q <= fmac_blocks;
         mac_mask_q   <= fmac_mask;
         mac_last_q   <= fmac_last;
-        header_beats <= (header_beats == 2'd2) ? 2'd0 : header_beats + 2'd1;
-        if (header_beats == 2'd2) mac_payload <= !fmac_last;
+        if (fmac_header_last) mac_payload <= !fmac_last;
       end
       if (plaintext_take) begin
         mac_full     <= 1'b1;

@@ -1,12 +1,20 @@
 // CCMP formatting (IEEE 802.11-2016 12.5.3.3, SP 800-38C A.2): from one frame descriptor
 // (TK, PN, Key ID, MAC header, body length) and the frame body as 16-byte beats it emits
-//   mac_*: B0 = 0x59 || nonce || l(m), the two AAD blocks (l(a) || AAD, zero padded) and,
-//          when encapsulating, the body blocks zero padded;
+//   mac_*: the CBC-MAC chain's first blocks, then, when encapsulating, the body blocks zero
+//          padded;
 //   ctr_*: A0 (ctr_s0, data 0), then Ai = 0x01 || nonce || i with body block i.
+// The chain's first blocks are B0 = 0x59 || nonce || l(m) and the two AAD blocks
+// (l(a) || AAD, zero padded). N = 1: a header unit of its own (a third AES) encrypts B0 and
+// the first AAD block of the next frame while the current one streams, and the chain starts
+// at X2 ^ AAD2 (X2 = E(E(B0) ^ AAD1)); so the MAC unit takes one block more than the body,
+// like the CTR unit, and neither waits for the other (mac_header_last marks the chain's
+// last header block).
 // N > 1 (Enhanced CCMP-N, docs/enhanced-ccmp.md): every beat is N blocks wide, block i of
-// the body in lane i mod N; the MAC lanes are its sub-chains, whose first blocks B0_j carry
-// flags 0x80 | log2(N) << 3 | j, and the CTR lanes take counters i+1 .. i+N.
-// AAD, nonce and CCMP header come from the descriptor (ccmp_descriptor).
+// the body in lane i mod N; the MAC lanes are its sub-chains, which start with B0_j (flags
+// 0x80 | log2(N) << 3 | j) and take both AAD blocks, and the CTR lanes take counters
+// i+1 .. i+N.
+// AAD, nonce and CCMP header come from the descriptor (ccmp_descriptor), which is taken
+// into a register while the frame before it streams.
 // ctr_frame_info travels with A0: the CCMP header to transmit (encapsulation) or the
 // received MIC (DECAP=1, where the body goes to the CTR unit only: its MAC input is the
 // decrypted plaintext).
@@ -39,6 +47,7 @@ module ccmp_format #(
     output wire [128*N-1:0] mac_blocks,
     output wire [N-1:0] mac_mask,
     output wire         mac_last,
+    output wire         mac_header_last,  // the chain's last header block: the body follows
     // CTR blocks
     output wire         ctr_valid,
     input  wire         ctr_ready,
@@ -56,12 +65,25 @@ module ccmp_format #(
   // is refilled in the next, well inside an AES unit's 10 cycles per block. Encapsulation
   // captures a body beat into both slots at once, after the MAC has taken all header
   // blocks; the next frame starts only when both slots are empty, so its A0 never passes
-  // the previous frame's last MAC block.
+  // the previous frame's last MAC block. The descriptor goes to a register of its own (the
+  // next frame) as soon as that is empty, so the header unit works a frame ahead.
+  localparam HEADER_UNIT = (N == 1);
+  localparam [1:0] AAD_BLOCKS = HEADER_UNIT ? 2'd0 : 2'd2;  // AAD blocks the MAC slot takes
   localparam integer BEAT_OCTETS = 16 * N;
   localparam [15:0] BEAT = BEAT_OCTETS[15:0];
   localparam integer FLAGS = (N == 1) ? 'h59 : ('h80 | ($clog2(N) << 3));
   localparam [7:0] SUB_CHAIN_FLAGS = FLAGS[7:0];
 
+  // next frame
+  reg         next_full;
+  reg [127:0] next_tk;
+  reg [103:0] next_nonce;
+  reg [63:0]  next_info;
+  reg [15:0]  next_body_len;
+  reg [255:0] next_aad;
+  wire        next_started;    // its chain's first block is ready
+  wire [128*N-1:0] chain_start;  // HEADER_UNIT: that block, X2 ^ AAD2
+  // current frame
   reg         busy;
   reg [127:0] tk;
   reg [103:0] nonce;
@@ -87,6 +109,7 @@ module ccmp_format #(
   reg [128*N-1:0]  mac_q;
   reg [N-1:0]      mac_mask_q;
   reg              mac_last_q;
+  reg              mac_header_last_q;
   // CTR slot
   reg              ctr_full;
   reg [16*N-1:0]   ctr_index;  // lane l: counter i of its block
@@ -103,13 +126,16 @@ module ccmp_format #(
       .header(in_header), .ht_control(in_ht_control), .pn(in_pn), .keyid(in_keyid),
       .nonce(in_nonce), .aad(in_aad), .ccmp_header(ccmp_header)
   );
+  assign in_ready = !next_full;
+  wire   take     = in_valid && !next_full;
+  wire   start    = next_full && next_started && !busy;
 
   // ---- shape of a body beat from the octets left: the frame's length when it starts,
   // left_after when a beat is captured ----
   localparam [15:0] TWO_BEATS = 2 * BEAT;
-  wire [15:0]      shape_left = busy ? left_after : in_body_len;
-  wire             shape_full = busy ? after_full : (in_body_len >= BEAT);
-  wire             shape_last = busy ? after_last : (in_body_len <= BEAT);
+  wire [15:0]      shape_left = busy ? left_after : next_body_len;
+  wire             shape_full = busy ? after_full : (next_body_len >= BEAT);
+  wire             shape_last = busy ? after_last : (next_body_len <= BEAT);
   wire [NB_W-1:0]  shape_nbytes = shape_full ? BEAT[NB_W-1:0] : shape_left[NB_W-1:0];
   wire [128*N-1:0] shape_keep;
   keep_mask #(.BYTES(16 * N), .NB_W(NB_W)) keep (.nbytes(shape_nbytes), .mask(shape_keep));
@@ -125,7 +151,7 @@ module ccmp_format #(
       localparam integer LANE_OCTET = 16 * l;
       localparam [15:0] LANE_START = LANE_OCTET[15:0];
       assign shape_mask[N-1-l] = ({{16-NB_W{1'b0}}, shape_nbytes} > LANE_START);
-      assign b0_lanes[128 * (N - l) - 1 -: 128]  = {SUB_CHAIN_FLAGS | LANE[7:0], in_nonce, in_body_len};
+      assign b0_lanes[128 * (N - l) - 1 -: 128]  = {SUB_CHAIN_FLAGS | LANE[7:0], next_nonce, next_body_len};
       assign aad_lanes[128 * (N - l) - 1 -: 128] = aad[255:128];
       assign body_index[16 * (N - l) - 1 -: 16] = block_index + LANE;
       assign counters[128 * (N - l) - 1 -: 128]  = {8'h01, nonce, ctr_index[16 * (N - l) - 1 -: 16]};
@@ -133,10 +159,50 @@ module ccmp_format #(
   endgenerate
   assign body_blocks = body_data & beat_keep;
 
+  // ---- header unit (N = 1): X2 = E(E(B0) ^ AAD1) of the next frame, B0 loaded once the
+  // descriptor is in its register and AAD1 chained onto E(B0) as that block leaves ----
+  generate
+    if (HEADER_UNIT) begin : g_header_unit
+      reg  [1:0]   loaded;  // the next frame's blocks in the unit so far: B0, AAD1
+      reg          made;
+      reg  [127:0] made_block;
+      wire         unit_idle, unit_out_valid;
+      wire [127:0] unit_out;
+      wire load = next_full && (loaded == 2'd0 ? unit_idle : loaded == 2'd1 && unit_out_valid);
+      aes128_core #(.ENABLE_DECRYPT(0)) aes (
+          .clk(clk), .reset(reset),
+          .in_valid(load), .in_ready(), .idle(unit_idle),
+          .in_decrypt(1'b0), .in_chain(loaded == 2'd1), .in_mask(1'b1),
+          .in_key(next_tk), .in_block(loaded == 2'd0 ? b0_lanes : next_aad[255:128]),
+          .out_valid(unit_out_valid), .out_ready(1'b1),  // X2 is taken as it leaves
+          .out_block(unit_out), .out_round_key()
+      );
+      always @(posedge clk) begin
+        if (reset) begin
+          loaded     <= 2'd0;
+          made       <= 1'b0;
+          made_block <= 128'h0;
+        end else if (start) begin
+          loaded <= 2'd0;
+          made   <= 1'b0;
+        end else begin
+          if (load) loaded <= loaded + 2'd1;
+          if (loaded == 2'd2 && unit_out_valid) begin
+            made       <= 1'b1;
+            made_block <= unit_out ^ next_aad[127:0];
+          end
+        end
+      end
+      assign next_started = made;
+      assign chain_start  = made_block;
+    end else begin : g_no_header_unit
+      assign next_started = 1'b1;
+      assign chain_start  = {128*N{1'b0}};
+    end
+  endgenerate
+
   localparam JOIN_MAC = (DECAP == 0);  // encapsulation: body beat to CBC-MAC and CTR at once
-  assign in_ready   = !busy;
   assign body_ready = busy && body_left && !ctr_full && (!JOIN_MAC || (!mac_full && aad_left == 2'd0));
-  wire   start      = in_valid && !busy;
   wire   capture    = body_valid && body_ready;
   wire   aad_refill = busy && !mac_full && aad_left != 2'd0;
   wire   frame_done = busy && !mac_full && !ctr_full && aad_left == 2'd0 && !body_left;
@@ -146,6 +212,7 @@ module ccmp_format #(
   assign mac_blocks = mac_q;
   assign mac_mask   = mac_mask_q;
   assign mac_last   = mac_last_q;
+  assign mac_header_last = mac_header_last_q;
 
   assign ctr_key        = tk;
   assign ctr_valid      = ctr_full;
@@ -159,6 +226,12 @@ module ccmp_format #(
 
   always @(posedge clk) begin
     if (reset) begin
+      next_full    <= 1'b0;
+      next_tk      <= 128'h0;
+      next_nonce   <= 104'h0;
+      next_info    <= 64'h0;
+      next_body_len <= 16'd0;
+      next_aad     <= 256'h0;
       busy         <= 1'b0;
       tk           <= 128'h0;
       nonce        <= 104'h0;
@@ -179,6 +252,7 @@ module ccmp_format #(
       mac_q        <= {128*N{1'b0}};
       mac_mask_q   <= {N{1'b0}};
       mac_last_q   <= 1'b0;
+      mac_header_last_q <= 1'b0;
       ctr_full     <= 1'b0;
       ctr_index    <= {16*N{1'b0}};
       ctr_data_q   <= {128*N{1'b0}};
@@ -191,6 +265,15 @@ module ccmp_format #(
       if (ctr_valid && ctr_ready) ctr_full <= 1'b0;
       if (frame_done) busy <= 1'b0;
 
+      if (take) begin
+        next_full     <= 1'b1;
+        next_tk       <= in_tk;
+        next_nonce    <= in_nonce;
+        next_info     <= (DECAP != 0) ? in_mic : ccmp_header;
+        next_body_len <= in_body_len;
+        next_aad      <= in_aad;
+      end
+
       if (start || capture) begin
         beat_nbytes <= shape_nbytes;
         beat_keep   <= shape_keep;
@@ -202,20 +285,22 @@ module ccmp_format #(
       end
 
       if (start) begin
+        next_full   <= 1'b0;
         busy        <= 1'b1;
-        tk          <= in_tk;
-        nonce       <= in_nonce;
-        frame_info  <= (DECAP != 0) ? in_mic : ccmp_header;
-        body_none   <= (in_body_len == 16'd0);
-        body_left   <= (in_body_len != 16'd0);
+        tk          <= next_tk;
+        nonce       <= next_nonce;
+        frame_info  <= next_info;
+        body_none   <= (next_body_len == 16'd0);
+        body_left   <= (next_body_len != 16'd0);
         block_index <= 16'd1;
-        // MAC slot: B0; the AAD blocks follow.
+        // MAC slot: X2 ^ AAD2 (header unit), or B0 with the AAD blocks to follow.
         mac_full    <= 1'b1;
-        mac_q       <= b0_lanes;
+        mac_q       <= HEADER_UNIT ? chain_start : b0_lanes;
         mac_mask_q  <= {N{1'b1}};
-        mac_last_q  <= 1'b0;
-        aad         <= in_aad;
-        aad_left    <= 2'd2;
+        mac_last_q  <= HEADER_UNIT && next_body_len == 16'd0;
+        mac_header_last_q <= HEADER_UNIT;
+        aad         <= next_aad;
+        aad_left    <= AAD_BLOCKS;
         // CTR slot: A0 (counter 0, lane 0 only).
         ctr_full     <= 1'b1;
         ctr_index    <= {16*N{1'b0}};
@@ -223,7 +308,7 @@ module ccmp_format #(
         ctr_mask_q   <= {1'b1, {N-1{1'b0}}};
         ctr_nbytes_q <= {NB_W{1'b0}};
         ctr_s0_q     <= 1'b1;
-        ctr_last_q   <= (in_body_len == 16'd0);
+        ctr_last_q   <= (next_body_len == 16'd0);
       end
 
       if (aad_refill) begin
@@ -231,6 +316,7 @@ module ccmp_format #(
         mac_q      <= aad_lanes;
         mac_mask_q <= {N{1'b1}};
         mac_last_q <= (aad_left == 2'd1) && body_none;
+        mac_header_last_q <= (aad_left == 2'd1);
         aad        <= {aad[127:0], 128'h0};
         aad_left   <= aad_left - 2'd1;
       end
@@ -250,6 +336,7 @@ module ccmp_format #(
           mac_q      <= body_blocks;
           mac_mask_q <= beat_mask;
           mac_last_q <= beat_last;
+          mac_header_last_q <= 1'b0;
         end
       end
     end

@@ -7,7 +7,8 @@ What WPA2 adds to one frame, as a pipeline of per-frame stages:
   `driver_us` per frame and station (transmit or receive); the one free parameter.
 * **engine**: a hardware CCMP engine on the card (and in the access point) that takes the whole
   frame before passing it on: `cycles_per_block × blocks / clock`, with blocks the CBC-MAC chain
-  B0 + 2 AAD blocks + ⌈body / 16⌉ (the CTR keystream runs beside it, as in our `ccmp_core`).
+  B0 + 2 AAD blocks + ⌈body / 16⌉ (the CTR keystream runs beside it, as in the published
+  two-unit designs).
 * **air**: CCMP's 16 extra octets (8 header + 8 MIC) on every MPDU, timed with the 802.11
   airtime model (/work/shared/notes/airtime.md, crates/wlansec-wlan/src/airtime.rs): the HT
   TXTIME difference of a lone frame, or 16 octets at the PHY rate inside an A-MPDU.
@@ -184,8 +185,9 @@ def parameters(model: CardModel) -> list[tuple[str, str, str]]:
          f"calibrated: the one figure in `CALIBRATION` (Li et al., {OS_LABEL[CALIBRATION['os']]}, IPv{CALIBRATION['ip']}, "
          f"{CALIBRATION['size']} B, +{CALIBRATION['rtt_ms']} ms RTT)"),
         ("engine cycles per AES block", f"{model.cycles_per_block:g}",
-         "our measurement: `ccmp_core` (hdl/), 970 cycles per 1500-octet frame = 97 CBC-MAC blocks × 10 (cocotb bench), "
-         "CTR beside the CBC-MAC as in the published designs (Algredo-Badillo et al.; Hayajneh et al.'s standard design)"),
+         "our measurement: `aes128_core` (hdl/), one round per cycle, 10 cycles per block (cocotb bench); the card's engine is "
+         "two such units, CTR beside the CBC-MAC as in the published designs (Algredo-Badillo et al.; Hayajneh et al.'s standard "
+         "design), so B0 and the AAD blocks lie in the chain (our `ccmp_core` takes them off it with a third unit: 950 cycles)"),
         ("CBC-MAC blocks ahead of the body", f"{model.mac_blocks}", "IEEE 802.11 CCMP: B0 and two AAD blocks (AAD ≤ 30 octets)"),
         ("engine clock", f"{model.clock_mhz:g} MHz",
          "datasheet-class assumption: 88 MHz, the Atheros AR9170's AHB clock (a 2008 802.11n client chip, the lab's `mcu:88`); "

@@ -1,6 +1,6 @@
 """The card model's arithmetic (lab/wlansec_lab/cardmodel.py) against cases worked by hand from
-the 802.11 airtime note (/work/shared/notes/airtime.md: its table's TXTIMEs), our `ccmp_core`'s
-cycle count (hdl/reports/README.md: 970 cycles per 1500-octet frame) and the study's Table 2,
+the 802.11 airtime note (/work/shared/notes/airtime.md: its table's TXTIMEs), a two-unit
+engine's chain (B0, two AAD blocks and the body at 10 cycles a block) and the study's Table 2,
 never against the model's own output."""
 
 import math
@@ -37,7 +37,7 @@ def test_zero_engine_latency_leaves_only_the_airtime():
 
 
 def test_engine_latency_is_the_cbc_mac_chain_at_the_clock():
-    # ccmp_core: B0 + 2 AAD + 94 body blocks = 97 blocks × 10 cycles = 970 cycles per 1500-octet body.
+    # A two-unit engine: B0 + 2 AAD + 94 body blocks = 97 blocks × 10 cycles = 970 cycles per 1500-octet body.
     engine = cm.CardModel(cycles_per_block=10, clock_mhz=88)
     assert engine.engine_us(1500) == pytest.approx(970 / 88)
     assert engine.engine_us(1) == pytest.approx(40 / 88)  # a partial block is a whole one
