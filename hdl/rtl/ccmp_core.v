@@ -1,11 +1,13 @@
 // CCMP-128 encapsulation (IEEE 802.11-2016 12.5.3): two AES-128 units run concurrently,
 // one in the CBC-MAC chain and one in CTR mode, each 10 cycles per block, fed by
-// ccmp_format (whose header unit starts the next frame's chain beforehand, N = 1). Output, as beats of up to 16 octets: the 8-octet CCMP header, the encrypted
-// body, the 8-octet encrypted MIC (out_last). The MAC header itself is the caller's: only
-// its Protected bit changes.
+// ccmp_format (HEADER_UNIT = 1: its header unit starts the next frame's chain beforehand).
+// Output, as beats of up to 16 octets: the 8-octet CCMP header, the encrypted body, the
+// 8-octet encrypted MIC (out_last). The MAC header itself is the caller's: only its
+// Protected bit changes.
 `default_nettype none
 module ccmp_core #(
     parameter N    = 1,                    // 1: CCMP-128; 2, 4, 8: Enhanced CCMP-N
+    parameter HEADER_UNIT = 0,             // 1 (N = 1): ccmp_format's header unit, 950 cycles a 1500-octet frame
     parameter NB_W = $clog2(16 * N + 1)
 ) (
     input  wire         clk,
@@ -40,7 +42,7 @@ module ccmp_core #(
   wire [NB_W-1:0] fctr_nbytes;
   wire [63:0]  fctr_info;
 
-  ccmp_format #(.N(N), .DECAP(0), .NB_W(NB_W)) format (
+  ccmp_format #(.N(N), .DECAP(0), .HEADER_UNIT(HEADER_UNIT), .NB_W(NB_W)) format (
       .clk(clk), .reset(reset),
       .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk), .in_pn(in_pn),
       .in_keyid(in_keyid), .in_header(in_header), .in_ht_control(in_ht_control),

@@ -9,6 +9,7 @@
 `default_nettype none
 module ccmp_decap #(
     parameter N    = 1,                    // 1: CCMP-128; 2, 4, 8: Enhanced CCMP-N
+    parameter HEADER_UNIT = 0,             // 1 (N = 1): ccmp_format's header unit, 950 cycles a 1500-octet frame
     parameter NB_W = $clog2(16 * N + 1)
 ) (
     input  wire         clk,
@@ -61,7 +62,7 @@ module ccmp_decap #(
   wire [NB_W-1:0] fctr_nbytes;
   wire [63:0]  fctr_info;
 
-  ccmp_format #(.N(N), .DECAP(1), .NB_W(NB_W)) format (
+  ccmp_format #(.N(N), .DECAP(1), .HEADER_UNIT(HEADER_UNIT), .NB_W(NB_W)) format (
       .clk(clk), .reset(reset),
       .in_valid(in_valid), .in_ready(format_ready), .in_tk(in_tk), .in_pn(pn),
       .in_keyid(2'd0), .in_header(in_header), .in_ht_control(in_ht_control),

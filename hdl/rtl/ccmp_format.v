@@ -4,23 +4,24 @@
 //          padded;
 //   ctr_*: A0 (ctr_s0, data 0), then Ai = 0x01 || nonce || i with body block i.
 // The chain's first blocks are B0 = 0x59 || nonce || l(m) and the two AAD blocks
-// (l(a) || AAD, zero padded). N = 1: a header unit of its own (a third AES) encrypts B0 and
-// the first AAD block of the next frame while the current one streams, and the chain starts
-// at X2 ^ AAD2 (X2 = E(E(B0) ^ AAD1)); so the MAC unit takes one block more than the body,
-// like the CTR unit, and neither waits for the other (mac_header_last marks the chain's
-// last header block).
+// (l(a) || AAD, zero padded); mac_header_last marks the last of them. HEADER_UNIT = 1
+// (N = 1 only): the descriptor is taken into a register while the frame ahead streams, and a
+// header unit of its own (a third AES) encrypts that frame's B0 and first AAD block, so the
+// chain starts at X2 ^ AAD2 (X2 = E(E(B0) ^ AAD1)) and the MAC unit takes one block more than
+// the body, like the CTR unit: neither waits for the other (950 cycles for a 1500-octet body
+// instead of 970, for a third AES core's area).
 // N > 1 (Enhanced CCMP-N, docs/enhanced-ccmp.md): every beat is N blocks wide, block i of
 // the body in lane i mod N; the MAC lanes are its sub-chains, which start with B0_j (flags
 // 0x80 | log2(N) << 3 | j) and take both AAD blocks, and the CTR lanes take counters
 // i+1 .. i+N.
-// AAD, nonce and CCMP header come from the descriptor (ccmp_descriptor), which is taken
-// into a register while the frame before it streams.
+// AAD, nonce and CCMP header come from the descriptor (ccmp_descriptor).
 // ctr_frame_info travels with A0: the CCMP header to transmit (encapsulation) or the
 // received MIC (DECAP=1, where the body goes to the CTR unit only: its MAC input is the
 // decrypted plaintext).
 `default_nettype none
 module ccmp_format #(
     parameter N     = 1,
+    parameter HEADER_UNIT = 0,             // 1: the header unit (N = 1 only; ignored otherwise)
     parameter DECAP = 0,
     parameter NB_W  = $clog2(16 * N + 1)  // width of an octet count of one beat
 ) (
@@ -65,24 +66,23 @@ module ccmp_format #(
   // is refilled in the next, well inside an AES unit's 10 cycles per block. Encapsulation
   // captures a body beat into both slots at once, after the MAC has taken all header
   // blocks; the next frame starts only when both slots are empty, so its A0 never passes
-  // the previous frame's last MAC block. The descriptor goes to a register of its own (the
-  // next frame) as soon as that is empty, so the header unit works a frame ahead.
-  localparam HEADER_UNIT = (N == 1);
-  localparam [1:0] AAD_BLOCKS = HEADER_UNIT ? 2'd0 : 2'd2;  // AAD blocks the MAC slot takes
+  // the previous frame's last MAC block.
+  localparam HU = (HEADER_UNIT != 0) && (N == 1);
+  localparam [1:0] AAD_BLOCKS = HU ? 2'd0 : 2'd2;  // AAD blocks the MAC slot takes
   localparam integer BEAT_OCTETS = 16 * N;
   localparam [15:0] BEAT = BEAT_OCTETS[15:0];
   localparam integer FLAGS = (N == 1) ? 'h59 : ('h80 | ($clog2(N) << 3));
   localparam [7:0] SUB_CHAIN_FLAGS = FLAGS[7:0];
 
-  // next frame
-  reg         next_full;
-  reg [127:0] next_tk;
-  reg [103:0] next_nonce;
-  reg [63:0]  next_info;
-  reg [15:0]  next_body_len;
-  reg [255:0] next_aad;
+  // next frame: the ports, or (HU) the descriptor's register
+  wire        next_full;
+  wire [127:0] next_tk;
+  wire [103:0] next_nonce;
+  wire [63:0]  next_info;
+  wire [15:0]  next_body_len;
+  wire [255:0] next_aad;
   wire        next_started;    // its chain's first block is ready
-  wire [128*N-1:0] chain_start;  // HEADER_UNIT: that block, X2 ^ AAD2
+  wire [128*N-1:0] chain_start;  // HU: that block, X2 ^ AAD2
   // current frame
   reg         busy;
   reg [127:0] tk;
@@ -126,8 +126,6 @@ module ccmp_format #(
       .header(in_header), .ht_control(in_ht_control), .pn(in_pn), .keyid(in_keyid),
       .nonce(in_nonce), .aad(in_aad), .ccmp_header(ccmp_header)
   );
-  assign in_ready = !next_full;
-  wire   take     = in_valid && !next_full;
   wire   start    = next_full && next_started && !busy;
 
   // ---- shape of a body beat from the octets left: the frame's length when it starts,
@@ -159,45 +157,82 @@ module ccmp_format #(
   endgenerate
   assign body_blocks = body_data & beat_keep;
 
-  // ---- header unit (N = 1): X2 = E(E(B0) ^ AAD1) of the next frame, B0 loaded once the
-  // descriptor is in its register and AAD1 chained onto E(B0) as that block leaves ----
+  // ---- the next frame's descriptor. HU: taken into a register once that is empty, and the
+  // header unit's X2 = E(E(B0) ^ AAD1), B0 loaded once the descriptor is in the register and
+  // AAD1 chained onto E(B0) as that block leaves ----
   generate
-    if (HEADER_UNIT) begin : g_header_unit
+    if (HU) begin : g_header_unit
+      reg          full;
+      reg  [127:0] tk_q;
+      reg  [103:0] nonce_q;
+      reg  [63:0]  info_q;
+      reg  [15:0]  body_len_q;
+      reg  [255:0] aad_q;
       reg  [1:0]   loaded;  // the next frame's blocks in the unit so far: B0, AAD1
       reg          made;
       reg  [127:0] made_block;
       wire         unit_idle, unit_out_valid;
       wire [127:0] unit_out;
-      wire load = next_full && (loaded == 2'd0 ? unit_idle : loaded == 2'd1 && unit_out_valid);
+      wire take = in_valid && !full;
+      wire load = full && (loaded == 2'd0 ? unit_idle : loaded == 2'd1 && unit_out_valid);
       aes128_core #(.ENABLE_DECRYPT(0)) aes (
           .clk(clk), .reset(reset),
           .in_valid(load), .in_ready(), .idle(unit_idle),
           .in_decrypt(1'b0), .in_chain(loaded == 2'd1), .in_mask(1'b1),
-          .in_key(next_tk), .in_block(loaded == 2'd0 ? b0_lanes : next_aad[255:128]),
+          .in_key(tk_q), .in_block(loaded == 2'd0 ? b0_lanes : aad_q[255:128]),
           .out_valid(unit_out_valid), .out_ready(1'b1),  // X2 is taken as it leaves
           .out_block(unit_out), .out_round_key()
       );
       always @(posedge clk) begin
         if (reset) begin
+          full       <= 1'b0;
+          tk_q       <= 128'h0;
+          nonce_q    <= 104'h0;
+          info_q     <= 64'h0;
+          body_len_q <= 16'd0;
+          aad_q      <= 256'h0;
           loaded     <= 2'd0;
           made       <= 1'b0;
           made_block <= 128'h0;
         end else if (start) begin
+          full   <= 1'b0;
           loaded <= 2'd0;
           made   <= 1'b0;
         end else begin
+          if (take) begin
+            full       <= 1'b1;
+            tk_q       <= in_tk;
+            nonce_q    <= in_nonce;
+            info_q     <= (DECAP != 0) ? in_mic : ccmp_header;
+            body_len_q <= in_body_len;
+            aad_q      <= in_aad;
+          end
           if (load) loaded <= loaded + 2'd1;
           if (loaded == 2'd2 && unit_out_valid) begin
             made       <= 1'b1;
-            made_block <= unit_out ^ next_aad[127:0];
+            made_block <= unit_out ^ aad_q[127:0];
           end
         end
       end
-      assign next_started = made;
-      assign chain_start  = made_block;
-    end else begin : g_no_header_unit
-      assign next_started = 1'b1;
-      assign chain_start  = {128*N{1'b0}};
+      assign in_ready      = !full;
+      assign next_full     = full;
+      assign next_tk       = tk_q;
+      assign next_nonce    = nonce_q;
+      assign next_info     = info_q;
+      assign next_body_len = body_len_q;
+      assign next_aad      = aad_q;
+      assign next_started  = made;
+      assign chain_start   = made_block;
+    end else begin : g_descriptor
+      assign in_ready      = !busy;
+      assign next_full     = in_valid;
+      assign next_tk       = in_tk;
+      assign next_nonce    = in_nonce;
+      assign next_info     = (DECAP != 0) ? in_mic : ccmp_header;
+      assign next_body_len = in_body_len;
+      assign next_aad      = in_aad;
+      assign next_started  = 1'b1;
+      assign chain_start   = {128*N{1'b0}};
     end
   endgenerate
 
@@ -226,12 +261,6 @@ module ccmp_format #(
 
   always @(posedge clk) begin
     if (reset) begin
-      next_full    <= 1'b0;
-      next_tk      <= 128'h0;
-      next_nonce   <= 104'h0;
-      next_info    <= 64'h0;
-      next_body_len <= 16'd0;
-      next_aad     <= 256'h0;
       busy         <= 1'b0;
       tk           <= 128'h0;
       nonce        <= 104'h0;
@@ -265,15 +294,6 @@ module ccmp_format #(
       if (ctr_valid && ctr_ready) ctr_full <= 1'b0;
       if (frame_done) busy <= 1'b0;
 
-      if (take) begin
-        next_full     <= 1'b1;
-        next_tk       <= in_tk;
-        next_nonce    <= in_nonce;
-        next_info     <= (DECAP != 0) ? in_mic : ccmp_header;
-        next_body_len <= in_body_len;
-        next_aad      <= in_aad;
-      end
-
       if (start || capture) begin
         beat_nbytes <= shape_nbytes;
         beat_keep   <= shape_keep;
@@ -285,7 +305,6 @@ module ccmp_format #(
       end
 
       if (start) begin
-        next_full   <= 1'b0;
         busy        <= 1'b1;
         tk          <= next_tk;
         nonce       <= next_nonce;
@@ -293,12 +312,12 @@ module ccmp_format #(
         body_none   <= (next_body_len == 16'd0);
         body_left   <= (next_body_len != 16'd0);
         block_index <= 16'd1;
-        // MAC slot: X2 ^ AAD2 (header unit), or B0 with the AAD blocks to follow.
+        // MAC slot: B0 with the AAD blocks to follow, or (HU) X2 ^ AAD2.
         mac_full    <= 1'b1;
-        mac_q       <= HEADER_UNIT ? chain_start : b0_lanes;
+        mac_q       <= HU ? chain_start : b0_lanes;
         mac_mask_q  <= {N{1'b1}};
-        mac_last_q  <= HEADER_UNIT && next_body_len == 16'd0;
-        mac_header_last_q <= HEADER_UNIT;
+        mac_last_q  <= HU && next_body_len == 16'd0;
+        mac_header_last_q <= HU;
         aad         <= next_aad;
         aad_left    <= AAD_BLOCKS;
         // CTR slot: A0 (counter 0, lane 0 only).

@@ -17,9 +17,11 @@ WIDTH = 16 * N
 SUITE = "ccmp128" if N == 1 else f"enhanced-{N}"
 
 
-# ccmp_format's header unit (N = 1) starts each frame's CBC-MAC chain at X2 ^ AAD2, one
-# block before the body's; without it (N > 1) the chain takes B0 and the two AAD blocks.
-HEADER_BLOCKS = 1 if N == 1 else 3
+# The design's HEADER_UNIT parameter (N = 1 only): ccmp_format's header unit starts each
+# frame's CBC-MAC chain at X2 ^ AAD2, one block before the body's; without it the chain
+# takes B0 and the two AAD blocks.
+HEADER_UNIT = N == 1 and os.environ.get("CCMP_HEADER_UNIT", "0") == "1"
+HEADER_BLOCKS = 1 if HEADER_UNIT else 3
 
 
 def beats(body_len):
@@ -29,34 +31,34 @@ def beats(body_len):
 def frame_cycles(body_len):
     """The documented cycles per frame back to back (hdl/README.md): the CBC-MAC chain's
     header blocks and one block per body beat of 16N octets, 10 cycles each (the CTR unit
-    takes A0 and the body: as many blocks for N = 1, fewer for N > 1)."""
+    takes A0 and the body: fewer blocks, or as many with the header unit)."""
     return 10 * (HEADER_BLOCKS + beats(body_len))
 
 
 def frame_ends(lengths, decap=False):
     """Each frame's last cycle counted from reset, back to back without stalls
     (hdl/README.md): encapsulation's MIC beat, decapsulation's verdict. ccmp_format starts
-    frame k at cycle s: first at 23 (N = 1: the descriptor taken at 1, its register, the
-    header unit's two blocks, X2's register) or 2 (N > 1: the descriptor's register); then
-    2 cycles after the units (decapsulation: the core's MAC input slot) took the previous
-    frame's last block from the format, and for N = 1 no sooner than 23 cycles after the
-    previous start (the header unit begins a frame's blocks as its predecessor starts).
-    A unit takes a frame's first block the cycle after s, or once done with the frame
-    before. Encapsulation: body beats go to both units at once, so the MAC paces; its tag
-    leaves 10 cycles a block after its first, and the MIC beat 1 cycle later (N = 1: 2, the
-    CTR's last beat, done in the same cycle, leaving first). Decapsulation: the CTR unit
-    runs ahead; the MAC takes the header blocks through the core's input slot (a cycle
-    after the CTR took A0) and each body block as the CTR's plaintext (the first 22 cycles
-    after A0: a block, the output register, the slot); the verdict leaves the cycle after
-    the tag."""
-    start, header_period = (23, 23) if N == 1 else (2, 2)
+    frame k at cycle s: the first as its descriptor is taken (cycle 1), or with the header
+    unit at 23 (the descriptor's register, the unit's two blocks, X2's register); then 2
+    cycles after the units (decapsulation: the core's MAC input slot) took the previous
+    frame's last block from the format, and with the header unit no sooner than 23 cycles
+    after the previous start (it begins a frame's blocks as that frame's predecessor
+    starts). A unit takes a frame's first block the cycle after s, or once done with the
+    frame before. Encapsulation: body beats go to both units at once, so the MAC paces; its
+    tag leaves 10 cycles a block after its first block, and the MIC beat a cycle later (two
+    with the header unit: the CTR unit's last beat, done in the same cycle, leaves first).
+    Decapsulation: the CTR unit runs ahead; the MAC takes the header blocks through the
+    core's input slot (a cycle after the CTR took A0) and each body block as the CTR's
+    plaintext (the first 22 cycles after A0: a block, the output register, the slot); the
+    verdict leaves the cycle after the tag."""
+    start, header_period = (23, 23) if HEADER_UNIT else (1, 1)
     ends, ctr_done, tag = [], 0, 0
     for n in lengths:
         b = beats(n)
         if not decap:
             mac = max(start + 1, tag)
             tag = mac + 10 * (HEADER_BLOCKS + b)
-            ends.append(tag + (2 if N == 1 else 1))
+            ends.append(tag + (2 if HEADER_UNIT else 1))
             last_in = mac + 10 * (HEADER_BLOCKS + b - 1)
         else:
             ctr = max(start + 1, ctr_done)
@@ -68,12 +70,6 @@ def frame_ends(lengths, decap=False):
             last_in = max(ctr + 10 * b, header_in)
         start = max(start + header_period, last_in + 2)
     return ends
-
-
-def alone_cycles(body_len):
-    """Cycles from a lone frame's descriptor taken (the benches' first, in cycle 1) to its
-    last beat or verdict."""
-    return frame_ends([body_len])[0] - 1
 
 
 def assert_cycles(label, lengths, ends, decap=False):

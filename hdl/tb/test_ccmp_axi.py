@@ -14,7 +14,7 @@ from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus, AxiStreamFrame, AxiStreamSink,
                            AxiStreamSource)
 
-from ccmp_bench import alone_cycles, frame_cycles
+from ccmp_bench import frame_cycles
 from golden import ccmp_known_answers, frames, wlansec
 
 FRAMES = int(os.environ.get("CCMP_AXI_FRAMES", "40"))
@@ -22,28 +22,18 @@ CLOCK_NS = 10
 CTRL, STATUS, FRAMES_OUT, FRAMES_DROPPED, KEY0, PN_LO, PN_HI = 0x00, 0x04, 0x08, 0x0C, 0x10, 0x20, 0x24
 ENABLE, HT_CONTROL = 1, 2
 BUSY, PN_EXHAUSTED = 1, 2
-# Cycles from the input frame's last beat to the output frame's last beat beyond the core's
-# own (alone_cycles: descriptor taken to MIC beat): descriptor to ring and core, packing
-# (hdl/README.md); one more when the last input beat holds octets of two body beats (written
-# one a cycle), one more when the core's beat before the MIC completes an output beat (sent
-# that cycle, the MIC taken the next), and one more when the MIC straddles two output beats
-# (they leave one a cycle).
-WRAPPER_LATENCY = 3
+# Cycles from the input frame's last beat to the output frame's last beat beyond
+# frame_cycles(body): descriptor to ring and core, MAC header out, packing (hdl/README.md);
+# one more when the last input beat holds octets of two body beats (written one a cycle), and
+# one more when the MIC straddles two output beats (they leave one a cycle).
+WRAPPER_LATENCY = 5
 
 
 def wrapper_latency(header_len, body_len):
     total = header_len + body_len
     first = max(header_len, (total - 1) // 16 * 16)  # the last input beat's first body octet
     split_in = body_len > 0 and (first - header_len) // 16 != (total - 1 - header_len) // 16
-    return WRAPPER_LATENCY + int(split_in) + int(joins_a_beat(header_len, body_len)) + int(split_mic(total))
-
-
-def joins_a_beat(header_len, body_len):
-    """The core's beat before the MIC (the last body beat, or its CCMP header when the body is
-    empty) completes an output beat: it spans a 16-octet boundary of the output frame."""
-    end = header_len + 8 + body_len
-    begin = header_len + 8 + (body_len - 1) // 16 * 16 if body_len else header_len
-    return end // 16 > begin // 16
+    return WRAPPER_LATENCY + int(split_in) + int(split_mic(total))
 
 
 def split_mic(plain_len):
@@ -290,9 +280,9 @@ async def pn_exhaustion(dut):
 
 @cocotb.test(timeout_time=5, timeout_unit="ms")
 async def cycles_per_frame(dut):
-    """One frame alone: its last beat out 3 to 6 (wrapper_latency) + alone_cycles(L) cycles after
-    its last beat in, at every beat boundary and header shape; frames back to back: one per
-    frame_cycles(L) (the core's rate) once each is in before the previous ends."""
+    """One frame alone: its last beat out 5 to 7 (wrapper_latency) + 10 (3 + ceil(L/16)) cycles
+    after its last beat in, at every beat boundary and header shape; frames back to back: one per
+    10 (3 + ceil(L/16)) cycles (the core's rate) once each is in before the previous ends."""
     tb = Tb(dut)
     await tb.reset()
     tk, pn = "2b7e151628aed2a6abf7158809cf4f3c", 1
@@ -307,9 +297,9 @@ async def cycles_per_frame(dut):
         end_in = tb.in_ends[-1]
         end_out = [c for c, _, last in tb.out_beats if last][-1]
         latency = wrapper_latency(len(m) - n, n)
-        assert end_out - end_in == latency + alone_cycles(n), (
+        assert end_out - end_in == latency + frame_cycles(n), (
             f"body {n} octets (header {len(m) - n}): {end_out - end_in} cycles, "
-            f"expected {latency} + {alone_cycles(n)}")
+            f"expected {latency} + {frame_cycles(n)}")
     # Back to back: 1500-octet bodies, each in well before the frame ahead of it ends.
     more = plaintexts(frames(3, seed=310, min_len=1500, max_len=1500))
     expected = protect(more, tk, pn + len(plain), 0)
@@ -319,9 +309,8 @@ async def cycles_per_frame(dut):
     assert got == expected
     ends = [c for c, _, last in tb.out_beats if last][-len(more):]
     gaps = [b - a for a, b in zip(ends, ends[1:])]
-    # the core's rate; the packing's extra cycles (wrapper_latency) move a frame's end
-    steps = [frame_cycles(1500) + wrapper_latency(len(b) - 1500, 1500) - wrapper_latency(len(a) - 1500, 1500)
-             for a, b in zip(more, more[1:])]
+    # the core's rate; a MIC straddling two output beats ends its frame a cycle later
+    steps = [frame_cycles(1500) + split_mic(len(b)) - split_mic(len(a)) for a, b in zip(more, more[1:])]
     assert gaps == steps, f"1500-octet frames {gaps} cycles apart, expected {steps}"
-    dut._log.info("cycles: one frame's last beat in to last beat out = %d (+0..3) + alone_cycles(L); "
+    dut._log.info("cycles: one frame's last beat in to last beat out = %d (+0..2) + 10 (3 + ceil(L/16)); "
                   "1500-octet frames back to back: %s cycles apart", WRAPPER_LATENCY, gaps)
