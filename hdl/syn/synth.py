@@ -96,6 +96,8 @@ DESIGNS = {
     "ccmp_core": ("ccmp_core", {"N": 1}, ["ecp5", "ice40", "xilinx"], None),
     "ccmp_core_bram": ("ccmp_core", {"N": 1}, ["ecp5"], "sbox"),
     "ccmp_core_tbox": ("ccmp_core", {"N": 1}, ["ecp5"], "tbox"),
+    "ccmp_core_hu": ("ccmp_core", {"N": 1, "HEADER_UNIT": 1}, ["ecp5"], None),
+    "ccmp_core_hu_bram": ("ccmp_core", {"N": 1, "HEADER_UNIT": 1}, ["ecp5"], "sbox"),
     "ccmp_decap": ("ccmp_decap", {"N": 1}, ["ecp5", "xilinx"], None),
     "ccmp_core_n2": ("ccmp_core", {"N": 2}, ["ecp5", "xilinx"], None),
     "ccmp_core_n4": ("ccmp_core", {"N": 4}, ["ecp5", "xilinx"], None),

@@ -23,6 +23,7 @@ DESIGNS = {
     "ccmp_core_n4": ("ccmp_core", "N=4", {"CCMP_N": "4"}, 4, ""),
     "ccmp_core_n8": ("ccmp_core", "N=8", {"CCMP_N": "8"}, 4, ""),
     "ccmp_core_tbox": ("ccmp_core", "N=1", {"CCMP_N": "1"}, 4, "AES_TBOX_BRAM"),
+    "ccmp_core_hu": ("ccmp_core", "N=1 HEADER_UNIT=1", {"CCMP_N": "1", "CCMP_HEADER_UNIT": "1"}, 4, ""),
     # The multi-frame cores' RTL is the same with S-boxes in LUTs or block RAM; the bench
     # pushes 2 frames through each lane (12 lanes; 22 with PIPELINED=2).
     "ccmp_multi_r1_bram": ("ccmp_multi", "R=1", {"AES_R": "1"}, 24, ""),
