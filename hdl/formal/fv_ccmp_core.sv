@@ -8,6 +8,7 @@
 `default_nettype none
 module fv_ccmp_core #(
     parameter N       = 1,
+    parameter HEADER_UNIT = 0,
     parameter MAX_LEN = 32,  // body octets per frame (the bound that keeps frames short)
     localparam NB_W   = $clog2(16 * N + 1),
     localparam BEAT   = 16 * N
@@ -27,7 +28,7 @@ module fv_ccmp_core #(
   reg reset = 1'b1;
   always @(posedge clk) reset <= 1'b0;
 
-  ccmp_core #(.N(N)) dut (
+  ccmp_core #(.N(N), .HEADER_UNIT(HEADER_UNIT)) dut (
       .clk(clk), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_tk(in_tk),
       .in_pn(in_pn), .in_keyid(in_keyid), .in_header(in_header), .in_ht_control(in_ht_control),
       .in_body_len(in_body_len), .body_valid(body_valid), .body_ready(body_ready),

@@ -27,11 +27,11 @@ MUTANTS = {
     "decap_mic_half": (
         "ccmp_decap.v", "assign res_ok     = ((tag_q ^ s0) == rx_mic) && flight_ok[0];",
         "assign res_ok     = ((tag_q[63:32] ^ s0[63:32]) == rx_mic[63:32]) && flight_ok[0];",
-        "ccmp_decap_mic", "", "only 4 of the 8 MIC octets compared"),
+        "ccmp_decap_mic", "plain", "only 4 of the 8 MIC octets compared"),
     "decap_ok_forced": (
         "ccmp_decap.v", "assign res_ok     = ((tag_q ^ s0) == rx_mic) && flight_ok[0];",
         "assign res_ok     = flight_ok[0];",
-        "ccmp_decap_mic", "", "ok without the MIC comparison"),
+        "ccmp_decap_mic", "plain", "ok without the MIC comparison"),
     "sbox_entry": (
         "aes_sbox.v", "8'h53: out_byte = 8'hed;", "8'h53: out_byte = 8'hec;",
         "key_schedule", "sbox", "one S-box entry wrong (0x53)"),
