@@ -19,6 +19,9 @@ ifeq ($(SIM),verilator)
     EXTRA_ARGS += --coverage-line --coverage-toggle
   endif
   EXTRA_ARGS += -O2
+  # The Verilator runtime (verilated*.cpp, half of a bench's C++ build) is the same in every
+  # run: ccache compiles it once (no-op when ccache is not installed).
+  BUILD_ARGS += OBJCACHE=$(shell command -v ccache)
 else
   COMPILE_ARGS += $(foreach p,$(PARAMS),-P$(TOPLEVEL).$(p))
 endif
