@@ -22,6 +22,10 @@ SUITE = "ccmp128" if N == 1 else f"enhanced-{N}"
 # takes B0 and the two AAD blocks.
 HEADER_UNIT = N == 1 and os.environ.get("CCMP_HEADER_UNIT", "0") == "1"
 HEADER_BLOCKS = 1 if HEADER_UNIT else 3
+# Cycles from a descriptor taken into the header unit's register to its X2 in a register:
+# the descriptor's register, then two blocks through aes128_column_core (two columns a
+# cycle: 20 cycles to out_valid, loaded the cycle after), X2's register.
+HEADER_UNIT_CYCLES = 1 + 2 * (20 + 1) + 2
 
 
 def beats(body_len):
@@ -39,11 +43,10 @@ def frame_ends(lengths, decap=False):
     """Each frame's last cycle counted from reset, back to back without stalls
     (hdl/README.md): encapsulation's MIC beat, decapsulation's verdict. ccmp_format starts
     frame k at cycle s: the first as its descriptor is taken (cycle 1), or with the header
-    unit at 23 (the descriptor's register, the unit's two blocks, X2's register); then 2
-    cycles after the units (decapsulation: the core's MAC input slot) took the previous
-    frame's last block from the format, and with the header unit no sooner than 23 cycles
-    after the previous start (it begins a frame's blocks as that frame's predecessor
-    starts). A unit takes a frame's first block the cycle after s, or once done with the
+    unit at HEADER_UNIT_CYCLES; then 2 cycles after the units (decapsulation: the core's MAC
+    input slot) took the previous frame's last block from the format, and with the header
+    unit no sooner than HEADER_UNIT_CYCLES after the previous start (it begins a frame's
+    blocks as that frame's predecessor starts). A unit takes a frame's first block the cycle after s, or once done with the
     frame before. Encapsulation: body beats go to both units at once, so the MAC paces; its
     tag leaves 10 cycles a block after its first block, and the MIC beat a cycle later (two
     with the header unit: the CTR unit's last beat, done in the same cycle, leaves first).
@@ -51,7 +54,7 @@ def frame_ends(lengths, decap=False):
     core's input slot (a cycle after the CTR took A0) and each body block as the CTR's
     plaintext (the first 22 cycles after A0: a block, the output register, the slot); the
     verdict leaves the cycle after the tag."""
-    start, header_period = (23, 23) if HEADER_UNIT else (1, 1)
+    start, header_period = (HEADER_UNIT_CYCLES,) * 2 if HEADER_UNIT else (1, 1)
     ends, ctr_done, tag = [], 0, 0
     for n in lengths:
         b = beats(n)
