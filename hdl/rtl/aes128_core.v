@@ -193,18 +193,12 @@ module aes128_core #(
             .state_in(state), .key_in(128'h0), .rcon(8'h0), .final_round(1'b1),
             .state_out(last_rows), .key_out()
         );
-        // MixColumns is linear: a step's MixColumns is the XOR of MixColumns of three parts
-        // of the state, split so that every output bit depends on at most 3, 3 and 2 bits of
-        // the parts (a partition of each column's bits, found by search); kept apart, each
-        // part (gated by the step) is a LUT4 per bit at best, and the parts meet the rest in
-        // the state's final LUT (synthesis shares partial sums between bits: two on the
-        // measured path).
-        localparam [127:0] PART0 = {4{32'h4d24b390}}, PART1 = {4{32'h001b486f}};
-        wire [127:0] stepped = last_rows & {128{lane_step}};
+        // A step's MixColumns in three parts gated by the step (aes_mix_columns_split), which
+        // meet the rest in the state's final LUT (synthesis shares partial sums between
+        // bits: two on the measured path).
         (* keep *) wire [127:0] mix0, mix1, mix2;
-        aes_mix_columns mix_part0 (.in_state(stepped & PART0), .out_state(mix0));
-        aes_mix_columns mix_part1 (.in_state(stepped & PART1), .out_state(mix1));
-        aes_mix_columns mix_part2 (.in_state(stepped & ~(PART0 | PART1)), .out_state(mix2));
+        aes_mix_columns_split mix (.in_state(last_rows), .gate(lane_step),
+                                   .part0(mix0), .part1(mix1), .part2(mix2));
         (* keep *) wire [127:0] chained = last_rows & {128{chain_load}};
         always @(posedge clk) state <= mix0 ^ mix1 ^ mix2 ^ chained ^ state_term;
 `endif

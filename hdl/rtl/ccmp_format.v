@@ -6,7 +6,7 @@
 // The chain's first blocks are B0 = 0x59 || nonce || l(m) and the two AAD blocks
 // (l(a) || AAD, zero padded); mac_header_last marks the last of them. HEADER_UNIT = 1
 // (N = 1 only): the descriptor is taken into a register while the frame ahead streams, and a
-// header unit of its own (a compact third AES, aes128_column_core: 42 cycles for two blocks,
+// header unit of its own (a compact third AES, aes128_column_core: 44 cycles for two blocks,
 // which only frames of up to 3 body blocks wait for) encrypts that frame's B0 and first AAD
 // block, so the chain starts at X2 ^ AAD2 (X2 = E(E(B0) ^ AAD1)) and the MAC unit takes one
 // block more than the body, like the CTR unit: neither waits for the other (950 cycles for a
@@ -172,10 +172,10 @@ module ccmp_format #(
       reg  [1:0]   loaded;  // the next frame's blocks in the unit so far: B0, AAD1
       reg          made;
       reg  [127:0] made_block;
+      reg          load;    // a block into the unit: registered, as it selects the unit's state
       wire         unit_idle, unit_out_valid;
       wire [127:0] unit_out;
       wire take = in_valid && !full;
-      wire load = full && (loaded == 2'd0 ? unit_idle : loaded == 2'd1 && unit_out_valid);
       aes128_column_core #(.COLUMNS(2)) aes (
           .clk(clk), .reset(reset),
           .in_valid(load), .idle(unit_idle), .in_chain(loaded == 2'd1),
@@ -191,13 +191,18 @@ module ccmp_format #(
           body_len_q <= 16'd0;
           aad_q      <= 256'h0;
           loaded     <= 2'd0;
+          load       <= 1'b0;
           made       <= 1'b0;
           made_block <= 128'h0;
         end else if (start) begin
           full   <= 1'b0;
           loaded <= 2'd0;
+          load   <= 1'b0;
           made   <= 1'b0;
         end else begin
+          // B0 once the descriptor is in and the unit idle, AAD1 once E(B0) is out: a cycle
+          // after the condition (and not again while that load is under way).
+          load <= !load && full && (loaded == 2'd0 ? unit_idle : loaded == 2'd1 && unit_out_valid);
           if (take) begin
             full       <= 1'b1;
             tk_q       <= in_tk;

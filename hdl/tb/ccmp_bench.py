@@ -24,8 +24,9 @@ HEADER_UNIT = N == 1 and os.environ.get("CCMP_HEADER_UNIT", "0") == "1"
 HEADER_BLOCKS = 1 if HEADER_UNIT else 3
 # Cycles from a descriptor taken into the header unit's register to its X2 in a register:
 # the descriptor's register, then two blocks through aes128_column_core (two columns a
-# cycle: 20 cycles to out_valid, loaded the cycle after), X2's register.
-HEADER_UNIT_CYCLES = 1 + 2 * (20 + 1) + 2
+# cycle: 20 cycles to out_valid; each load a registered decision, a cycle after the unit is
+# idle or E(B0) out), X2's register and the start.
+HEADER_UNIT_CYCLES = 1 + 2 * (1 + 20 + 1) + 2
 
 
 def beats(body_len):
