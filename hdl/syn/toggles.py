@@ -43,7 +43,8 @@ def main():
         subprocess.run(["make", "-s", "-f", "tb/cocotb.mk", "SIM=verilator", f"TOPLEVEL={top}",
                         f"MODULE=test_{top}", f"RUN=toggles-{name}", f"PARAMS={params}", f"DEFINES={defines}",
                         "TOGGLES=1", "TESTCASE=cycles_per_1500_octet_frame"],
-                       cwd=HDL, env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL)
+                       cwd=HDL, env={**os.environ, "CCMP_DESIGN": name, **env}, check=True,
+                       stdout=subprocess.DEVNULL)  # the bench's cycle count goes to build/cycles/<name>
         total = sum(int(n) for n in re.findall(r"' (\d+)$", cov.read_text(), re.M))
         result = {"design": name, "frames": frames, "toggles_total": total,
                   "toggles_per_frame": round(total / frames), **design_rtl(top)}
