@@ -77,11 +77,20 @@ SCHEMA = {
         },
         "bound": {
             "type": "object",
-            "required": ["aesenc_latency_cycles", "aesenc_throughput_cycles", "per_result"],
+            "required": ["aesenc_latency_cycles", "aesenc_throughput_cycles", "lane_steps", "per_result"],
             "properties": {
                 "aesenc_latency_cycles": NUMBER,
                 "aesenc_throughput_cycles": NUMBER,
                 "vaesenc_zmm_throughput_cycles": {"type": ["number", "null"]},
+                "lane_steps": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["registers", "lanes", "cycles_per_step", "cycles_per_byte_1500"],
+                        "properties": {"registers": {"enum": ["zmm", "ymm"]}, "lanes": {"enum": [8, 16]},
+                                       "cycles_per_step": NUMBER, "cycles_per_byte_1500": NUMBER},
+                    },
+                },
                 "per_result": {
                     "type": "array",
                     "items": {
@@ -184,6 +193,23 @@ def test_figures_describe_the_same_time(report):
             r["impl"], r["mode"], r["frame_bytes"])
         assert math.isclose(bound["fraction_of_bound"],
                             bound["bound_cycles_per_byte"] / r["cycles_per_byte"], rel_tol=1e-9)
+
+
+def test_lane_step_ceilings_for_the_vaes_widths_this_cpu_has(report):
+    """The multi-buffer step on registers alone is measured for every VAES register width
+    the CPU runs (zmm: 8 and 16 lanes, ymm: 8), and its cycles per byte are its steps over
+    the lanes: 3 + 94 steps for a 1500-octet frame."""
+    flags = report["machine"]["cpu_flags"]
+    expected = set()
+    if flags["vaes"] and flags["avx512f"]:
+        expected |= {("zmm", 8), ("zmm", 16)}
+    if flags["vaes"] and flags["avx2"]:
+        expected.add(("ymm", 8))
+    steps = report["bound"]["lane_steps"]
+    assert {(s["registers"], s["lanes"]) for s in steps} == expected
+    for s in steps:
+        assert math.isclose(s["cycles_per_byte_1500"], 97 * s["cycles_per_step"] / s["lanes"] / 1500,
+                            rel_tol=1e-9), s
 
 
 def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):

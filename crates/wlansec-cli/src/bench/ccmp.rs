@@ -180,9 +180,25 @@ struct Bound {
     aesenc_throughput_cycles: f64,
     /// Core cycles per 512-bit VAESENC (four blocks), where the CPU has VAES.
     vaesenc_zmm_throughput_cycles: Option<f64>,
+    /// The multi-buffer kernel's step on registers alone (`lane_step_ceilings`).
+    lane_steps: Vec<LaneStep>,
     /// Per result: the AES-NI bound for that setting and the fraction of it achieved
     /// (bound cycles/byte divided by measured cycles/byte).
     per_result: Vec<BoundOf>,
+}
+
+/// One step of the multi-buffer kernel's structure (per lane one MAC block, its input XORed
+/// with data and round key 0, and one counter block, through 10 rounds) with nothing else:
+/// no loads of data, no stores, no shuffles, the round keys from the L1 cache. What the
+/// kernel's design could reach on this core at best; the step's AES throughput bound is
+/// `2 * lanes / blocks_per_register` VAESENCs a round.
+#[derive(Serialize)]
+struct LaneStep {
+    registers: &'static str,
+    lanes: usize,
+    cycles_per_step: f64,
+    /// A 1500-octet frame's 3 + 94 steps over the lanes.
+    cycles_per_byte_1500: f64,
 }
 
 #[derive(Serialize)]
@@ -397,6 +413,110 @@ fn vaesenc_throughput(iterations: u64) {
     }
 }
 
+/// Round keys as the step loops read them: one key a register wide (64 octets) per round.
+#[repr(C, align(64))]
+struct RoundKeyRegisters([u8; 11 * 64]);
+/// One multi-buffer step of 8 lanes on 512-bit registers per iteration (see `lane_step_ceilings`).
+#[cfg(target_arch = "x86_64")]
+fn lane_steps_zmm8(iterations: u64, keys: &RoundKeyRegisters) {
+    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "vpternlogq zmm0, zmm14, [{k}], 0x96",
+            "vpternlogq zmm1, zmm14, [{k}], 0x96",
+            "vpxorq zmm2, zmm15, [{k}]",
+            "vpxorq zmm3, zmm15, [{k}]",
+            "vaesenc zmm0, zmm0, [{k} + 64]", "vaesenc zmm2, zmm2, [{k} + 64]", "vaesenc zmm1, zmm1, [{k} + 64]", "vaesenc zmm3, zmm3, [{k} + 64]",
+            "vaesenc zmm0, zmm0, [{k} + 128]", "vaesenc zmm2, zmm2, [{k} + 128]", "vaesenc zmm1, zmm1, [{k} + 128]", "vaesenc zmm3, zmm3, [{k} + 128]",
+            "vaesenc zmm0, zmm0, [{k} + 192]", "vaesenc zmm2, zmm2, [{k} + 192]", "vaesenc zmm1, zmm1, [{k} + 192]", "vaesenc zmm3, zmm3, [{k} + 192]",
+            "vaesenc zmm0, zmm0, [{k} + 256]", "vaesenc zmm2, zmm2, [{k} + 256]", "vaesenc zmm1, zmm1, [{k} + 256]", "vaesenc zmm3, zmm3, [{k} + 256]",
+            "vaesenc zmm0, zmm0, [{k} + 320]", "vaesenc zmm2, zmm2, [{k} + 320]", "vaesenc zmm1, zmm1, [{k} + 320]", "vaesenc zmm3, zmm3, [{k} + 320]",
+            "vaesenc zmm0, zmm0, [{k} + 384]", "vaesenc zmm2, zmm2, [{k} + 384]", "vaesenc zmm1, zmm1, [{k} + 384]", "vaesenc zmm3, zmm3, [{k} + 384]",
+            "vaesenc zmm0, zmm0, [{k} + 448]", "vaesenc zmm2, zmm2, [{k} + 448]", "vaesenc zmm1, zmm1, [{k} + 448]", "vaesenc zmm3, zmm3, [{k} + 448]",
+            "vaesenc zmm0, zmm0, [{k} + 512]", "vaesenc zmm2, zmm2, [{k} + 512]", "vaesenc zmm1, zmm1, [{k} + 512]", "vaesenc zmm3, zmm3, [{k} + 512]",
+            "vaesenc zmm0, zmm0, [{k} + 576]", "vaesenc zmm2, zmm2, [{k} + 576]", "vaesenc zmm1, zmm1, [{k} + 576]", "vaesenc zmm3, zmm3, [{k} + 576]",
+            "vaesenclast zmm0, zmm0, [{k} + 640]", "vaesenclast zmm2, zmm2, [{k} + 640]", "vaesenclast zmm1, zmm1, [{k} + 640]", "vaesenclast zmm3, zmm3, [{k} + 640]",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            k = in(reg) keys.0.as_ptr(),
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm14") _, out("zmm15") _,
+            options(nostack, readonly),
+        );
+    }
+}
+
+/// As `lane_steps_zmm8`, 16 lanes.
+#[cfg(target_arch = "x86_64")]
+fn lane_steps_zmm16(iterations: u64, keys: &RoundKeyRegisters) {
+    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "vpternlogq zmm0, zmm14, [{k}], 0x96",
+            "vpternlogq zmm1, zmm14, [{k}], 0x96",
+            "vpternlogq zmm2, zmm14, [{k}], 0x96",
+            "vpternlogq zmm3, zmm14, [{k}], 0x96",
+            "vpxorq zmm4, zmm15, [{k}]",
+            "vpxorq zmm5, zmm15, [{k}]",
+            "vpxorq zmm6, zmm15, [{k}]",
+            "vpxorq zmm7, zmm15, [{k}]",
+            "vaesenc zmm0, zmm0, [{k} + 64]", "vaesenc zmm4, zmm4, [{k} + 64]", "vaesenc zmm1, zmm1, [{k} + 64]", "vaesenc zmm5, zmm5, [{k} + 64]", "vaesenc zmm2, zmm2, [{k} + 64]", "vaesenc zmm6, zmm6, [{k} + 64]", "vaesenc zmm3, zmm3, [{k} + 64]", "vaesenc zmm7, zmm7, [{k} + 64]",
+            "vaesenc zmm0, zmm0, [{k} + 128]", "vaesenc zmm4, zmm4, [{k} + 128]", "vaesenc zmm1, zmm1, [{k} + 128]", "vaesenc zmm5, zmm5, [{k} + 128]", "vaesenc zmm2, zmm2, [{k} + 128]", "vaesenc zmm6, zmm6, [{k} + 128]", "vaesenc zmm3, zmm3, [{k} + 128]", "vaesenc zmm7, zmm7, [{k} + 128]",
+            "vaesenc zmm0, zmm0, [{k} + 192]", "vaesenc zmm4, zmm4, [{k} + 192]", "vaesenc zmm1, zmm1, [{k} + 192]", "vaesenc zmm5, zmm5, [{k} + 192]", "vaesenc zmm2, zmm2, [{k} + 192]", "vaesenc zmm6, zmm6, [{k} + 192]", "vaesenc zmm3, zmm3, [{k} + 192]", "vaesenc zmm7, zmm7, [{k} + 192]",
+            "vaesenc zmm0, zmm0, [{k} + 256]", "vaesenc zmm4, zmm4, [{k} + 256]", "vaesenc zmm1, zmm1, [{k} + 256]", "vaesenc zmm5, zmm5, [{k} + 256]", "vaesenc zmm2, zmm2, [{k} + 256]", "vaesenc zmm6, zmm6, [{k} + 256]", "vaesenc zmm3, zmm3, [{k} + 256]", "vaesenc zmm7, zmm7, [{k} + 256]",
+            "vaesenc zmm0, zmm0, [{k} + 320]", "vaesenc zmm4, zmm4, [{k} + 320]", "vaesenc zmm1, zmm1, [{k} + 320]", "vaesenc zmm5, zmm5, [{k} + 320]", "vaesenc zmm2, zmm2, [{k} + 320]", "vaesenc zmm6, zmm6, [{k} + 320]", "vaesenc zmm3, zmm3, [{k} + 320]", "vaesenc zmm7, zmm7, [{k} + 320]",
+            "vaesenc zmm0, zmm0, [{k} + 384]", "vaesenc zmm4, zmm4, [{k} + 384]", "vaesenc zmm1, zmm1, [{k} + 384]", "vaesenc zmm5, zmm5, [{k} + 384]", "vaesenc zmm2, zmm2, [{k} + 384]", "vaesenc zmm6, zmm6, [{k} + 384]", "vaesenc zmm3, zmm3, [{k} + 384]", "vaesenc zmm7, zmm7, [{k} + 384]",
+            "vaesenc zmm0, zmm0, [{k} + 448]", "vaesenc zmm4, zmm4, [{k} + 448]", "vaesenc zmm1, zmm1, [{k} + 448]", "vaesenc zmm5, zmm5, [{k} + 448]", "vaesenc zmm2, zmm2, [{k} + 448]", "vaesenc zmm6, zmm6, [{k} + 448]", "vaesenc zmm3, zmm3, [{k} + 448]", "vaesenc zmm7, zmm7, [{k} + 448]",
+            "vaesenc zmm0, zmm0, [{k} + 512]", "vaesenc zmm4, zmm4, [{k} + 512]", "vaesenc zmm1, zmm1, [{k} + 512]", "vaesenc zmm5, zmm5, [{k} + 512]", "vaesenc zmm2, zmm2, [{k} + 512]", "vaesenc zmm6, zmm6, [{k} + 512]", "vaesenc zmm3, zmm3, [{k} + 512]", "vaesenc zmm7, zmm7, [{k} + 512]",
+            "vaesenc zmm0, zmm0, [{k} + 576]", "vaesenc zmm4, zmm4, [{k} + 576]", "vaesenc zmm1, zmm1, [{k} + 576]", "vaesenc zmm5, zmm5, [{k} + 576]", "vaesenc zmm2, zmm2, [{k} + 576]", "vaesenc zmm6, zmm6, [{k} + 576]", "vaesenc zmm3, zmm3, [{k} + 576]", "vaesenc zmm7, zmm7, [{k} + 576]",
+            "vaesenclast zmm0, zmm0, [{k} + 640]", "vaesenclast zmm4, zmm4, [{k} + 640]", "vaesenclast zmm1, zmm1, [{k} + 640]", "vaesenclast zmm5, zmm5, [{k} + 640]", "vaesenclast zmm2, zmm2, [{k} + 640]", "vaesenclast zmm6, zmm6, [{k} + 640]", "vaesenclast zmm3, zmm3, [{k} + 640]", "vaesenclast zmm7, zmm7, [{k} + 640]",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            k = in(reg) keys.0.as_ptr(),
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm14") _, out("zmm15") _,
+            options(nostack, readonly),
+        );
+    }
+}
+
+/// As `lane_steps_zmm8` on 256-bit registers (AVX2 + VAES, 16 registers: keys from memory, two XORs for the MAC input).
+#[cfg(target_arch = "x86_64")]
+fn lane_steps_ymm8(iterations: u64, keys: &RoundKeyRegisters) {
+    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "vpxor ymm0, ymm0, ymm14", "vpxor ymm0, ymm0, [{k}]",
+            "vpxor ymm1, ymm1, ymm14", "vpxor ymm1, ymm1, [{k}]",
+            "vpxor ymm2, ymm2, ymm14", "vpxor ymm2, ymm2, [{k}]",
+            "vpxor ymm3, ymm3, ymm14", "vpxor ymm3, ymm3, [{k}]",
+            "vpxor ymm4, ymm15, [{k}]",
+            "vpxor ymm5, ymm15, [{k}]",
+            "vpxor ymm6, ymm15, [{k}]",
+            "vpxor ymm7, ymm15, [{k}]",
+            "vaesenc ymm0, ymm0, [{k} + 32]", "vaesenc ymm4, ymm4, [{k} + 32]", "vaesenc ymm1, ymm1, [{k} + 32]", "vaesenc ymm5, ymm5, [{k} + 32]", "vaesenc ymm2, ymm2, [{k} + 32]", "vaesenc ymm6, ymm6, [{k} + 32]", "vaesenc ymm3, ymm3, [{k} + 32]", "vaesenc ymm7, ymm7, [{k} + 32]",
+            "vaesenc ymm0, ymm0, [{k} + 64]", "vaesenc ymm4, ymm4, [{k} + 64]", "vaesenc ymm1, ymm1, [{k} + 64]", "vaesenc ymm5, ymm5, [{k} + 64]", "vaesenc ymm2, ymm2, [{k} + 64]", "vaesenc ymm6, ymm6, [{k} + 64]", "vaesenc ymm3, ymm3, [{k} + 64]", "vaesenc ymm7, ymm7, [{k} + 64]",
+            "vaesenc ymm0, ymm0, [{k} + 96]", "vaesenc ymm4, ymm4, [{k} + 96]", "vaesenc ymm1, ymm1, [{k} + 96]", "vaesenc ymm5, ymm5, [{k} + 96]", "vaesenc ymm2, ymm2, [{k} + 96]", "vaesenc ymm6, ymm6, [{k} + 96]", "vaesenc ymm3, ymm3, [{k} + 96]", "vaesenc ymm7, ymm7, [{k} + 96]",
+            "vaesenc ymm0, ymm0, [{k} + 128]", "vaesenc ymm4, ymm4, [{k} + 128]", "vaesenc ymm1, ymm1, [{k} + 128]", "vaesenc ymm5, ymm5, [{k} + 128]", "vaesenc ymm2, ymm2, [{k} + 128]", "vaesenc ymm6, ymm6, [{k} + 128]", "vaesenc ymm3, ymm3, [{k} + 128]", "vaesenc ymm7, ymm7, [{k} + 128]",
+            "vaesenc ymm0, ymm0, [{k} + 160]", "vaesenc ymm4, ymm4, [{k} + 160]", "vaesenc ymm1, ymm1, [{k} + 160]", "vaesenc ymm5, ymm5, [{k} + 160]", "vaesenc ymm2, ymm2, [{k} + 160]", "vaesenc ymm6, ymm6, [{k} + 160]", "vaesenc ymm3, ymm3, [{k} + 160]", "vaesenc ymm7, ymm7, [{k} + 160]",
+            "vaesenc ymm0, ymm0, [{k} + 192]", "vaesenc ymm4, ymm4, [{k} + 192]", "vaesenc ymm1, ymm1, [{k} + 192]", "vaesenc ymm5, ymm5, [{k} + 192]", "vaesenc ymm2, ymm2, [{k} + 192]", "vaesenc ymm6, ymm6, [{k} + 192]", "vaesenc ymm3, ymm3, [{k} + 192]", "vaesenc ymm7, ymm7, [{k} + 192]",
+            "vaesenc ymm0, ymm0, [{k} + 224]", "vaesenc ymm4, ymm4, [{k} + 224]", "vaesenc ymm1, ymm1, [{k} + 224]", "vaesenc ymm5, ymm5, [{k} + 224]", "vaesenc ymm2, ymm2, [{k} + 224]", "vaesenc ymm6, ymm6, [{k} + 224]", "vaesenc ymm3, ymm3, [{k} + 224]", "vaesenc ymm7, ymm7, [{k} + 224]",
+            "vaesenc ymm0, ymm0, [{k} + 256]", "vaesenc ymm4, ymm4, [{k} + 256]", "vaesenc ymm1, ymm1, [{k} + 256]", "vaesenc ymm5, ymm5, [{k} + 256]", "vaesenc ymm2, ymm2, [{k} + 256]", "vaesenc ymm6, ymm6, [{k} + 256]", "vaesenc ymm3, ymm3, [{k} + 256]", "vaesenc ymm7, ymm7, [{k} + 256]",
+            "vaesenc ymm0, ymm0, [{k} + 288]", "vaesenc ymm4, ymm4, [{k} + 288]", "vaesenc ymm1, ymm1, [{k} + 288]", "vaesenc ymm5, ymm5, [{k} + 288]", "vaesenc ymm2, ymm2, [{k} + 288]", "vaesenc ymm6, ymm6, [{k} + 288]", "vaesenc ymm3, ymm3, [{k} + 288]", "vaesenc ymm7, ymm7, [{k} + 288]",
+            "vaesenclast ymm0, ymm0, [{k} + 320]", "vaesenclast ymm4, ymm4, [{k} + 320]", "vaesenclast ymm1, ymm1, [{k} + 320]", "vaesenclast ymm5, ymm5, [{k} + 320]", "vaesenclast ymm2, ymm2, [{k} + 320]", "vaesenclast ymm6, ymm6, [{k} + 320]", "vaesenclast ymm3, ymm3, [{k} + 320]", "vaesenclast ymm7, ymm7, [{k} + 320]",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) iterations => _,
+            k = in(reg) keys.0.as_ptr(),
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _, out("ymm14") _, out("ymm15") _,
+            options(nostack, readonly),
+        );
+    }
+}
+
 fn calibrate(quick: bool) -> Result<Clock> {
     if !cfg!(target_arch = "x86_64")
         || !std::arch::is_x86_feature_detected!("aes")
@@ -568,8 +688,33 @@ fn measure_bound(clock: &Clock) -> Bound {
         aesenc_latency_cycles: latency,
         aesenc_throughput_cycles: throughput,
         vaesenc_zmm_throughput_cycles: vaes,
+        lane_steps: lane_step_ceilings(clock),
         per_result: Vec::new(),
     }
+}
+
+/// One of the `lane_steps_*` loops: iterations, round keys.
+type StepLoop = fn(u64, &RoundKeyRegisters);
+
+/// `LaneStep` of every VAES register width this CPU has.
+fn lane_step_ceilings(clock: &Clock) -> Vec<LaneStep> {
+    let iterations = 500;
+    let keys = RoundKeyRegisters([0x5a; 11 * 64]);
+    let has = |feature: &str| match feature {
+        "zmm" => std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes"),
+        _ => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("vaes"),
+    };
+    let loops: [(&'static str, usize, StepLoop); 3] =
+        [("zmm", 8, lane_steps_zmm8), ("zmm", 16, lane_steps_zmm16), ("ymm", 8, lane_steps_ymm8)];
+    loops
+        .into_iter()
+        .filter(|(registers, _, _)| has(registers))
+        .map(|(registers, lanes, steps)| {
+            let cycles_per_step = clock.measure(|| steps(iterations, &keys)).cycles / iterations as f64;
+            let cycles_per_byte_1500 = (3.0 + (1500.0f64 / 16.0).ceil()) * cycles_per_step / lanes as f64 / 1500.0;
+            LaneStep { registers, lanes, cycles_per_step, cycles_per_byte_1500 }
+        })
+        .collect()
 }
 
 fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
@@ -959,6 +1104,12 @@ fn print_report(report: &Report) {
         b.vaesenc_zmm_throughput_cycles
             .map_or(String::new(), |v| format!("; VAESENC zmm {v:.2} cycles/instr (4 blocks)"))
     );
+    for step in &b.lane_steps {
+        println!(
+            "multi-buffer step on {} registers alone, {} lanes: {:.1} cycles ({:.3} cycles/byte at 1500 bytes)",
+            step.registers, step.lanes, step.cycles_per_step, step.cycles_per_byte_1500
+        );
+    }
     println!();
     println!(
         "{:<21} {:<12} {:>5} {:>6} {:>8} {:>8} {:>10} {:>9} {:>8}",
