@@ -36,16 +36,13 @@ impl Backend {
     pub const ALL: [Backend; 4] = [Backend::Portable, Backend::AesNi, Backend::Avx512Vaes, Backend::Avx2Vaes];
 
     /// The fastest backend this CPU runs. The zmm kernel also where 512-bit VAES runs as
-    /// two 256-bit halves (AMD Zen 4: the bench's VAESENC measurement gives 0.98 cycles per
-    /// zmm instruction, four blocks, against 0.49 per xmm one): the same blocks per cycle as
-    /// ymm in half the instructions. Measured on an AMD EPYC Zen 4 (family 19h model 11h,
-    /// 2026-11-26, `taskset -c 1 wlansec bench ccmp [--backend avx2-vaes]`, 3 alternating
-    /// runs, medians, load 8-10 (shared machine, provisional)), cycles/byte zmm vs ymm:
-    /// multi-buffer 1.524 vs 1.558 (64 B), 0.670 vs 0.681 (256 B), 0.440 vs 0.443 (1500 B);
-    /// Enhanced N = 8 3.30 vs 3.47 (64 B), 0.453 vs 0.478 (1500 B); N = 1, 2, 4 within 1 %.
-    /// (ymm led the batches, 1.74 vs 1.84 at 64 B, while each lane's round keys were
-    /// packed by 16-octet stores that the zmm kernel's 64-octet loads waited on: see
-    /// `vaes::PackedKeys::set_groups`.)
+    /// two 256-bit halves (AMD Zen 4: 0.98 cycles per zmm VAESENC, four blocks, against 0.49
+    /// per xmm one): the same blocks per cycle as ymm in half the instructions. Measured on
+    /// an AMD EPYC family 19h model 11h (2026-11-28, `taskset -c 0|1 wlansec bench ccmp
+    /// [--backend avx2-vaes]`, 16 and 6 runs, everything else paused, medians;
+    /// `docs/results/2026-11-28-zen4-host-engine/`), cycles/byte zmm vs ymm: multi-buffer
+    /// 0.444 vs 0.452 (1500 B), 1.444 vs 1.397 (64 B, within the runs' spread); Enhanced
+    /// N = 8 0.413 vs 0.461 (1500 B), 2.506 vs 2.818 (64 B).
     pub fn detect() -> Self {
         [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
             .into_iter()
@@ -90,11 +87,11 @@ impl Backend {
         }
     }
 
-    /// Frames a batch keeps in flight. Eight on every backend: measured on an AVX-512/VAES
-    /// Xeon, 16 lanes ran at about 1.4 cycles/byte against 0.6 for 8 (the per-lane
-    /// bookkeeping of 16 lanes no longer fit the registers); with the register-resident
-    /// bulk loop (AMD EPYC, 2026-11-26, loaded machine) 16 lanes ran 0.50 against 0.53 on
-    /// zmm and 0.70 against 0.53 on ymm (16 ymm registers), so eight stays.
+    /// Frames a batch keeps in flight. Eight on every backend: on an AMD EPYC Zen-4 class
+    /// (2026-11-28) lane-fulls of 16 like frames beside the 8-lane scheduler sealed 64 × 1500
+    /// octets at 0.319–0.326 TSC ticks a byte against 0.300–0.312 for 8 (the AES step alone
+    /// gains 3 % from 16 lanes there: `wlansec bench ccmp`'s `lane_steps`); ymm has 16
+    /// registers, too few for 16 lanes' state.
     pub fn lanes(self) -> usize {
         BATCH_LANES
     }
