@@ -4,13 +4,12 @@ import os
 import random
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, RisingEdge
+from cocotb.triggers import RisingEdge
 
+from clocking import start_clock_and_reset
 from golden import body_beats, header_bus, int_be, stream_bytes
 from streams import Sink, Source
 
-CLOCK_NS = 10
 # Sub-chains / lanes of the design under test (its N parameter): 1 is CCMP-128.
 N = int(os.environ.get("CCMP_N", "1"))
 WIDTH = 16 * N
@@ -97,10 +96,7 @@ class Bench:
                         stall=stall, rng=random.Random(seed + 3), max_stall=max_stall)
 
     async def reset(self):
-        cocotb.start_soon(Clock(self.dut.clk, CLOCK_NS, units="ns").start())
-        self.dut.reset.value = 1
-        await ClockCycles(self.dut.clk, 2)
-        self.dut.reset.value = 0
+        await start_clock_and_reset(self.dut)
         cocotb.start_soon(self.out.run())
 
     async def feed(self, frames):

@@ -7,10 +7,10 @@ import os
 import random
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 from Crypto.Cipher import AES
 
+from clocking import start_clock_and_reset
 from golden import int_be, known_answers
 
 FIPS197 = known_answers("fips197_rounds.json")
@@ -20,12 +20,7 @@ LATENCY = 40 // COLUMNS  # clock edges from the load's to the one that raises ou
 
 
 async def start(dut):
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.reset.value = 1
-    dut.in_valid.value = 0
-    dut.in_chain.value = 0
-    await ClockCycles(dut.clk, 2)
-    dut.reset.value = 0
+    await start_clock_and_reset(dut, in_valid=0, in_chain=0)
     await RisingEdge(dut.clk)
 
 

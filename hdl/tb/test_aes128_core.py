@@ -7,10 +7,10 @@ issue rate."""
 import random
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge
 from Crypto.Cipher import AES
 
+from clocking import start_clock_and_reset
 from golden import int_be, known_answers
 from streams import Sink, Source
 
@@ -18,13 +18,8 @@ FIPS197 = known_answers("fips197_rounds.json")
 
 
 async def start(dut, in_stall=0.0, out_stall=0.0, seed=0):
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.reset.value = 1
-    dut.in_valid.value = 0
-    dut.out_ready.value = 0
-    dut.in_chain.value = 0  # CBC chaining is cbc_mac's, tested there
-    await ClockCycles(dut.clk, 2)
-    dut.reset.value = 0
+    # CBC chaining is cbc_mac's, tested there.
+    await start_clock_and_reset(dut, in_valid=0, out_ready=0, in_chain=0)
     rng = random.Random(seed)
     src = Source(dut.clk, dut.in_valid, dut.in_ready,
                  {"decrypt": dut.in_decrypt, "key": dut.in_key, "block": dut.in_block},

@@ -12,10 +12,10 @@ import os
 import random
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge
 from Crypto.Cipher import AES
 
+from clocking import start_clock_and_reset
 from golden import frames, int_be, known_answers
 
 CALL_CYCLES = 3  # cycles from a call's inputs to its outputs
@@ -28,14 +28,7 @@ APPENDIX_B, C1 = FIPS197["FIPS-197 Appendix B"], FIPS197["FIPS-197 C.1 AES-128"]
 
 
 async def start(dut):
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.reset.value = 1
-    dut.count.value = 0
-    dut.mode.value = 0
-    dut.inkey.value = 0
-    dut.state_in.value = 0
-    await ClockCycles(dut.clk, 2)
-    dut.reset.value = 0
+    await start_clock_and_reset(dut, count=0, mode=0, inkey=0, state_in=0)
     # The idle inputs through all three stages: the outputs hold still until a call.
     await ClockCycles(dut.clk, CALL_CYCLES)
     await FallingEdge(dut.clk)

@@ -8,10 +8,10 @@ import os
 import random
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge
 from Crypto.Cipher import AES
 
+from clocking import start_clock_and_reset
 from golden import int_be, known_answers
 from streams import Sink, Source
 
@@ -26,12 +26,7 @@ def side_by_side(blocks):
 
 
 async def start(dut, stall=0.0, seed=0):
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.reset.value = 1
-    dut.in_valid.value = 0
-    dut.out_ready.value = 0
-    await ClockCycles(dut.clk, 2)
-    dut.reset.value = 0
+    await start_clock_and_reset(dut, in_valid=0, out_ready=0)
     src = Source(dut.clk, dut.in_valid, dut.in_ready,
                  {"key": dut.in_key, "block": dut.in_block, "user": dut.in_user},
                  stall=stall, rng=random.Random(seed))

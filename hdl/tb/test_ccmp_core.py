@@ -7,8 +7,8 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import RisingEdge
 
-from ccmp_bench import (CLOCK_NS, N, SUITE, WIDTH, Bench, assert_cycles, encap_job, frame_cycles,
-                        split_frames)
+from ccmp_bench import N, SUITE, WIDTH, Bench, assert_cycles, encap_job, frame_cycles, split_frames
+from clocking import CLOCK_NS
 from golden import ccmp_known_answers, frames
 from provenance import design_rtl
 

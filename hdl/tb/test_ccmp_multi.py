@@ -6,10 +6,10 @@ import os
 import random
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge
 
-from ccmp_bench import CLOCK_NS, encap_job, split_frames
+from ccmp_bench import encap_job, split_frames
+from clocking import start_clock_and_reset
 from golden import body_beats, frames
 from test_ccmp_core import record
 
@@ -28,12 +28,7 @@ async def run(dut, jobs, stall, seed, budget, held=None):
     in those. Returns per lane the frames it was given, its output beats and the cycle each frame
     ended on, and the cycles used."""
     rng = random.Random(seed)
-    cocotb.start_soon(Clock(dut.clk, CLOCK_NS, units="ns").start())
-    for name in ("in_valid", "body_valid", "out_ready"):
-        getattr(dut, name).value = 0
-    dut.reset.value = 1
-    await ClockCycles(dut.clk, 2)
-    dut.reset.value = 0
+    await start_clock_and_reset(dut, in_valid=0, body_valid=0, out_ready=0)
     lane_jobs = [[] for _ in range(F)]
     lane_beats = [[] for _ in range(F)]  # body beats still to send
     outs = [[] for _ in range(F)]
