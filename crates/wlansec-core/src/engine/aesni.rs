@@ -122,6 +122,13 @@ impl Kernel for AesNi {
         }
     }
 
+    #[inline(always)]
+    unsafe fn whiten<const L: usize>(keys: &[&RoundKeys; 8], v: &mut [__m128i; L]) {
+        for i in 0..L {
+            v[i] = _mm_xor_si128(v[i], _mm_load_si128(keys[i].0[0].as_ptr().cast()));
+        }
+    }
+
     type FrameKeys<'k> = [__m128i; 11];
 
     #[inline(always)]

@@ -63,6 +63,13 @@ impl Kernel for Portable {
         }
     }
 
+    /// Round key 0 of each lane's schedule (the `aes` crate's keys are not exposed by round).
+    unsafe fn whiten<const L: usize>(keys: &[&Key; 8], v: &mut [Soft; L]) {
+        for lane in 0..L {
+            v[lane] = v[lane].xor(Soft::from_bytes(&keys[lane].round_keys.0[0]));
+        }
+    }
+
     type FrameKeys<'k> = &'k Key;
 
     unsafe fn frame_keys(key: &Key) -> &Key {

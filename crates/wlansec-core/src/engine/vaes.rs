@@ -284,6 +284,41 @@ pub(crate) struct Vaes<R>(PhantomData<R>);
 pub(crate) type Vaes512 = Vaes<__m512i>;
 pub(crate) type Vaes256 = Vaes<__m256i>;
 
+/// `Kernel::encrypt` on registers of type `R`; with `CTR_WHITENED` the counter blocks
+/// arrive with round key 0 already in them (`Kernel::encrypt_whitened_counters`).
+///
+/// # Safety
+/// As `Kernel::encrypt`.
+// No closures in the kernels: a closure does not inherit the caller's target features, so
+// the intrinsics in it would become calls.
+#[inline(always)]
+unsafe fn encrypt_lanes<R: Wide, const L: usize, const CTR_WHITENED: bool>(
+    keys: &PackedKeys,
+    mac: &mut [R; L],
+    ctr: &mut [R; L],
+) {
+    const { assert!(L.is_multiple_of(R::W) && L <= MAX_LANES) };
+    for g in 0..L / R::W {
+        let k = R::load_keys(keys.at(0, R::W * g));
+        mac[g] = R::xor(mac[g], k);
+        if !CTR_WHITENED {
+            ctr[g] = R::xor(ctr[g], k);
+        }
+    }
+    for round in 1..10 {
+        for g in 0..L / R::W {
+            let k = R::load_keys(keys.at(round, R::W * g));
+            mac[g] = R::aesenc(mac[g], k);
+            ctr[g] = R::aesenc(ctr[g], k);
+        }
+    }
+    for g in 0..L / R::W {
+        let k = R::load_keys(keys.at(10, R::W * g));
+        mac[g] = R::aesenclast(mac[g], k);
+        ctr[g] = R::aesenclast(ctr[g], k);
+    }
+}
+
 impl<R: Wide> Kernel for Vaes<R> {
     type B = __m128i;
     type V = R;
@@ -303,28 +338,19 @@ impl<R: Wide> Kernel for Vaes<R> {
         keys.set_groups::<R, L>(lane_keys)
     }
 
-    // No closures in the kernels: a closure does not inherit the caller's target features,
-    // so the intrinsics in it would become calls.
     #[inline(always)]
     unsafe fn encrypt<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
-        const { assert!(L.is_multiple_of(R::W) && L <= MAX_LANES) };
-        for g in 0..L / R::W {
-            let k = R::load_keys(keys.at(0, R::W * g));
-            mac[g] = R::xor(mac[g], k);
-            ctr[g] = R::xor(ctr[g], k);
+        encrypt_lanes::<R, L, false>(keys, mac, ctr)
+    }
+    #[inline(always)]
+    unsafe fn whiten<const L: usize>(keys: &PackedKeys, v: &mut [R; L]) {
+        for (g, group) in v.iter_mut().enumerate().take(L / R::W) {
+            *group = R::xor(*group, R::load_keys(keys.at(0, R::W * g)));
         }
-        for round in 1..10 {
-            for g in 0..L / R::W {
-                let k = R::load_keys(keys.at(round, R::W * g));
-                mac[g] = R::aesenc(mac[g], k);
-                ctr[g] = R::aesenc(ctr[g], k);
-            }
-        }
-        for g in 0..L / R::W {
-            let k = R::load_keys(keys.at(10, R::W * g));
-            mac[g] = R::aesenclast(mac[g], k);
-            ctr[g] = R::aesenclast(ctr[g], k);
-        }
+    }
+    #[inline(always)]
+    unsafe fn encrypt_whitened_counters<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
+        encrypt_lanes::<R, L, true>(keys, mac, ctr)
     }
 
     type FrameKeys<'k> = [R; 11];
