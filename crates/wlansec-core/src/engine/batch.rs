@@ -38,11 +38,11 @@ impl Backend {
     /// The fastest backend this CPU runs. The zmm kernel also where 512-bit VAES runs as
     /// two 256-bit halves (AMD Zen 4: 0.98 cycles per zmm VAESENC, four blocks, against 0.49
     /// per xmm one): the same blocks per cycle as ymm in half the instructions. Measured on
-    /// an AMD EPYC family 19h model 11h (2026-11-28, `taskset -c 0|1 wlansec bench ccmp
-    /// [--backend avx2-vaes]`, 16 and 6 runs, everything else paused, medians;
+    /// an AMD EPYC family 19h model 11h (2026-11-28, f1a645a, `taskset -c 0|1 wlansec bench
+    /// ccmp [--backend avx2-vaes]`, 16 and 6 runs, everything else paused, medians;
     /// `docs/results/2026-11-28-zen4-host-engine/`), cycles/byte zmm vs ymm: multi-buffer
-    /// 0.444 vs 0.452 (1500 B), 1.444 vs 1.397 (64 B, within the runs' spread); Enhanced
-    /// N = 8 0.413 vs 0.461 (1500 B), 2.506 vs 2.818 (64 B).
+    /// 0.412 vs 0.418 (1500 B), 1.127 vs 1.208 (64 B); Enhanced N = 8 0.406 vs 0.438
+    /// (1500 B), 2.019 vs 2.424 (64 B).
     pub fn detect() -> Self {
         [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
             .into_iter()
