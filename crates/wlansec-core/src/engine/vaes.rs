@@ -18,12 +18,16 @@ use super::lanes::{self, FrameTask, Kernel};
 use super::stitched;
 
 const MAX_LANES: usize = 8;
+/// `PackedKeys`' entry of round key 10 XOR round key 0.
+const FOLD: usize = 11;
 
 /// Round keys of 8 lanes, `[round][lane]`: the keys of one round for W adjacent lanes
-/// (W = 2 or 4, the group starting at a multiple of W) are one aligned load.
+/// (W = 2 or 4, the group starting at a multiple of W) are one aligned load. After the 11
+/// rounds, `FOLD`: round key 10 XOR round key 0, the last round of a MAC block whose output
+/// goes on whitened (`Kernel::encrypt_whitened`).
 #[repr(C, align(64))]
 pub(crate) struct PackedKeys {
-    rounds: [[[u8; 16]; MAX_LANES]; 11],
+    rounds: [[[u8; 16]; MAX_LANES]; 12],
     holds: [*const Key; MAX_LANES],
 }
 
@@ -31,7 +35,7 @@ impl PackedKeys {
     /// Idle lanes' keys do not matter (their blocks are discarded); each lane's key is set
     /// when it takes a frame.
     fn new() -> Self {
-        PackedKeys { rounds: [[[0; 16]; MAX_LANES]; 11], holds: [core::ptr::null(); MAX_LANES] }
+        PackedKeys { rounds: [[[0; 16]; MAX_LANES]; 12], holds: [core::ptr::null(); MAX_LANES] }
     }
 
     #[inline(always)]
@@ -40,9 +44,11 @@ impl PackedKeys {
             return;
         }
         self.holds[lane] = key;
-        for (round, rk) in key.round_keys.0.iter().enumerate() {
-            self.rounds[round][lane] = *rk;
+        let rk = &key.round_keys.0;
+        for (round, k) in rk.iter().enumerate() {
+            self.rounds[round][lane] = *k;
         }
+        self.rounds[FOLD][lane] = core::array::from_fn(|i| rk[10][i] ^ rk[0][i]);
     }
 
     /// `set` of lanes `0..L`, a group of lanes at a time: each round's keys of a group
@@ -60,13 +66,21 @@ impl PackedKeys {
             for (lane, key) in group.iter().enumerate() {
                 self.holds[g * R::W + lane] = *key;
             }
+            let mut first_last = [R::zero(); 2];
             for round in 0..11 {
                 let mut blocks = [_mm_setzero_si128(); 4];
                 for (block, key) in blocks.iter_mut().zip(group) {
                     *block = _mm_load_si128(key.round_keys.0[round].as_ptr().cast());
                 }
-                R::store_keys(self.rounds[round][g * R::W].as_mut_ptr(), R::gather(&blocks));
+                let keys = R::gather(&blocks);
+                R::store_keys(self.rounds[round][g * R::W].as_mut_ptr(), keys);
+                match round {
+                    0 => first_last[0] = keys,
+                    10 => first_last[1] = keys,
+                    _ => {}
+                }
             }
+            R::store_keys(self.rounds[FOLD][g * R::W].as_mut_ptr(), R::xor(first_last[0], first_last[1]));
         }
     }
 
@@ -284,24 +298,23 @@ pub(crate) struct Vaes<R>(PhantomData<R>);
 pub(crate) type Vaes512 = Vaes<__m512i>;
 pub(crate) type Vaes256 = Vaes<__m256i>;
 
-/// `Kernel::encrypt` on registers of type `R`; with `CTR_WHITENED` the counter blocks
-/// arrive with round key 0 already in them (`Kernel::encrypt_whitened_counters`).
+/// `Kernel::encrypt` on registers of type `R`; with `WHITENED`, `Kernel::encrypt_whitened`.
 ///
 /// # Safety
 /// As `Kernel::encrypt`.
 // No closures in the kernels: a closure does not inherit the caller's target features, so
 // the intrinsics in it would become calls.
 #[inline(always)]
-unsafe fn encrypt_lanes<R: Wide, const L: usize, const CTR_WHITENED: bool>(
+unsafe fn encrypt_lanes<R: Wide, const L: usize, const WHITENED: bool>(
     keys: &PackedKeys,
     mac: &mut [R; L],
     ctr: &mut [R; L],
 ) {
     const { assert!(L.is_multiple_of(R::W) && L <= MAX_LANES) };
-    for g in 0..L / R::W {
-        let k = R::load_keys(keys.at(0, R::W * g));
-        mac[g] = R::xor(mac[g], k);
-        if !CTR_WHITENED {
+    if !WHITENED {
+        for g in 0..L / R::W {
+            let k = R::load_keys(keys.at(0, R::W * g));
+            mac[g] = R::xor(mac[g], k);
             ctr[g] = R::xor(ctr[g], k);
         }
     }
@@ -312,10 +325,10 @@ unsafe fn encrypt_lanes<R: Wide, const L: usize, const CTR_WHITENED: bool>(
             ctr[g] = R::aesenc(ctr[g], k);
         }
     }
+    let mac_last = if WHITENED { FOLD } else { 10 };
     for g in 0..L / R::W {
-        let k = R::load_keys(keys.at(10, R::W * g));
-        mac[g] = R::aesenclast(mac[g], k);
-        ctr[g] = R::aesenclast(ctr[g], k);
+        mac[g] = R::aesenclast(mac[g], R::load_keys(keys.at(mac_last, R::W * g)));
+        ctr[g] = R::aesenclast(ctr[g], R::load_keys(keys.at(10, R::W * g)));
     }
 }
 
@@ -349,7 +362,7 @@ impl<R: Wide> Kernel for Vaes<R> {
         }
     }
     #[inline(always)]
-    unsafe fn encrypt_whitened_counters<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
+    unsafe fn encrypt_whitened<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
         encrypt_lanes::<R, L, true>(keys, mac, ctr)
     }
 
