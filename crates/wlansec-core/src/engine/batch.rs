@@ -38,11 +38,12 @@ impl Backend {
     /// The fastest backend this CPU runs. The zmm kernel also where 512-bit VAES runs as
     /// two 256-bit halves (AMD Zen 4: 0.98 cycles per zmm VAESENC, four blocks, against 0.49
     /// per xmm one): the same blocks per cycle as ymm in half the instructions. Measured on
-    /// an AMD EPYC family 19h model 11h (2026-11-28, f1a645a, `taskset -c 0|1 wlansec bench
-    /// ccmp [--backend avx2-vaes]`, 16 and 6 runs, everything else paused, medians;
-    /// `docs/results/2026-11-28-zen4-host-engine/`), cycles/byte zmm vs ymm: multi-buffer
-    /// 0.412 vs 0.418 (1500 B), 1.127 vs 1.208 (64 B); Enhanced N = 8 0.406 vs 0.438
-    /// (1500 B), 2.019 vs 2.424 (64 B).
+    /// an AMD EPYC family 19h model 11h (2026-11-28, e00f9a0, `wlansec bench ccmp
+    /// [--backend avx2-vaes]` alternating, 8 and 10 runs, everything else paused, medians;
+    /// `docs/results/2026-11-28-zen4-host-engine/ab-e00f9a0-*.txt`), cycles/byte zmm vs ymm:
+    /// multi-buffer 0.408 vs 0.399 (1500 B), 1.123 vs 1.326 (64 B), 0.562 vs 0.627 (256 B):
+    /// ymm ahead at 1 kB and over since e00f9a0 by 2 %, zmm ahead on short frames; Enhanced
+    /// N = 8 0.406 vs 0.438 (1500 B), 2.019 vs 2.424 (64 B; f1a645a's set).
     pub fn detect() -> Self {
         [Backend::Avx512Vaes, Backend::Avx2Vaes, Backend::AesNi]
             .into_iter()
