@@ -553,8 +553,10 @@ def test_ibss_capture_decrypts_in_wlansec_decrypt(make_wlan, tmp_path, mode):
     icmp = subprocess.run(["tshark", "-r", str(dec), "-Y", "icmp", "-T", "fields", "-e", "eth.src", "-e", "eth.dst", "-e", "icmp.type"], capture_output=True, text=True, check=True).stdout.splitlines()
     sta1, sta2 = (w.nodes[r]["mac"] for r in ("sta1", "sta2"))
     assert icmp.count(f"{sta1}\t{sta2}\t8") == 5 and icmp.count(f"{sta2}\t{sta1}\t0") == 5, icmp
+    # A group-addressed frame is never retried (802.11), and the medium loses a collided
+    # one (e.g. with a beacon): of each station's two broadcasts, at least one is on the air.
     for sta in (sta1, sta2):
-        assert icmp.count(f"{sta}\tff:ff:ff:ff:ff:ff\t8") == 2, icmp
+        assert 1 <= icmp.count(f"{sta}\tff:ff:ff:ff:ff:ff\t8") <= 2, icmp
 
 
 def test_a_udp_station_with_a_wrong_passphrase_exits_and_the_ap_logs_why(tmp_path):
