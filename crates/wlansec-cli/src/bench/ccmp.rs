@@ -416,106 +416,64 @@ fn vaesenc_throughput(iterations: u64) {
 /// Round keys as the step loops read them: one key a register wide (64 octets) per round.
 #[repr(C, align(64))]
 struct RoundKeyRegisters([u8; 11 * 64]);
-/// One multi-buffer step of 8 lanes on 512-bit registers per iteration (see `lane_step_ceilings`).
-#[cfg(target_arch = "x86_64")]
-fn lane_steps_zmm8(iterations: u64, keys: &RoundKeyRegisters) {
-    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "vpternlogq zmm0, zmm14, [{k}], 0x96",
-            "vpternlogq zmm1, zmm14, [{k}], 0x96",
-            "vpxorq zmm2, zmm15, [{k}]",
-            "vpxorq zmm3, zmm15, [{k}]",
-            "vaesenc zmm0, zmm0, [{k} + 64]", "vaesenc zmm2, zmm2, [{k} + 64]", "vaesenc zmm1, zmm1, [{k} + 64]", "vaesenc zmm3, zmm3, [{k} + 64]",
-            "vaesenc zmm0, zmm0, [{k} + 128]", "vaesenc zmm2, zmm2, [{k} + 128]", "vaesenc zmm1, zmm1, [{k} + 128]", "vaesenc zmm3, zmm3, [{k} + 128]",
-            "vaesenc zmm0, zmm0, [{k} + 192]", "vaesenc zmm2, zmm2, [{k} + 192]", "vaesenc zmm1, zmm1, [{k} + 192]", "vaesenc zmm3, zmm3, [{k} + 192]",
-            "vaesenc zmm0, zmm0, [{k} + 256]", "vaesenc zmm2, zmm2, [{k} + 256]", "vaesenc zmm1, zmm1, [{k} + 256]", "vaesenc zmm3, zmm3, [{k} + 256]",
-            "vaesenc zmm0, zmm0, [{k} + 320]", "vaesenc zmm2, zmm2, [{k} + 320]", "vaesenc zmm1, zmm1, [{k} + 320]", "vaesenc zmm3, zmm3, [{k} + 320]",
-            "vaesenc zmm0, zmm0, [{k} + 384]", "vaesenc zmm2, zmm2, [{k} + 384]", "vaesenc zmm1, zmm1, [{k} + 384]", "vaesenc zmm3, zmm3, [{k} + 384]",
-            "vaesenc zmm0, zmm0, [{k} + 448]", "vaesenc zmm2, zmm2, [{k} + 448]", "vaesenc zmm1, zmm1, [{k} + 448]", "vaesenc zmm3, zmm3, [{k} + 448]",
-            "vaesenc zmm0, zmm0, [{k} + 512]", "vaesenc zmm2, zmm2, [{k} + 512]", "vaesenc zmm1, zmm1, [{k} + 512]", "vaesenc zmm3, zmm3, [{k} + 512]",
-            "vaesenc zmm0, zmm0, [{k} + 576]", "vaesenc zmm2, zmm2, [{k} + 576]", "vaesenc zmm1, zmm1, [{k} + 576]", "vaesenc zmm3, zmm3, [{k} + 576]",
-            "vaesenclast zmm0, zmm0, [{k} + 640]", "vaesenclast zmm2, zmm2, [{k} + 640]", "vaesenclast zmm1, zmm1, [{k} + 640]", "vaesenclast zmm3, zmm3, [{k} + 640]",
-            "dec {n}",
-            "jnz 2b",
-            n = inout(reg) iterations => _,
-            k = in(reg) keys.0.as_ptr(),
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm14") _, out("zmm15") _,
-            options(nostack, readonly),
-        );
-    }
+/// A multi-buffer step loop, one step per iteration (see `lane_step_ceilings`): the lines
+/// that form each lane's MAC and counter inputs, then 10 rounds over the lanes in `order`,
+/// round key r at `keys + r * width` (the assembler's `.irp` writes the rounds out).
+macro_rules! lane_steps {
+    ($(#[$doc:meta])* $name:ident, $register:literal, $width:literal, order $order:literal, inputs [$($input:literal),+]) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        fn $name(iterations: u64, keys: &RoundKeyRegisters) {
+            // SAFETY: only run when the CPU has the instructions; reads only `keys`.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    $($input,)+
+                    ".irp round, 1, 2, 3, 4, 5, 6, 7, 8, 9",
+                    concat!(".irp lane, ", $order),
+                    concat!("vaesenc ", $register, "\\lane, ", $register, "\\lane, [rdx + \\round * ", $width, "]"),
+                    ".endr",
+                    ".endr",
+                    concat!(".irp lane, ", $order),
+                    concat!("vaesenclast ", $register, "\\lane, ", $register, "\\lane, [rdx + 10 * ", $width, "]"),
+                    ".endr",
+                    "dec rcx",
+                    "jnz 2b",
+                    inout("rcx") iterations => _,
+                    in("rdx") keys.0.as_ptr(),
+                    clobber_abi("C"),
+                    options(nostack, readonly),
+                );
+            }
+        }
+    };
 }
 
-/// As `lane_steps_zmm8`, 16 lanes.
-#[cfg(target_arch = "x86_64")]
-fn lane_steps_zmm16(iterations: u64, keys: &RoundKeyRegisters) {
-    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "vpternlogq zmm0, zmm14, [{k}], 0x96",
-            "vpternlogq zmm1, zmm14, [{k}], 0x96",
-            "vpternlogq zmm2, zmm14, [{k}], 0x96",
-            "vpternlogq zmm3, zmm14, [{k}], 0x96",
-            "vpxorq zmm4, zmm15, [{k}]",
-            "vpxorq zmm5, zmm15, [{k}]",
-            "vpxorq zmm6, zmm15, [{k}]",
-            "vpxorq zmm7, zmm15, [{k}]",
-            "vaesenc zmm0, zmm0, [{k} + 64]", "vaesenc zmm4, zmm4, [{k} + 64]", "vaesenc zmm1, zmm1, [{k} + 64]", "vaesenc zmm5, zmm5, [{k} + 64]", "vaesenc zmm2, zmm2, [{k} + 64]", "vaesenc zmm6, zmm6, [{k} + 64]", "vaesenc zmm3, zmm3, [{k} + 64]", "vaesenc zmm7, zmm7, [{k} + 64]",
-            "vaesenc zmm0, zmm0, [{k} + 128]", "vaesenc zmm4, zmm4, [{k} + 128]", "vaesenc zmm1, zmm1, [{k} + 128]", "vaesenc zmm5, zmm5, [{k} + 128]", "vaesenc zmm2, zmm2, [{k} + 128]", "vaesenc zmm6, zmm6, [{k} + 128]", "vaesenc zmm3, zmm3, [{k} + 128]", "vaesenc zmm7, zmm7, [{k} + 128]",
-            "vaesenc zmm0, zmm0, [{k} + 192]", "vaesenc zmm4, zmm4, [{k} + 192]", "vaesenc zmm1, zmm1, [{k} + 192]", "vaesenc zmm5, zmm5, [{k} + 192]", "vaesenc zmm2, zmm2, [{k} + 192]", "vaesenc zmm6, zmm6, [{k} + 192]", "vaesenc zmm3, zmm3, [{k} + 192]", "vaesenc zmm7, zmm7, [{k} + 192]",
-            "vaesenc zmm0, zmm0, [{k} + 256]", "vaesenc zmm4, zmm4, [{k} + 256]", "vaesenc zmm1, zmm1, [{k} + 256]", "vaesenc zmm5, zmm5, [{k} + 256]", "vaesenc zmm2, zmm2, [{k} + 256]", "vaesenc zmm6, zmm6, [{k} + 256]", "vaesenc zmm3, zmm3, [{k} + 256]", "vaesenc zmm7, zmm7, [{k} + 256]",
-            "vaesenc zmm0, zmm0, [{k} + 320]", "vaesenc zmm4, zmm4, [{k} + 320]", "vaesenc zmm1, zmm1, [{k} + 320]", "vaesenc zmm5, zmm5, [{k} + 320]", "vaesenc zmm2, zmm2, [{k} + 320]", "vaesenc zmm6, zmm6, [{k} + 320]", "vaesenc zmm3, zmm3, [{k} + 320]", "vaesenc zmm7, zmm7, [{k} + 320]",
-            "vaesenc zmm0, zmm0, [{k} + 384]", "vaesenc zmm4, zmm4, [{k} + 384]", "vaesenc zmm1, zmm1, [{k} + 384]", "vaesenc zmm5, zmm5, [{k} + 384]", "vaesenc zmm2, zmm2, [{k} + 384]", "vaesenc zmm6, zmm6, [{k} + 384]", "vaesenc zmm3, zmm3, [{k} + 384]", "vaesenc zmm7, zmm7, [{k} + 384]",
-            "vaesenc zmm0, zmm0, [{k} + 448]", "vaesenc zmm4, zmm4, [{k} + 448]", "vaesenc zmm1, zmm1, [{k} + 448]", "vaesenc zmm5, zmm5, [{k} + 448]", "vaesenc zmm2, zmm2, [{k} + 448]", "vaesenc zmm6, zmm6, [{k} + 448]", "vaesenc zmm3, zmm3, [{k} + 448]", "vaesenc zmm7, zmm7, [{k} + 448]",
-            "vaesenc zmm0, zmm0, [{k} + 512]", "vaesenc zmm4, zmm4, [{k} + 512]", "vaesenc zmm1, zmm1, [{k} + 512]", "vaesenc zmm5, zmm5, [{k} + 512]", "vaesenc zmm2, zmm2, [{k} + 512]", "vaesenc zmm6, zmm6, [{k} + 512]", "vaesenc zmm3, zmm3, [{k} + 512]", "vaesenc zmm7, zmm7, [{k} + 512]",
-            "vaesenc zmm0, zmm0, [{k} + 576]", "vaesenc zmm4, zmm4, [{k} + 576]", "vaesenc zmm1, zmm1, [{k} + 576]", "vaesenc zmm5, zmm5, [{k} + 576]", "vaesenc zmm2, zmm2, [{k} + 576]", "vaesenc zmm6, zmm6, [{k} + 576]", "vaesenc zmm3, zmm3, [{k} + 576]", "vaesenc zmm7, zmm7, [{k} + 576]",
-            "vaesenclast zmm0, zmm0, [{k} + 640]", "vaesenclast zmm4, zmm4, [{k} + 640]", "vaesenclast zmm1, zmm1, [{k} + 640]", "vaesenclast zmm5, zmm5, [{k} + 640]", "vaesenclast zmm2, zmm2, [{k} + 640]", "vaesenclast zmm6, zmm6, [{k} + 640]", "vaesenclast zmm3, zmm3, [{k} + 640]", "vaesenclast zmm7, zmm7, [{k} + 640]",
-            "dec {n}",
-            "jnz 2b",
-            n = inout(reg) iterations => _,
-            k = in(reg) keys.0.as_ptr(),
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm14") _, out("zmm15") _,
-            options(nostack, readonly),
-        );
-    }
-}
+lane_steps!(
+    /// 8 lanes on 512-bit registers: MAC blocks in zmm0-1 (input = state ^ data ^ round key 0,
+    /// one VPTERNLOG), counter blocks in zmm2-3.
+    lane_steps_zmm8, "zmm", 64, order "0, 2, 1, 3",
+    inputs ["vpternlogq zmm0, zmm14, [rdx], 0x96", "vpternlogq zmm1, zmm14, [rdx], 0x96",
+            "vpxorq zmm2, zmm15, [rdx]", "vpxorq zmm3, zmm15, [rdx]"]
+);
 
-/// As `lane_steps_zmm8` on 256-bit registers (AVX2 + VAES, 16 registers: keys from memory, two XORs for the MAC input).
-#[cfg(target_arch = "x86_64")]
-fn lane_steps_ymm8(iterations: u64, keys: &RoundKeyRegisters) {
-    // SAFETY: only run when the CPU has the instructions; reads only `keys`.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "vpxor ymm0, ymm0, ymm14", "vpxor ymm0, ymm0, [{k}]",
-            "vpxor ymm1, ymm1, ymm14", "vpxor ymm1, ymm1, [{k}]",
-            "vpxor ymm2, ymm2, ymm14", "vpxor ymm2, ymm2, [{k}]",
-            "vpxor ymm3, ymm3, ymm14", "vpxor ymm3, ymm3, [{k}]",
-            "vpxor ymm4, ymm15, [{k}]",
-            "vpxor ymm5, ymm15, [{k}]",
-            "vpxor ymm6, ymm15, [{k}]",
-            "vpxor ymm7, ymm15, [{k}]",
-            "vaesenc ymm0, ymm0, [{k} + 32]", "vaesenc ymm4, ymm4, [{k} + 32]", "vaesenc ymm1, ymm1, [{k} + 32]", "vaesenc ymm5, ymm5, [{k} + 32]", "vaesenc ymm2, ymm2, [{k} + 32]", "vaesenc ymm6, ymm6, [{k} + 32]", "vaesenc ymm3, ymm3, [{k} + 32]", "vaesenc ymm7, ymm7, [{k} + 32]",
-            "vaesenc ymm0, ymm0, [{k} + 64]", "vaesenc ymm4, ymm4, [{k} + 64]", "vaesenc ymm1, ymm1, [{k} + 64]", "vaesenc ymm5, ymm5, [{k} + 64]", "vaesenc ymm2, ymm2, [{k} + 64]", "vaesenc ymm6, ymm6, [{k} + 64]", "vaesenc ymm3, ymm3, [{k} + 64]", "vaesenc ymm7, ymm7, [{k} + 64]",
-            "vaesenc ymm0, ymm0, [{k} + 96]", "vaesenc ymm4, ymm4, [{k} + 96]", "vaesenc ymm1, ymm1, [{k} + 96]", "vaesenc ymm5, ymm5, [{k} + 96]", "vaesenc ymm2, ymm2, [{k} + 96]", "vaesenc ymm6, ymm6, [{k} + 96]", "vaesenc ymm3, ymm3, [{k} + 96]", "vaesenc ymm7, ymm7, [{k} + 96]",
-            "vaesenc ymm0, ymm0, [{k} + 128]", "vaesenc ymm4, ymm4, [{k} + 128]", "vaesenc ymm1, ymm1, [{k} + 128]", "vaesenc ymm5, ymm5, [{k} + 128]", "vaesenc ymm2, ymm2, [{k} + 128]", "vaesenc ymm6, ymm6, [{k} + 128]", "vaesenc ymm3, ymm3, [{k} + 128]", "vaesenc ymm7, ymm7, [{k} + 128]",
-            "vaesenc ymm0, ymm0, [{k} + 160]", "vaesenc ymm4, ymm4, [{k} + 160]", "vaesenc ymm1, ymm1, [{k} + 160]", "vaesenc ymm5, ymm5, [{k} + 160]", "vaesenc ymm2, ymm2, [{k} + 160]", "vaesenc ymm6, ymm6, [{k} + 160]", "vaesenc ymm3, ymm3, [{k} + 160]", "vaesenc ymm7, ymm7, [{k} + 160]",
-            "vaesenc ymm0, ymm0, [{k} + 192]", "vaesenc ymm4, ymm4, [{k} + 192]", "vaesenc ymm1, ymm1, [{k} + 192]", "vaesenc ymm5, ymm5, [{k} + 192]", "vaesenc ymm2, ymm2, [{k} + 192]", "vaesenc ymm6, ymm6, [{k} + 192]", "vaesenc ymm3, ymm3, [{k} + 192]", "vaesenc ymm7, ymm7, [{k} + 192]",
-            "vaesenc ymm0, ymm0, [{k} + 224]", "vaesenc ymm4, ymm4, [{k} + 224]", "vaesenc ymm1, ymm1, [{k} + 224]", "vaesenc ymm5, ymm5, [{k} + 224]", "vaesenc ymm2, ymm2, [{k} + 224]", "vaesenc ymm6, ymm6, [{k} + 224]", "vaesenc ymm3, ymm3, [{k} + 224]", "vaesenc ymm7, ymm7, [{k} + 224]",
-            "vaesenc ymm0, ymm0, [{k} + 256]", "vaesenc ymm4, ymm4, [{k} + 256]", "vaesenc ymm1, ymm1, [{k} + 256]", "vaesenc ymm5, ymm5, [{k} + 256]", "vaesenc ymm2, ymm2, [{k} + 256]", "vaesenc ymm6, ymm6, [{k} + 256]", "vaesenc ymm3, ymm3, [{k} + 256]", "vaesenc ymm7, ymm7, [{k} + 256]",
-            "vaesenc ymm0, ymm0, [{k} + 288]", "vaesenc ymm4, ymm4, [{k} + 288]", "vaesenc ymm1, ymm1, [{k} + 288]", "vaesenc ymm5, ymm5, [{k} + 288]", "vaesenc ymm2, ymm2, [{k} + 288]", "vaesenc ymm6, ymm6, [{k} + 288]", "vaesenc ymm3, ymm3, [{k} + 288]", "vaesenc ymm7, ymm7, [{k} + 288]",
-            "vaesenclast ymm0, ymm0, [{k} + 320]", "vaesenclast ymm4, ymm4, [{k} + 320]", "vaesenclast ymm1, ymm1, [{k} + 320]", "vaesenclast ymm5, ymm5, [{k} + 320]", "vaesenclast ymm2, ymm2, [{k} + 320]", "vaesenclast ymm6, ymm6, [{k} + 320]", "vaesenclast ymm3, ymm3, [{k} + 320]", "vaesenclast ymm7, ymm7, [{k} + 320]",
-            "dec {n}",
-            "jnz 2b",
-            n = inout(reg) iterations => _,
-            k = in(reg) keys.0.as_ptr(),
-            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _, out("ymm14") _, out("ymm15") _,
-            options(nostack, readonly),
-        );
-    }
-}
+lane_steps!(
+    /// As `lane_steps_zmm8`, 16 lanes.
+    lane_steps_zmm16, "zmm", 64, order "0, 4, 1, 5, 2, 6, 3, 7",
+    inputs ["vpternlogq zmm0, zmm14, [rdx], 0x96", "vpternlogq zmm1, zmm14, [rdx], 0x96",
+            "vpternlogq zmm2, zmm14, [rdx], 0x96", "vpternlogq zmm3, zmm14, [rdx], 0x96",
+            "vpxorq zmm4, zmm15, [rdx]", "vpxorq zmm5, zmm15, [rdx]",
+            "vpxorq zmm6, zmm15, [rdx]", "vpxorq zmm7, zmm15, [rdx]"]
+);
+
+lane_steps!(
+    /// 8 lanes on 256-bit registers (AVX2 + VAES, 16 registers: keys from memory, two XORs for
+    /// the MAC input).
+    lane_steps_ymm8, "ymm", 32, order "0, 4, 1, 5, 2, 6, 3, 7",
+    inputs ["vpxor ymm0, ymm0, ymm14", "vpxor ymm0, ymm0, [rdx]", "vpxor ymm1, ymm1, ymm14", "vpxor ymm1, ymm1, [rdx]",
+            "vpxor ymm2, ymm2, ymm14", "vpxor ymm2, ymm2, [rdx]", "vpxor ymm3, ymm3, ymm14", "vpxor ymm3, ymm3, [rdx]",
+            "vpxor ymm4, ymm15, [rdx]", "vpxor ymm5, ymm15, [rdx]", "vpxor ymm6, ymm15, [rdx]", "vpxor ymm7, ymm15, [rdx]"]
+);
 
 fn calibrate(quick: bool) -> Result<Clock> {
     if !cfg!(target_arch = "x86_64")
