@@ -20,9 +20,11 @@ a wall-clock budget judged the machine's load rather than the placement.
 SYNTH_SEEDS=N: seeds 1..N (default 10). SYNTH_JOBS=J: J nextpnr runs at once (default 1;
 every run is niced). SYNTH_FREQ=F: nextpnr's timing target in MHz (default PNR_TARGET_MHZ),
 SYNTH_TIMING_WEIGHT=W: its HeAP placer's timing weight (default PNR_TIMING_WEIGHT; both
-recorded and part of the input hash). SYNTH_PNR=0: resources only. SYNTH_ROUTER=router2: nextpnr's second
-router (recorded). SYNTH_RECORD=0: no record, and reports/logs kept in build/syn only (the
-netlist benches of `make test`, and experiments, which must not replace a measured figure).
+recorded and part of the input hash). SYNTH_PNR=0: resources only. SYNTH_ROUTER=router1|router2:
+nextpnr's router for every design (recorded; default: the design's entry in ROUTERS, else
+router1; the iteration budget applies to router1 only). SYNTH_RECORD=0: no record, and
+reports/logs kept in build/syn only (the netlist benches of `make test`, and experiments,
+which must not replace a measured figure).
 SYNTH_WASM_STACK=1: Yosys with a deeper WebAssembly stack (syn/yosys_deep_stack.py), for
 designs whose netlist overflows the default one (the first multi-frame core did).
 iCE40 and Xilinx (xc7) targets give Yosys resource counts only.
@@ -114,6 +116,10 @@ DESIGNS = {
     "tbox_round_loop_gated": ("tbox_round_loop", {"GATED": 1}, ["ecp5"], "tbox"),
     "sbox_round_loop": ("sbox_round_loop", {}, ["ecp5"], None),
 }
+# Designs routed by nextpnr's router2 rather than router1: the 8-way block-RAM core's
+# router1 runs took over two hours a seed (one still had 203 arcs left after 471,000
+# iterations), router2 routes a seed in about 20 minutes (reports/README.md).
+ROUTERS = {"ccmp_core_n8_bram": "router2"}
 
 
 def ports(top, params):
@@ -390,7 +396,7 @@ def synth(name, target):
     record = os.environ.get("SYNTH_RECORD", "1") == "1"
     pnr_on = target == "ecp5" and os.environ.get("SYNTH_PNR", "1") == "1"
     seeds = list(range(1, int(os.environ.get("SYNTH_SEEDS", "10")) + 1))
-    router = os.environ.get("SYNTH_ROUTER", "router1")
+    router = os.environ.get("SYNTH_ROUTER", ROUTERS.get(name, "router1"))
     router_budget = int(os.environ.get("SYNTH_ROUTER_ITERATIONS", "0"))
     freq = float(os.environ.get("SYNTH_FREQ", PNR_TARGET_MHZ))
     weight = int(os.environ.get("SYNTH_TIMING_WEIGHT", PNR_TIMING_WEIGHT))
