@@ -49,6 +49,13 @@ def timed(cmd):
     return wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, run.stdout
 
 
+def built_from(wlansec):
+    """The commit a wlansec binary was built from, as its --version says ("-dirty": with
+    changed sources)."""
+    version = subprocess.run([wlansec, "--version"], capture_output=True, text=True).stdout
+    return version.strip().rsplit("(", 1)[-1].rstrip(")") if "(" in version else "unknown"
+
+
 def cpu_model():
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -156,9 +163,9 @@ def main():
         "pinning": "taskset -c 0",
         "host": {"machine": platform.machine(), "cpu_model": cpu_model(), "cpus": os.cpu_count(),
                  "load_avg": os.getloadavg()},
-        "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                 capture_output=True, text=True).stdout.strip(),
+        "commit": built_from(args.wlansec),
         "baseline": args.baseline,
+        "baseline_commit": built_from(args.baseline) if args.baseline else None,
         "baseline_output_identical": same_output if args.baseline else None,
         "tools": rows,
         "ratio_cpu_throughput": ratio_cpu,

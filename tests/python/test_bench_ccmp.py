@@ -9,10 +9,13 @@ import ctypes.util
 import json
 import math
 import os
+import pathlib
 import subprocess
 
 import jsonschema
 import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 SIZES = [64, 256, 512, 1024, 1500, 2304]
 
@@ -27,9 +30,10 @@ SCHEMA = {
     "properties": {
         "machine": {
             "type": "object",
-            "required": ["cpu", "cpu_flags", "backend", "backend_forced", "tsc_hz", "tsc_per_core_cycle",
+            "required": ["commit", "cpu", "cpu_flags", "backend", "backend_forced", "tsc_hz", "tsc_per_core_cycle",
                          "core_hz", "repeats", "openssl", "load_average", "intel_ipsec_mb"],
             "properties": {
+                "commit": {"type": "string", "pattern": r"^([0-9a-f]{12}(-dirty)?|unknown)$"},
                 "cpu": {"type": "string", "minLength": 1},
                 "cpu_flags": {"type": "object", "required": CPU_FLAGS, "additionalProperties": False,
                               "properties": {f: {"type": "boolean"} for f in CPU_FLAGS}},
@@ -155,6 +159,18 @@ def report(wlansec, tmp_path_factory):
 
 def test_json_has_the_issue_layout(report):
     jsonschema.validate(report, SCHEMA)
+
+
+def test_the_report_names_the_commit_it_measured(report, wlansec):
+    """The binary records the commit it was built from; in this checkout that is HEAD (the
+    tests build before they run)."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert report["machine"]["commit"].removesuffix("-dirty") == head.stdout.strip()
+    version = subprocess.run([wlansec, "--version"], capture_output=True, text=True, check=True).stdout
+    assert f"({report['machine']['commit']})" in version
 
 
 def test_every_implementation_mode_and_size_is_measured(report):

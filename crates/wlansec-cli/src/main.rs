@@ -24,7 +24,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "wlansec",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("WLANSEC_COMMIT"), ")"),
     about = "IEEE 802.11i / WPA2 data security: frames, suites, captures, benchmarks, the emulated WLAN"
 )]
 struct Cli {

@@ -99,6 +99,8 @@ const CHECK_FRAMES: usize = 16;
 
 #[derive(Serialize)]
 struct Machine {
+    /// The commit the binary was built from (`-dirty`: with changed sources).
+    commit: &'static str,
     cpu: String,
     /// The CPU features the engines' choices turn on.
     cpu_flags: CpuFlags,
@@ -600,6 +602,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let report = Report {
         machine: Machine {
+            commit: env!("WLANSEC_COMMIT"),
             cpu: cpu_name(),
             cpu_flags: CpuFlags::detect(),
             backend: engine.backend().name(),

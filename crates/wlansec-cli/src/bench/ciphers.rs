@@ -110,6 +110,8 @@ struct Record {
 struct Meta {
     command: String,
     wlansec_version: &'static str,
+    /// The commit the binary was built from (`-dirty`: with changed sources).
+    commit: &'static str,
     cpu: String,
     tsc_hz: Option<f64>,
     cycles_note: &'static str,
@@ -223,6 +225,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             meta: Meta {
                 command: std::env::args().collect::<Vec<_>>().join(" "),
                 wlansec_version: env!("CARGO_PKG_VERSION"),
+                commit: env!("WLANSEC_COMMIT"),
                 cpu: cpu_model(),
                 tsc_hz,
                 cycles_note:
