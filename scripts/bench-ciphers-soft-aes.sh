@@ -29,13 +29,16 @@ l0=$(load)
 l1=$(load)
 OPENSSL_ia32cap=$mask "$without" bench ciphers --ciphers "$ciphers" --no-sweep --json "$out/ciphers-soft-aes.bench.json" "$@" >"$out/ciphers-soft-aes.txt"
 l2=$(load)
+# The commit both builds were made from, as the binary names it (`wlansec --version`: the
+# hash, "-dirty" with changed sources).
+commit_of() { "$1" --version | sed -n 's/.*(\(.*\))$/\1/p'; }
 cat >"$out/run.json" <<JSON
 {
  "what": "wlansec bench ciphers, the study's six ciphers, with AES instructions and without (portable AES), back to back",
  "script": "scripts/bench-ciphers-soft-aes.sh $*",
  "cpu": "$(lscpu | sed -n 's/^Model name: *//p' | head -1)",
  "cpu_aes_flags": "$(grep -o -w -E 'aes|vaes|avx512f' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')",
- "commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- crates || echo ' (with uncommitted changes)')",
+ "commit": "$(commit_of "$with")",
  "with_aes_instructions": {"json": "ciphers-aesni.bench.json", "load_average_before": "$l0", "load_average_after": "$l1"},
  "without_aes_instructions": {"json": "ciphers-soft-aes.bench.json", "build": "RUSTFLAGS='--cfg aes_backend=\"soft\"'", "OPENSSL_ia32cap": "$mask", "load_average_before": "$l1", "load_average_after": "$l2"}
 }
