@@ -2,8 +2,9 @@
 (machine, results [{impl, mode, lanes, frame_bytes, cycles_per_byte, gb_per_s, us_per_frame}],
 bound), covers every implementation, mode and frame size, and its figures agree with one
 another (GB/s, µs per frame and cycles per byte describe the same time); where intel-ipsec-mb
-is installed its rows are there (issue 22) with the comparison per size. Checks the schema and
-consistency only: speed is reported by the benchmark, never asserted here."""
+is installed its rows are there (issue 22) with the comparison per size and on frames of mixed
+lengths. Checks the schema and consistency only: speed is reported by the benchmark, never
+asserted here."""
 
 import ctypes.util
 import json
@@ -18,6 +19,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 SIZES = [64, 256, 512, 1024, 1500, 2304]
+# The mixed rows: 64 frames of 28..=1500 octets; their frame_bytes is the mean length.
+MIXED_FRAMES, MIXED_MEAN = 64, {"type": "integer", "minimum": 28, "maximum": 1500}
 
 NUMBER = {"type": "number", "exclusiveMinimum": 0}
 IPSEC_MB_ARCHS = ["no-aesni", "sse", "avx", "avx2", "avx512"]
@@ -69,10 +72,11 @@ SCHEMA = {
                 "properties": {
                     "impl": {"anyOf": [{"enum": ["openssl", "rustcrypto-ccm", "wlansec"]},
                                        {"type": "string", "pattern": IPSEC_MB_ROW}]},
-                    "mode": {"enum": ["single", "multibuffer", "enhanced"]},
-                    # intel-ipsec-mb rows: frames per call, four times wlansec's lanes.
+                    "mode": {"enum": ["single", "multibuffer", "enhanced", "mixed"]},
+                    # intel-ipsec-mb rows: frames per call, four times wlansec's lanes
+                    # (mixed: 64).
                     "lanes": {"type": "integer", "enum": [1, 2, 4, 8, 16, 32, 64]},
-                    "frame_bytes": {"enum": SIZES},
+                    "frame_bytes": {"anyOf": [{"enum": SIZES}, MIXED_MEAN]},
                     "cycles_per_byte": NUMBER,
                     "gb_per_s": NUMBER,
                     "us_per_frame": NUMBER,
@@ -132,9 +136,10 @@ SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["frame_bytes", "wlansec_multibuffer_cycles_per_byte", "ipsec_mb_best",
+                "required": ["mode", "frame_bytes", "wlansec_multibuffer_cycles_per_byte", "ipsec_mb_best",
                              "ipsec_mb_cycles_per_byte", "wlansec_speedup"],
-                "properties": {"frame_bytes": {"enum": SIZES},
+                "properties": {"mode": {"enum": ["multibuffer", "mixed"]},
+                               "frame_bytes": {"anyOf": [{"enum": SIZES}, MIXED_MEAN]},
                                "wlansec_multibuffer_cycles_per_byte": NUMBER,
                                "ipsec_mb_best": {"type": "string", "pattern": IPSEC_MB_ROW},
                                "ipsec_mb_cycles_per_byte": NUMBER, "wlansec_speedup": NUMBER},
@@ -182,6 +187,8 @@ def test_every_implementation_mode_and_size_is_measured(report):
                          ("wlansec", "enhanced", 2), ("wlansec", "enhanced", 4),
                          ("wlansec", "enhanced", 8)]:
             assert (*expected, size) in seen
+    mixed = [r for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", "mixed")]
+    assert len(mixed) == 1 and mixed[0]["lanes"] == lanes
     assert len(report["bound"]["per_result"]) == len(report["results"])
     assert {(t["direction"], t["threads"]) for t in report["threads"]} == {
         (d, n) for d in ("protect", "unprotect") for n in (1, 2)}
@@ -195,7 +202,9 @@ def test_figures_describe_the_same_time(report):
     machine = report["machine"]
     for r in report["results"]:
         seconds = r["us_per_frame"] * 1e-6
-        assert math.isclose(r["gb_per_s"], r["frame_bytes"] / seconds / 1e9, rel_tol=1e-6)
+        # A mixed row's frame_bytes is its mean length rounded up: within an octet a frame.
+        tolerance = 1 / r["frame_bytes"] if r["mode"] == "mixed" else 1e-6
+        assert math.isclose(r["gb_per_s"], r["frame_bytes"] / seconds / 1e9, rel_tol=tolerance)
         cycles = r["cycles_per_byte"] * r["frame_bytes"]
         core_cycles_from_time = seconds * machine["core_hz"]
         assert 0.5 < cycles / core_cycles_from_time < 2.0, r
@@ -230,8 +239,9 @@ def test_lane_step_ceilings_for_the_vaes_widths_this_cpu_has(report):
 
 def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
     """Where the library and its header are installed the rows must be there (build.rs built
-    the shim, the library loaded): every size, job and burst API, each manager timed, on the
-    multi-buffer row's frames; and the comparison per size names the fastest of them."""
+    the shim, the library loaded): every size and the mixed lengths, job and burst API, each
+    manager timed, on the multi-buffer rows' frames; and the comparison per setting names the
+    fastest of them."""
     info = report["machine"]["intel_ipsec_mb"]
     installed = os.path.exists("/usr/include/intel-ipsec-mb.h") and ctypes.util.find_library("IPSec_MB")
     if info["version"] is None:
@@ -241,15 +251,17 @@ def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
     assert info["not_run"] is None and info["archs_timed"][0] == info["arch"]
     frames = 4 * next(r["lanes"] for r in report["results"] if r["impl"] == "wlansec" and r["mode"] == "multibuffer")
     ipsec = [r for r in report["results"] if r["impl"].startswith("ipsec-mb")]
-    assert {(r["impl"], r["frame_bytes"]) for r in ipsec} == {
-        (f"ipsec-mb {arch} {api}", size) for arch in info["archs_timed"] for api in ("job", "burst") for size in SIZES}
-    assert all(r["mode"] == "multibuffer" and r["lanes"] == frames for r in ipsec)
-    assert [v["frame_bytes"] for v in report["versus_ipsec_mb"]] == SIZES
+    mean = next(r["frame_bytes"] for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", "mixed"))
+    settings = [("multibuffer", size, frames) for size in SIZES] + [("mixed", mean, MIXED_FRAMES)]
+    assert sorted((r["impl"], r["mode"], r["frame_bytes"], r["lanes"]) for r in ipsec) == sorted(
+        (f"ipsec-mb {arch} {api}", *setting) for arch in info["archs_timed"] for api in ("job", "burst")
+        for setting in settings)
+    assert [(v["mode"], v["frame_bytes"]) for v in report["versus_ipsec_mb"]] == [s[:2] for s in settings]
     for v in report["versus_ipsec_mb"]:
-        at_size = [r for r in ipsec if r["frame_bytes"] == v["frame_bytes"]]
+        at_size = [r for r in ipsec if (r["mode"], r["frame_bytes"]) == (v["mode"], v["frame_bytes"])]
         best = min(at_size, key=lambda r: r["cycles_per_byte"])
         ours = next(r for r in report["results"] if (r["impl"], r["mode"], r["frame_bytes"]) ==
-                    ("wlansec", "multibuffer", v["frame_bytes"]))
+                    ("wlansec", v["mode"], v["frame_bytes"]))
         assert (v["ipsec_mb_best"], v["ipsec_mb_cycles_per_byte"]) == (best["impl"], best["cycles_per_byte"])
         assert v["wlansec_multibuffer_cycles_per_byte"] == ours["cycles_per_byte"]
         assert math.isclose(v["wlansec_speedup"], best["cycles_per_byte"] / ours["cycles_per_byte"], rel_tol=1e-9)

@@ -31,6 +31,11 @@ use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
 use super::ipsec_mb::{self, Api, Arch, CcmInput, IpsecMb, KeySchedule};
 
 const SIZES: [usize; 6] = [64, 256, 512, 1024, 1500, 2304];
+/// The mixed-lengths rows' mode, frames per call and payload lengths (a TCP ACK's to a
+/// full Ethernet frame's).
+const MIXED: &str = "mixed";
+const MIXED_FRAMES: usize = 64;
+const MIXED_LENGTHS: std::ops::RangeInclusive<usize> = 28..=1500;
 const AAD_LEN: usize = 22;
 const AES_ROUNDS: f64 = 10.0;
 
@@ -62,13 +67,18 @@ struct Report {
     notes: Vec<String>,
 }
 
-const NOTES: [&str; 4] = [
+const NOTES: [&str; 5] = [
     "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
      station's AES round keys are expanded once (engine::Key, as an AP caches each \
      station's schedule), outside the timed loop; per frame the loop builds the job \
      (nonce, AAD, B0/A0) and seals it",
     "single, enhanced: one frame per call, key expanded once outside the timed loop; \
      openssl: key set once, nonce and lengths per frame",
+    "mixed: multi-buffer on one call of 64 frames whose payload lengths are drawn uniformly \
+     from 28 to 1500 octets (seeded: the same frames every run), each under its own station \
+     key expanded outside the timed loop, wlansec and intel-ipsec-mb on the same frames; \
+     bytes is their mean length, cycles/byte and GB/s are over all their octets, the bound \
+     that of a frame of the mean length",
     "threads: the sharded engine (the calling thread plus persistent pinned workers), 32 \
      stations, whole calls of 512 frames in a batch whose buffers are reused across calls \
      (sharding, PN assignment and hand-off included; refilling the batch is outside the \
@@ -154,6 +164,8 @@ struct IpsecMbInfo {
 
 #[derive(Serialize)]
 struct Versus {
+    /// `multibuffer` (frames of `frame_bytes` octets) or `mixed` (their mean).
+    mode: &'static str,
     frame_bytes: usize,
     wlansec_multibuffer_cycles_per_byte: f64,
     /// intel-ipsec-mb's fastest row at this size (architecture and API).
@@ -286,15 +298,31 @@ impl Clock {
         sample: Sample,
         frames: usize,
     ) -> Measured {
-        let seconds = sample.ticks / frames as f64 / self.tsc_hz;
+        self.result_of_octets(implementation, mode, lanes, bytes, sample, frames, frames * bytes)
+    }
+
+    /// `result` of a call over `frames` frames of `octets` in all (`bytes`: their mean,
+    /// rounded, where their lengths differ).
+    #[allow(clippy::too_many_arguments)]
+    fn result_of_octets(
+        &self,
+        implementation: &'static str,
+        mode: &'static str,
+        lanes: usize,
+        bytes: usize,
+        sample: Sample,
+        frames: usize,
+        octets: usize,
+    ) -> Measured {
+        let seconds = sample.ticks / self.tsc_hz;
         Measured {
             implementation,
             mode,
             lanes,
             frame_bytes: bytes,
-            cycles_per_byte: sample.cycles / frames as f64 / bytes as f64,
-            gb_per_s: bytes as f64 / seconds / 1e9,
-            us_per_frame: seconds * 1e6,
+            cycles_per_byte: sample.cycles / octets as f64,
+            gb_per_s: octets as f64 / seconds / 1e9,
+            us_per_frame: seconds / frames as f64 * 1e6,
         }
     }
 }
@@ -522,7 +550,8 @@ fn bound_cpb(bound: &Bound, mode: &str, lanes: usize, bytes: usize, vaes: bool) 
         _ => bound.aesenc_throughput_cycles,
     };
     let throughput = blocks * AES_ROUNDS * block_cycles;
-    let per_frame = if mode == "multibuffer" { throughput } else { latency.max(throughput) };
+    // Mixed lengths: the throughput bound of a frame of their mean length.
+    let per_frame = if mode == "multibuffer" || mode == MIXED { throughput } else { latency.max(throughput) };
     per_frame / bytes as f64
 }
 
@@ -565,6 +594,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         eprintln!("bench ccmp: {bytes}-byte frames");
         results.extend(measure_size(&clock, engine, ipsec_mb.as_deref().unwrap_or_default(), bytes, &mut rng)?);
     }
+    eprintln!("bench ccmp: frames of mixed lengths");
+    results.extend(measure_mixed(&clock, engine, ipsec_mb.as_deref().unwrap_or_default(), &mut rng)?);
     bound.per_result = results
         .iter()
         .map(|r| {
@@ -743,7 +774,7 @@ fn measure_size(
     });
     out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames));
     for lib in ipsec_mb {
-        out.extend(measure_ipsec_mb(clock, engine, lib, &tks, nonce, &aad, &mut buffers)?);
+        out.extend(measure_ipsec_mb(clock, engine, lib, "multibuffer", &tks, nonce, &aad, &mut buffers)?);
     }
 
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
@@ -752,6 +783,35 @@ fn measure_size(
             engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
         });
         out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1));
+    }
+    Ok(out)
+}
+
+/// Multi-buffer on frames of mixed lengths, as a receiver's ring or a capture holds them:
+/// `MIXED_FRAMES` frames of lengths drawn uniformly from `MIXED_LENGTHS`, each under its own
+/// key; wlansec and intel-ipsec-mb on the same frames.
+fn measure_mixed(clock: &Clock, engine: Engine, ipsec_mb: &[IpsecMb], rng: &mut ChaCha8Rng) -> Result<Vec<Measured>> {
+    let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
+    let aad = random_bytes(rng, AAD_LEN);
+    let (shortest, longest) = (*MIXED_LENGTHS.start(), *MIXED_LENGTHS.end());
+    let mut buffers: Vec<Vec<u8>> = (0..MIXED_FRAMES)
+        .map(|_| {
+            let len = shortest + gen::below(rng, (longest - shortest + 1) as u64) as usize;
+            random_bytes(rng, len)
+        })
+        .collect();
+    let tks: Vec<[u8; 16]> = (0..MIXED_FRAMES).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
+    let keys: Vec<Key> = tks.iter().map(|tk| Key::new(tk, Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
+    let octets: usize = buffers.iter().map(Vec::len).sum();
+    let sample = clock.measure(|| {
+        let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
+        engine.seal_batch(&mut jobs).expect("engine on checked parameters");
+    });
+    let lanes = engine.backend().lanes();
+    let mean = octets.div_ceil(MIXED_FRAMES);
+    let mut out = vec![clock.result_of_octets("wlansec", MIXED, lanes, mean, sample, MIXED_FRAMES, octets)];
+    for lib in ipsec_mb {
+        out.extend(measure_ipsec_mb(clock, engine, lib, MIXED, &tks, nonce, &aad, &mut buffers)?);
     }
     Ok(out)
 }
@@ -768,19 +828,22 @@ fn open_ipsec_mb() -> Result<Vec<IpsecMb>> {
     Ok(libs)
 }
 
-/// intel-ipsec-mb's job and burst rows on the multi-buffer row's frames (`buffers`, one
-/// per station key in `tks`), after checking both APIs against the engine on those frames
-/// and on CCMP frames behind random 802.11 headers.
+/// intel-ipsec-mb's job and burst rows (`mode`) on the multi-buffer row's frames (`buffers`,
+/// one per station key in `tks`), after checking both APIs against the engine on those
+/// frames and on CCMP frames behind random 802.11 headers.
+#[allow(clippy::too_many_arguments)]
 fn measure_ipsec_mb(
     clock: &Clock,
     engine: Engine,
     lib: &IpsecMb,
+    mode: &'static str,
     tks: &[[u8; 16]],
     nonce: [u8; 13],
     aad: &[u8],
     buffers: &mut [Vec<u8>],
 ) -> Result<Vec<Measured>> {
-    let (frames, bytes) = (buffers.len(), buffers[0].len());
+    let (frames, octets) = (buffers.len(), buffers.iter().map(Vec::len).sum::<usize>());
+    let bytes = octets.div_ceil(frames);
     let schedules: Vec<KeySchedule> = tks.iter().map(|tk| lib.key_schedule(tk)).collect();
     let mut inputs: Vec<CcmInput> = tks
         .iter()
@@ -804,22 +867,24 @@ fn measure_ipsec_mb(
         if let Some(error) = failure {
             return Err(error.context(format!("bench ccmp: {bytes}-byte frames, timed loop")));
         }
-        rows.push(clock.result(ipsec_mb::row_name(lib.arch(), api), "multibuffer", frames, bytes, sample, frames));
+        let name = ipsec_mb::row_name(lib.arch(), api);
+        rows.push(clock.result_of_octets(name, mode, frames, bytes, sample, frames, octets));
     }
     Ok(rows)
 }
 
 fn versus_ipsec_mb(results: &[Measured]) -> Vec<Versus> {
-    SIZES
-        .iter()
-        .filter_map(|&bytes| {
-            let at_size = results.iter().filter(|r| r.frame_bytes == bytes);
-            let wlansec = at_size.clone().find(|r| r.implementation == "wlansec" && r.mode == "multibuffer")?;
+    let settings = SIZES.iter().map(|&bytes| ("multibuffer", Some(bytes))).chain([(MIXED, None)]);
+    settings
+        .filter_map(|(mode, bytes)| {
+            let at_size = results.iter().filter(|r| r.mode == mode && bytes.is_none_or(|b| r.frame_bytes == b));
+            let wlansec = at_size.clone().find(|r| r.implementation == "wlansec")?;
             let best = at_size
                 .filter(|r| r.implementation.starts_with("ipsec-mb"))
                 .min_by(|a, b| a.cycles_per_byte.total_cmp(&b.cycles_per_byte))?;
             Some(Versus {
-                frame_bytes: bytes,
+                mode,
+                frame_bytes: wlansec.frame_bytes,
                 wlansec_multibuffer_cycles_per_byte: wlansec.cycles_per_byte,
                 ipsec_mb_best: best.implementation,
                 ipsec_mb_cycles_per_byte: best.cycles_per_byte,
@@ -1131,13 +1196,13 @@ fn print_report(report: &Report) {
             m.intel_ipsec_mb.arch.unwrap_or("?")
         );
         for v in &report.versus_ipsec_mb {
+            let setting = match v.mode {
+                MIXED => format!("mixed {}..{} (mean {})", MIXED_LENGTHS.start(), MIXED_LENGTHS.end(), v.frame_bytes),
+                _ => format!("{:>6}", v.frame_bytes),
+            };
             println!(
-                "{:>6} bytes: wlansec {:.3}, {} {:.3}: wlansec x{:.2}",
-                v.frame_bytes,
-                v.wlansec_multibuffer_cycles_per_byte,
-                v.ipsec_mb_best,
-                v.ipsec_mb_cycles_per_byte,
-                v.wlansec_speedup
+                "{setting} bytes: wlansec {:.3}, {} {:.3}: wlansec x{:.2}",
+                v.wlansec_multibuffer_cycles_per_byte, v.ipsec_mb_best, v.ipsec_mb_cycles_per_byte, v.wlansec_speedup
             );
         }
         println!();

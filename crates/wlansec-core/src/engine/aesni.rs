@@ -82,6 +82,19 @@ static SHIFT_DOWN: [u8; 32] = {
 
 pub(crate) struct AesNi;
 
+/// AES-128 of one block (both the AES-NI and the VAES kernels' `Kernel::encrypt_block`).
+///
+/// # Safety
+/// The CPU must have AES-NI.
+#[inline(always)]
+pub(crate) unsafe fn encrypt_block(keys: &RoundKeys, block: __m128i) -> __m128i {
+    let mut b = _mm_xor_si128(block, _mm_load_si128(keys.0[0].as_ptr().cast()));
+    for round in 1..10 {
+        b = _mm_aesenc_si128(b, _mm_load_si128(keys.0[round].as_ptr().cast()));
+    }
+    _mm_aesenclast_si128(b, _mm_load_si128(keys.0[10].as_ptr().cast()))
+}
+
 /// `pshufb` control swapping octets 14 and 15 of a block (the counter's two octets).
 pub(crate) const SWAP_COUNTER_OCTETS: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 14];
 
@@ -127,6 +140,11 @@ impl Kernel for AesNi {
         for i in 0..L {
             v[i] = _mm_xor_si128(v[i], _mm_load_si128(keys[i].0[0].as_ptr().cast()));
         }
+    }
+
+    #[inline(always)]
+    unsafe fn encrypt_block(key: &Key, block: __m128i) -> __m128i {
+        encrypt_block(&key.round_keys, block)
     }
 
     type FrameKeys<'k> = [__m128i; 11];

@@ -70,6 +70,12 @@ impl Kernel for Portable {
         }
     }
 
+    unsafe fn encrypt_block(key: &Key, block: Soft) -> Soft {
+        let mut b = Array::from(block.to_bytes());
+        key.soft.encrypt_block(&mut b);
+        Soft::from_bytes(&b.into())
+    }
+
     type FrameKeys<'k> = &'k Key;
 
     unsafe fn frame_keys(key: &Key) -> &Key {

@@ -362,6 +362,10 @@ impl<R: Wide> Kernel for Vaes<R> {
         }
     }
     #[inline(always)]
+    unsafe fn encrypt_block(key: &Key, block: __m128i) -> __m128i {
+        super::aesni::encrypt_block(&key.round_keys, block)
+    }
+    #[inline(always)]
     unsafe fn encrypt_whitened<const L: usize>(keys: &PackedKeys, mac: &mut [R; L], ctr: &mut [R; L]) {
         encrypt_lanes::<R, L, true>(keys, mac, ctr)
     }
