@@ -265,3 +265,17 @@ def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
         assert (v["ipsec_mb_best"], v["ipsec_mb_cycles_per_byte"]) == (best["impl"], best["cycles_per_byte"])
         assert v["wlansec_multibuffer_cycles_per_byte"] == ours["cycles_per_byte"]
         assert math.isclose(v["wlansec_speedup"], best["cycles_per_byte"] / ours["cycles_per_byte"], rel_tol=1e-9)
+
+
+def test_the_summarizer_reads_runs_and_pairs(report, tmp_path):
+    """scripts/bench_host/summarize.py: one column per tag, with two tags the run-by-run
+    ratio (here of a run with itself: 1.000), every row of the report."""
+    for name in ("base-c1-1.json", "new-c1-1.json"):
+        (tmp_path / name).write_text(json.dumps(report))
+    done = subprocess.run(["python3", str(ROOT / "scripts" / "bench_host" / "summarize.py"), str(tmp_path)],
+                          capture_output=True, text=True, check=True)
+    mixed = next(r for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", "mixed"))
+    line = next(l for l in done.stdout.splitlines() if l.startswith(f"wlansec mixed {mixed['lanes']} "))
+    assert line.split()[-3:] == [f"{mixed['cycles_per_byte']:.3f}"] * 2 + ["1.000"]
+    rows = [l for l in done.stdout.splitlines() if l.endswith(" 1.000") or l.endswith("nan")]
+    assert len(rows) == len(report["results"])
