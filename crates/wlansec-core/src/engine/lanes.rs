@@ -342,9 +342,9 @@ fn is_cohort(tasks: &[FrameTask<'_>]) -> bool {
 /// general step (lanes in different phases, their inputs through memory and tests of each
 /// lane's phase), which every new sub-chain took three times and every short last block
 /// once, and a repacking of every lane's registers whenever one lane changed (AMD EPYC Zen 3,
-/// `wlansec bench ccmp` row `mixed`, 20 alternating runs, medians: 1.832 -> 1.133
-/// cycles/byte, against intel-ipsec-mb's 1.52: from 0.83x to 1.36x; capture decryption
-/// 0.588 -> 0.512 CPU-s; docs/results/2026-11-29-zen3-mixed-lengths/).
+/// `wlansec bench ccmp` row `mixed`, 20 alternating pairs, medians: 1.866 -> 1.159
+/// cycles/byte, against intel-ipsec-mb from 0.83x to 1.36x; capture decryption 0.429 ->
+/// 0.354 CPU-s; docs/results/2026-11-29-zen3-mixed-lengths/).
 ///
 /// # Safety
 /// As `run`.
