@@ -174,6 +174,27 @@ pub(crate) trait Kernel {
     /// # Safety
     /// As `encrypt`.
     unsafe fn scatter(v: Self::V, blocks: &mut [Self::B]);
+    /// Lane `at` (< `W`) of `v`.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    #[inline(always)]
+    unsafe fn extract_lane(v: Self::V, at: usize) -> Self::B {
+        let mut blocks = [Self::B::zero(); MAX_W];
+        Self::scatter(v, &mut blocks);
+        blocks[at]
+    }
+    /// `v` with lane `at` (< `W`) replaced by `block`.
+    ///
+    /// # Safety
+    /// As `encrypt`.
+    #[inline(always)]
+    unsafe fn insert_lane(v: Self::V, at: usize, block: Self::B) -> Self::V {
+        let mut blocks = [Self::B::zero(); MAX_W];
+        Self::scatter(v, &mut blocks);
+        blocks[at] = block;
+        Self::gather(&blocks)
+    }
     /// # Safety
     /// As `encrypt`; `ptrs[..W]` valid for reading 16 octets each.
     unsafe fn load(ptrs: &[*mut u8]) -> Self::V;
@@ -443,21 +464,27 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
     }
 }
 
-/// Lane `i`'s block of `registers`.
+/// Lane `i`'s block of `registers`. (Each group is tested, so that `registers` is indexed by
+/// constants only and stays in registers.)
 #[inline(always)]
 unsafe fn lane<K: Kernel, const L: usize>(registers: &[K::V; L], i: usize) -> K::B {
-    let mut blocks = [K::B::zero(); MAX_W];
-    K::scatter(registers[i / K::W], &mut blocks);
-    blocks[i % K::W]
+    let mut block = K::B::zero();
+    for (g, register) in registers.iter().enumerate().take(L / K::W) {
+        if g == i / K::W {
+            block = K::extract_lane(*register, i % K::W);
+        }
+    }
+    block
 }
 
 /// Replace lane `i`'s block of `registers` with `block`.
 #[inline(always)]
 unsafe fn set_lane<K: Kernel, const L: usize>(registers: &mut [K::V; L], i: usize, block: K::B) {
-    let mut blocks = [K::B::zero(); MAX_W];
-    K::scatter(registers[i / K::W], &mut blocks);
-    blocks[i % K::W] = block;
-    registers[i / K::W] = K::gather(&blocks);
+    for (g, register) in registers.iter_mut().enumerate().take(L / K::W) {
+        if g == i / K::W {
+            *register = K::insert_lane(*register, i % K::W, block);
+        }
+    }
 }
 
 /// The most lanes a kernel register holds (zmm).

@@ -133,6 +133,11 @@ pub(crate) trait Wide: Copy {
     unsafe fn store_run(ptr: *mut u8, v: Self);
     unsafe fn gather(blocks: &[__m128i]) -> Self;
     unsafe fn scatter(v: Self, blocks: &mut [__m128i]);
+    /// Lane `at` (< W), and `v` with it replaced: in registers, without a branch (a block
+    /// stored over a register's copy in memory and read back whole stalls the load until
+    /// the stores reach the cache).
+    unsafe fn extract(v: Self, at: usize) -> __m128i;
+    unsafe fn insert(v: Self, at: usize, block: __m128i) -> Self;
     unsafe fn load(ptrs: &[*mut u8]) -> Self;
     unsafe fn store(v: Self, ptrs: &[*mut u8]);
     unsafe fn aesenc(v: Self, key: Self) -> Self;
@@ -182,6 +187,18 @@ impl Wide for __m512i {
         blocks[1] = _mm512_extracti32x4_epi32::<1>(v);
         blocks[2] = _mm512_extracti32x4_epi32::<2>(v);
         blocks[3] = _mm512_extracti32x4_epi32::<3>(v);
+    }
+    #[inline(always)]
+    unsafe fn extract(v: Self, at: usize) -> __m128i {
+        let down = _mm512_add_epi32(
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm512_set1_epi32(4 * at as i32),
+        );
+        _mm512_castsi512_si128(_mm512_permutexvar_epi32(down, v))
+    }
+    #[inline(always)]
+    unsafe fn insert(v: Self, at: usize, block: __m128i) -> Self {
+        _mm512_mask_broadcast_i32x4(v, 0xf << (4 * at), block)
     }
     #[inline(always)]
     unsafe fn load(ptrs: &[*mut u8]) -> Self {
@@ -257,6 +274,16 @@ impl Wide for __m256i {
     unsafe fn scatter(v: Self, blocks: &mut [__m128i]) {
         blocks[0] = _mm256_castsi256_si128(v);
         blocks[1] = _mm256_extracti128_si256::<1>(v);
+    }
+    #[inline(always)]
+    unsafe fn extract(v: Self, at: usize) -> __m128i {
+        let down = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(4 * at as i32));
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, down))
+    }
+    #[inline(always)]
+    unsafe fn insert(v: Self, at: usize, block: __m128i) -> Self {
+        let lane = _mm256_cmpeq_epi32(_mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), _mm256_set1_epi32(at as i32));
+        _mm256_blendv_epi8(v, _mm256_broadcastsi128_si256(block), lane)
     }
     #[inline(always)]
     unsafe fn load(ptrs: &[*mut u8]) -> Self {
@@ -430,6 +457,14 @@ impl<R: Wide> Kernel for Vaes<R> {
     #[inline(always)]
     unsafe fn scatter(v: R, blocks: &mut [__m128i]) {
         R::scatter(v, blocks)
+    }
+    #[inline(always)]
+    unsafe fn extract_lane(v: R, at: usize) -> __m128i {
+        R::extract(v, at)
+    }
+    #[inline(always)]
+    unsafe fn insert_lane(v: R, at: usize, block: __m128i) -> R {
+        R::insert(v, at, block)
     }
     #[inline(always)]
     unsafe fn load(ptrs: &[*mut u8]) -> R {
