@@ -47,6 +47,22 @@ impl Blk for __m128i {
     unsafe fn store(self, ptr: *mut u8) {
         _mm_storeu_si128(ptr.cast(), self)
     }
+    /// One load and one store of the block that ends with the short block, its octets
+    /// moved down and back up by `pshufb`: no branch on `r` and no block read back from
+    /// narrower stores (the octet-wise form mispredicts on random lengths).
+    #[inline(always)]
+    unsafe fn partial_block_in_frame(ptr: *mut u8, r: usize, keystream: Self) -> (Self, Self) {
+        let end = ptr.add(r).sub(16);
+        let block = _mm_loadu_si128(end.cast());
+        let down = _mm_loadu_si128(SHIFT_DOWN.as_ptr().add(16 - r).cast());
+        let up = _mm_loadu_si128(SHIFT_UP.as_ptr().add(r).cast());
+        let input = _mm_shuffle_epi8(block, down);
+        // The keystream's first r octets where the short block sits in `block`, and at 0..r.
+        let keystream_up = _mm_shuffle_epi8(keystream, up);
+        let output = _mm_xor_si128(input, _mm_shuffle_epi8(keystream_up, down));
+        _mm_storeu_si128(end.cast(), _mm_xor_si128(block, keystream_up));
+        (input, output)
+    }
     /// In vector registers (SSSE3 shuffles): a quarter of the instructions of
     /// `lanes::ccm_blocks`, whose integer code was a fifth of a batch of 64-octet frames.
     #[inline(always)]
@@ -68,6 +84,18 @@ impl Blk for __m128i {
         [b0, a0, h1, h2]
     }
 }
+
+/// `SHIFT_UP[s..s + 16]`, as a `pshufb` control, moves octets 0.. to 16 - s.. and zeros the
+/// rest (the inverse of `SHIFT_DOWN[16 - s..]`).
+static SHIFT_UP: [u8; 32] = {
+    let mut m = [0x80u8; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[16 + i] = i as u8;
+        i += 1;
+    }
+    m
+};
 
 /// `SHIFT_DOWN[s..s + 16]`, as a `pshufb` control, moves octets s.. to 0.. and zeros the rest.
 static SHIFT_DOWN: [u8; 32] = {

@@ -45,6 +45,16 @@ pub(crate) trait Blk: Copy {
     /// # Safety
     /// `ptr` must be valid for writing 16 octets.
     unsafe fn store(self, ptr: *mut u8);
+    /// `partial_block` of a frame's short last block (`r` < 16 octets at `ptr`) where the
+    /// `16 - r` octets before it are the frame's too: a kernel may read and write the block
+    /// that ends with it, writing those octets back as they were.
+    ///
+    /// # Safety
+    /// As `partial_block`, and the `16 - r` octets before `ptr` valid and not in use elsewhere.
+    #[inline(always)]
+    unsafe fn partial_block_in_frame(ptr: *mut u8, r: usize, keystream: Self) -> (Self, Self) {
+        partial_block(ptr, r, keystream)
+    }
     /// B0, A_0, H_1, H_2 of a frame of `len` octets from its A_0 and `aad` (15..=30 octets).
     ///
     /// # Safety
@@ -271,7 +281,7 @@ fn sub_chain_blocks(task: &FrameTask<'_>, j: usize) -> (usize, usize) {
 /// a tenth of a 1500-octet frame, and a block read back from narrower stores waits for
 /// them to reach the cache.
 #[inline(always)]
-unsafe fn partial_block<B: Blk>(ptr: *mut u8, r: usize, keystream: B) -> (B, B) {
+pub(crate) unsafe fn partial_block<B: Blk>(ptr: *mut u8, r: usize, keystream: B) -> (B, B) {
     use core::ptr::{read_unaligned, write_unaligned};
     let mut input = 0u128;
     let mut at = 0;
@@ -616,7 +626,10 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
 unsafe fn finish<K: Kernel>(task: &mut FrameTask<'_>, mac: K::B, keystream: K::B, ptr: *mut u8, short_len: usize) {
     let mut mac = mac;
     if short_len > 0 {
-        let (input, output) = partial_block(ptr, short_len, keystream);
+        let (input, output) = match task.len >= BLOCK {
+            true => K::B::partial_block_in_frame(ptr, short_len, keystream),
+            false => partial_block(ptr, short_len, keystream),
+        };
         mac = K::encrypt_block(task.key, mac.xor(if task.open { output } else { input }));
     }
     task.acc = K::B::from_bytes(&task.acc).xor(mac).to_bytes();
@@ -745,7 +758,10 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
         unpack::<K, L>(&keystream, &mut ks);
         let mut plain = [K::B::zero(); L];
         for i in 0..L {
-            let (input, output) = partial_block(ptr[i], tasks[i].len % BLOCK, ks[i]);
+            let (input, output) = match tasks[i].len >= BLOCK {
+                true => K::B::partial_block_in_frame(ptr[i], tasks[i].len % BLOCK, ks[i]),
+                false => partial_block(ptr[i], tasks[i].len % BLOCK, ks[i]),
+            };
             plain[i] = if open { output } else { input };
         }
         let plain = pack::<K, L>(&plain);
