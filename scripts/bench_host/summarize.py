@@ -92,6 +92,11 @@ def main(directory):
         ratios = per_run(tagged, lambda run: (cpb(run, ("wlansec", "enhanced", 8, 64)) or 0)
                          / (cpb(run, ("wlansec", "enhanced", 4, 64)) or 1))
         print(f"{tag}: Enhanced-8 / Enhanced-4 at 64 B, per run: median {median(ratios):.3f}")
+        alone = per_run(tagged, lambda run: run.get("alone") and [
+            find(run["alone"], mode="enhanced", lanes=n, frame_bytes=64)["cycles_per_frame_alone"] for n in (8, 4)])
+        if alone:
+            print(f"{tag}: Enhanced-8 / Enhanced-4 at 64 B, one frame alone (LFENCE), per run: "
+                  f"median {median([e8 / e4 for e8, e4 in alone]):.3f}")
         width = {"avx512-vaes": "zmm", "avx2-vaes": "ymm"}.get(tagged[0]["machine"]["backend"])
         if width:
             ceiling = per_run(tagged, lambda run: (cpb(run, ("wlansec", "multibuffer", 8, 1500)) or 0) / find(

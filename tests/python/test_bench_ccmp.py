@@ -29,7 +29,7 @@ CPU_FLAGS = ["aes", "vaes", "vpclmulqdq", "avx2", "avx512f", "avx512vl"]
 
 SCHEMA = {
     "type": "object",
-    "required": ["machine", "results", "bound", "mic_ctr_split", "threads", "versus_ipsec_mb"],
+    "required": ["machine", "results", "bound", "mic_ctr_split", "alone", "threads", "versus_ipsec_mb"],
     "properties": {
         "machine": {
             "type": "object",
@@ -119,6 +119,18 @@ SCHEMA = {
                                "mic_us_per_frame": NUMBER, "ctr_us_per_frame": NUMBER},
             },
         },
+        "alone": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["mode", "lanes", "frame_bytes", "cycles_per_frame_alone",
+                             "cycles_per_frame_back_to_back"],
+                "additionalProperties": False,
+                "properties": {"mode": {"enum": ["single", "enhanced"]}, "lanes": {"enum": [1, 2, 4, 8]},
+                               "frame_bytes": {"enum": [64, 1500]}, "cycles_per_frame_alone": NUMBER,
+                               "cycles_per_frame_back_to_back": NUMBER},
+            },
+        },
         "threads": {
             "type": "array",
             "items": {
@@ -194,6 +206,8 @@ def test_every_implementation_mode_and_size_is_measured(report):
         (d, n) for d in ("protect", "unprotect") for n in (1, 2)}
     assert {(r["ways"], r["frame_bytes"]) for r in report["mic_ctr_split"]} == {
         (w, s) for w in (1, 2, 4, 8) for s in SIZES}
+    assert sorted((a["mode"], a["lanes"], a["frame_bytes"]) for a in report["alone"]) == sorted(
+        [("single", 1, s) for s in (64, 1500)] + [("enhanced", n, s) for n in (2, 4, 8) for s in (64, 1500)])
 
 
 def test_figures_describe_the_same_time(report):

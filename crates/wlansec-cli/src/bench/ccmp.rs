@@ -3,7 +3,8 @@
 //! run, in core cycles per byte (TSC, with the TSC-to-core-clock ratio measured in the run),
 //! GB/s and µs per frame; the AES-NI bound from AESENC latency/throughput measured in the
 //! same run; the published layout's MIC (CBC-MAC) and CTR times for 1-, 2-, 4-, 8-way
-//! settings; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
+//! settings; one frame's latency alone (LFENCE around each call) beside its time back to
+//! back; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
 //! Where intel-ipsec-mb is installed, its AES-CCM-128 (job API and burst API) on the
 //! multi-buffer row's frames and keys, checked octet for octet against the engine first.
 //!
@@ -37,6 +38,9 @@ const MIXED: &str = "mixed";
 const MIXED_FRAMES: usize = 64;
 const MIXED_LENGTHS: std::ops::RangeInclusive<usize> = 28..=1500;
 const AAD_LEN: usize = 22;
+/// The `alone` rows' frame sizes: where Enhanced N = 8 and 4 are the same number of AES steps
+/// deep (64) and a full frame.
+const ALONE_SIZES: [usize; 2] = [64, 1500];
 const AES_ROUNDS: f64 = 10.0;
 
 #[derive(clap::Args)]
@@ -59,6 +63,8 @@ struct Report {
     bound: Bound,
     /// The published tables' layout: CBC-MAC and CTR time per frame for 1-, 2-, 4-, 8-way.
     mic_ctr_split: Vec<MicCtr>,
+    /// One frame's latency: the single and Enhanced rows' frames each alone.
+    alone: Vec<Alone>,
     /// The sharded engine on 1 and 2 worker threads.
     threads: Vec<Scaling>,
     /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's fastest row.
@@ -67,7 +73,7 @@ struct Report {
     notes: Vec<String>,
 }
 
-const NOTES: [&str; 5] = [
+const NOTES: [&str; 6] = [
     "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
      station's AES round keys are expanded once (engine::Key, as an AP caches each \
      station's schedule), outside the timed loop; per frame the loop builds the job \
@@ -79,6 +85,10 @@ const NOTES: [&str; 5] = [
      key expanded outside the timed loop, wlansec and intel-ipsec-mb on the same frames; \
      bytes is their mean length, cycles/byte and GB/s are over all their octets, the bound \
      that of a frame of the mean length",
+    "alone: one frame per call (CCMP-128 and Enhanced N = 2, 4, 8, key expanded once), core \
+     cycles per frame with LFENCE before and after every call, so that nothing of the calls \
+     around it runs beside it (its dependency chain's latency), and back to back as the \
+     single and enhanced rows time it (consecutive frames overlap: their AES throughput)",
     "threads: the sharded engine (the calling thread plus persistent pinned workers), 32 \
      stations, whole calls of 512 frames in a batch whose buffers are reused across calls \
      (sharding, PN assignment and hand-off included; refilling the batch is outside the \
@@ -224,6 +234,18 @@ struct BoundOf {
     frame_bytes: usize,
     bound_cycles_per_byte: f64,
     fraction_of_bound: f64,
+}
+
+/// One frame sealed with nothing before or after it in flight (LFENCE on each side), beside
+/// the same frames back to back as the single and Enhanced rows time them: the latency of
+/// one frame's dependency chain against the throughput of many.
+#[derive(Serialize)]
+struct Alone {
+    mode: &'static str,
+    lanes: usize,
+    frame_bytes: usize,
+    cycles_per_frame_alone: f64,
+    cycles_per_frame_back_to_back: f64,
 }
 
 #[derive(Serialize)]
@@ -618,6 +640,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     eprintln!("bench ccmp: MIC/CTR split");
     let mic_ctr_split = measure_mic_ctr(&clock, &mut rng);
+    eprintln!("bench ccmp: one frame alone");
+    let alone = measure_alone(&clock, engine, &mut rng)?;
     eprintln!("bench ccmp: sharded engine, 1 and 2 threads");
     let kernel_gb_per_s = |bytes: usize| {
         results
@@ -654,6 +678,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         results,
         bound,
         mic_ctr_split,
+        alone,
         threads,
         versus_ipsec_mb,
         notes,
@@ -814,6 +839,52 @@ fn measure_mixed(clock: &Clock, engine: Engine, ipsec_mb: &[IpsecMb], rng: &mut 
         out.extend(measure_ipsec_mb(clock, engine, lib, MIXED, &tks, nonce, &aad, &mut buffers)?);
     }
     Ok(out)
+}
+
+/// `Alone` rows: one frame per call under CCMP-128 and Enhanced N = 2, 4, 8, at the sizes of
+/// `ALONE_SIZES`, timed with LFENCE before and after each call (no instruction of the call
+/// before or after overlaps it) and without.
+fn measure_alone(clock: &Clock, engine: Engine, rng: &mut ChaCha8Rng) -> Result<Vec<Alone>> {
+    let tk = random_bytes(rng, 16);
+    let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
+    let aad = random_bytes(rng, AAD_LEN);
+    let mut rows = Vec::new();
+    for bytes in ALONE_SIZES {
+        let mut data = random_bytes(rng, bytes);
+        for ways in Ways::ALL {
+            let key = Key::new(&tk, Mode::enhanced(ways))?;
+            let mut seal = |fenced: bool| {
+                clock.measure(|| {
+                    if fenced {
+                        fence();
+                    }
+                    engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
+                    if fenced {
+                        fence();
+                    }
+                })
+            };
+            let (alone, back_to_back) = (seal(true), seal(false));
+            rows.push(Alone {
+                mode: if ways == Ways::N1 { "single" } else { "enhanced" },
+                lanes: ways.count(),
+                frame_bytes: bytes,
+                cycles_per_frame_alone: alone.cycles,
+                cycles_per_frame_back_to_back: back_to_back.cycles,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Wait until every earlier instruction has completed before any later one starts (LFENCE
+/// dispatch-serializes on Intel and on AMD under Linux).
+fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: LFENCE has no operands and no effect on memory; SSE2 is part of x86_64.
+    unsafe {
+        core::arch::x86_64::_mm_lfence()
+    };
 }
 
 /// intel-ipsec-mb's managers: init_mb_mgr_auto's first, then AVX2's where auto picked
@@ -1170,6 +1241,14 @@ fn print_report(report: &Report) {
             }
         }
         println!();
+    }
+    println!();
+    println!("One frame alone (LFENCE around each call) and back to back, core cycles per frame");
+    for a in &report.alone {
+        println!(
+            "{:>6} bytes {:<8} {}: alone {:>8.1}, back to back {:>8.1}",
+            a.frame_bytes, a.mode, a.lanes, a.cycles_per_frame_alone, a.cycles_per_frame_back_to_back
+        );
     }
     println!();
     for t in &report.threads {
