@@ -401,10 +401,7 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
         if let Some(next) = heads.take(tasks) {
             (frame[i], left[i], short_len[i], ptr[i], stride[i]) =
                 (next.frame, next.full_blocks, next.short_len, next.data, next.stride);
-            set_lane::<K, L>(&mut mac, i, next.mac);
-            set_lane::<K, L>(&mut keystream, i, next.keystream);
-            set_lane::<K, L>(&mut counters, i, next.counter);
-            set_lane::<K, L>(&mut counter_steps, i, next.counter_step);
+            enter::<K, L>(i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
             K::set_key(keys, i, tasks[next.frame].key);
         }
     }
@@ -462,16 +459,31 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
                 Some(next) => {
                     (frame[i], left[i], short_len[i], ptr[i], stride[i]) =
                         (next.frame, next.full_blocks, next.short_len, next.data, next.stride);
-                    set_lane::<K, L>(&mut mac, i, next.mac);
-                    set_lane::<K, L>(&mut keystream, i, next.keystream);
-                    set_lane::<K, L>(&mut counters, i, next.counter);
-                    set_lane::<K, L>(&mut counter_steps, i, next.counter_step);
+                    enter::<K, L>(i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
                     K::set_key(keys, i, tasks[next.frame].key);
                 }
                 None => (left[i], ptr[i], stride[i]) = (usize::MAX, idle, 0),
             }
         }
     }
+}
+
+/// Lane `i`'s MAC, keystream, counter and counter step registers take `next`'s.
+#[inline(always)]
+unsafe fn enter<K: Kernel, const L: usize>(
+    i: usize,
+    next: &Ready<K::B>,
+    (mac, keystream, counters, counter_steps): (
+        &mut Registers<K, L>,
+        &mut Registers<K, L>,
+        &mut Registers<K, L>,
+        &mut Registers<K, L>,
+    ),
+) {
+    set_lane::<K, L>(mac, i, next.mac);
+    set_lane::<K, L>(keystream, i, next.keystream);
+    set_lane::<K, L>(counters, i, next.counter);
+    set_lane::<K, L>(counter_steps, i, next.counter_step);
 }
 
 /// Lane `i`'s block of `registers`. (Each group is tested, so that `registers` is indexed by
