@@ -311,22 +311,10 @@ impl Clock {
         Sample { ticks: median(&mut ticks), cycles: median(&mut cycles) }
     }
 
-    fn result(
-        &self,
-        implementation: &'static str,
-        mode: &'static str,
-        lanes: usize,
-        bytes: usize,
-        sample: Sample,
-        frames: usize,
-    ) -> Measured {
-        self.result_of_octets(implementation, mode, lanes, bytes, sample, frames, frames * bytes)
-    }
-
-    /// `result` of a call over `frames` frames of `octets` in all (`bytes`: their mean,
+    /// The row of a call over `frames` frames of `octets` in all, `bytes` each (their mean,
     /// rounded, where their lengths differ).
     #[allow(clippy::too_many_arguments)]
-    fn result_of_octets(
+    fn result(
         &self,
         implementation: &'static str,
         mode: &'static str,
@@ -771,7 +759,7 @@ fn measure_size(
     };
     openssl_frame(&mut data)?;
     let sample = clock.measure(|| openssl_frame(&mut data).expect("OpenSSL CCM on checked parameters"));
-    out.push(clock.result("openssl", "single", 1, bytes, sample, 1));
+    out.push(clock.result("openssl", "single", 1, bytes, sample, 1, bytes));
 
     let rustcrypto = ccm::Ccm::<Aes128, U8, U13>::new(&tk.into());
     let sample = clock.measure(|| {
@@ -779,13 +767,13 @@ fn measure_size(
             .encrypt_inout_detached(&nonce.into(), &aad, data.as_mut_slice().into())
             .expect("RustCrypto CCM on checked parameters");
     });
-    out.push(clock.result("rustcrypto-ccm", "single", 1, bytes, sample, 1));
+    out.push(clock.result("rustcrypto-ccm", "single", 1, bytes, sample, 1, bytes));
 
     let key = Key::new(&tk, Mode::CCMP128)?;
     let sample = clock.measure(|| {
         engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
     });
-    out.push(clock.result("wlansec", "single", 1, bytes, sample, 1));
+    out.push(clock.result("wlansec", "single", 1, bytes, sample, 1, bytes));
 
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
     let lanes = engine.backend().lanes();
@@ -797,7 +785,7 @@ fn measure_size(
         let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
         engine.seal_batch(&mut jobs).expect("engine on checked parameters");
     });
-    out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames));
+    out.push(clock.result("wlansec", "multibuffer", lanes, bytes, sample, frames, frames * bytes));
     for lib in ipsec_mb {
         out.extend(measure_ipsec_mb(clock, engine, lib, "multibuffer", &tks, nonce, &aad, &mut buffers)?);
     }
@@ -807,7 +795,7 @@ fn measure_size(
         let sample = clock.measure(|| {
             engine.seal(&key, &nonce, &aad, &mut data).expect("engine on checked parameters");
         });
-        out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1));
+        out.push(clock.result("wlansec", "enhanced", ways.count(), bytes, sample, 1, bytes));
     }
     Ok(out)
 }
@@ -834,7 +822,7 @@ fn measure_mixed(clock: &Clock, engine: Engine, ipsec_mb: &[IpsecMb], rng: &mut 
     });
     let lanes = engine.backend().lanes();
     let mean = octets.div_ceil(MIXED_FRAMES);
-    let mut out = vec![clock.result_of_octets("wlansec", MIXED, lanes, mean, sample, MIXED_FRAMES, octets)];
+    let mut out = vec![clock.result("wlansec", MIXED, lanes, mean, sample, MIXED_FRAMES, octets)];
     for lib in ipsec_mb {
         out.extend(measure_ipsec_mb(clock, engine, lib, MIXED, &tks, nonce, &aad, &mut buffers)?);
     }
@@ -939,7 +927,7 @@ fn measure_ipsec_mb(
             return Err(error.context(format!("bench ccmp: {bytes}-byte frames, timed loop")));
         }
         let name = ipsec_mb::row_name(lib.arch(), api);
-        rows.push(clock.result_of_octets(name, mode, frames, bytes, sample, frames, octets));
+        rows.push(clock.result(name, mode, frames, bytes, sample, frames, octets));
     }
     Ok(rows)
 }

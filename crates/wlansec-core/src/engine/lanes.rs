@@ -414,35 +414,12 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
         // wait for the keystream; 128-bit kernels (16 xmm registers in the AES-NI build) keep
         // one step for both, as two copies spilled their lane state (AES-NI 1500-octet
         // batches 0.91 -> 1.06 cycles/byte).
-        let registers = (&mut mac, &mut keystream, &mut counters);
+        let regs = (&mut mac, &mut keystream, &mut counters);
+        let advance = (&counter_steps, &counter_steps);
         match (K::W > 1, open) {
-            (true, false) => bulk_loop::<K, L, SEAL, false>(
-                keys,
-                &mut ptr,
-                &stride,
-                open_mask,
-                registers,
-                (&counter_steps, &counter_steps),
-                steps,
-            ),
-            (true, true) => bulk_loop::<K, L, OPEN, false>(
-                keys,
-                &mut ptr,
-                &stride,
-                open_mask,
-                registers,
-                (&counter_steps, &counter_steps),
-                steps,
-            ),
-            (false, _) => bulk_loop::<K, L, EITHER, false>(
-                keys,
-                &mut ptr,
-                &stride,
-                open_mask,
-                registers,
-                (&counter_steps, &counter_steps),
-                steps,
-            ),
+            (true, false) => bulk_loop::<K, L, SEAL, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
+            (true, true) => bulk_loop::<K, L, OPEN, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
+            (false, _) => bulk_loop::<K, L, EITHER, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
         }
         for i in 0..L {
             if left[i] == usize::MAX {
