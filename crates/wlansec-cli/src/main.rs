@@ -4,6 +4,7 @@
 //! Errors end as one line on stderr and a non-zero exit code, never a panic.
 
 mod bench;
+mod bounded;
 mod decrypt;
 mod frame;
 mod hexarg;

@@ -13,6 +13,7 @@ use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
 use wlansec_core::rsn::{Akm, CipherSuite};
 use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
 
+use crate::bounded;
 use crate::hexarg;
 use crate::output::AtomicFile;
 use crate::usage::usage;
@@ -127,7 +128,8 @@ pub struct Args {
     /// The protected capture to write.
     #[arg(short, long)]
     output: PathBuf,
-    /// A pcap/pcapng of Ethernet frames to carry (default: generated traffic).
+    /// A pcap/pcapng of Ethernet frames to carry (default: generated traffic), at most
+    /// 256 MiB (it is read into memory).
     #[arg(long)]
     input: Option<PathBuf>,
     /// Number of generated Ethernet frames (without --input), at most 1,000,000 (the
@@ -302,8 +304,9 @@ fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> 
 }
 
 /// The Ethernet frames of a capture file.
-fn read_ethernet(path: &PathBuf) -> Result<Vec<Vec<u8>>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+fn read_ethernet(path: &std::path::Path) -> Result<Vec<Vec<u8>>> {
+    // At most 256 MiB (bounded::CAPTURE_INPUT): /dev/zero or a huge file is refused, not read whole.
+    let bytes = bounded::read(path, bounded::CAPTURE_INPUT).context("reading --input")?;
     let mut out = Vec::new();
     for packet in Reader::new(&bytes).with_context(|| path.display().to_string())? {
         let packet = packet.with_context(|| path.display().to_string())?;

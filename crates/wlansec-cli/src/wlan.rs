@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
 use wlansec_core::tx::FragmentationThreshold;
 
+use crate::bounded;
 use crate::usage::usage;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
@@ -101,7 +102,8 @@ pub struct UpArgs {
     /// --passphrase-file.
     #[arg(long)]
     passphrase: Option<String>,
-    /// Read the passphrase from the first line of FILE (`-`: standard input).
+    /// Read the passphrase from the first line of FILE (`-`: standard input), at most 64
+    /// octets; nothing after the first line is read.
     #[arg(long, value_name = "FILE", conflicts_with = "passphrase")]
     passphrase_file: Option<PathBuf>,
     /// Give the stations a different passphrase (to see a handshake fail).
@@ -113,6 +115,9 @@ pub struct UpArgs {
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
     /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
     /// applied); anything else is named in a warning. Options given on the command line win.
+    /// At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is not an open network
+    /// but keeps --security (default ccmp): wpa=0 is an open network; TKIP (hostapd's default
+    /// for wpa=2 without rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     hostapd_conf: Option<PathBuf>,
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
@@ -209,7 +214,8 @@ pub struct NodeArgs {
     /// characters or 10 or 26 hex digits. Visible in `ps`: prefer --passphrase-file.
     #[arg(long)]
     passphrase: Option<String>,
-    /// Read the passphrase from the first line of FILE (`-`: standard input).
+    /// Read the passphrase from the first line of FILE (`-`: standard input), at most 64
+    /// octets; nothing after the first line is read.
     #[arg(long, value_name = "FILE", conflicts_with = "passphrase")]
     passphrase_file: Option<PathBuf>,
     /// The network's name [default: wlansec].
@@ -265,6 +271,9 @@ pub struct ApArgs {
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
     /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
     /// applied); anything else is named in a warning. Options given on the command line win.
+    /// At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is not an open network
+    /// but keeps --security (default ccmp): wpa=0 is an open network; TKIP (hostapd's default
+    /// for wpa=2 without rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -281,8 +290,9 @@ pub struct StaArgs {
     bssid: Option<String>,
     /// Read a wpa_supplicant.conf network block (the one whose ssid is --ssid, or the only
     /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid. The station joins
-    /// with CCMP where pairwise and group allow it, else TKIP. Options given on the command
-    /// line win.
+    /// with CCMP where pairwise and group allow it, else TKIP (named in a warning). key_mgmt
+    /// allowing WPA-PSK needs a psk; key_mgmt=NONE alone is open or WEP. Options given on the
+    /// command line win. At most 1 MiB.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -303,17 +313,27 @@ impl UpArgs {
 }
 
 /// `--passphrase-file`: the passphrase from the first line of a file or standard input, so
-/// that it never appears on a command line (which every user can read in `ps`).
+/// that it never appears on a command line (which every user can read in `ps`). One line of
+/// at most 64 octets (a passphrase has 8..63 characters, a PSK 64 hex digits) is read, octet
+/// by octet: `/dev/zero` is refused after 66 octets, and a FIFO or standard input is read up
+/// to its first newline, not waited on until its writer closes it.
 fn read_passphrase_file(passphrase: &mut Option<String>, file: Option<&std::path::Path>) -> Result<()> {
+    use std::os::fd::AsFd;
     let Some(file) = file else { return Ok(()) };
-    let text = zeroize::Zeroizing::new(if file == std::path::Path::new("-") {
-        std::io::read_to_string(std::io::stdin().lock()).context("reading the passphrase from standard input")?
+    let stdin = file == std::path::Path::new("-");
+    let what = if stdin { "standard input".to_string() } else { file.display().to_string() };
+    let line = if stdin {
+        // The raw descriptor (a duplicate), not stdin's buffer: nothing past the line is
+        // read, and no copy of the secret is left in a buffer that is never zeroed.
+        let fd = std::io::stdin().as_fd().try_clone_to_owned().context("standard input")?;
+        bounded::first_line(&mut fs::File::from(fd), bounded::PASSPHRASE_OCTETS, &what)
     } else {
-        fs::read_to_string(file).with_context(|| format!("reading the passphrase from {}", file.display()))?
-    });
-    let line = text.lines().next().unwrap_or_default();
+        let mut f = fs::File::open(file).with_context(|| format!("reading the passphrase from {what}"))?;
+        bounded::first_line(&mut f, bounded::PASSPHRASE_OCTETS, &what)
+    }
+    .context("reading the passphrase (a passphrase has 8..63 characters, a PSK 64 hex digits, on the first line)")?;
     if line.is_empty() {
-        bail!("{}: no passphrase on its first line", file.display());
+        bail!("{what}: no passphrase on its first line");
     }
     *passphrase = Some(line.to_string());
     Ok(())
@@ -419,7 +439,8 @@ fn log_path(name: &str) -> PathBuf {
 
 fn read_config(name: &str) -> Result<Config> {
     let path = config_path(name);
-    let text = fs::read_to_string(&path).with_context(|| format!("no WLAN `{name}` is up ({})", path.display()))?;
+    let text = bounded::read_to_string(&path, bounded::STATE)
+        .with_context(|| format!("no WLAN `{name}` is up ({})", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}", path.display()))
 }
 
@@ -584,7 +605,7 @@ fn wait_joined(name: &str, config: &Config) -> Result<()> {
         std::thread::sleep(Duration::from_millis(100));
         let Ok(answer) = control(name, "status") else {
             if Instant::now() > deadline || !state_dir(name).exists() {
-                let log = fs::read_to_string(log_path(name)).unwrap_or_default();
+                let log = bounded::tail(&log_path(name), 64 << 10);
                 bail!("the emulator did not start: {}", log.lines().rev().find(|l| !l.is_empty()).unwrap_or("no log"));
             }
             continue;
@@ -677,7 +698,7 @@ fn down(name: &str) -> Result<()> {
     let dir = state_dir(name);
     let _ = control(name, "down");
     let pid_of = |file: &str| {
-        fs::read_to_string(dir.join(file))
+        bounded::read_to_string(&dir.join(file), bounded::STATE)
             .ok()
             .and_then(|p| p.trim().parse::<i32>().ok())
             .filter(|&pid| is_ours(pid, name))

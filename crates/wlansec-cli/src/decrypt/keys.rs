@@ -8,6 +8,7 @@ use wlansec_core::decrypt::Keys;
 use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
 use zeroize::Zeroizing;
 
+use crate::bounded;
 use crate::hexarg;
 use crate::usage::usage;
 
@@ -103,7 +104,8 @@ impl KeyArgs {
 /// came from a passphrase.
 fn read_key_file(path: &Path, keys: &mut Keys) -> Result<bool> {
     let mut passphrases_only = true;
-    let text = Zeroizing::new(std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?);
+    // At most 1 MiB (bounded::KEY_FILE), in memory zeroed when dropped.
+    let text = bounded::read_to_string(path, bounded::KEY_FILE).context("reading the key file")?;
     for (n, line) in text.lines().enumerate() {
         let at = || format!("{} line {}", path.display(), n + 1);
         let line = line.trim();

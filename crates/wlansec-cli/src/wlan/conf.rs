@@ -36,6 +36,7 @@ pub use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{ApArgs, NodeArgs, StaArgs, UpArgs};
+use crate::bounded;
 
 /// AKM names hostapd's `wpa_key_mgmt` and wpa_supplicant's `key_mgmt` share that the WLAN
 /// does not implement (each parser adds the names only its program knows).
@@ -62,6 +63,10 @@ const KEY_MGMT_NOT_IMPLEMENTED: &[&str] = &[
     "OSEN",
     "PASN",
 ];
+/// Said of a file that resolves to WEP (both programs).
+const WEP_WARNING: &str = "the network resolves to WEP, broken since 2001 (its key is recovered from \
+    captured frames in minutes): for CCMP, hostapd.conf: wpa=2, rsn_pairwise=CCMP and wpa_passphrase; \
+    wpa_supplicant.conf: key_mgmt=WPA-PSK and psk";
 /// Cipher names both programs share that the WLAN does not implement.
 const CIPHERS_NOT_IMPLEMENTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
 
@@ -69,7 +74,9 @@ const CIPHERS_NOT_IMPLEMENTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
 #[derive(Clone, PartialEq, Eq)]
 pub struct Settings {
     pub ssid: Option<String>,
-    pub security: SecurityMode,
+    /// None when the file has no security setting at all: the command line's (or its
+    /// default, ccmp) applies, never an open network by omission.
+    pub security: Option<SecurityMode>,
     /// The secret as `--passphrase` takes it: a passphrase, a PSK as 64 hex digits, or a WEP
     /// key as 5 or 13 characters or 10 or 26 hex digits; None on an open network.
     pub passphrase: Option<String>,
@@ -84,7 +91,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    fn new(security: SecurityMode) -> Self {
+    fn new(security: Option<SecurityMode>) -> Self {
         Settings {
             ssid: None,
             security,
@@ -370,9 +377,10 @@ fn unescape(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Read and parse a file, naming it in the error.
+/// Read and parse a file, naming it in the error. At most [`bounded::CONFIG`] (1 MiB) is
+/// read: `/dev/zero` or a huge file is refused, not read whole.
 fn read(path: &Path, parse: impl FnOnce(&str) -> Result<Parsed, ConfError>) -> Result<Parsed> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    let text = bounded::read_to_string(path, bounded::CONFIG)?;
     parse(&text).with_context(|| format!("{}", path.display()))
 }
 
@@ -399,7 +407,7 @@ struct Options<'a> {
 /// The single place where a file's settings become options.
 fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(String)) {
     fill(options.ssid, settings.ssid.clone(), "--ssid", warn);
-    fill(options.security, Some(settings.security.to_string()), "--security", warn);
+    fill(options.security, settings.security.map(|m| m.to_string()), "--security", warn);
     fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
     fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);
     fill(options.pmf, settings.pmf, "--pmf", warn);

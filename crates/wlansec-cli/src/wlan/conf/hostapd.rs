@@ -9,7 +9,7 @@ use wlansec_wlan::security::SecurityMode;
 
 use super::{
     default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
-    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
+    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK"];
@@ -82,11 +82,12 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
 
 fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, ConfError> {
     let get = |key: &str| known.get(key).copied();
-    let wpa = match get("wpa") {
+    let wpa_entry = get("wpa");
+    let wpa = match wpa_entry {
         Some(e) => integer(e.line, e.key, e.value, 0..=3)?,
         None => 0,
     };
-    let mut settings = Settings::new(SecurityMode::Open);
+    let mut settings = Settings::new(None);
     if let Some(Entry { line, key, value }) = get("ssid") {
         let octets = if key == "ssid2" { string_value(line, key, value)? } else { value.as_bytes().to_vec() };
         settings.ssid = Some(ssid(line, key, octets)?);
@@ -102,14 +103,40 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     }
     let wep = wep(known, warnings)?;
     if wpa == 0 {
-        for slot in WPA_ONLY {
-            if let Some(e) = get(slot) {
-                warnings.push(Warning::at(e.line, format!("{} has no effect without wpa=1, 2 or 3; ignored", e.key)));
+        let wpa_only: Vec<Entry> = WPA_ONLY.iter().filter_map(|slot| get(slot)).collect();
+        match (wep, wpa_entry) {
+            (Some(key), _) => {
+                settings.security = Some(SecurityMode::Wep);
+                settings.passphrase = Some(key);
+                warnings.push(Warning { line: None, message: WEP_WARNING.into() });
+            }
+            // hostapd's open network, written as such.
+            (None, Some(e)) => {
+                settings.security = Some(SecurityMode::Open);
+                warnings.push(Warning::at(e.line, "wpa=0 and no WEP key: an open network, frames are not protected"));
+            }
+            // Neither wpa= nor a WEP key: hostapd would start an open network. That is never
+            // taken by default: WPA settings without wpa= are a mistake, and a file without
+            // any security setting leaves the command line's (default ccmp).
+            (None, None) => {
+                if let Some(e) = wpa_only.first() {
+                    return Err(ConfError::Missing(format!(
+                        "wpa= (line {} sets {} without it; hostapd would ignore that and start an open \
+                         network): wpa=2 and rsn_pairwise=CCMP for WPA2 with CCMP, or wpa=0 for an open network",
+                        e.line, e.key
+                    )));
+                }
+                warnings.push(Warning {
+                    line: None,
+                    message: "neither wpa= nor a WEP key: not an open network as in hostapd, but --security \
+                              (default ccmp); write wpa=0 for an open network"
+                        .into(),
+                });
+                return Ok(settings);
             }
         }
-        if let Some(key) = wep {
-            settings.security = SecurityMode::Wep;
-            settings.passphrase = Some(key);
+        for e in wpa_only {
+            warnings.push(Warning::at(e.line, format!("{} has no effect without wpa=1, 2 or 3; ignored", e.key)));
         }
         return Ok(settings);
     }
@@ -129,7 +156,8 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; WPA-PSK only")));
         }
     }
-    settings.security = cipher(known, wpa, warnings)?;
+    let wpa_line = wpa_entry.map_or(0, |e| e.line);
+    settings.security = Some(cipher(known, wpa, wpa_line, warnings)?);
     // The later of wpa_passphrase and wpa_psk wins, as in hostapd.
     settings.passphrase = Some(match get("wpa_passphrase") {
         Some(Entry { line, key: "wpa_psk", value }) => psk_hex(line, "wpa_psk", value)?,
@@ -157,7 +185,8 @@ struct Ciphers<'a> {
 /// The pairwise cipher: hostapd offers wpa_pairwise under WPA (`wpa` bit 1) and rsn_pairwise
 /// (by default wpa_pairwise, by default TKIP) under WPA2 (bit 2); the emulated access point
 /// offers one, CCMP where the file allows it.
-fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
+/// A network that resolves to TKIP is named in a warning that says how to get CCMP.
+fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
     let list = |key: &str| -> Result<Option<Ciphers>, ConfError> {
         known
             .get(key)
@@ -183,6 +212,7 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
     let mut offered: Vec<&str> = Vec::new();
     let mut dropped: Vec<&str> = Vec::new();
     let mut line = None;
+    let mut defaulted = false;
     for (bit, given) in [(1, &wpa_pairwise), (2, &rsn_pairwise)] {
         if wpa & bit == 0 {
             continue;
@@ -193,7 +223,10 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
                 offered.extend(&c.supported);
                 dropped.extend(&c.unsupported);
             }
-            None => offered.push("TKIP"),
+            None => {
+                defaulted = true;
+                offered.push("TKIP");
+            }
         }
     }
     let mode = if offered.contains(&"CCMP") {
@@ -206,6 +239,18 @@ fn cipher(known: &Lines, wpa: i64, warnings: &mut Vec<Warning>) -> Result<Securi
             what: format!("pairwise cipher {} (only CCMP and TKIP)", dropped.join(" ")),
         });
     };
+    if mode == SecurityMode::Tkip {
+        let why = if defaulted {
+            "hostapd's default pairwise cipher where rsn_pairwise and wpa_pairwise are not set"
+        } else {
+            "the only pairwise cipher the file offers"
+        };
+        let message = format!(
+            "the network resolves to TKIP ({why}), deprecated since 2012 and broken: \
+             wpa=2 and rsn_pairwise=CCMP for CCMP"
+        );
+        warnings.push(Warning { line: line.or(Some(wpa_line)), message });
+    }
     if mode == SecurityMode::Ccmp && offered.contains(&"TKIP") {
         dropped.push("TKIP");
     }

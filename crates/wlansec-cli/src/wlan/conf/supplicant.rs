@@ -10,7 +10,7 @@ use wlansec_wlan::security::SecurityMode;
 
 use super::{
     default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
-    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
+    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE"];
@@ -142,7 +142,7 @@ fn choose<'b, 'a>(
 
 fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, ConfError> {
     let get = |key: &str| block.keys.get(key).copied();
-    let mut settings = Settings::new(SecurityMode::Open);
+    let mut settings = Settings::new(Some(SecurityMode::Open));
     let mut list = |key: &str, supported: &[&str], unsupported: &[&[&str]], default: &'static [&'static str]| {
         Ok::<_, ConfError>(match get(key) {
             Some(Entry { line, value }) => {
@@ -160,7 +160,7 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     let (km_line, key_mgmt) =
         list("key_mgmt", KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED, KEY_MGMT_ONLY_SUPPLICANT], &["WPA-PSK"])?;
     let (pw_line, pairwise) = list("pairwise", PAIRWISE_SUPPORTED, PAIRWISE_UNSUPPORTED, &["CCMP", "TKIP"])?;
-    let (_, group) = list("group", GROUP_SUPPORTED, GROUP_UNSUPPORTED, &["CCMP", "TKIP", "WEP104", "WEP40"])?;
+    let (group_line, group) = list("group", GROUP_SUPPORTED, GROUP_UNSUPPORTED, &["CCMP", "TKIP", "WEP104", "WEP40"])?;
     let (proto_line, proto) = list("proto", PROTO_SUPPORTED, PROTO_UNSUPPORTED, &["WPA", "RSN"])?;
     let mut unknown: Vec<(usize, &str)> =
         block.keys.iter().filter(|(k, _)| !KNOWN.contains(k)).map(|(k, e)| (e.line, *k)).collect();
@@ -208,11 +208,21 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             }
         }
     };
-    if key_mgmt.contains(&"WPA-PSK") && psk.is_some() {
+    if key_mgmt.contains(&"WPA-PSK") {
+        // As wpa_supplicant: "WPA-PSK accepted for key management, but no PSK configured" is
+        // an error, also beside NONE (never an open network by omission).
+        let Some(psk) = psk else {
+            return Err(ConfError::Missing(
+                "psk (key_mgmt allows WPA-PSK; key_mgmt=NONE alone for open or WEP)".into(),
+            ));
+        };
         // The emulated WLAN pairs CCMP with a CCMP group key and TKIP with TKIP.
-        settings.security = if pairwise.contains(&"CCMP") && group.contains(&"CCMP") {
+        settings.security = Some(if pairwise.contains(&"CCMP") && group.contains(&"CCMP") {
             SecurityMode::Ccmp
         } else if pairwise.contains(&"TKIP") && group.contains(&"TKIP") {
+            let message = "the network resolves to TKIP (pairwise and group allow no CCMP pair), deprecated \
+                           since 2012 and broken: pairwise=CCMP and group=CCMP (or neither) for CCMP";
+            warnings.push(Warning { line: pw_line.or(group_line), message: message.into() });
             SecurityMode::Tkip
         } else {
             return Err(ConfError::Unsupported {
@@ -223,12 +233,12 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
                     group.join(" ")
                 ),
             });
-        };
+        });
         if !proto.iter().any(|p| matches!(*p, "RSN" | "WPA2")) {
             let message = "proto=WPA: the emulated WLAN sends TKIP and CCMP in an RSN element (WPA2 framing)";
             warnings.push(Warning { line: proto_line, message: message.into() });
         }
-        settings.passphrase = psk.map(|Entry { line, value }| psk_value(line, value)).transpose()?;
+        settings.passphrase = Some(psk_value(psk.line, psk.value)?);
         if let Some(Entry { line, value }) = get("ieee80211w") {
             settings.pmf = Some(pmf(line, "ieee80211w", value)?);
         }
@@ -236,12 +246,16 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     } else if key_mgmt.contains(&"NONE") {
         let index = get("wep_tx_keyidx").map(|e| (e.line, "wep_tx_keyidx", e.value));
         if let Some(key) = default_wep_key(wep_keys, index, warnings)? {
-            settings.security = SecurityMode::Wep;
+            settings.security = Some(SecurityMode::Wep);
             settings.passphrase = Some(key);
+            warnings.push(Warning { line: None, message: WEP_WARNING.into() });
+        } else {
+            warnings.push(Warning {
+                line: km_line,
+                message: "key_mgmt=NONE and no WEP key: an open network, frames are not protected".into(),
+            });
         }
         no_effect(warnings, &["psk", "ieee80211w"], "with key_mgmt=NONE");
-    } else if key_mgmt.contains(&"WPA-PSK") {
-        return Err(ConfError::Missing("psk (key_mgmt allows WPA-PSK; key_mgmt=NONE for open or WEP)".into()));
     } else {
         return Err(ConfError::Unsupported { line: km_line, what: "key_mgmt without WPA-PSK or NONE".into() });
     }

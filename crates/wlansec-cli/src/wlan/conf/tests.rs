@@ -44,7 +44,7 @@ fn the_hostapd_example_is_wpa2_ccmp_and_names_the_radio_keys_it_ignores() {
     let p = hostapd(HOSTAPD_EXAMPLE);
     let s = &p.settings;
     assert_eq!(s.ssid.as_deref(), Some("wlansec-lab"));
-    assert_eq!(s.security, SecurityMode::Ccmp);
+    assert_eq!(s.security, Some(SecurityMode::Ccmp));
     assert_eq!(s.passphrase.as_deref(), Some(PASS));
     assert_eq!((s.pmf, s.gtk_rekey_secs, s.fragment_threshold), (Some(Pmf::Optional), Some(3600), Some(1024)));
     for key in ["interface", "driver", "hw_mode", "channel"] {
@@ -56,8 +56,8 @@ fn the_hostapd_example_is_wpa2_ccmp_and_names_the_radio_keys_it_ignores() {
 #[test]
 fn hostapd_modes_follow_wpa_and_the_pairwise_ciphers() {
     let cases = [
-        ("", "open"),
-        ("ssid=x\n", "open"),
+        ("wpa=0\n", "open"),
+        ("ssid=x\nwpa=0\n", "open"),
         ("wep_key0=\"abcde\"\n", "wep"),
         ("wpa=2\nrsn_pairwise=CCMP\n", "ccmp"),
         ("wpa=1\nwpa_pairwise=TKIP\n", "tkip"),
@@ -70,9 +70,13 @@ fn hostapd_modes_follow_wpa_and_the_pairwise_ciphers() {
         ("wpa=1\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\n", "tkip"),
     ];
     for (text, want) in cases {
-        let wpa = if text.contains("wpa=") { format!("wpa_passphrase={PASS}\n") } else { String::new() };
+        let wpa = if text.contains("wpa=") && !text.contains("wpa=0") {
+            format!("wpa_passphrase={PASS}\n")
+        } else {
+            String::new()
+        };
         let p = hostapd(&format!("{text}{wpa}"));
-        assert_eq!(p.settings.security, mode(want), "{text:?}");
+        assert_eq!(p.settings.security, Some(mode(want)), "{text:?}");
     }
 }
 
@@ -91,7 +95,7 @@ fn hostapd_offering_ccmp_and_tkip_keeps_ccmp_and_says_so() {
     let p = hostapd(&format!("wpa=3\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n"));
     assert!(warned(&p, "line 2: pairwise TKIP not offered"), "{:?}", p.warnings);
     let p = hostapd(&format!("wpa=2\nrsn_pairwise=CCMP GCMP-256\nwpa_passphrase={PASS}\n"));
-    assert_eq!(p.settings.security, SecurityMode::Ccmp);
+    assert_eq!(p.settings.security, Some(SecurityMode::Ccmp));
     assert!(warned(&p, "GCMP-256 not offered"), "{:?}", p.warnings);
 }
 
@@ -169,7 +173,7 @@ fn hostapd_wep_keys_are_quoted_characters_or_hex() {
 
 #[test]
 fn hostapd_auth_algs_needs_open_system() {
-    assert_eq!(hostapd("wep_key0=\"abcde\"\nauth_algs=1\n").settings.security, SecurityMode::Wep);
+    assert_eq!(hostapd("wep_key0=\"abcde\"\nauth_algs=1\n").settings.security, Some(SecurityMode::Wep));
     let p = hostapd("wep_key0=\"abcde\"\nauth_algs=3\n");
     assert!(warned(&p, "line 2: auth_algs=3"), "{:?}", p.warnings);
     assert!(matches!(hostapd_err("auth_algs=2\n"), ConfError::Unsupported { line: Some(1), .. }));
@@ -177,13 +181,79 @@ fn hostapd_auth_algs_needs_open_system() {
 }
 
 #[test]
-fn hostapd_wpa_settings_without_wpa_are_named_not_applied() {
-    let p = hostapd(&format!("wpa_passphrase={PASS}\nieee80211w=2\n"));
-    assert_eq!(p.settings.security, SecurityMode::Open);
+fn hostapd_wpa_settings_under_wpa_0_are_named_not_applied() {
+    let p = hostapd(&format!("wpa=0\nwpa_passphrase={PASS}\nieee80211w=2\n"));
+    assert_eq!(p.settings.security, Some(SecurityMode::Open));
     assert_eq!((p.settings.passphrase.as_ref(), p.settings.pmf), (None, None));
-    assert!(warned(&p, "line 1: wpa_passphrase has no effect without wpa"), "{:?}", p.warnings);
-    assert!(warned(&p, "line 2: ieee80211w has no effect"), "{:?}", p.warnings);
+    assert!(warned(&p, "line 2: wpa_passphrase has no effect without wpa"), "{:?}", p.warnings);
+    assert!(warned(&p, "line 3: ieee80211w has no effect"), "{:?}", p.warnings);
     assert!(matches!(hostapd_err("wpa=4\n"), ConfError::Value { line: 1, .. }));
+}
+
+#[test]
+fn hostapd_a_file_without_wpa_or_a_wep_key_is_not_an_open_network() {
+    // hostapd starts these open; here they leave --security (default ccmp), and say so.
+    for text in ["", "\n", "# nothing\n", "ssid=lab\n", "ssid=lab\nchannel=6\nfragm_threshold=512\n"] {
+        let p = hostapd(text);
+        assert_eq!(p.settings.security, None, "{text:?}");
+        assert_eq!(p.settings.passphrase, None, "{text:?}");
+        assert!(warned(&p, "neither wpa= nor a WEP key: not an open network"), "{text:?}: {:?}", p.warnings);
+        assert!(warned(&p, "write wpa=0 for an open network"), "{text:?}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn hostapd_wpa_settings_without_wpa_are_an_error_not_an_open_network() {
+    for (text, line, key) in [
+        (format!("ssid=lab\nwpa_passphrase={PASS}\n"), 2, "wpa_passphrase"),
+        (format!("wpa_psk={PSK}\n"), 1, "wpa_psk"),
+        ("rsn_pairwise=CCMP\n".to_string(), 1, "rsn_pairwise"),
+    ] {
+        let e = hostapd_err(&text);
+        assert!(matches!(e, ConfError::Missing(_)), "{text:?}: {e}");
+        let message = e.to_string();
+        assert!(message.contains(&format!("line {line} sets {key} without it")), "{message}");
+        assert!(message.contains("wpa=2 and rsn_pairwise=CCMP") && message.contains("wpa=0"), "{message}");
+        assert!(!message.contains(PASS) && !message.contains(PSK), "{message} repeats the secret");
+    }
+}
+
+#[test]
+fn hostapd_an_open_network_is_written_wpa_0_and_named() {
+    let p = hostapd("ssid=lab\nwpa=0\n");
+    assert_eq!(p.settings.security, Some(SecurityMode::Open));
+    assert!(warned(&p, "line 2: wpa=0 and no WEP key: an open network"), "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_tkip_is_named_in_a_warning_that_says_how_to_get_ccmp() {
+    // wpa=2 alone: hostapd's default chain (rsn_pairwise <- wpa_pairwise <- TKIP).
+    let p = hostapd(&format!("wpa=2\nwpa_passphrase={PASS}\n"));
+    assert_eq!(p.settings.security, Some(SecurityMode::Tkip));
+    assert!(warned(&p, "line 1: the network resolves to TKIP (hostapd's default pairwise cipher"), "{:?}", p.warnings);
+    assert!(warned(&p, "deprecated since 2012") && warned(&p, "rsn_pairwise=CCMP for CCMP"), "{:?}", p.warnings);
+    for (text, line) in [("wpa=1\nwpa_pairwise=TKIP\n", 2), ("wpa=2\nrsn_pairwise=TKIP\n", 2), ("wpa=1\n", 1)] {
+        let p = hostapd(&format!("{text}wpa_passphrase={PASS}\n"));
+        assert_eq!(p.settings.security, Some(SecurityMode::Tkip), "{text:?}");
+        let message = format!("line {line}: the network resolves to TKIP");
+        assert!(warned(&p, &message), "{text:?}: {:?}", p.warnings);
+    }
+    for text in ["wpa=2\nrsn_pairwise=CCMP\n", "wpa=3\nwpa_pairwise=TKIP\nrsn_pairwise=CCMP\n"] {
+        let p = hostapd(&format!("{text}wpa_passphrase={PASS}\n"));
+        assert_eq!(p.settings.security, Some(SecurityMode::Ccmp), "{text:?}");
+        assert!(!warned(&p, "resolves to"), "{text:?}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn hostapd_wep_is_named_in_a_warning_that_says_how_to_get_ccmp() {
+    for text in ["wep_key0=\"abcde\"\n", "wpa=0\nwep_key0=0102030405\n"] {
+        let p = hostapd(text);
+        assert_eq!(p.settings.security, Some(SecurityMode::Wep), "{text:?}");
+        assert!(warned(&p, "the network resolves to WEP, broken"), "{text:?}: {:?}", p.warnings);
+        assert!(warned(&p, "wpa=2, rsn_pairwise=CCMP and wpa_passphrase"), "{text:?}: {:?}", p.warnings);
+        assert!(!warned(&p, "abcde") && !warned(&p, "0102030405"), "a warning repeats the key: {:?}", p.warnings);
+    }
 }
 
 #[test]
@@ -222,9 +292,9 @@ fn hostapd_ssid_and_ssid2() {
 
 #[test]
 fn hostapd_comments_blank_lines_and_crlf() {
-    let p = hostapd("# comment\n\n#wpa=2\r\nssid=lab\r\n\n");
-    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("lab"), SecurityMode::Open));
-    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let p = hostapd("# comment\n\n#wpa=2\r\nssid=lab\r\nwpa=0\r\n\n");
+    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("lab"), Some(SecurityMode::Open)));
+    assert_eq!(p.warnings.len(), 1, "only the open network's: {:?}", p.warnings);
 }
 
 #[test]
@@ -261,14 +331,14 @@ fn settings_debug_hides_the_secret() {
 fn the_supplicant_example_joins_the_block_its_ssid_names() {
     let p = supplicant::parse(SUPPLICANT_EXAMPLE, Some("wlansec-lab")).unwrap();
     let s = &p.settings;
-    assert_eq!((s.ssid.as_deref(), s.security), (Some("wlansec-lab"), SecurityMode::Ccmp));
+    assert_eq!((s.ssid.as_deref(), s.security), (Some("wlansec-lab"), Some(SecurityMode::Ccmp)));
     assert_eq!(s.passphrase.as_deref(), Some(PASS));
     assert_eq!(s.bssid.map(|b| b.to_string()), Some("02:77:00:00:00:01".into()));
     assert_eq!(s.pmf, Some(Pmf::Optional));
     assert!(warned(&p, "`ctrl_interface` is not implemented"), "{:?}", p.warnings);
     assert!(warned(&p, "network block not chosen"), "{:?}", p.warnings);
     let p = supplicant::parse(SUPPLICANT_EXAMPLE, Some("wlansec-wep")).unwrap();
-    assert_eq!((p.settings.security, p.settings.passphrase.as_deref()), (SecurityMode::Wep, Some("abcde")));
+    assert_eq!((p.settings.security, p.settings.passphrase.as_deref()), (Some(SecurityMode::Wep), Some("abcde")));
     // Two blocks and no --ssid: which one is the file's wish is not clear.
     let e = supplicant::parse(SUPPLICANT_EXAMPLE, None).unwrap_err();
     assert_eq!(e.to_string(), "missing: --ssid to choose one of the 2 network blocks");
@@ -290,10 +360,39 @@ fn supplicant_modes_follow_key_mgmt_pairwise_and_group() {
     ];
     for (body, want) in cases {
         let p = supplicant(&network(&format!("ssid=\"lab\"\n{body}")));
-        assert_eq!(p.settings.security, mode(want), "{body}");
+        assert_eq!(p.settings.security, Some(mode(want)), "{body}");
     }
     let p = supplicant(&network(&format!("ssid=\"lab\"\npsk={PSK}")));
     assert_eq!(p.settings.passphrase.as_deref(), Some(PSK));
+}
+
+#[test]
+fn supplicant_tkip_wep_and_open_are_named_in_warnings() {
+    let psk = format!("psk=\"{PASS}\"");
+    for body in [format!("{psk}\npairwise=TKIP"), format!("{psk}\ngroup=TKIP")] {
+        let p = supplicant(&network(&body));
+        assert_eq!(p.settings.security, Some(SecurityMode::Tkip), "{body}");
+        assert!(warned(&p, "line 3: the network resolves to TKIP"), "{body}: {:?}", p.warnings);
+        assert!(warned(&p, "pairwise=CCMP and group=CCMP (or neither) for CCMP"), "{body}: {:?}", p.warnings);
+    }
+    let p = supplicant(&network("key_mgmt=NONE\nwep_key0=\"abcde\""));
+    assert!(warned(&p, "the network resolves to WEP, broken"), "{:?}", p.warnings);
+    assert!(warned(&p, "key_mgmt=WPA-PSK and psk"), "{:?}", p.warnings);
+    let p = supplicant(&network("key_mgmt=NONE"));
+    assert!(warned(&p, "line 2: key_mgmt=NONE and no WEP key: an open network"), "{:?}", p.warnings);
+    // The default (no key_mgmt, pairwise, group) is CCMP, and says nothing.
+    let p = supplicant(&network(&psk));
+    assert_eq!(p.settings.security, Some(SecurityMode::Ccmp));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
+fn supplicant_wpa_psk_without_a_psk_is_an_error_even_beside_none() {
+    // wpa_supplicant: "WPA-PSK accepted for key management, but no PSK configured".
+    for body in ["ssid=\"lab\"", "key_mgmt=WPA-PSK", "key_mgmt=WPA-PSK NONE", "key_mgmt=NONE WPA-PSK"] {
+        let e = supplicant_err(&network(body));
+        assert!(matches!(&e, ConfError::Missing(m) if m.starts_with("psk")), "{body}: {e}");
+    }
 }
 
 #[test]
@@ -328,7 +427,7 @@ fn supplicant_bad_secrets_are_refused_without_repeating_them() {
 fn supplicant_comments_quotes_and_warnings() {
     let text = "# a comment\n  # indented comment\n\nnetwork={\n  ssid=\"a#b\"   # trailing comment\n\tkey_mgmt=NONE # open\n  priority=5\n}\n";
     let p = supplicant(text);
-    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("a#b"), SecurityMode::Open));
+    assert_eq!((p.settings.ssid.as_deref(), p.settings.security), (Some("a#b"), Some(SecurityMode::Open)));
     assert!(warned(&p, "line 7: `priority` is not implemented"), "{:?}", p.warnings);
     let p = supplicant(&network(&format!("key_mgmt=NONE\npsk=\"{PASS}\"")));
     assert!(warned(&p, "line 3: psk has no effect with key_mgmt=NONE"), "{:?}", p.warnings);
@@ -420,6 +519,40 @@ fn a_bad_file_is_an_error_naming_the_file_and_line() {
     assert!(!e.contains("short"), "{e}");
     let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/nonexistent/hostapd.conf"]).unwrap().up;
     assert!(format!("{:#}", apply_up(&mut args, &mut |_| {}).unwrap_err()).contains("/nonexistent/hostapd.conf"));
+}
+
+#[derive(Parser)]
+struct Ap {
+    #[command(flatten)]
+    ap: ApArgs,
+}
+
+const NODE: [&str; 6] = ["--mac", "02:77:00:00:00:01", "--ipv4", "10.0.0.1/24", "--ipv6", "fd00::1/64"];
+
+#[test]
+fn an_empty_hostapd_conf_keeps_the_default_ccmp() {
+    // `ap --config /dev/null` and `wlan up --hostapd-conf /dev/null`: not open.
+    let mut args = Ap::try_parse_from(["t", "--config", "/dev/null"].iter().chain(&NODE)).unwrap().ap;
+    let mut warnings = Vec::new();
+    apply_ap(&mut args, &mut |w| warnings.push(w)).unwrap();
+    assert_eq!(args.node.security, None, "the command line's default (ccmp) stays");
+    assert!(warnings.iter().any(|w| w.contains("/dev/null: neither wpa= nor a WEP key")), "{warnings:?}");
+    let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/dev/null"]).unwrap().up;
+    apply_up(&mut args, &mut |_| {}).unwrap();
+    assert_eq!(args.security(), "ccmp");
+}
+
+#[test]
+fn a_configuration_larger_than_1_mib_is_refused_without_being_read_whole() {
+    // Unbounded, /dev/zero is read until memory runs out.
+    let mut args = Ap::try_parse_from(["t", "--config", "/dev/zero"].iter().chain(&NODE)).unwrap().ap;
+    let e = format!("{:#}", apply_ap(&mut args, &mut |_| {}).unwrap_err());
+    assert_eq!(e, "/dev/zero: larger than 1 MiB, the limit for a configuration file");
+    let big = TempFile::new("big", &format!("ssid=lab\nwpa=0\n{}", "#\n".repeat(1 << 19)));
+    let base = ["t", "--config", big.0.to_str().unwrap(), "--ap", "192.0.2.1:7700"];
+    let mut args = Sta::try_parse_from(base.iter().chain(&NODE)).unwrap().sta;
+    let e = format!("{:#}", apply_sta(&mut args, &mut |_| {}).unwrap_err());
+    assert!(e.contains("larger than 1 MiB"), "{e}");
 }
 
 #[test]
