@@ -10,7 +10,12 @@
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is
 //! stripped when the Flags field says it is present), PPI (192), Prism (119) and AVS (163)
 //! + 802.11 ([`pseudo`]), and Ethernet (1, for output).
+//!
+//! Where the link type leaves an FCS at the end of the frames unsaid (105, Prism, AVS, PPI
+//! without an 802.11-Common field), the [`Reader`] finds one by its CRC, deciding once per
+//! capture, and cuts it from the packets it yields (module `fcs`).
 
+mod fcs;
 pub mod pcap;
 pub mod pcapng;
 pub mod pseudo;
@@ -68,7 +73,8 @@ pub struct Packet<'a> {
     /// Capture time in nanoseconds since the Unix epoch.
     pub timestamp_ns: u64,
     pub link_type: LinkType,
-    /// The captured bytes (possibly fewer than `orig_len` if the snap length cut them).
+    /// The captured bytes (possibly fewer than `orig_len` if the snap length cut them), from a
+    /// [`Reader`] without an FCS its link type leaves unsaid (it is cut, and `orig_len` with it).
     pub data: &'a [u8],
     pub orig_len: u32,
 }
@@ -127,6 +133,8 @@ pub struct Reader<'a> {
     more_follows: bool,
     /// A damaged record ended the reading (the stream is not read further either).
     failed: bool,
+    /// Whether the capture's frames end with an FCS their link type leaves unsaid.
+    fcs: fcs::FcsDetector,
 }
 
 enum FormatReader<'a> {
@@ -147,7 +155,7 @@ impl<'a> Reader<'a> {
             Format::Pcap => FormatReader::Pcap(pcap::Reader::new(file)?),
             Format::Pcapng => FormatReader::Pcapng(pcapng::Reader::new(file)?),
         };
-        Ok(Reader { format, base: 0, more_follows: false, failed: false })
+        Ok(Reader { format, base: 0, more_follows: false, failed: false, fcs: Default::default() })
     }
 
     pub fn format(&self) -> Format {
@@ -165,31 +173,31 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Where the reading stopped: the headers' state and the offset (in the slice) of the
-    /// first record not read; `None` after a damaged record.
-    fn suspend(self) -> Option<(Suspended, usize)> {
+    /// Where the reading stopped: the headers' state, what was found of an FCS, and the
+    /// offset (in the slice) of the first record not read; `None` after a damaged record.
+    fn suspend(self) -> Option<(Suspended, fcs::FcsDetector, usize)> {
         if self.failed {
             return None;
         }
         match self.format {
             FormatReader::Pcap(r) => {
                 let (layout, offset) = r.suspend();
-                Some((Suspended::Pcap(layout), offset))
+                Some((Suspended::Pcap(layout), self.fcs, offset))
             }
             FormatReader::Pcapng(r) => {
                 let (section, offset) = r.suspend();
-                Some((Suspended::Pcapng(section), offset))
+                Some((Suspended::Pcapng(section), self.fcs, offset))
             }
         }
     }
 
     /// Go on reading from `slice`, which starts at stream offset `base` on a record boundary.
-    fn resume(slice: &'a [u8], state: Suspended, base: usize, more_follows: bool) -> Self {
+    fn resume(slice: &'a [u8], state: Suspended, fcs: fcs::FcsDetector, base: usize, more_follows: bool) -> Self {
         let format = match state {
             Suspended::Pcap(layout) => FormatReader::Pcap(pcap::Reader::resume(slice, layout)),
             Suspended::Pcapng(section) => FormatReader::Pcapng(pcapng::Reader::resume(slice, section)),
         };
-        Reader { format, base, more_follows, failed: false }
+        Reader { format, base, more_follows, failed: false, fcs }
     }
 }
 
@@ -209,7 +217,14 @@ impl<'a> Iterator for Reader<'a> {
                     other => other,
                 }))
             }
-            ok => Some(ok),
+            Ok(mut packet) => {
+                // Only a packet captured whole can end with its FCS.
+                if packet.orig_len as usize == packet.data.len() {
+                    packet.data = self.fcs.strip(packet.link_type, packet.data);
+                    packet.orig_len = packet.data.len() as u32;
+                }
+                Some(Ok(packet))
+            }
         }
     }
 }

@@ -2,7 +2,9 @@
 //! the Per-Packet Information header of CACE/Riverbed tools), Prism (119, the old
 //! linux-wlan-ng monitor header) and AVS (163, its successor, also found behind link type
 //! 119). Each is skipped to the 802.11 frame; PPI's 802.11-Common field says when the frame
-//! ends with an FCS, which is then cut off, as radiotap's Flags do.
+//! ends with an FCS, which is then cut off, as radiotap's Flags do. Prism and AVS cannot say
+//! it (nor PPI without that field): the [`Reader`](super::Reader) finds such an FCS by its
+//! CRC (the `fcs` module).
 
 use crate::error::{CaptureError, Result};
 
@@ -24,6 +26,12 @@ fn too_short(what: &'static str, needed: usize, got: usize) -> crate::error::Err
 
 /// The 802.11 frame behind a PPI header.
 pub fn ppi_mpdu(packet: &[u8]) -> Result<&[u8]> {
+    ppi_frame(packet).map(|(frame, _)| frame)
+}
+
+/// The 802.11 frame behind a PPI header (its FCS cut when an 802.11-Common field announces
+/// one), and whether such a field said if there is an FCS.
+pub(crate) fn ppi_frame(packet: &[u8]) -> Result<(&[u8], bool)> {
     let header = packet.get(..PPI_HEADER_LEN).ok_or_else(|| too_short("PPI header", PPI_HEADER_LEN, packet.len()))?;
     let len = usize::from(u16::from_le_bytes([header[2], header[3]]));
     let dlt = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
@@ -37,13 +45,16 @@ pub fn ppi_mpdu(packet: &[u8]) -> Result<&[u8]> {
         .get(PPI_HEADER_LEN..len)
         .ok_or_else(|| too_short("PPI header", len.max(PPI_HEADER_LEN), packet.len()))?;
     let mut frame = &packet[len..];
+    let mut said = false;
     let mut rest = fields;
     while let [t0, t1, l0, l1, tail @ ..] = rest {
         let (kind, field_len) = (u16::from_le_bytes([*t0, *t1]), usize::from(u16::from_le_bytes([*l0, *l1])));
         let data = tail.get(..field_len).ok_or_else(|| too_short("PPI field", field_len, tail.len()))?;
         if kind == PPI_FIELD_80211_COMMON {
             // TSF-Timer (8), then Flags (2).
-            let flags = data.get(8..10).map(|f| u16::from_le_bytes([f[0], f[1]])).unwrap_or(0);
+            let flags = data.get(8..10).map(|f| u16::from_le_bytes([f[0], f[1]]));
+            said |= flags.is_some();
+            let flags = flags.unwrap_or(0);
             if flags & PPI_FLAG_BAD_FCS != 0 {
                 return Err(CaptureError::BadFcs.into());
             }
@@ -54,7 +65,7 @@ pub fn ppi_mpdu(packet: &[u8]) -> Result<&[u8]> {
         }
         rest = &tail[field_len..];
     }
-    Ok(frame)
+    Ok((frame, said))
 }
 
 /// The 802.11 frame behind a Prism header (or an AVS header, which drivers also write under

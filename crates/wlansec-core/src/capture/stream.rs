@@ -5,7 +5,7 @@
 
 use std::io::{self, Read};
 
-use super::{Format, Reader, Suspended};
+use super::{fcs::FcsDetector, Format, Reader, Suspended};
 use crate::error::Error;
 
 /// The buffer's starting size: more than a pipe holds (64 KiB on Linux), so one read
@@ -21,6 +21,8 @@ pub struct Stream<R> {
     base: usize,
     /// What the headers read so far said (format, byte order, interfaces).
     state: Suspended,
+    /// What the frames read so far said of an FCS at their end.
+    fcs: FcsDetector,
     ended: bool,
 }
 
@@ -34,8 +36,9 @@ impl<R: Read> Stream<R> {
             let ended = read(&mut source, &mut buffer, &mut filled)?;
             match Reader::new(&buffer[..filled]) {
                 Ok(reader) => {
-                    let (state, consumed) = reader.suspend().expect("a reader that has read nothing has not failed");
-                    let mut stream = Stream { source, buffer, filled, base: 0, state, ended };
+                    let (state, fcs, consumed) =
+                        reader.suspend().expect("a reader that has read nothing has not failed");
+                    let mut stream = Stream { source, buffer, filled, base: 0, state, fcs, ended };
                     stream.consume(consumed);
                     return Ok(stream);
                 }
@@ -68,12 +71,13 @@ impl<R: Read> Stream<R> {
     ) -> Result<(), E> {
         loop {
             let buffered = &self.buffer[..self.filled];
-            let mut reader = Reader::resume(buffered, self.state.clone(), self.base, !self.ended);
+            let mut reader = Reader::resume(buffered, self.state.clone(), self.fcs, self.base, !self.ended);
             run(&mut reader)?;
-            let Some((state, consumed)) = reader.suspend() else {
+            let Some((state, fcs, consumed)) = reader.suspend() else {
                 return Ok(()); // a damaged record: the capture cannot be followed past it
             };
             self.state = state;
+            self.fcs = fcs;
             self.consume(consumed);
             if self.ended {
                 return Ok(());
