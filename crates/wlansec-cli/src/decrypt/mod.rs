@@ -54,6 +54,11 @@ pub struct Args {
     /// Also write the summary as JSON to this file (`-`: to stdout, instead of the table).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Keep at most this many stations' links, handshakes, networks, group-key transmitters
+    /// and per-station counts each; the least recently used are evicted and counted, so any
+    /// stream decrypts in bounded memory (at least 4).
+    #[arg(long, value_name = "N", default_value_t = wlansec_core::decrypt::DEFAULT_MAX_STATE)]
+    max_links: usize,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -61,7 +66,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let psk = given.pmks_only;
     let form = if args.keep_80211 { OutputForm::Ieee80211 } else { OutputForm::Ethernet };
     let ssid = args.essid.as_ref().map(|s| s.as_bytes());
-    let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?;
+    let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?.with_max_state(args.max_links);
 
     let stdin = args.input.as_os_str() == "-";
     let mut input = Input::open(&args.input)?;
@@ -153,6 +158,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let seen = summary::Seen {
         stations: decryptor.stations_seen(),
         links: decryptor.links(),
+        evicted_links: decryptor.evicted_link_counts(),
         unreadable,
         wrong_link_type: wrong_link_type.map_or(0, |(_, n)| n),
     };

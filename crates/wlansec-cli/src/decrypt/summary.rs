@@ -13,7 +13,13 @@ pub struct Seen {
     pub wrong_link_type: u64,
     /// What became of each BSS's and station's frames (the decryptor's, sorted).
     pub links: Vec<(Link, LinkCounts)>,
+    /// The summed counts of the stations whose statistics were evicted.
+    pub evicted_links: LinkCounts,
 }
+
+/// The most stations the printed table lists one a line (those with the most frames read);
+/// the others are summed on one line.
+const TABLE_STATIONS: usize = 32;
 
 pub fn print_table(s: &Stats, seen: &Seen) {
     let rows = [
@@ -65,25 +71,56 @@ pub fn print_table(s: &Stats, seen: &Seen) {
         ("Number of links ended (deauth/disassoc)", s.links_ended),
         ("Number of packets after their link ended", s.after_link_ended),
     ]);
-    print_links(&seen.links);
+    print_rows_if_any(&[("Number of replayed handshakes refused", s.replayed_handshakes)]);
+    let e = &s.evicted;
+    print_rows_if_any(&[
+        ("Number of links evicted (memory bound)", e.links),
+        ("Number of handshakes evicted", e.handshakes),
+        ("Number of networks evicted", e.networks),
+        ("Number of group transmitters evicted", e.groups),
+        ("Number of 802.11w links evicted", e.pmf_links),
+        ("Number of station statistics evicted", e.stations),
+    ]);
+    print_links(&seen.links, s.evicted.stations, &seen.evicted_links);
 }
 
-/// One line per BSS and station: frames read, decrypted, written, and not written by reason.
-fn print_links(links: &[(Link, LinkCounts)]) {
-    if links.is_empty() {
+/// One line per BSS and station: frames read, decrypted, written, and not written by reason;
+/// at most [`TABLE_STATIONS`] of them (those with the most frames read, in address order),
+/// the others summed on one line, and the evicted stations' counts on another.
+fn print_links(links: &[(Link, LinkCounts)], evicted: u64, evicted_counts: &LinkCounts) {
+    if links.is_empty() && evicted == 0 {
         return;
     }
     say(&format!("{:<18} {:<18} {:>7} {:>9} {:>7}  not written", "BSSID", "station", "read", "decrypted", "written"));
-    for ((bss, station), c) in links {
-        let reasons: Vec<String> = c.not_written_by_reason().map(|(why, n)| format!("{why} {n}")).collect();
-        say(&format!(
-            "{bss:<18} {station:<18} {:>7} {:>9} {:>7}  {}",
-            c.read,
-            c.decrypted,
-            c.written,
-            reasons.join(", ")
-        ));
+    let mut shown: Vec<usize> = (0..links.len()).collect();
+    if links.len() > TABLE_STATIONS {
+        shown.select_nth_unstable_by_key(TABLE_STATIONS - 1, |&i| std::cmp::Reverse(links[i].1.read));
+        shown.truncate(TABLE_STATIONS);
+        shown.sort_unstable();
     }
+    for &i in &shown {
+        let ((bss, station), c) = &links[i];
+        link_line(&bss.to_string(), &station.to_string(), c);
+    }
+    let others = links.len() - shown.len();
+    if others > 0 {
+        let mut sum = LinkCounts::default();
+        let mut shown = shown.iter().peekable();
+        for (i, (_, c)) in links.iter().enumerate() {
+            if shown.next_if(|&&s| s == i).is_none() {
+                sum.merge(c);
+            }
+        }
+        link_line(&format!("({others} more)"), "", &sum);
+    }
+    if evicted > 0 {
+        link_line(&format!("({evicted} evicted)"), "", evicted_counts);
+    }
+}
+
+fn link_line(bss: &str, station: &str, c: &LinkCounts) {
+    let reasons: Vec<String> = c.not_written_by_reason().map(|(why, n)| format!("{why} {n}")).collect();
+    say(&format!("{bss:<18} {station:<18} {:>7} {:>9} {:>7}  {}", c.read, c.decrypted, c.written, reasons.join(", ")));
 }
 
 fn print_rows(rows: &[(&str, u64)]) {
@@ -153,6 +190,16 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
         },
         "tdls": { "keys": s.tdls_keys, "mic_failures": s.tdls_mic_failures },
         "links_ended": s.links_ended,
+        "replayed_handshakes": s.replayed_handshakes,
+        "evicted": {
+            "links": s.evicted.links,
+            "handshakes": s.evicted.handshakes,
+            "networks": s.evicted.networks,
+            "groups": s.evicted.groups,
+            "pmf_links": s.evicted.pmf_links,
+            "stations": s.evicted.stations,
+            "stations_frames": link_json(&seen.evicted_links),
+        },
         "bip": {
             "igtks": s.igtks,
             "verified": s.bip_verified,

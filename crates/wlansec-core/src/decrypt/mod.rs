@@ -15,12 +15,12 @@ mod tracker;
 use core::cell::Cell;
 
 use stats::LinkTally;
-pub use stats::{LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
-pub use tracker::Keys;
+pub use stats::{Evicted, LinkCounts, NotWritten, Stats, NOT_WRITTEN_REASONS};
+pub use tracker::{Keys, DEFAULT_MAX_STATE};
 
 use crate::error::{Error, Result};
 use crate::rx::batch::Batch;
-use crate::rx::{classify, Class, DataFrame, Delivered, Pipeline, Security};
+use crate::rx::{classify, Class, DataFrame, Delivered, KeyTag, Pipeline, RxKey, Security};
 use crate::wire::{Frame, HeaderRepr, MacAddr, Rules};
 use tracker::{KeySlot, KeyTracker};
 
@@ -55,10 +55,11 @@ pub struct Decryptor {
     form: OutputForm,
     rules: Rules,
     tracker: KeyTracker,
-    /// The BSS whose SSID was last checked against `ssid`, and whether it matched: data
-    /// frames mostly come from one network, so this saves a look-up per frame. Forgotten at
-    /// every management frame (one may tell a network's SSID).
-    ssid_checked: Cell<Option<(MacAddr, bool)>>,
+    /// The BSS whose SSID was last checked against `ssid`, the handshakes verified then,
+    /// and whether it matched: data frames mostly come from one network, so this saves a
+    /// look-up per frame. Forgotten at every management frame (one may tell a network's
+    /// SSID), every eviction and every verified handshake (which proves one).
+    ssid_checked: Cell<Option<(MacAddr, u64, bool)>>,
     pipeline: Pipeline,
     stats: Stats,
     /// What became of each BSS's and station's frames.
@@ -70,12 +71,41 @@ pub struct Decryptor {
 /// group address.
 pub type Link = (MacAddr, MacAddr);
 
-/// A frame waiting in the engine batch: where its key is, and its MAC header as parsed on
-/// arrival (its link, for the counts, and its delivery without parsing it again).
+/// A frame waiting in the engine batch: where its key is, the key it is opened with, and
+/// its MAC header as parsed on arrival (its link, for the counts, and its delivery without
+/// parsing it again).
 #[derive(Clone, Copy)]
 struct Batched {
     key: KeySlot,
+    /// The key in `key` when the frame joined the batch: a handshake finished earlier in
+    /// the batch may have put another there, whose replay counters are not this frame's.
+    tag: KeyTag,
     header: HeaderRepr,
+}
+
+/// How many entries of each kind of state the decryptor keeps now (see
+/// [`Decryptor::with_max_state`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct StateSize {
+    pub links: usize,
+    pub handshakes: usize,
+    pub networks: usize,
+    pub groups: usize,
+    pub pmf_links: usize,
+    /// Messages 2 waiting for their message 1, over all handshakes.
+    pub pending_m2: usize,
+    /// Per-station statistics.
+    pub stations: usize,
+}
+
+impl StateSize {
+    /// Whether every kind is within `max` (the messages 2 within a few per handshake).
+    pub fn within(&self, max: usize) -> bool {
+        [self.links, self.handshakes, self.networks, self.groups, self.pmf_links, self.stations]
+            .iter()
+            .all(|&n| n <= max)
+            && self.pending_m2 <= 4 * self.handshakes
+    }
 }
 
 impl Decryptor {
@@ -92,9 +122,48 @@ impl Decryptor {
             ssid_checked: Cell::new(None),
             pipeline: Pipeline::new(rules),
             stats: Stats::default(),
-            links: LinkTally::default(),
+            links: LinkTally::with_max(DEFAULT_MAX_STATE),
             batch: Batch::default(),
         })
+    }
+
+    /// Keep at most `max` (at least 4) links, handshakes, networks, group-key transmitters,
+    /// 802.11w links and per-station statistics each (default [`DEFAULT_MAX_STATE`]): the
+    /// least recently used are evicted (those without keys first) and counted in
+    /// [`Stats::evicted`], so any stream decrypts in bounded memory. Between evictions a
+    /// kind may hold up to a window of frames more.
+    pub fn with_max_state(mut self, max: usize) -> Self {
+        self.tracker.set_max(max);
+        self.links.set_max(max);
+        self
+    }
+
+    /// The SSID each PMK of the keys was derived from (a passphrase's), in their order;
+    /// `None` for a PMK given as it is. A handshake verified under such a PMK proves its
+    /// network's SSID (no beacon changes it then), and is followed even when a beacon
+    /// announced another SSID.
+    pub fn with_pmk_ssids(mut self, ssids: Vec<Option<Vec<u8>>>) -> Self {
+        self.tracker.set_pmk_ssids(ssids);
+        self
+    }
+
+    /// How much state is kept now.
+    pub fn state_size(&self) -> StateSize {
+        let (links, handshakes, networks, groups, pmf_links, pending_m2) = self.tracker.state_size();
+        StateSize { links, handshakes, networks, groups, pmf_links, pending_m2, stations: self.links.len() }
+    }
+
+    /// The summed counts of the stations whose statistics were evicted.
+    pub fn evicted_link_counts(&self) -> LinkCounts {
+        self.links.evicted()
+    }
+
+    /// Evict state over the limit: only between frames, when no key slot is held.
+    fn evict(&mut self) {
+        if self.tracker.over_limit() {
+            self.tracker.evict(&mut self.stats);
+            self.ssid_checked.set(None);
+        }
     }
 
     pub fn stats(&self) -> Stats {
@@ -124,7 +193,8 @@ impl Decryptor {
         mpdu: &[u8],
         emit: impl FnMut(&[u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), Rejected<E>> {
-        self.links.enter(link_of(mpdu, self.rules), &self.stats);
+        self.evict();
+        self.links.enter(link_of(mpdu, self.rules), &mut self.stats);
         self.process_frame(mpdu, emit)
     }
 
@@ -155,6 +225,9 @@ impl Decryptor {
             }
             Class::Data(data) if !self.wanted(&data) => {
                 self.stats.other_network += 1;
+                if data.security == Security::Plaintext && self.tracker.proves_ssids() {
+                    self.follow_other_network(&data, mpdu);
+                }
                 return Ok(());
             }
             Class::Data(data) => data,
@@ -182,6 +255,14 @@ impl Decryptor {
             {
                 self.pipeline.receive(mpdu, self.tracker.key_mut(slot))
             }
+            // Sent under the key the last handshake replaced (before the new one was in use
+            // on both sides): opened under it, with its own replay counters.
+            Err(Error::MicFailure) if self.tracker.has_previous_key(slot) => {
+                match self.pipeline.receive(mpdu, self.tracker.previous_key_mut(slot)) {
+                    Err(Error::MicFailure) => Err(Error::MicFailure),
+                    under_previous => under_previous,
+                }
+            }
             received => received,
         };
         self.stats.count(wep, &received.as_ref().map(|_| ()).map_err(Clone::clone));
@@ -197,6 +278,27 @@ impl Decryptor {
                 Ok(())
             }
         }
+    }
+
+    /// An unprotected data frame of a network whose announced SSID is not the one asked
+    /// for: a beacon may lie, so its handshake messages are followed all the same when a PMK
+    /// of a known SSID may verify them (and then prove the network's SSID); what fails
+    /// under our keys is not counted (it is another network's).
+    fn follow_other_network(&mut self, data: &DataFrame, mpdu: &[u8]) {
+        if self.bssid.is_some_and(|b| !data.in_bss(b)) {
+            return;
+        }
+        let Ok(Some(delivered)) = self.pipeline.receive(mpdu, None) else { return };
+        let mut scratch = Stats::default();
+        for msdu in delivered.msdus().flatten() {
+            if let Some(eapol) = msdu.eapol() {
+                self.tracker.handshake(&delivered.header, eapol, &mut scratch);
+            }
+        }
+        self.stats.handshakes += scratch.handshakes;
+        self.stats.group_keys += scratch.group_keys;
+        self.stats.igtks += scratch.igtks;
+        self.stats.replayed_handshakes += scratch.replayed_handshakes;
     }
 
     /// An unprotected data frame: followed if it is a handshake message, else only counted
@@ -288,7 +390,9 @@ impl Decryptor {
                 Ok(()) | Err(Rejected::Frame(_)) => {}
             }
         }
-        self.open_batch(mpdus, &mut emit)
+        self.open_batch(mpdus, &mut emit)?;
+        self.evict();
+        Ok(())
     }
 
     /// Whether a data frame belongs to the network asked for.
@@ -299,11 +403,12 @@ impl Decryptor {
     /// Whether the network `bss` announced the SSID asked for (or none was asked for, or
     /// it announced none).
     fn ssid_matches(&self, bss: MacAddr) -> bool {
-        if let Some((_, matches)) = self.ssid_checked.get().filter(|&(checked, _)| checked == bss) {
+        let handshakes = self.stats.handshakes;
+        if let Some((_, _, matches)) = self.ssid_checked.get().filter(|&(b, h, _)| b == bss && h == handshakes) {
             return matches;
         }
         let matches = self.tracker.ssid_matches(self.ssid.as_deref(), bss);
-        self.ssid_checked.set(Some((bss, matches)));
+        self.ssid_checked.set(Some((bss, handshakes, matches)));
         matches
     }
 
@@ -317,8 +422,9 @@ impl Decryptor {
             return None;
         }
         let slot = self.tracker.slot_of(&data, mpdu).ok()?;
-        let batched = Batched { key: slot, header: data.header };
-        self.tracker.key(slot)?.engine_key().is_some().then_some(batched)
+        let key = self.tracker.key(slot)?;
+        let batched = Batched { key: slot, tag: key.tag(), header: data.header };
+        key.engine_key().is_some().then_some(batched)
     }
 
     /// Open the frames waiting in the batch at once, then replay-check, count and emit them
@@ -338,7 +444,7 @@ impl Decryptor {
         let mut items = self.batch.take();
         for item in items.iter_mut() {
             let received = mpdus[item.index];
-            self.links.enter(Some(link_of_header(&item.slot.header)), &self.stats);
+            self.links.enter(Some(link_of_header(&item.slot.header)), &mut self.stats);
             result = self.finish_item(item, received, keys_at_start, emit);
             if result.is_err() {
                 break;
@@ -358,7 +464,12 @@ impl Decryptor {
         let i = item.index;
         let slot = item.slot.key;
         let keys_changed = keys_at_start != self.stats.installed_keys();
-        if item.verified() == Err(Error::MicFailure) && (keys_changed || self.tracker.has_other_given_key(slot)) {
+        // Another key in its slot now (a handshake earlier in the batch): its replay
+        // counters are not this frame's, so the frame goes the ordinary way (the new key,
+        // else the one it replaced).
+        let key_replaced = keys_changed && self.tracker.key(slot).map(RxKey::tag) != Some(item.slot.tag);
+        let retry = keys_changed || self.tracker.has_other_given_key(slot) || self.tracker.has_previous_key(slot);
+        if key_replaced || (item.verified() == Err(Error::MicFailure) && retry) {
             return self.reprocess(received, |frame| emit(i, frame));
         }
         self.stats.packets_read += 1;

@@ -75,6 +75,36 @@ pub struct Stats {
     pub fragments_joined: u64,
     /// Frames decrypted but not written, by reason.
     pub not_written: NotWritten,
+    /// Messages 2 (and TDLS setups) whose MIC verified but which would have put back a key
+    /// the link had before, or came under a Replay Counter not above the last verified one:
+    /// replays of an older handshake, which install nothing.
+    pub replayed_handshakes: u64,
+    /// State evicted to keep memory bounded, by kind.
+    pub evicted: Evicted,
+}
+
+/// What the decryptor evicted, least recently used first, to keep at most its limit of
+/// each kind.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Evicted {
+    /// Links (stations) and their keys.
+    pub links: u64,
+    /// 4-way handshakes, pending or done.
+    pub handshakes: u64,
+    /// Networks (what beacons and probe responses told).
+    pub networks: u64,
+    /// Transmitters of group frames and their group keys.
+    pub groups: u64,
+    /// Links known to use 802.11w.
+    pub pmf_links: u64,
+    /// Per-station statistics (their counts go to the total of evicted stations).
+    pub stations: u64,
+}
+
+impl Evicted {
+    pub fn total(&self) -> u64 {
+        self.links + self.handshakes + self.networks + self.groups + self.pmf_links + self.stations
+    }
 }
 
 /// Why a decrypted frame was not written.
@@ -194,33 +224,89 @@ impl LinkCounts {
 /// What became of each BSS's and station's frames, tallied a run at a time: consecutive
 /// frames mostly share a link, so the run's counts are the change in the totals since it
 /// began, settled into the link's entry when another link's frame comes (a frame then costs
-/// a comparison, not a look-up and two snapshots).
-#[derive(Default)]
+/// a comparison, not a look-up and two snapshots). At most `max` links are kept: the least
+/// recently settled go, their counts added to `evicted`.
 pub(super) struct LinkTally<L> {
-    settled: HashMap<L, LinkCounts>,
+    /// Each link's counts and when they were last settled.
+    settled: HashMap<L, (LinkCounts, u64)>,
     /// The link of the frames being counted (`None`: frames of no link, counted in the totals
     /// only), and the totals when its run began.
     current: Option<L>,
     since: LinkCounts,
+    /// Counts the settlements, so each link's last one is distinct.
+    clock: u64,
+    max: usize,
+    /// The counts of the links evicted, summed.
+    evicted: LinkCounts,
+}
+
+impl<L> LinkTally<L> {
+    pub(super) fn with_max(max: usize) -> Self {
+        LinkTally {
+            settled: HashMap::default(),
+            current: None,
+            since: LinkCounts::default(),
+            clock: 0,
+            max: max.max(4),
+            evicted: LinkCounts::default(),
+        }
+    }
+
+    pub(super) fn set_max(&mut self, max: usize) {
+        self.max = max.max(4);
+    }
+
+    /// The summed counts of the links evicted.
+    pub(super) fn evicted(&self) -> LinkCounts {
+        self.evicted
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.settled.len()
+    }
 }
 
 impl<L: Copy + Eq + core::hash::Hash + Ord> LinkTally<L> {
     /// The next frame is `link`'s: call before it changes `stats`.
-    pub(super) fn enter(&mut self, link: Option<L>, stats: &Stats) {
+    pub(super) fn enter(&mut self, link: Option<L>, stats: &mut Stats) {
         if link == self.current {
             return;
         }
         let now = LinkCounts::of(stats);
         if let Some(current) = self.current {
-            self.settled.entry(current).or_default().add_change(&self.since, &now);
+            self.clock += 1;
+            let entry = self.settled.entry(current).or_default();
+            entry.0.add_change(&self.since, &now);
+            entry.1 = self.clock;
+            if self.settled.len() > self.max {
+                self.evict(stats);
+            }
         }
         self.current = link;
         self.since = now;
     }
 
+    /// Evict the least recently settled links down to three quarters of the limit (a pass
+    /// paid for by a quarter of the limit's new links).
+    fn evict(&mut self, stats: &mut Stats) {
+        let keep = self.max - self.max / 4;
+        let mut stamps: Vec<u64> = self.settled.values().map(|&(_, used)| used).collect();
+        let Some(evict) = stamps.len().checked_sub(keep).filter(|&n| n > 0) else { return };
+        let (_, &mut cutoff, _) = stamps.select_nth_unstable(evict);
+        let evicted = &mut self.evicted;
+        self.settled.retain(|_, (counts, used)| {
+            let keep = *used >= cutoff;
+            if !keep {
+                evicted.merge(counts);
+                stats.evicted.stations += 1;
+            }
+            keep
+        });
+    }
+
     /// Every link's counts up to `stats`, sorted.
     pub(super) fn counts(&self, stats: &Stats) -> Vec<(L, LinkCounts)> {
-        let mut settled = self.settled.clone();
+        let mut settled: HashMap<L, LinkCounts> = self.settled.iter().map(|(&l, &(c, _))| (l, c)).collect();
         if let Some(current) = self.current {
             settled.entry(current).or_default().add_change(&self.since, &LinkCounts::of(stats));
         }

@@ -153,6 +153,9 @@ pub struct Synth {
     records: Vec<Record>,
     frames_sent: usize,
     unicast_sent: usize,
+    /// The PMKs of the 802.1X re-authentications to come, in order (see
+    /// [`Synth::with_reauthentications`]).
+    reauth_pmks: Vec<Pmk>,
 }
 
 impl Synth {
@@ -201,7 +204,17 @@ impl Synth {
             records: Vec::new(),
             frames_sent: 0,
             unicast_sent: 0,
+            reauth_pmks: Vec::new(),
         })
+    }
+
+    /// 802.1X re-authentications: the traffic is cut into `pmks.len() + 1` equal parts, and
+    /// between two parts every station re-authenticates under the next PMK (a new EAP
+    /// exchange's MSK) with a fresh 4-way handshake, its EAPOL frames protected under the
+    /// PTK in use until then, in the same association.
+    pub fn with_reauthentications(mut self, pmks: &[Vec<u8>]) -> Result<Self> {
+        self.reauth_pmks = pmks.iter().map(|p| Pmk::from_bytes(p)).collect::<Result<_>>()?;
+        Ok(self)
     }
 
     pub fn bssid(&self) -> MacAddr {
@@ -238,9 +251,18 @@ impl Synth {
             self.tdls_setup(0, 1)?;
         }
         let half = frames.len() / 2;
+        let reauths = std::mem::take(&mut self.reauth_pmks);
+        let part = frames.len() / (reauths.len() + 1);
         for (n, frame) in frames.iter().enumerate() {
             if n == half && self.config.rekey && !is_wep(self.config.cipher) {
                 self.rekey()?;
+            }
+            if let Some(pmk) = reauths.get((n / part.max(1)).wrapping_sub(1)).filter(|_| n > 0 && n % part.max(1) == 0)
+            {
+                self.pmk = Some(pmk.clone());
+                for i in 0..self.stations.len() {
+                    self.four_way_handshake_in(i, false, true)?;
+                }
             }
             if self.frames_sent % BEACON_EVERY == BEACON_EVERY - 1 {
                 self.beacon()?;
@@ -422,6 +444,11 @@ impl Synth {
     /// which under Extended Key ID takes the other Key ID while the station goes on sending
     /// under the old one (the AP takes the new one at once), so both are in use.
     fn four_way_handshake(&mut self, i: usize, ptk_rekey: bool) -> Result<()> {
+        self.four_way_handshake_in(i, ptk_rekey, false)
+    }
+
+    /// ... with its EAPOL frames `protected` under the PTK in use (a re-authentication).
+    fn four_way_handshake_in(&mut self, i: usize, ptk_rekey: bool, protected: bool) -> Result<()> {
         let pairwise_key_id = match (self.config.extended_key_id, ptk_rekey) {
             (false, _) => 0,
             (true, false) => PAIRWISE_KEY_ID,
@@ -477,10 +504,14 @@ impl Synth {
         m4.key_length = 0;
         let m4 = self.signed(&m4, &kck)?;
 
-        self.eapol_plain(i, true, &m1)?;
-        self.eapol_plain(i, false, &m2)?;
-        self.eapol_plain(i, true, &m3)?;
-        self.eapol_plain(i, false, &m4)?;
+        for (from_ap, message) in [(true, m1), (false, m2), (true, m3), (false, m4)] {
+            if protected {
+                let (header, body) = self.eapol_mpdu_parts(self.stations[i].mac, from_ap, &message)?;
+                self.send_protected(Some(i), from_ap, header, &body)?;
+            } else {
+                self.eapol_plain(i, from_ap, &message)?;
+            }
+        }
         let tk = ptk.tk.as_bytes();
         let st = &mut self.stations[i];
         st.ap_tx = Some(transmitter(self.config.cipher, tk, pairwise_key_id)?);

@@ -114,7 +114,7 @@ impl KeyTracker {
             |(from_authenticator, from_supplicant)| PairwiseKey { tk: tk.clone(), from_authenticator, from_supplicant },
         );
         if let Ok(key) = key {
-            let link = self.links.entry(id).or_default();
+            let link = self.link_entry(id);
             link.authenticator = Some(ap);
             link.keys[0] = Some(key);
         }
@@ -124,8 +124,14 @@ impl KeyTracker {
     /// group frame under it: the first that opens that frame, else the first.
     pub(super) fn install_given_gtk(&mut self, ta: MacAddr, key_id: u8, mpdu: &[u8]) {
         let slot = usize::from(key_id & 3);
-        let mut candidates = self.keys.group().peekable();
-        if candidates.peek().is_none() || self.groups.get(&ta).is_some_and(|g| g.keys[slot].is_some()) {
+        self.clock += 1;
+        let now = self.clock;
+        let group = self.groups.get_mut(&ta);
+        let installed = group.is_some_and(|g| {
+            g.used = now;
+            g.keys[slot].is_some()
+        });
+        if installed || self.keys.gtks.is_empty() {
             return;
         }
         let announced = self.networks.get(&ta).and_then(|n| n.group);
@@ -135,7 +141,9 @@ impl KeyTracker {
         let several = self.keys.gtks.len() > 1;
         let gtk = if several { first_that_opens(self.keys.group(), mpdu, build).or(first) } else { first };
         if let Some((gtk, Ok(rx))) = gtk.map(|g| (g.clone(), build(g))) {
-            self.groups.entry(ta).or_default().keys[slot] = Some((gtk, rx));
+            let group = self.groups.entry(ta).or_default();
+            group.used = now;
+            group.keys[slot] = Some((gtk, rx));
         }
     }
 

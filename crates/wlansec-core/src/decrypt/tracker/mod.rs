@@ -6,10 +6,20 @@
 //! a retransmitted message 3 (the same key again) never resets them. TDLS direct links are
 //! keyed from the TPK handshake in the setup frames their peers send through the AP, and a
 //! Deauthentication or Disassociation ends a link's keys.
+//!
+//! What an outsider can make it follow is bounded: a network's SSID and suites, once a
+//! verified handshake proved them, no beacon changes; a link's key is replaced only by a
+//! fresh handshake (a TK never installed on the link before, an EAPOL-Key Replay Counter
+//! above the last verified one), and the key it replaces keeps its replay counters for the
+//! frames still sent under it; and at most [`DEFAULT_MAX_STATE`] (or the limit given) links,
+//! handshakes, networks, group-key transmitters and 802.11w links are kept, the least
+//! recently used evicted first (those without keys before those with) and counted.
 
 // foldhash: randomly seeded (HashDoS-resistant for addresses read from a capture) and
 // several times faster than SipHash on these short keys, looked up per frame.
-use foldhash::{HashMap, HashSet};
+use core::hash::BuildHasher;
+
+use foldhash::HashMap;
 use indexmap::IndexMap;
 
 use crate::error::{Error, HandshakeError, Result};
@@ -35,6 +45,32 @@ pub use given::Keys;
 use super::integrity::Integrity;
 use super::Stats;
 
+/// How many links, handshakes, networks, group-key transmitters and 802.11w links the
+/// tracker keeps at most by default (each kind apart).
+pub const DEFAULT_MAX_STATE: usize = 4096;
+
+/// Messages 2 kept per handshake while its message 1 is missing (retransmissions; more are
+/// a flood: the oldest goes).
+const PENDING_M2: usize = 4;
+
+/// TKs remembered per link (their fingerprints), never installed on it again.
+const REMEMBERED_TKS: usize = 8;
+
+/// Of entries ranked by `(priority, last used)` (all distinct), the smallest rank kept so
+/// that `keep` remain; `None` when there are no more than that.
+fn eviction_cutoff(mut ranks: Vec<(bool, u64)>, keep: usize) -> Option<(bool, u64)> {
+    let evict = ranks.len().checked_sub(keep).filter(|&n| n > 0)?;
+    let (_, cutoff, _) = ranks.select_nth_unstable(evict);
+    Some(*cutoff)
+}
+
+/// How many entries of a kind remain after an eviction: three quarters of the limit, so an
+/// eviction's pass over the entries is paid for by a quarter of the limit's insertions
+/// (O(1) per frame, amortized).
+fn after_eviction(max: usize) -> usize {
+    max - max / 4
+}
+
 /// The link a pairwise key protects: the two addresses in a fixed order.
 type LinkId = (MacAddr, MacAddr);
 
@@ -59,6 +95,12 @@ struct Network {
     owe_group: Option<u16>,
     /// Whether the AP's RSN element offers management frame protection (MFPC).
     mfp_capable: Option<bool>,
+    /// A verified handshake of this BSS fixed its SSID (the one its PMK was derived from,
+    /// else the one announced then) and suites: beacons and probe responses no longer
+    /// change them.
+    proven: bool,
+    /// When a frame last told of the network (the tracker's clock).
+    used: u64,
 }
 
 impl Network {
@@ -109,8 +151,17 @@ type HandshakeId = (MacAddr, MacAddr);
 #[derive(Default)]
 struct Handshake {
     anonce: Option<[u8; 32]>,
-    /// Message 2 frames waiting for an ANonce (message 1 was not captured).
+    /// The ANonces before it (a message 1 replayed between a genuine message 1 and its
+    /// message 2 must not make that message 2 fail).
+    older_anonces: [Option<[u8; 32]>; 3],
+    /// Message 2 frames waiting for an ANonce (message 1 was not captured), at most
+    /// [`PENDING_M2`].
     pending_m2: Vec<Vec<u8>>,
+    /// The EAPOL-Key Replay Counter of the last message 2 that installed a key: within the
+    /// association, a message 2 with a counter not above it installs nothing new.
+    verified_counter: Option<u64>,
+    /// When a message of it was last seen (the tracker's clock).
+    used: u64,
     ptk: Option<Ptk>,
     cipher: Option<CipherSuite>,
     /// The key hierarchy of the PTK: its MIC checks messages 3 and group messages 1.
@@ -130,6 +181,15 @@ struct Link {
     /// A Deauthentication or Disassociation dropped the keys and no handshake keyed the link
     /// since.
     ended: bool,
+    /// The key the last handshake replaced (without Extended Key ID): the frames still sent
+    /// under it (messages 3 and 4, data until the supplicant installs the new one) open
+    /// under it, with its own replay counters, when they fail under the new one.
+    previous: Option<PairwiseKey>,
+    /// Fingerprints of the last [`REMEMBERED_TKS`] TKs installed on the link (0: none): a
+    /// replayed handshake never installs one of them again with fresh replay counters.
+    installed: [u64; REMEMBERED_TKS],
+    /// When a frame of the link was last seen (the tracker's clock).
+    used: u64,
 }
 
 impl Link {
@@ -151,16 +211,41 @@ impl Link {
     fn has_key(&self) -> bool {
         self.keys.iter().any(Option::is_some)
     }
+
+    fn installed_before(&self, fingerprint: u64) -> bool {
+        self.installed.contains(&fingerprint)
+    }
+
+    /// Remember a TK installed on the link (the oldest remembered goes).
+    fn remember(&mut self, fingerprint: u64) {
+        if !self.installed_before(fingerprint) {
+            self.installed.rotate_right(1);
+            self.installed[0] = fingerprint;
+        }
+    }
+
+    /// Install `key` in `index`; without Extended Key ID the key it replaces stays as the
+    /// previous one.
+    fn install(&mut self, index: usize, key: PairwiseKey, fingerprint: u64) {
+        self.remember(fingerprint);
+        let replaced = self.keys[index].replace(key);
+        if self.extended_key_id.is_none() {
+            self.previous = replaced;
+        }
+    }
 }
 
 /// Group keys of one transmitter (the AP of a BSS; each station of an IBSS), by Key ID.
 #[derive(Default)]
 struct Group {
     keys: [Option<(Secret, RxKey)>; 4],
+    /// When a frame under them was last seen (the tracker's clock).
+    used: u64,
 }
 
-/// The links by their two addresses; a link keeps its place (links are never removed), so
-/// a [`KeySlot`] names it by place and its keys are found without hashing again.
+/// The links by their two addresses; a link keeps its place between evictions (which the
+/// decryptor runs only between frames, when no [`KeySlot`] is held), so a [`KeySlot`] names
+/// it by place and its keys are found without hashing again.
 type Links = IndexMap<LinkId, Link, foldhash::fast::RandomState>;
 
 /// Where a protected frame's key is looked up.
@@ -191,8 +276,19 @@ pub(super) struct KeyTracker {
     /// AKMs of the handshakes seen (each once), for the errors that name them.
     akms_seen: Vec<Akm>,
     /// Links using management frame protection (802.11w), whose stations ignore unprotected
-    /// Deauthentication and Disassociation frames.
-    pmf_links: HashSet<LinkId>,
+    /// Deauthentication and Disassociation frames; when they were last told of.
+    pmf_links: HashMap<LinkId, u64>,
+    /// The most entries of each kind kept.
+    max: usize,
+    /// Ticks once per touch of an entry, so each entry's last use is distinct.
+    clock: u64,
+    /// Links created (a link evicted and seen again counts again).
+    links_created: usize,
+    /// Seeds the fingerprints of installed TKs.
+    fingerprints: foldhash::quality::RandomState,
+    /// The SSID each PMK of `keys` was derived from (a passphrase's), at the same place;
+    /// `None` (or no entry) for a PMK given as it is.
+    pmk_ssids: Vec<Option<Vec<u8>>>,
 }
 
 impl KeyTracker {
@@ -209,13 +305,120 @@ impl KeyTracker {
             integrity: Integrity::default(),
             wep,
             akms_seen: Vec::new(),
-            pmf_links: HashSet::default(),
+            pmf_links: HashMap::default(),
+            max: DEFAULT_MAX_STATE,
+            clock: 0,
+            links_created: 0,
+            fingerprints: foldhash::quality::RandomState::default(),
+            pmk_ssids: Vec::new(),
         })
+    }
+
+    pub(super) fn set_pmk_ssids(&mut self, ssids: Vec<Option<Vec<u8>>>) {
+        self.pmk_ssids = ssids;
+    }
+
+    /// Whether a PMK of a known SSID was given (whose verified handshake proves it).
+    pub(super) fn proves_ssids(&self) -> bool {
+        self.pmk_ssids.iter().any(Option::is_some)
+    }
+
+    /// Keep at most `max` entries of each kind (at least 4).
+    pub(super) fn set_max(&mut self, max: usize) {
+        self.max = max.max(4);
+    }
+
+    fn now(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn fingerprint(&self, tk: &Secret) -> u64 {
+        self.fingerprints.hash_one(tk.as_bytes()).max(1)
+    }
+
+    /// The link `id`, created (and counted) if new, marked as used now.
+    fn link_entry(&mut self, id: LinkId) -> &mut Link {
+        let now = self.now();
+        let created = &mut self.links_created;
+        let link = self.links.entry(id).or_insert_with(|| {
+            *created += 1;
+            Link::default()
+        });
+        link.used = now;
+        link
+    }
+
+    /// Whether more entries of some kind are kept than the limit allows (a comparison per
+    /// kind: the decryptor asks between frames).
+    pub(super) fn over_limit(&self) -> bool {
+        let max = self.max;
+        self.links.len() > max
+            || self.handshakes.len() > max
+            || self.networks.len() > max
+            || self.groups.len() > max
+            || self.pmf_links.len() > max
+    }
+
+    /// Evict the least recently used entries of each kind over the limit (those without
+    /// keys first), counting them. Moves links: only between frames, when no [`KeySlot`]
+    /// is held.
+    pub(super) fn evict(&mut self, stats: &mut Stats) {
+        let keep = after_eviction(self.max);
+        if self.links.len() > self.max {
+            // Links that had keys (whose TKs are remembered) go after those that never had.
+            let rank = |l: &Link| (l.has_key() || l.installed[0] != 0, l.used);
+            let ranks = self.links.values().map(rank).collect();
+            if let Some(cutoff) = eviction_cutoff(ranks, keep) {
+                let before = self.links.len();
+                self.links.retain(|_, l| rank(l) >= cutoff);
+                stats.evicted.links += (before - self.links.len()) as u64;
+            }
+        }
+        if self.handshakes.len() > self.max {
+            let ranks = self.handshakes.values().map(|h| (h.ptk.is_some(), h.used)).collect();
+            if let Some(cutoff) = eviction_cutoff(ranks, keep) {
+                let before = self.handshakes.len();
+                self.handshakes.retain(|_, h| (h.ptk.is_some(), h.used) >= cutoff);
+                stats.evicted.handshakes += (before - self.handshakes.len()) as u64;
+            }
+        }
+        if self.networks.len() > self.max {
+            let ranks = self.networks.values().map(|n| (n.proven, n.used)).collect();
+            if let Some(cutoff) = eviction_cutoff(ranks, keep) {
+                let before = self.networks.len();
+                self.networks.retain(|_, n| (n.proven, n.used) >= cutoff);
+                stats.evicted.networks += (before - self.networks.len()) as u64;
+            }
+        }
+        if self.groups.len() > self.max {
+            let ranks = self.groups.values().map(|g| (true, g.used)).collect();
+            if let Some(cutoff) = eviction_cutoff(ranks, keep) {
+                let before = self.groups.len();
+                self.groups.retain(|_, g| (true, g.used) >= cutoff);
+                stats.evicted.groups += (before - self.groups.len()) as u64;
+            }
+        }
+        if self.pmf_links.len() > self.max {
+            let ranks = self.pmf_links.values().map(|&used| (true, used)).collect();
+            if let Some(cutoff) = eviction_cutoff(ranks, keep) {
+                let before = self.pmf_links.len();
+                self.pmf_links.retain(|_, &mut used| (true, used) >= cutoff);
+                stats.evicted.pmf_links += (before - self.pmf_links.len()) as u64;
+            }
+        }
+    }
+
+    /// How many entries of each kind are kept now: (links, handshakes, networks, groups,
+    /// 802.11w links), and the messages 2 waiting.
+    pub(super) fn state_size(&self) -> (usize, usize, usize, usize, usize, usize) {
+        let pending = self.handshakes.values().map(|h| h.pending_m2.len()).sum();
+        (self.links.len(), self.handshakes.len(), self.networks.len(), self.groups.len(), self.pmf_links.len(), pending)
     }
 
     /// Stations (links) on which a handshake or key was seen.
     pub(super) fn links_seen(&self) -> usize {
-        self.links.len()
+        self.links_created
     }
 
     /// The AKMs of the 4-way handshakes seen, each once.
@@ -240,22 +443,30 @@ impl KeyTracker {
             return;
         }
         let Some(bss) = frame.addr3() else { return };
-        let network = self.networks.entry(bss).or_default();
         let Some(elements) = ManagementBody::parse(kind, frame.body()).ok().and_then(|b| b.elements()) else {
             return;
         };
-        if let Some(ssid) = elements.ssid() {
-            network.ssid = Some(ssid.to_vec());
-        }
+        let now = self.now();
+        let network = self.networks.entry(bss).or_default();
+        network.used = now;
         let rsn = elements.rsn().or(elements.wpa()).and_then(|e| RsnElementRepr::parse(e).ok());
         let mfp_capable = rsn.as_ref().map(|(_, r)| r.mfp().is_ok_and(|p| p != MfpPolicy::Disabled));
         if kind == subtype::ASSOCIATION_REQUEST {
             // Both sides capable: the association uses 802.11w (12.6.3).
             if let Some(sta) = frame.addr2().filter(|_| mfp_capable == Some(true) && network.mfp_capable != Some(false))
             {
-                self.pmf_links.insert(link_id(frame.addr1(), sta));
+                self.pmf_links.insert(link_id(frame.addr1(), sta), now);
             }
-        } else if mfp_capable.is_some() {
+        }
+        // What a verified handshake proved, a beacon (perhaps forged: it carries no MIC)
+        // does not change.
+        if network.proven {
+            return;
+        }
+        if let Some(ssid) = elements.ssid() {
+            network.ssid = Some(ssid.to_vec());
+        }
+        if kind != subtype::ASSOCIATION_REQUEST && mfp_capable.is_some() {
             network.mfp_capable = mfp_capable;
         }
         if let Some((_, rsn)) = rsn {
@@ -300,13 +511,16 @@ impl KeyTracker {
             return Ok(());
         };
         let frame = view.frame().to_vec();
-        self.links.entry(link_id(ta, ra)).or_default();
+        self.link_entry(link_id(ta, ra));
         match view.message() {
             Message::FourWay1 => self.new_anonce((ta, ra), bss, view.nonce(), stats),
             Message::FourWay2 => {
                 let id = (ra, ta);
-                let handshake = self.handshakes.entry(id).or_default();
+                let handshake = self.handshake_entry(id);
                 if handshake.anonce.is_none() {
+                    if handshake.pending_m2.len() == PENDING_M2 {
+                        handshake.pending_m2.remove(0);
+                    }
                     handshake.pending_m2.push(frame);
                     return Ok(());
                 }
@@ -327,12 +541,24 @@ impl KeyTracker {
     /// Message 1 (or a message 3 whose ANonce is new): take the ANonce and try the
     /// messages 2 that were waiting for it.
     fn new_anonce(&mut self, id: HandshakeId, bss: MacAddr, anonce: [u8; 32], stats: &mut Stats) -> Result<()> {
-        let handshake = self.handshakes.entry(id).or_default();
+        let handshake = self.handshake_entry(id);
+        if handshake.anonce.is_some_and(|a| a != anonce) && !handshake.older_anonces.contains(&handshake.anonce) {
+            handshake.older_anonces.rotate_right(1);
+            handshake.older_anonces[0] = handshake.anonce;
+        }
         handshake.anonce = Some(anonce);
         for m2 in std::mem::take(&mut handshake.pending_m2) {
             self.message2(id, bss, &m2, stats)?;
         }
         Ok(())
+    }
+
+    /// The handshake `id`, created if new, marked as used now.
+    fn handshake_entry(&mut self, id: HandshakeId) -> &mut Handshake {
+        let now = self.now();
+        let handshake = self.handshakes.entry(id).or_default();
+        handshake.used = now;
+        handshake
     }
 
     /// Derive the PTK for a message 2 under each PMK and install the one whose MIC
@@ -349,7 +575,8 @@ impl KeyTracker {
         let view = eapol_view(frame, network.mic_len()).ok_or(Error::Malformed("EAPOL-Key message 2"))?;
         let version = view.key_info().version()?;
         let (cipher, akm) = suites_of(view.key_data(), version, &network);
-        if !self.akms_seen.contains(&akm) {
+        // Bounded: an AKM suite selector is any 32-bit number.
+        if !self.akms_seen.contains(&akm) && self.akms_seen.len() < 16 {
             self.akms_seen.push(akm);
         }
         let keys = AkmKeys::of(akm, network.owe_group)?;
@@ -361,35 +588,64 @@ impl KeyTracker {
         let ft_ids = if akm.is_ft() { Some(ft_ids(view.key_data(), &network, akm, spa)?) } else { None };
         let integrity = keys.integrity_of(version);
         let mut verified = None;
-        for pmk in &self.keys.pmks {
-            let ptk = match &ft_ids {
-                Some((ids, r0kh_id)) => {
-                    let ids = ft::Ids { r0kh_id, ..ids.clone() };
-                    ft::derive_ptk(&keys, pmk.as_bytes(), &ids, tk_len, aa, &anonce, &snonce)?.0
+        let anonces = [Some(anonce)].into_iter().chain(handshake.older_anonces).flatten();
+        'anonces: for anonce in anonces {
+            for (i, pmk) in self.keys.pmks.iter().enumerate() {
+                let ptk = match &ft_ids {
+                    Some((ids, r0kh_id)) => {
+                        let ids = ft::Ids { r0kh_id, ..ids.clone() };
+                        ft::derive_ptk(&keys, pmk.as_bytes(), &ids, tk_len, aa, &anonce, &snonce)?.0
+                    }
+                    None => derive_ptk_with(pmk, &keys, tk_len, aa, spa, &anonce, &snonce)?,
+                };
+                if eapol::verify_mic_with(integrity, ptk.kck.as_bytes(), frame).is_ok() {
+                    verified = Some((i, ptk));
+                    break 'anonces;
                 }
-                None => derive_ptk_with(pmk, &keys, tk_len, aa, spa, &anonce, &snonce)?,
-            };
-            if eapol::verify_mic_with(integrity, ptk.kck.as_bytes(), frame).is_ok() {
-                verified = Some(ptk);
-                break;
             }
         }
-        let Some(ptk) = verified else {
+        let Some((pmk_index, ptk)) = verified else {
             stats.mic_mismatches += 1;
             return Err(Error::MicFailure);
         };
-        stats.handshakes += 1;
         let tk = ptk.tk.clone();
+        let fingerprint = self.fingerprints.hash_one(tk.as_bytes()).max(1);
+        let counter = view.replay_counter();
+        let link = self.links.get(&link_id(aa, spa));
+        let current = link.is_some_and(|l| l.holds(&tk).is_some());
+        // A key is replaced only by a fresh handshake: a TK the link never had, under a
+        // Replay Counter above the last verified one (a verbatim replay of an older
+        // handshake would put its key back with fresh replay counters, and the frames sent
+        // under it would open a second time).
+        let stale = handshake.verified_counter.is_some_and(|last| counter <= last)
+            || link.is_some_and(|l| l.installed_before(fingerprint));
+        if stale && !current {
+            stats.replayed_handshakes += 1;
+            return Err(HandshakeError::Unexpected { expected: None, got: Message::FourWay2 }.into());
+        }
+        stats.handshakes += 1;
+        handshake.verified_counter = Some(handshake.verified_counter.map_or(counter, |last| last.max(counter)));
         handshake.cipher = Some(cipher);
         handshake.ptk = Some(ptk);
         handshake.keys = Some(keys);
-        let link = self.links.entry(link_id(aa, spa)).or_default();
+        // The handshake proves the network: the SSID its PMK was derived from (else the one
+        // announced until now) and its suites stay whatever beacons say later.
+        let ssid = self.pmk_ssids.get(pmk_index).cloned().flatten();
+        let now = self.now();
+        let network = self.networks.entry(bss).or_default();
+        network.used = now;
+        network.proven = true;
+        if ssid.is_some() {
+            network.ssid = ssid;
+        }
+        let rules = self.rules;
+        let link = self.link_entry(link_id(aa, spa));
         let preferred = link.authenticator.is_none_or(|current| aa >= current);
-        if preferred && link.holds(&tk).is_none() {
+        if preferred && !current {
             // With Extended Key ID the new PTK takes the other Key ID (message 3 says which);
             // the old one stays for the frames still sent under it.
             let index = link.extended_key_id.map_or(0, |last| usize::from(1 - (last & 1)));
-            link.keys[index] = Some(PairwiseKey::new(cipher, tk, self.rules)?);
+            link.install(index, PairwiseKey::new(cipher, tk, rules)?, fingerprint);
         }
         if preferred {
             link.authenticator = Some(aa);
@@ -459,7 +715,10 @@ impl KeyTracker {
         if view.descriptor_type()? == DescriptorType::Rsn {
             self.integrity.learn(id.0, &plain, network.group_mgmt, stats)?;
         }
-        let slot = &mut self.groups.entry(id.0).or_default().keys[usize::from(key_id & 3)];
+        let now = self.now();
+        let group = self.groups.entry(id.0).or_default();
+        group.used = now;
+        let slot = &mut group.keys[usize::from(key_id & 3)];
         if slot.as_ref().is_some_and(|(k, _)| *k == gtk) {
             return Ok(());
         }
@@ -494,12 +753,20 @@ impl KeyTracker {
         let message = TpkMessage::find(setup.elements)?;
         let tpk = message.tpk()?;
         message.verify(tpk.kck.as_bytes(), setup.action)?;
-        let link = self.links.entry(link_id(message.link.initiator, message.link.responder)).or_default();
+        let fingerprint = self.fingerprint(&tpk.tk);
+        let rules = self.rules;
+        let link = self.link_entry(link_id(message.link.initiator, message.link.responder));
         // The same setup frame is seen twice (to the AP and from it), a Confirm after its
-        // Response: the key installed once keeps its replay counters.
+        // Response: the key installed once keeps its replay counters. A replayed older setup
+        // installs its TPK no second time.
         if link.holds(&tpk.tk).is_none() {
-            link.keys = [Some(PairwiseKey::new(message.pairwise, tpk.tk, self.rules)?), None];
+            if link.installed_before(fingerprint) {
+                stats.replayed_handshakes += 1;
+                return Ok(());
+            }
             link.extended_key_id = None;
+            link.keys[1] = None;
+            link.install(0, PairwiseKey::new(message.pairwise, tpk.tk, rules)?, fingerprint);
             stats.tdls_keys += 1;
         }
         link.authenticator = Some(message.link.initiator);
@@ -509,7 +776,8 @@ impl KeyTracker {
 
     /// A protected management frame verified on the link between `a` and `b`: it uses 802.11w.
     pub(super) fn pmf_seen(&mut self, a: MacAddr, b: MacAddr) {
-        self.pmf_links.insert(link_id(a, b));
+        let now = self.now();
+        self.pmf_links.insert(link_id(a, b), now);
     }
 
     /// A Deauthentication or Disassociation between `a` and `b` ends the link's PTKSA
@@ -518,11 +786,12 @@ impl KeyTracker {
     /// (whose stations ignore unprotected ones, so a forged one changes nothing).
     pub(super) fn link_ended(&mut self, a: MacAddr, b: MacAddr, verified: bool, stats: &mut Stats) {
         let id = link_id(a, b);
-        if !verified && self.pmf_links.contains(&id) {
+        if !verified && self.pmf_links.contains_key(&id) {
             return;
         }
         let Some(link) = self.links.get_mut(&id).filter(|l| l.has_key()) else { return };
-        *link = Link { ended: true, ..Link::default() };
+        // The TKs it had stay remembered: a replay of their handshakes installs none again.
+        *link = Link { ended: true, installed: link.installed, used: link.used, ..Link::default() };
         self.handshakes.remove(&(a, b));
         self.handshakes.remove(&(b, a));
         stats.links_ended += 1;
@@ -549,10 +818,24 @@ impl KeyTracker {
             Security::ExtIv { key_id } => {
                 let id = link_id(header.addr1, header.addr2);
                 self.install_given_tk(id, header.addr2, mpdu);
-                let Some((at, _, link)) = self.links.get_full(&id) else { return Ok(KeySlot::UnknownLink) };
+                self.clock += 1;
+                let Some((at, _, link)) = self.links.get_full_mut(&id) else { return Ok(KeySlot::UnknownLink) };
+                link.used = self.clock;
                 KeySlot::Pairwise(at, link.authenticator == Some(header.addr2), key_id)
             }
         })
+    }
+
+    /// The key a fresh handshake replaced on the link of `slot` (without Extended Key ID):
+    /// for a frame that fails under the key that replaced it.
+    pub(super) fn previous_key_mut(&mut self, slot: KeySlot) -> Option<&mut RxKey> {
+        let KeySlot::Pairwise(at, from_authenticator, _) = slot else { return None };
+        let key = self.links.get_index_mut(at)?.1.previous.as_mut()?;
+        Some(if from_authenticator { &mut key.from_authenticator } else { &mut key.from_supplicant })
+    }
+
+    pub(super) fn has_previous_key(&self, slot: KeySlot) -> bool {
+        matches!(slot, KeySlot::Pairwise(at, ..) if self.links.get_index(at).is_some_and(|(_, l)| l.previous.is_some()))
     }
 
     pub(super) fn key(&self, slot: KeySlot) -> Option<&RxKey> {
