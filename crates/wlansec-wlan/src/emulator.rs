@@ -572,6 +572,8 @@ impl Emulator {
                     // SAFETY: writing our buffer to our TAP descriptor.
                     unsafe { libc::write(self.nodes[i].tap.as_raw_fd(), frame.as_ptr().cast(), frame.len()) };
                 }
+                // One medium, no addresses to learn.
+                Output::Peer(_) => {}
             }
         }
     }

@@ -341,6 +341,7 @@ mod tests {
                         match o {
                             Output::Air(m) => air.push((j, m)),
                             Output::Ethernet(e) => hosts[j].push(e),
+                            Output::Peer(_) => {}
                         }
                     }
                 }
@@ -351,7 +352,7 @@ mod tests {
                     sta.tick(&mut out).unwrap();
                     air.extend(out.into_iter().map(|o| match o {
                         Output::Air(m) => (j, m),
-                        Output::Ethernet(_) => unreachable!(),
+                        Output::Ethernet(_) | Output::Peer(_) => unreachable!(),
                     }));
                 }
             }
@@ -366,7 +367,7 @@ mod tests {
             s.start(&mut out).unwrap();
             air.extend(out.into_iter().map(|o| match o {
                 Output::Air(m) => (i, m),
-                Output::Ethernet(_) => unreachable!(),
+                Output::Ethernet(_) | Output::Peer(_) => unreachable!(),
             }));
         }
         run(stas, air, ticks);
@@ -385,7 +386,7 @@ mod tests {
         stas[from].from_host(frame, &mut out).unwrap();
         let air = out.into_iter().map(|o| match o {
             Output::Air(m) => (from, m),
-            Output::Ethernet(_) => unreachable!(),
+            Output::Ethernet(_) | Output::Peer(_) => unreachable!(),
         });
         run(stas, air.collect(), 0)
     }

@@ -33,6 +33,20 @@ pub enum Output {
     Air(Vec<u8>),
     /// Hand this Ethernet frame to the host.
     Ethernet(Vec<u8>),
+    /// What the access point decided about a station, for a transport that maps stations
+    /// to addresses (the UDP air); the emulated medium has nothing to map and ignores it.
+    Peer(PeerEvent),
+}
+
+/// The access point's word on a station, as [`Output::Peer`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PeerEvent {
+    /// The frame being handled, from this station, was accepted: it was granted an
+    /// association, or it came protected under the station's keys and verified. Only then
+    /// may a transport learn (or change) where the station is.
+    Accepted(MacAddr),
+    /// The access point forgot this station: a transport forgets where it was.
+    Gone(MacAddr),
 }
 
 /// Per-node counters, reported by `status`.
@@ -64,6 +78,12 @@ pub struct Counters {
     pub refused_unprotected_management: u64,
     /// SA Queries the access point sent to check a protected link before a reassociation.
     pub sa_queries: u64,
+    /// Association requests refused because every AID was held by a station that had
+    /// proven its key (status 17).
+    pub refused_table_full: u64,
+    /// Associations whose handshake had not yet verified a message 2, dropped to make room
+    /// for a newer one (the oldest first) or expired.
+    pub evicted_unproven: u64,
 }
 
 impl Counters {
@@ -92,7 +112,13 @@ pub struct NetworkConfig {
     /// Advertise SPP A-MSDU (the A-MSDU Present bit authenticated on links where the peer
     /// advertises it too); on by default.
     pub spp_amsdu: bool,
+    /// The most stations an access point associates at once (hostapd's `max_num_sta`):
+    /// AIDs 1 to this, at most [`MAX_AID`]; a request beyond it is refused (status 17).
+    pub max_stations: u16,
 }
+
+/// The largest AID (IEEE 802.11-2016 9.4.1.8), hostapd's default `max_num_sta`.
+pub const MAX_AID: u16 = 2007;
 
 impl NetworkConfig {
     pub fn new(ssid: impl Into<String>, bssid: MacAddr, mode: SecurityMode, passphrase: impl Into<String>) -> Self {
@@ -104,6 +130,7 @@ impl NetworkConfig {
             fragment_threshold: None,
             pmf: Pmf::Off,
             spp_amsdu: true,
+            max_stations: MAX_AID,
         }
     }
 
@@ -131,6 +158,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("fragment_threshold", &self.fragment_threshold)
             .field("pmf", &self.pmf)
             .field("spp_amsdu", &self.spp_amsdu)
+            .field("max_stations", &self.max_stations)
             .finish()
     }
 }

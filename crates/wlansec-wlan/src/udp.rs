@@ -1,10 +1,13 @@
 //! The access point and a station as separate processes whose "air" is UDP over any IP
 //! network: the deployment form (host-side security over an open link). One MPDU per
 //! datagram; the same machines as the emulator ([`crate::bss`]) on a TAP interface of the
-//! host. The access point learns where a station is from its Authentication request (a
-//! restarting station sends a new one) and sends unicast MPDUs there, group MPDUs to every
-//! station it knows. Nothing here adds security: the frames are protected end to end by the
-//! machines, as over the emulated air.
+//! host. The access point's [`AddressBook`] learns where a station is only from what the
+//! access point accepted ([`PeerEvent`]): a new association, or a frame that verified under
+//! the station's keys; an unprotected management frame in a station's name never moves a
+//! station with a protected link. Unprotected management replies (Authentication and
+//! Association responses) go back to the datagram that asked, committing nothing. Unicast
+//! MPDUs go to the station's address, group MPDUs to every station known. Nothing here adds
+//! security: the frames are protected end to end by the machines, as over the emulated air.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -14,13 +17,10 @@ use std::time::{Duration, Instant};
 
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 
-use crate::bss::{AccessPoint, NetworkConfig, Output, Station, StationState, TICK_MS};
+use crate::bss::{AccessPoint, NetworkConfig, Output, PeerEvent, Station, StationState, TICK_MS};
 use crate::emulator::Machine;
 use crate::netns::{self, NodeAddrs};
 use crate::{Error, Result};
-
-/// Management subtype of the Authentication frame (where the access point learns a station).
-const SUBTYPE_AUTH: u8 = 11;
 
 /// Which side this process is.
 pub enum Role {
@@ -70,11 +70,11 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
             Role::Station { ap } => Some(ap),
             Role::AccessPoint => None,
         },
-        stations: BTreeMap::new(),
+        book: AddressBook::default(),
     };
     let mut out = Vec::new();
     let _ = machine.start(&mut out);
-    node.emit(out);
+    node.emit(out, None);
     let mut next_tick = Instant::now() + Duration::from_millis(TICK_MS);
     let mut last_state = None;
     let mut logged_failures: BTreeMap<String, String> = BTreeMap::new();
@@ -103,14 +103,17 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
             let _ = machine.on_host(&buf[..n as usize], &mut out);
         }
         while let Ok((n, from)) = node.socket.recv_from(&mut buf) {
-            node.learn(&buf[..n], from);
-            let _ = machine.on_air(&buf[..n], &mut out);
+            // Each datagram's outputs go out with it: its replies go back to its source.
+            let mut replies = Vec::new();
+            let _ = machine.on_air(&buf[..n], &mut replies);
+            let sender = Frame::new_checked(&buf[..n], Rules::default()).ok().and_then(|f| f.addr2());
+            node.emit(replies, sender.map(|sta| (sta, from)));
         }
         if Instant::now() >= next_tick {
             next_tick += Duration::from_millis(TICK_MS);
             let _ = machine.tick(&mut out);
         }
-        node.emit(out);
+        node.emit(out, None);
         match &machine {
             Machine::Sta(s) => {
                 if last_state.as_ref() != Some(s.state()) {
@@ -123,8 +126,11 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
                 }
             }
             Machine::Ap(ap) => {
-                // The access point says why a station could not join, once per failure.
-                for a in ap.associations() {
+                // The access point says why a station could not join, once per failure
+                // (remembered while the access point reports it: a bounded few).
+                let associations = ap.associations();
+                logged_failures.retain(|mac, _| associations.iter().any(|a| a.mac == *mac));
+                for a in associations {
                     if let Some(failure) = a.failure.filter(|f| logged_failures.get(&a.mac) != Some(f)) {
                         log(&format!("access point: station {}: {failure}", a.mac));
                         logged_failures.insert(a.mac, failure);
@@ -139,6 +145,7 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
 fn describe(state: &StationState) -> String {
     match state {
         StationState::Failed(why) => format!("failed: {why}"),
+        StationState::Rejoining(why) => format!("left ({why}), joining again after a backoff"),
         other => format!("{other:?}").to_lowercase(),
     }
 }
@@ -148,35 +155,20 @@ struct UdpNode {
     socket: UdpSocket,
     /// A station's access point.
     ap: Option<SocketAddr>,
-    /// The access point's stations: where each MAC's frames come from.
-    stations: BTreeMap<MacAddr, SocketAddr>,
+    /// The access point's stations.
+    book: AddressBook,
 }
 
 impl UdpNode {
-    /// The access point learns a station's UDP address from its Authentication request.
-    fn learn(&mut self, mpdu: &[u8], from: SocketAddr) {
-        if self.ap.is_some() {
-            return;
-        }
-        let Ok(frame) = Frame::new_checked(mpdu, Rules::default()) else { return };
-        let fc = frame.frame_control();
-        if let (true, SUBTYPE_AUTH, Some(sta)) = (fc.is_management(), fc.subtype(), frame.addr2()) {
-            self.stations.insert(sta, from);
-        }
-    }
-
-    /// Send MPDUs over UDP and Ethernet frames to the TAP.
-    fn emit(&mut self, outputs: Vec<Output>) {
+    /// Send MPDUs over UDP and Ethernet frames to the TAP; `datagram`: the sender and
+    /// source of the datagram these outputs answer, if they answer one.
+    fn emit(&mut self, outputs: Vec<Output>, datagram: Option<(MacAddr, SocketAddr)>) {
         for o in outputs {
             match o {
                 Output::Air(mpdu) => {
-                    let targets: Vec<SocketAddr> = match self.ap {
+                    let targets = match self.ap {
                         Some(ap) => vec![ap],
-                        None => match Frame::new_checked(&mpdu[..], Rules::default()).map(|f| f.addr1()) {
-                            Ok(a1) if a1.is_group() => self.stations.values().copied().collect(),
-                            Ok(a1) => self.stations.get(&a1).copied().into_iter().collect(),
-                            Err(_) => Vec::new(),
-                        },
+                        None => self.book.targets(&mpdu, datagram),
                     };
                     for to in targets {
                         // A full socket buffer drops the frame, as a busy medium would.
@@ -187,7 +179,65 @@ impl UdpNode {
                     // SAFETY: writing our buffer to our TAP descriptor.
                     unsafe { libc::write(self.tap.as_raw_fd(), frame.as_ptr().cast(), frame.len()) };
                 }
+                Output::Peer(event) => self.book.peer(event, datagram),
             }
         }
+    }
+}
+
+/// Where the access point's stations are on the UDP air. It changes only on the access
+/// point's word ([`PeerEvent`]), so it holds no more stations than the access point does.
+#[derive(Default, Debug)]
+pub struct AddressBook {
+    stations: BTreeMap<MacAddr, SocketAddr>,
+}
+
+impl AddressBook {
+    /// The access point's word on a station, said while handling `datagram` (its sender and
+    /// source) or on its own (a tick, the host). A station is placed at a datagram's source
+    /// only when the access point accepted that datagram from that very station.
+    pub fn peer(&mut self, event: PeerEvent, datagram: Option<(MacAddr, SocketAddr)>) {
+        match event {
+            PeerEvent::Accepted(sta) => {
+                if let Some((sender, source)) = datagram.filter(|(sender, _)| *sender == sta) {
+                    self.stations.insert(sender, source);
+                }
+            }
+            PeerEvent::Gone(sta) => {
+                self.stations.remove(&sta);
+            }
+        }
+    }
+
+    /// Where the access point's `mpdu` goes: a group MPDU to every station; an unprotected
+    /// management frame to the datagram's sender (a reply: Authentication, Association
+    /// response) back to that datagram's source; any other unicast MPDU to the station's
+    /// address, or, when it has none yet, to the source of the sender's datagram.
+    pub fn targets(&self, mpdu: &[u8], datagram: Option<(MacAddr, SocketAddr)>) -> Vec<SocketAddr> {
+        let Ok(frame) = Frame::new_checked(mpdu, Rules::default()) else { return Vec::new() };
+        let a1 = frame.addr1();
+        if a1.is_group() {
+            return self.stations.values().copied().collect();
+        }
+        let fc = frame.frame_control();
+        let reply = datagram.filter(|(sender, _)| *sender == a1).map(|(_, source)| source);
+        if fc.is_management() && !fc.protected() {
+            if let Some(source) = reply {
+                return vec![source];
+            }
+        }
+        self.stations.get(&a1).copied().or(reply).into_iter().collect()
+    }
+
+    pub fn get(&self, sta: MacAddr) -> Option<SocketAddr> {
+        self.stations.get(&sta).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.stations.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stations.is_empty()
     }
 }

@@ -2,8 +2,13 @@
 //! each, and bridges them and its own host. Its group keys rotate and its TKIP
 //! countermeasures run in [`keys`].
 
+mod admission;
 mod keys;
 mod protection;
+
+pub use admission::Admission;
+#[cfg(test)]
+pub(crate) use admission::MAX_UNPROVEN;
 
 use std::collections::BTreeMap;
 
@@ -26,7 +31,7 @@ use crate::group::GroupKeys;
 use crate::node::{
     beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, Credential, Sequence,
 };
-use crate::node::{Counters, NetworkConfig, Output};
+use crate::node::{Counters, NetworkConfig, Output, PeerEvent};
 use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::tkip::Countermeasures;
@@ -38,7 +43,6 @@ struct Association {
     authenticator: Option<Authenticator>,
     keys: Option<LinkKeys>,
     last_error: Option<String>,
-    failed: Option<String>,
     /// The GTK generation the last message 3 or group message 1 sent to the station carried.
     gtk_generation: u64,
     /// The GTK generation the station confirmed (message 4 or group message 2).
@@ -49,7 +53,18 @@ struct Association {
     sa_query: Option<protection::PendingSaQuery>,
     /// The link's rules: SPP A-MSDU when both sides advertise it.
     rules: Rules,
+    /// Its place in the queue of unproven associations, until its handshake verifies a
+    /// message 2 (none on an open or WEP network: nothing to prove).
+    unproven: Option<u64>,
 }
+
+/// Status 17: the access point cannot handle another associated station.
+pub const STATUS_AP_FULL: u16 = 17;
+/// Reason 7: a class 3 frame (data) from a station that is not associated.
+const REASON_CLASS3_FROM_NONASSOCIATED: u16 = 7;
+/// Deauthentications sent per tick in answer to data from unknown stations (a forger's
+/// frames must not become a stream of ours).
+const CLASS3_DEAUTHS_PER_TICK: u32 = 8;
 
 /// What the access point reports about one station.
 #[derive(Clone, Debug, Serialize)]
@@ -71,6 +86,12 @@ pub struct AccessPoint {
     credential: Credential,
     group: Option<GroupKeys>,
     stations: BTreeMap<MacAddr, Association>,
+    /// The indices that bound the stations' memory and the clock's work.
+    table: admission::Table,
+    /// Stations the last tick visited.
+    ticked: usize,
+    /// Deauthentications for data from unknown stations left this tick.
+    class3_budget: u32,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -91,9 +112,12 @@ impl AccessPoint {
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
         let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
         Ok(AccessPoint {
+            table: admission::Table::new(config.max_stations),
             config,
             credential,
             group,
+            ticked: 0,
+            class3_budget: CLASS3_DEAUTHS_PER_TICK,
             stations: BTreeMap::new(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
@@ -128,6 +152,7 @@ impl AccessPoint {
         beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())
     }
 
+    /// The stations in the table, then the few that failed lately (AID 0, with the reason).
     pub fn associations(&self) -> Vec<AssociationStatus> {
         self.stations
             .iter()
@@ -135,17 +160,22 @@ impl AccessPoint {
                 mac: mac.to_string(),
                 aid: a.aid,
                 port_open: a.keys.is_some() || matches!(self.credential, Credential::None),
-                failure: a.failed.clone(),
+                failure: None,
             })
+            .chain(self.table.failures())
             .collect()
     }
 
     /// The clock: every [`super::TICK_MS`]. Runs the GTK rotation timer, ends TKIP
-    /// countermeasures, and retransmits every pending handshake message.
+    /// countermeasures, and retransmits every pending handshake message (its work is the
+    /// stations with a message in flight or an SA Query pending, not the whole table).
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.now_ms += super::TICK_MS;
+        self.class3_budget = CLASS3_DEAUTHS_PER_TICK;
         self.counters.countermeasures_active = self.countermeasures.active(self.now_ms);
-        let macs: Vec<MacAddr> = self.stations.keys().copied().collect();
+        self.table.expire_failures(self.now_ms);
+        let macs = self.table.in_flight();
+        self.ticked = macs.len() + self.table.sa_queries.len();
         for mac in macs {
             let Some(assoc) = self.stations.get_mut(&mac) else { continue };
             let Some(auth) = assoc.authenticator.as_mut() else { continue };
@@ -222,8 +252,9 @@ impl AccessPoint {
         }
         let Some(assoc) = self.stations.get_mut(&sta) else {
             self.counters.dropped_other += 1;
-            return Ok(());
+            return self.not_associated(sta, out);
         };
+        let keyed = assoc.keys.is_some() && matches!(self.credential, Credential::Psk(_));
         let key = assoc.keys.as_mut().map(|k| &mut k.rx);
         let mode = self.config.mode;
         let received = match receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode) {
@@ -237,6 +268,10 @@ impl AccessPoint {
         };
         // EAPOL is the authenticator's, plaintext (the 4-way handshake) or protected (group
         // message 2, MIC failure reports), and is never forwarded (the port sees to that).
+        if keyed && received.is_some() {
+            // It verified under the station's own pairwise key: the station sent it.
+            out.push(Output::Peer(PeerEvent::Accepted(sta)));
+        }
         let msdus = match received {
             None => return Ok(()),
             Some((_, Admitted::Eapol(eapol))) => return self.eapol(sta, eapol, out),
@@ -257,6 +292,19 @@ impl AccessPoint {
                 self.counters.forwarded_msdus += 1;
             }
         }
+        Ok(())
+    }
+
+    /// Data from a station that is not associated: a station the access point forgot (its
+    /// link expired, or a forger ended it on a link without 802.11w) is told so and joins
+    /// again (reason 7), a few per tick.
+    fn not_associated(&mut self, sta: MacAddr, out: &mut Vec<Output>) -> Result<()> {
+        if self.class3_budget == 0 || sta.is_group() {
+            return Ok(());
+        }
+        self.class3_budget -= 1;
+        let deauth = DeauthenticationRepr { reason: REASON_CLASS3_FROM_NONASSOCIATED };
+        out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
         Ok(())
     }
 
@@ -329,18 +377,39 @@ impl AccessPoint {
             }
             rules = SecurityMode::link_rules(own, theirs);
         }
-        let aid = self.stations.get(&sta).map_or(self.stations.len() as u16 + 1, |a| a.aid);
+        // A station that associates again keeps its AID (and leaves its old link); a new one
+        // takes a free AID, or is refused when proven stations hold them all.
+        let old = self.remove_station(sta, out);
+        let proven = !matches!(self.credential, Credential::Psk(_));
+        if !proven {
+            self.room_for_unproven(out)?;
+        }
+        let aid = match old {
+            Some(old) => {
+                self.reclaim_aid(old.aid);
+                self.departed(old.gtk_confirmed, out)?;
+                old.aid
+            }
+            None => match self.allocate_aid(out)? {
+                Some(aid) => aid,
+                None => {
+                    self.counters.refused_table_full += 1;
+                    return self.refuse_association(sta, STATUS_AP_FULL, out);
+                }
+            },
+        };
+        let unproven = (!proven).then(|| self.table.enqueue_unproven(sta));
         let mut assoc = Association {
             aid,
             authenticator: None,
             keys: None,
             last_error: None,
-            failed: None,
             gtk_generation: 0,
             gtk_confirmed: None,
             mfp,
             sa_query: None,
             rules,
+            unproven,
         };
         if let Credential::Wep(key) = &self.credential {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
@@ -352,6 +421,7 @@ impl AccessPoint {
             aid,
             elements: Elements::new(&rates),
         };
+        out.push(Output::Peer(PeerEvent::Accepted(sta)));
         out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
         let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
         let events = match (&self.credential, gtk, own_rsne) {
@@ -378,7 +448,14 @@ impl AccessPoint {
         let Some(auth) = assoc.authenticator.as_mut() else { return Ok(()) };
         keys::sync_group_key(self.group.as_ref(), auth)?;
         match auth.receive(&eapol) {
-            Ok(events) => self.handle_events(sta, events, out),
+            Ok(events) => {
+                // A MIC verified under a key from the PMK: the station holds it, and is
+                // no longer evictable by unproven associations.
+                if let Some(seq) = assoc.unproven.take() {
+                    self.table.prove(seq);
+                }
+                self.handle_events(sta, events, out)
+            }
             Err(e) => {
                 // A late answer to a retransmitted message is stale, not the cause.
                 if !matches!(e, Error::Replay { .. }) {
@@ -395,6 +472,7 @@ impl AccessPoint {
         for event in events {
             match event {
                 Event::Send(bytes) => {
+                    self.table.handshake_sent(sta);
                     // Under the station's pairwise key once one is installed (a rekey, the
                     // group handshake), in the clear before.
                     let header = qos_header(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next());
@@ -416,6 +494,7 @@ impl AccessPoint {
                     self.pipeline.forget(sta);
                 }
                 Event::PairwiseComplete | Event::GroupComplete => {
+                    self.table.handshake_done(sta);
                     if let Some(a) = self.stations.get_mut(&sta) {
                         a.gtk_confirmed = Some(a.gtk_generation);
                     }
@@ -423,23 +502,22 @@ impl AccessPoint {
                     self.maybe_switch();
                 }
                 Event::TimedOut => {
-                    let Some(a) = self.stations.get_mut(&sta) else { continue };
-                    a.failed = Some(handshake_failure(a.last_error.as_deref(), "no answer from the station"));
-                    a.authenticator = None;
+                    let Some(a) = self.stations.get(&sta) else { continue };
+                    let why = handshake_failure(a.last_error.as_deref(), "no answer from the station");
                     // Keys installed: it was the group key handshake that timed out.
                     let reason = if a.keys.is_some() {
                         REASON_GROUP_KEY_HANDSHAKE_TIMEOUT
                     } else {
                         REASON_FOUR_WAY_HANDSHAKE_TIMEOUT
                     };
-                    let confirmed = a.gtk_confirmed.take();
                     // Under the link's keys while it still has them (802.11w).
                     let deauth = DeauthenticationRepr { reason };
                     out.push(Output::Air(self.robust_to(ManagementBody::Deauthentication(deauth), sta)?));
-                    if let Some(a) = self.stations.get_mut(&sta) {
-                        a.keys = None;
-                    }
+                    // The station is gone (its AID free again); why, for status, a while.
+                    let confirmed = self.remove_station(sta, out).and_then(|a| a.gtk_confirmed);
+                    self.table.record_failure(sta, why, self.now_ms);
                     self.departed(confirmed, out)?;
+                    return Ok(());
                 }
                 Event::MicFailureReported { .. } if self.config.mode == SecurityMode::Tkip => self.mic_failure(out)?,
                 Event::InstallGroup { .. } | Event::MicFailureReported { .. } | Event::InstallIntegrityGroup { .. } => {

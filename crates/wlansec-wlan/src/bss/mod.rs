@@ -17,8 +17,8 @@ mod tests;
 
 use serde::Serialize;
 
-pub use crate::node::{Counters, NetworkConfig, Output};
-pub use access_point::{AccessPoint, AssociationStatus};
+pub use crate::node::{Counters, NetworkConfig, Output, PeerEvent, MAX_AID};
+pub use access_point::{AccessPoint, Admission, AssociationStatus, STATUS_AP_FULL};
 pub use station::Station;
 
 /// How often the owner calls `tick`.
@@ -35,5 +35,11 @@ pub enum StationState {
     /// TKIP countermeasures: the station saw two Michael MIC failures within 60 s, left the
     /// network and stays away for 60 s before it joins again.
     Countermeasures,
+    /// The access point ended the link (or a forger did, on a link without 802.11w), or
+    /// stopped answering: the station joins again after a backoff (1 s, 2 s, ... 16 s).
+    Rejoining(String),
+    /// A configuration error: a wrong passphrase (three 4-way handshakes in a row ended by
+    /// the access point before the station ever connected) or a management frame protection
+    /// policy or RSN element the access point refuses. Nothing else ends a station.
     Failed(String),
 }

@@ -10,7 +10,7 @@ use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     self, capability, AssociationRequestRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ManagementBody,
-    REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
+    REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
@@ -27,6 +27,20 @@ use crate::Result;
 
 /// Ticks (of [`super::TICK_MS`]) a station waits for an answer before it starts again.
 const STATION_PATIENCE_TICKS: u32 = 4;
+/// Ticks a station waits in the 4-way handshake (the access point gives up after about a
+/// second and says so; a station it silently dropped starts again after this).
+const HANDSHAKE_PATIENCE_TICKS: u32 = 20;
+/// The wait before joining again after leaving the network, doubled each time it leaves
+/// before it connects again, as wpa_supplicant does; reset once connected.
+const FIRST_BACKOFF_MS: u64 = 1_000;
+const MAX_BACKOFF_MS: u64 = 16_000;
+/// Attempts in a row that end in what a configuration error causes, before the station
+/// ever connected, that end the station: 4-way handshakes the access point ends with reason
+/// 15 (a wrong passphrase), or refusals for a policy (one alone may be a forger's).
+const CONFIG_ERRORS_TERMINAL: u32 = 3;
+/// Association refusals that are configuration errors: incompatible management frame
+/// protection policies (31) and RSN elements (40 to 46).
+const POLICY_STATUSES: [u16; 8] = [31, 40, 41, 42, 43, 44, 45, 46];
 
 /// Listen interval a station asks for, in beacon intervals.
 const LISTEN_INTERVAL: u16 = 10;
@@ -37,6 +51,14 @@ pub struct Station {
     credential: Credential,
     state: StationState,
     waited: u32,
+    /// When a station that left joins again, and the wait after the next departure.
+    rejoin_at_ms: u64,
+    backoff_ms: u64,
+    /// The station completed a 4-way handshake once: its passphrase and policy are right,
+    /// so nothing an access point (or a forger) says ends it.
+    ever_connected: bool,
+    /// Attempts in a row that ended as a configuration error would end them.
+    config_errors: u32,
     /// Milliseconds of `tick`s so far: the station's only clock (sans-IO).
     now_ms: u64,
     countermeasures: Countermeasures,
@@ -49,6 +71,9 @@ pub struct Station {
     mfp: bool,
     /// The link's rules: SPP A-MSDU when both sides advertise it.
     link_rules: Rules,
+    /// The SA Query an unprotected Deauthentication or Disassociation made the station
+    /// send its access point: its ID and deadline.
+    sa_query: Option<([u8; 2], u64)>,
     integrity: pmf::IntegrityReceiver,
     pipeline: Pipeline,
     sequence: Sequence,
@@ -65,6 +90,10 @@ impl Station {
             credential,
             state: StationState::Authenticating,
             waited: 0,
+            rejoin_at_ms: 0,
+            backoff_ms: FIRST_BACKOFF_MS,
+            ever_connected: false,
+            config_errors: 0,
             now_ms: 0,
             countermeasures: Countermeasures::default(),
             supplicant: None,
@@ -73,6 +102,7 @@ impl Station {
             ap_rsne: None,
             mfp: false,
             link_rules: Rules::default(),
+            sa_query: None,
             integrity: pmf::IntegrityReceiver::default(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
@@ -110,6 +140,7 @@ impl Station {
         self.keys = None;
         self.group_rx.clear();
         self.mfp = false;
+        self.sa_query = None;
         self.link_rules = Rules::default();
         self.integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
@@ -124,16 +155,71 @@ impl Station {
         self.now_ms += super::TICK_MS;
         let countermeasures = self.countermeasures.active(self.now_ms);
         self.counters.countermeasures_active = countermeasures;
-        if self.state == StationState::Countermeasures {
-            return if countermeasures { Ok(()) } else { self.start(out) };
-        }
-        if matches!(self.state, StationState::Authenticating | StationState::Associating) {
-            self.waited += 1;
-            if self.waited >= STATION_PATIENCE_TICKS {
-                self.start(out)?;
+        match self.state {
+            StationState::Countermeasures => {
+                if !countermeasures {
+                    self.start(out)?;
+                }
             }
+            StationState::Rejoining(_) if self.now_ms >= self.rejoin_at_ms => self.start(out)?,
+            StationState::Authenticating | StationState::Associating => {
+                self.waited += 1;
+                if self.waited >= STATION_PATIENCE_TICKS {
+                    self.start(out)?;
+                }
+            }
+            StationState::Handshaking => {
+                self.waited += 1;
+                if self.waited >= HANDSHAKE_PATIENCE_TICKS {
+                    self.leave("no 4-way handshake from the access point".into());
+                }
+            }
+            StationState::Connected if self.sa_query_expired() => {
+                self.leave("the access point did not answer an SA Query (it forgot the link)".into());
+            }
+            StationState::Rejoining(_) | StationState::Connected | StationState::Failed(_) => {}
         }
         Ok(())
+    }
+
+    /// Leave the network (keys dropped) and join again after the backoff, which doubles
+    /// each time until the station connects.
+    fn leave(&mut self, why: String) {
+        self.sa_query = None;
+        self.supplicant = None;
+        self.keys = None;
+        self.group_rx.clear();
+        self.rejoin_at_ms = self.now_ms + self.backoff_ms;
+        self.backoff_ms = (self.backoff_ms * 2).min(MAX_BACKOFF_MS);
+        self.state = StationState::Rejoining(why);
+    }
+
+    /// The access point ended the link (Deauthentication or Disassociation, `what`): join
+    /// again after the backoff; the third 4-way handshake in a row it ends with reason 15
+    /// before the station ever connected is a wrong passphrase, and ends the station.
+    fn ended(&mut self, what: &str, reason: u16) {
+        // Nothing to end before an association (a forger's frame cannot delay a rejoin).
+        if !matches!(self.state, StationState::Handshaking | StationState::Connected) {
+            return;
+        }
+        let why = format!("{what} by the access point (reason {reason}: {})", mgmt::reason_text(reason));
+        let handshake_failed = self.state == StationState::Handshaking && reason == REASON_FOUR_WAY_HANDSHAKE_TIMEOUT;
+        if handshake_failed {
+            self.config_error(format!("{CONFIG_ERRORS_TERMINAL} 4-way handshakes failed: {why}"), why);
+        } else {
+            self.leave(why);
+        }
+    }
+
+    /// An attempt ended as a configuration error would end it: the third in a row before
+    /// the station ever connected ends the station with `terminal`; until then it leaves
+    /// (`why`) and tries again after the backoff.
+    fn config_error(&mut self, terminal: String, why: String) {
+        self.config_errors += 1;
+        self.leave(why);
+        if self.config_errors >= CONFIG_ERRORS_TERMINAL && !self.ever_connected {
+            self.state = StationState::Failed(terminal);
+        }
     }
 
     /// An Ethernet frame from the host.
@@ -228,7 +314,15 @@ impl Station {
             }
             (ManagementBody::AssociationResponse(response), StationState::Associating) => {
                 if response.status != STATUS_SUCCESS {
-                    self.state = StationState::Failed(format!("association refused (status {})", response.status));
+                    let why = format!("association refused (status {})", response.status);
+                    // A policy that cannot meet the access point's is a configuration error
+                    // (said three times in a row); anything else (a full table, say)
+                    // passes, so try again later.
+                    if POLICY_STATUSES.contains(&response.status) {
+                        self.config_error(why.clone(), why);
+                    } else {
+                        self.leave(why);
+                    }
                     return Ok(());
                 }
                 self.associated()?;
@@ -240,22 +334,8 @@ impl Station {
                 // admits stations again (refused until then, the request is repeated).
                 self.start(out)?;
             }
-            (ManagementBody::Deauthentication(deauth), _) => {
-                self.state = StationState::Failed(format!(
-                    "deauthenticated by the access point (reason {}: {})",
-                    deauth.reason,
-                    mgmt::reason_text(deauth.reason)
-                ));
-                self.keys = None;
-            }
-            (ManagementBody::Disassociation(disassoc), _) => {
-                self.state = StationState::Failed(format!(
-                    "disassociated by the access point (reason {}: {})",
-                    disassoc.reason,
-                    mgmt::reason_text(disassoc.reason)
-                ));
-                self.keys = None;
-            }
+            (ManagementBody::Deauthentication(deauth), _) => self.ended("deauthenticated", deauth.reason),
+            (ManagementBody::Disassociation(disassoc), _) => self.ended("disassociated", disassoc.reason),
             _ => {}
         }
         Ok(())
@@ -263,11 +343,11 @@ impl Station {
 
     fn associated(&mut self) -> Result<()> {
         match &self.credential {
-            Credential::None => self.state = StationState::Connected,
+            Credential::None => self.connected(),
             Credential::Wep(key) => {
                 self.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
                 self.group_rx.install(0, SecurityMode::Wep.rx_key(key)?);
-                self.state = StationState::Connected;
+                self.connected();
             }
             Credential::Psk(pmk) => {
                 let own = self
@@ -283,9 +363,17 @@ impl Station {
                 let params = self.config.mode.handshake_params(self.config.bssid, self.mac, ap, own)?;
                 self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
                 self.state = StationState::Handshaking;
+                self.waited = 0;
             }
         }
         Ok(())
+    }
+
+    fn connected(&mut self) {
+        self.state = StationState::Connected;
+        self.ever_connected = true;
+        self.config_errors = 0;
+        self.backoff_ms = FIRST_BACKOFF_MS;
     }
 
     fn eapol(&mut self, eapol: &[u8], out: &mut Vec<Output>) -> Result<()> {
@@ -311,7 +399,7 @@ impl Station {
                     self.group_rx.install(key_id, key);
                 }
                 Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
-                Event::PairwiseComplete => self.state = StationState::Connected,
+                Event::PairwiseComplete => self.connected(),
                 Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}
             }
         }

@@ -106,8 +106,7 @@ impl AccessPoint {
 
     /// `sta` left (deauthenticated, disassociated, or started again): forget it.
     pub(super) fn depart(&mut self, sta: MacAddr, out: &mut Vec<Output>) -> Result<()> {
-        let Some(a) = self.stations.remove(&sta) else { return Ok(()) };
-        self.pipeline.forget(sta);
+        let Some(a) = self.remove_station(sta, out) else { return Ok(()) };
         self.departed(a.gtk_confirmed, out)
     }
 
@@ -132,9 +131,7 @@ impl AccessPoint {
         }
         self.counters.countermeasure_activations += 1;
         self.counters.countermeasures_active = true;
-        let macs: Vec<MacAddr> = std::mem::take(&mut self.stations).into_keys().collect();
-        for sta in macs {
-            self.pipeline.forget(sta);
+        for sta in self.remove_all(out) {
             let deauth = DeauthenticationRepr { reason: REASON_MICHAEL_MIC_FAILURE };
             out.push(Output::Air(self.management_to(ManagementBody::Deauthentication(deauth), sta)?));
         }

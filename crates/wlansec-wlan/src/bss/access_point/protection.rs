@@ -10,7 +10,7 @@ use wlansec_core::wire::mgmt::{ActionRepr, ManagementBody};
 use wlansec_core::wire::MacAddr;
 
 use super::AccessPoint;
-use crate::node::Output;
+use crate::node::{Output, PeerEvent};
 use crate::pmf::{self, SaQuery, SA_QUERY_TIMEOUT_MS};
 use crate::Result;
 
@@ -43,6 +43,10 @@ impl AccessPoint {
             self.counters.refused_unprotected_management += 1;
             return Ok(());
         }
+        if received.protected {
+            // Opened under the station's own keys: the station sent it.
+            out.push(Output::Peer(PeerEvent::Accepted(sta)));
+        }
         let (subtype, body) = received.body()?;
         self.management(sta, subtype, body, received.protected, out)
     }
@@ -68,6 +72,7 @@ impl AccessPoint {
             let deadline_ms = self.now_ms + SA_QUERY_TIMEOUT_MS;
             if let Some(a) = self.stations.get_mut(&sta) {
                 a.sa_query = Some(PendingSaQuery { id, deadline_ms });
+                self.table.sa_queries.insert(sta);
             }
             let bssid = self.config.bssid;
             let request = SaQuery::Request(id).to_mpdu(sta, bssid, bssid, self.sequence.next())?;
@@ -95,6 +100,7 @@ impl AccessPoint {
                 if let Some(a) = self.stations.get_mut(&sta) {
                     if a.sa_query.as_ref().is_some_and(|q| q.id == id) {
                         a.sa_query = None;
+                        self.table.sa_queries.remove(&sta);
                     }
                 }
             }
@@ -114,11 +120,13 @@ impl AccessPoint {
     /// The stations whose SA Query went unanswered: their link is gone.
     pub(super) fn expire_sa_queries(&mut self, out: &mut Vec<Output>) -> Result<()> {
         let now = self.now_ms;
+        let stations = &self.stations;
         let silent: Vec<MacAddr> = self
-            .stations
+            .table
+            .sa_queries
             .iter()
-            .filter(|(_, a)| a.sa_query.as_ref().is_some_and(|q| now >= q.deadline_ms))
-            .map(|(mac, _)| *mac)
+            .filter(|mac| stations.get(mac).and_then(|a| a.sa_query.as_ref()).is_some_and(|q| now >= q.deadline_ms))
+            .copied()
             .collect();
         for sta in silent {
             self.depart(sta, out)?;

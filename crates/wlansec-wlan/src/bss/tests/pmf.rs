@@ -61,7 +61,9 @@ fn the_two_policies_negotiate_as_the_standard_says() {
         (Required, Off, false),
         (Off, Required, false),
     ] {
-        let (_, stas) = join_with(network("ccmp", ap), network("ccmp", sta), Defences::ALL);
+        let (mut ap_, mut stas) = join_with(network("ccmp", ap), network("ccmp", sta), Defences::ALL);
+        // A refusal for a policy is final the third time in a row (1 s, then 2 s, apart).
+        tick(&mut ap_, &mut stas, 16);
         for s in &stas {
             match s.state() {
                 StationState::Connected => assert!(joins, "AP {ap}, station {sta}: joined"),
@@ -101,7 +103,11 @@ fn a_protected_deauthentication_from_the_access_point_is_obeyed() {
     let mut keys = LinkKeys::pairwise(crate::security::SecurityMode::Ccmp, tk.as_bytes()).unwrap();
     let protected = pmf::protect_unicast(&mut keys, deauth(sta_mac(1), AP)).unwrap();
     run(&mut ap, &mut stas, vec![protected]);
-    assert!(matches!(stas[0].state(), StationState::Failed(why) if why.contains("deauthenticated")));
+    assert!(matches!(stas[0].state(), StationState::Rejoining(why) if why.contains("deauthenticated")));
+    // It joins again after its backoff (once the access point's SA Query to its old link
+    // went unanswered).
+    tick(&mut ap, &mut stas, 20);
+    assert!(flows(&mut ap, &mut stas));
 }
 
 /// Spoofed Deauthentication and Disassociation "from station 1" to the access point.

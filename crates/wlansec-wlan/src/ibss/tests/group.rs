@@ -18,7 +18,7 @@ fn group_frames_sent_before_a_peer_joined_are_replays() {
     stas[2].start(&mut out).unwrap();
     let beacon = out.into_iter().map(|o| match o {
         Output::Air(m) => (2, m),
-        Output::Ethernet(_) => unreachable!(),
+        Output::Ethernet(_) | Output::Peer(_) => unreachable!(),
     });
     run(&mut stas, beacon.collect(), 2);
     assert!(stas[2].peers().iter().all(|p| p.port_open), "{:?}", stas[2].peers());
