@@ -241,3 +241,178 @@ impl AddressBook {
         self.stations.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+
+    use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody, STATUS_SUCCESS};
+    use wlansec_core::wire::{Frame, MacAddr, Rules, SequenceControl};
+
+    use super::AddressBook;
+    use crate::bss::{AccessPoint, NetworkConfig, Output, PeerEvent, Station, StationState};
+    use crate::pmf::Pmf;
+
+    const AP: MacAddr = MacAddr([0x02, 0x79, 0, 0, 0, 0xfe]);
+    const STA: MacAddr = MacAddr([0x02, 0x79, 0, 0, 0, 0x01]);
+    const PSK: &str = "776c616e7365632d7564702d61646472657373626f6f6b2d7061697277697365";
+
+    fn at(text: &str) -> SocketAddr {
+        text.parse().unwrap()
+    }
+
+    /// The access point, its address book, and a station at `home` on the UDP air.
+    struct Air {
+        ap: AccessPoint,
+        book: AddressBook,
+        sta: Station,
+        home: SocketAddr,
+        /// What reached other addresses (an attacker's).
+        elsewhere: Vec<(SocketAddr, Vec<u8>)>,
+        /// What reached the access point's host.
+        ap_host: Vec<Vec<u8>>,
+    }
+
+    impl Air {
+        fn new(pmf: Pmf) -> Self {
+            let network = NetworkConfig { pmf, ..NetworkConfig::new("wlansec", AP, "ccmp".parse().unwrap(), PSK) };
+            Air {
+                ap: AccessPoint::new(network.clone()).unwrap(),
+                book: AddressBook::default(),
+                sta: Station::new(network, STA).unwrap(),
+                home: at("192.0.2.1:7701"),
+                elsewhere: Vec::new(),
+                ap_host: Vec::new(),
+            }
+        }
+
+        /// The access point's outputs, as `UdpNode::emit` routes them: what goes to the
+        /// station's home comes back as the station's answers.
+        fn route(&mut self, out: Vec<Output>, datagram: Option<(MacAddr, SocketAddr)>) -> Vec<Vec<u8>> {
+            let mut to_station = Vec::new();
+            for o in out {
+                match o {
+                    Output::Air(mpdu) => {
+                        for to in self.book.targets(&mpdu, datagram) {
+                            if to == self.home {
+                                to_station.push(mpdu.clone());
+                            } else {
+                                self.elsewhere.push((to, mpdu.clone()));
+                            }
+                        }
+                    }
+                    Output::Ethernet(e) => self.ap_host.push(e),
+                    Output::Peer(event) => self.book.peer(event, datagram),
+                }
+            }
+            let mut answers = Vec::new();
+            for mpdu in to_station {
+                let mut out = Vec::new();
+                let _ = self.sta.from_air(&mpdu, &mut out);
+                answers.extend(out.into_iter().filter_map(|o| if let Output::Air(m) = o { Some(m) } else { None }));
+            }
+            answers
+        }
+
+        /// A datagram from `from` to the access point, and the station's frames it leads to,
+        /// until the air is quiet.
+        fn datagram(&mut self, mpdu: Vec<u8>, from: SocketAddr) {
+            let mut queue = vec![(mpdu, from)];
+            for _ in 0..32 {
+                let Some((mpdu, from)) = queue.pop() else { return };
+                let sender = Frame::new_checked(&mpdu[..], Rules::default()).ok().and_then(|f| f.addr2());
+                let mut out = Vec::new();
+                let _ = self.ap.from_air(&mpdu, &mut out);
+                let home = self.home;
+                queue.extend(self.route(out, sender.map(|s| (s, from))).into_iter().map(|m| (m, home)));
+            }
+        }
+
+        fn join(&mut self) {
+            let mut out = Vec::new();
+            self.sta.start(&mut out).unwrap();
+            for o in out {
+                if let Output::Air(m) = o {
+                    self.datagram(m, self.home);
+                }
+            }
+            assert_eq!(*self.sta.state(), StationState::Connected);
+            assert_eq!(self.book.get(STA), Some(self.home));
+        }
+
+        /// Whether a frame crosses both ways between the station and the access point.
+        fn flows(&mut self) -> bool {
+            let mut eth = vec![0u8; 14];
+            wlansec_core::wire::llc::EthernetRepr { dst: STA, src: AP, ethertype: 0x0800 }.emit(&mut eth).unwrap();
+            eth.extend_from_slice(b"to the station");
+            let mut out = Vec::new();
+            self.ap.from_host(&eth, &mut out).unwrap();
+            let before = self.sta.counters.rx_msdus;
+            self.route(out, None);
+            let down = self.sta.counters.rx_msdus == before + 1;
+            let mut up = eth.clone();
+            up[..6].copy_from_slice(&AP.0);
+            up[6..12].copy_from_slice(&STA.0);
+            let mut out = Vec::new();
+            let _ = self.sta.from_host(&up, &mut out);
+            self.ap_host.clear();
+            for o in out {
+                if let Output::Air(m) = o {
+                    self.datagram(m, self.home);
+                }
+            }
+            down && self.ap_host.len() == 1
+        }
+    }
+
+    fn authentication(sta: MacAddr) -> Vec<u8> {
+        let body = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
+        body.to_mpdu(AP, sta, AP, SequenceControl::new(99, 0)).unwrap()
+    }
+
+    /// One forged unprotected Authentication in a protected station's name, from another
+    /// UDP address: the book still has the station at home, the access point's protected
+    /// frames go there and traffic flows; the forger hears only the Authentication reply.
+    #[test]
+    fn a_forged_authentication_re_points_no_station() {
+        let attacker = at("198.51.100.66:6666");
+        let mut air = Air::new(Pmf::Required);
+        air.join();
+        assert!(air.flows());
+        air.datagram(authentication(STA), attacker);
+        assert_eq!(air.book.get(STA), Some(air.home), "the forgery moved the station");
+        assert!(air.flows());
+        for (to, mpdu) in &air.elsewhere {
+            let f = Frame::new_checked(&mpdu[..], Rules::default()).unwrap();
+            assert!(*to == attacker && f.frame_control().is_management() && !f.frame_control().protected());
+        }
+        assert_eq!(air.elsewhere.len(), 1);
+    }
+
+    /// The book's rules alone: an address only from an accepted datagram of that very
+    /// station, forgotten when the access point forgets the station; replies to a
+    /// datagram's source commit nothing; group frames to every station known.
+    #[test]
+    fn the_address_book_moves_only_on_the_access_points_word() {
+        let (home, other) = (at("192.0.2.1:1"), at("192.0.2.2:2"));
+        let mut book = AddressBook::default();
+        book.peer(PeerEvent::Accepted(STA), Some((AP, other)));
+        book.peer(PeerEvent::Accepted(STA), None);
+        assert!(book.is_empty());
+        book.peer(PeerEvent::Accepted(STA), Some((STA, home)));
+        assert_eq!(book.get(STA), Some(home));
+        let reply = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS))
+            .to_mpdu(STA, AP, AP, SequenceControl::new(1, 0))
+            .unwrap();
+        assert_eq!(book.targets(&reply, Some((STA, other))), vec![other]);
+        assert_eq!(book.targets(&reply, None), vec![home]);
+        assert_eq!(book.get(STA), Some(home));
+        let group = ManagementBody::Authentication(AuthenticationRepr::open_system(2, STATUS_SUCCESS))
+            .to_mpdu(MacAddr::BROADCAST, AP, AP, SequenceControl::new(2, 0))
+            .unwrap();
+        assert_eq!(book.targets(&group, Some((STA, other))), vec![home]);
+        assert!(book.targets(&[0u8; 3], None).is_empty());
+        book.peer(PeerEvent::Gone(STA), None);
+        assert_eq!(book.len(), 0);
+    }
+}
