@@ -520,6 +520,7 @@ pub fn decryptor(data: &[u8]) {
         tks: vec![Secret::from_slice(&TK[..16]).unwrap(), Secret::from_slice(&TK).unwrap()],
         gtks: vec![Secret::from_slice(&GTK[..16]).unwrap()],
         wep: vec![Secret::from_slice(&TK[..5]).unwrap(), Secret::from_slice(&TK[..13]).unwrap()],
+        ..Keys::default()
     };
     let form = if selector & 1 == 0 { OutputForm::Ethernet } else { OutputForm::Ieee80211 };
     let ssid = (selector & 2 != 0).then_some(SYNTH_SSID);

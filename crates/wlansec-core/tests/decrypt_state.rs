@@ -16,13 +16,17 @@ const SSID: &[u8] = b"wlansec-test";
 const PASSPHRASE: &str = "correct horse battery";
 const SNAP_EAPOL: [u8; 8] = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x88, 0x8e];
 
+/// The PMK of the test network's passphrase, given as it is (no SSID it proves).
 fn pmk_keys() -> Keys {
     Keys::pmk(pmk_from_passphrase(PASSPHRASE, SSID).unwrap())
 }
 
-/// The SSID of [`pmk_keys`]'s PMK.
-fn passphrase_ssid() -> Vec<Option<Vec<u8>>> {
-    vec![Some(SSID.to_vec())]
+/// The same PMK from the passphrase and SSID (`-p` with `-e`): a handshake under it proves
+/// the SSID.
+fn passphrase_keys() -> Keys {
+    let mut keys = Keys::default();
+    keys.push_passphrase(PASSPHRASE, SSID).unwrap();
+    keys
 }
 
 /// One station, reassociating halfway with a fresh handshake: (MPDUs, frames carried).
@@ -92,8 +96,7 @@ fn a_forged_beacon_before_the_handshake_loses_to_the_ssid_the_pmk_proves() {
     let (mut mpdus, frames, bssid) = rekeyed_capture(12);
     let first_message = handshake_positions(&mpdus)[0];
     mpdus.insert(first_message, forged_beacon(bssid, b"another network"));
-    let mut d =
-        Decryptor::new(pmk_keys(), Some(SSID), None, OutputForm::Ethernet).unwrap().with_pmk_ssids(passphrase_ssid());
+    let mut d = Decryptor::new(passphrase_keys(), Some(SSID), None, OutputForm::Ethernet).unwrap();
     let out = decrypt(&mut d, &mpdus);
     assert!(out == frames, "{} of {}, {:?}", out.len(), frames.len(), d.stats());
 }
@@ -265,8 +268,8 @@ proptest! {
         let h = handshake_positions(&mpdus);
         let protected = mpdus.iter().find(|m| m[1] & 0x40 != 0 && m[0] & 0x0c == 0x08).unwrap().clone();
         // The passphrase's SSID: a forged beacon before the first handshake loses to it.
-        let d = Decryptor::new(pmk_keys(), Some(SSID), None, OutputForm::Ethernet).unwrap();
-        let mut d = d.with_max_state(MAX).with_pmk_ssids(passphrase_ssid());
+        let d = Decryptor::new(passphrase_keys(), Some(SSID), None, OutputForm::Ethernet).unwrap();
+        let mut d = d.with_max_state(MAX);
         let mut next = 0;
         let mut written: Vec<Vec<u8>> = Vec::new();
         let step = |d: &mut Decryptor, mpdu: &[u8], written: &mut Vec<Vec<u8>>| {

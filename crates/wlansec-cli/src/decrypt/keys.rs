@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use wlansec_core::decrypt::Keys;
-use wlansec_core::rsn::{pmk_from_passphrase, Pmk, Secret};
+use wlansec_core::rsn::{Pmk, Secret};
 use zeroize::Zeroizing;
 
 use crate::bounded;
@@ -78,7 +78,7 @@ impl KeyArgs {
         let mut keys = Keys::default();
         if let Some(pass) = &self.passphrase {
             let Some(ssid) = essid else { bail!("--passphrase needs the network's SSID (-e)") };
-            keys.pmks.push(pmk_from_passphrase(pass, ssid.as_bytes())?);
+            keys.push_passphrase(pass, ssid.as_bytes())?;
         }
         for pmk in &self.pmk {
             keys.pmks.push(Pmk::from_bytes(&hexarg::key("--pmk", pmk)?)?);
@@ -129,7 +129,7 @@ fn read_key_file(path: &Path, keys: &mut Keys) -> Result<bool> {
                 let Some((pass, ssid)) = key.split_once(':') else { bail!("{what}: expected PASSPHRASE:SSID") };
                 let (pass, ssid) = (percent_decoded(pass).with_context(at)?, percent_decoded(ssid).with_context(at)?);
                 let pass = String::from_utf8(pass.to_vec()).with_context(|| format!("{what}: passphrase not UTF-8"))?;
-                keys.pmks.push(pmk_from_passphrase(&pass, &ssid).with_context(|| what.clone())?);
+                keys.push_passphrase(&pass, &ssid).with_context(|| what.clone())?;
             }
             // 802.1X: the PMK is the MSK's first 256 bits (384 for Suite B 192-bit), FT's
             // XXKey its second 256 bits (IEEE 802.11-2020 12.7.1.3, 12.7.1.7.3): each is a
@@ -220,6 +220,7 @@ fn percent_decoded(text: &str) -> Result<Zeroizing<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wlansec_core::rsn::pmk_from_passphrase;
 
     fn fields(line: &str) -> Vec<String> {
         uat_fields(line).unwrap().iter().map(|f| f.to_string()).collect()
@@ -255,6 +256,9 @@ mod tests {
         read_key_file(&path, &mut keys).unwrap();
         assert_eq!((keys.wep.len(), keys.pmks.len(), keys.tks.len()), (1, 5, 1));
         assert_eq!(keys.pmks[0], pmk_from_passphrase("pass:word", b"my net").unwrap());
+        // A wpa-pwd line's PMK proves its SSID (no beacon can change it); a wpa-psk's proves none.
+        assert_eq!(keys.pmk_ssids.first(), Some(&Some(b"my net".to_vec())));
+        assert!(keys.pmk_ssids.iter().skip(1).all(Option::is_none));
         assert_eq!(keys.pmks[2].as_bytes(), &[0x33; 32]);
         assert_eq!(keys.pmks[3].as_bytes(), &[0x33; 48], "the Suite B 192-bit PMK");
         assert_eq!(keys.pmks[4].as_bytes(), &[0x33; 32], "the FT XXKey");

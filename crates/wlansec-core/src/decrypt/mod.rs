@@ -138,15 +138,6 @@ impl Decryptor {
         self
     }
 
-    /// The SSID each PMK of the keys was derived from (a passphrase's), in their order;
-    /// `None` for a PMK given as it is. A handshake verified under such a PMK proves its
-    /// network's SSID (no beacon changes it then), and is followed even when a beacon
-    /// announced another SSID.
-    pub fn with_pmk_ssids(mut self, ssids: Vec<Option<Vec<u8>>>) -> Self {
-        self.tracker.set_pmk_ssids(ssids);
-        self
-    }
-
     /// How much state is kept now.
     pub fn state_size(&self) -> StateSize {
         let (links, handshakes, networks, groups, pmf_links, pending_m2) = self.tracker.state_size();

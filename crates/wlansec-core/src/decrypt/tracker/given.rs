@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
-use crate::rsn::{CipherSuite, Pmk, Secret};
+use crate::rsn::{pmk_from_passphrase, CipherSuite, Pmk, Secret};
 use crate::rx::RxKey;
 use crate::wire::{MacAddr, Rules};
 
@@ -18,6 +18,11 @@ pub struct Keys {
     /// station's pairwise key comes from its 4-way handshake under the PMK whose message 2
     /// MIC verifies; group keys from messages 3 and group message 1.
     pub pmks: Vec<Pmk>,
+    /// The SSID each PMK was derived from, at its place in `pmks` (missing or `None`: a PMK
+    /// given as it is). A handshake verified under such a PMK proves its network's SSID: no
+    /// beacon changes it afterwards, and it is followed even where a beacon announced
+    /// another. [`Keys::push_passphrase`] keeps the two in step.
+    pub pmk_ssids: Vec<Option<Vec<u8>>>,
     /// Temporal keys for pairwise links. The
     /// cipher is the network's (from its beacon), else CCMP-128 for a 16-octet key and
     /// TKIP for a 32-octet one.
@@ -31,6 +36,20 @@ pub struct Keys {
 impl Keys {
     pub fn pmk(pmk: Pmk) -> Self {
         Keys { pmks: vec![pmk], ..Keys::default() }
+    }
+
+    /// The PMK of `passphrase` on the network `ssid` (PBKDF2), remembered with its SSID.
+    pub fn push_passphrase(&mut self, passphrase: &str, ssid: &[u8]) -> Result<()> {
+        let pmk = pmk_from_passphrase(passphrase, ssid)?;
+        self.pmk_ssids.resize(self.pmks.len(), None);
+        self.pmk_ssids.push(Some(ssid.to_vec()));
+        self.pmks.push(pmk);
+        Ok(())
+    }
+
+    /// The SSID the PMK at `index` was derived from, if it was.
+    pub(super) fn ssid_of_pmk(&self, index: usize) -> Option<&[u8]> {
+        self.pmk_ssids.get(index)?.as_deref()
     }
 
     pub fn tk(tk: Secret) -> Self {

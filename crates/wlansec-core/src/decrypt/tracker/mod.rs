@@ -286,9 +286,6 @@ pub(super) struct KeyTracker {
     links_created: usize,
     /// Seeds the fingerprints of installed TKs.
     fingerprints: foldhash::quality::RandomState,
-    /// The SSID each PMK of `keys` was derived from (a passphrase's), at the same place;
-    /// `None` (or no entry) for a PMK given as it is.
-    pmk_ssids: Vec<Option<Vec<u8>>>,
 }
 
 impl KeyTracker {
@@ -310,17 +307,12 @@ impl KeyTracker {
             clock: 0,
             links_created: 0,
             fingerprints: foldhash::quality::RandomState::default(),
-            pmk_ssids: Vec::new(),
         })
-    }
-
-    pub(super) fn set_pmk_ssids(&mut self, ssids: Vec<Option<Vec<u8>>>) {
-        self.pmk_ssids = ssids;
     }
 
     /// Whether a PMK of a known SSID was given (whose verified handshake proves it).
     pub(super) fn proves_ssids(&self) -> bool {
-        self.pmk_ssids.iter().any(Option::is_some)
+        self.keys.pmk_ssids.iter().any(Option::is_some)
     }
 
     /// Keep at most `max` entries of each kind (at least 4).
@@ -630,7 +622,7 @@ impl KeyTracker {
         handshake.keys = Some(keys);
         // The handshake proves the network: the SSID its PMK was derived from (else the one
         // announced until now) and its suites stay whatever beacons say later.
-        let ssid = self.pmk_ssids.get(pmk_index).cloned().flatten();
+        let ssid = self.keys.ssid_of_pmk(pmk_index).map(<[u8]>::to_vec);
         let now = self.now();
         let network = self.networks.entry(bss).or_default();
         network.used = now;
