@@ -3,13 +3,14 @@
 Each case pipes into the release binary a stream made to grow the decryptor's state with
 one entry per distinct address (message 1s to a million stations, garbage CCMP frames from
 a million stations, message 2s without a message 1 from a million stations, beacons of a
-million BSSs with as many SSIDs), then a real WPA2 capture (`test_decrypt_independent`'s).
+million BSSs with as many SSIDs, plaintext first fragments from a million stations), then a real WPA2 capture (`test_decrypt_independent`'s).
 The run must end normally, stay under the resident bound, say in `--json` that it evicted
 state (the bound, `--max-links`, 4,096 by default, is exceeded some 240 times over), print
 a summary of bounded length, and still decrypt the real capture that follows the flood.
 
 Measured (AMD EPYC, 2 cores): about 1 s and 27-40 MiB a case. With the bound off
-(`--max-links 1000000`) 200,000 addresses already took 0.97-1.46 GiB, nothing evicted.
+(`--max-links 1000000`) 200,000 addresses already took 0.97-1.46 GiB, nothing evicted; the
+first fragments took 414 MiB before the fragment cache was bounded (rx/defrag.rs), 29 after.
 
 The peak resident set is the child's own as GNU time reports it (wait4 of a process time
 forked): the ru_maxrss Python's own wait4 gives counts the forking Python's resident set too.
@@ -112,11 +113,21 @@ def beacons(count: int):
     return flood(bytes(frame), (10, 16), count, name)
 
 
+def first_fragments(count: int):
+    """Plaintext first fragments (More Fragments set, fragment number 0) from `count`
+    stations (A2) to the capture's AP: each starts an MSDU in progress in the receive
+    pipeline's fragment cache, never completed."""
+    header = bytearray(ind.data_header(w.TO_DS, ind.AP, ind.STA, ind.HOST, 0, None))
+    struct.pack_into("<H", header, 0, struct.unpack_from("<H", header)[0] | w.MORE_FRAG)
+    return flood(bytes(header) + ind.msdu(os.urandom(200)), (10,), count)
+
+
 CASES = {
     "message_1s": message_1s,
     "garbage_ccmp": garbage_ccmp,
     "message_2s": message_2s,
     "beacons": beacons,
+    "first_fragments": first_fragments,
 }
 
 
