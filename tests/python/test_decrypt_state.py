@@ -3,8 +3,8 @@
 Each case pipes into the release binary a stream made to grow the decryptor's state with
 one entry per distinct address (message 1s to a million stations, garbage CCMP frames from
 a million stations, message 2s without a message 1 from a million stations, beacons of a
-million BSSs with as many SSIDs, plaintext first fragments from a million stations), then a real WPA2 capture (`test_decrypt_independent`'s).
-The run must end normally, stay under the resident bound, say in `--json` that it evicted
+million BSSs with as many SSIDs, plaintext first fragments from a million stations), then a
+real WPA2 capture (`test_decrypt_independent`'s). The run must end normally, stay under the resident bound, say in `--json` that it evicted
 state (the bound, `--max-links`, 4,096 by default, is exceeded some 240 times over), print
 a summary of bounded length, and still decrypt the real capture that follows the flood.
 
@@ -18,7 +18,6 @@ forked): the ru_maxrss Python's own wait4 gives counts the forking Python's resi
 
 import json
 import os
-import shutil
 import struct
 import subprocess
 import time
