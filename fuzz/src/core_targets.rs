@@ -510,28 +510,96 @@ pub fn synth_pmk() -> &'static Pmk {
     PMK.get_or_init(|| pmk_from_passphrase(SYNTH_PASSPHRASE, SYNTH_SSID).expect("a valid passphrase"))
 }
 
+/// The decryptor's state bound in the `decryptor` target (the selector's bit 3 picks one):
+/// small, so that a few stations already evict.
+pub const DECRYPTOR_MAX_STATE: [usize; 2] = [4, 16];
+
 /// The capture decryptor over a stream of MPDUs, with the synth network's PMK and the
-/// targets' temporal, group and WEP keys; the selector picks the output form and whether
-/// frames go one by one or in batches.
+/// targets' temporal, group and WEP keys, keeping at most 4 or 16 entries of each kind of
+/// state; the selector picks the output form, the SSID filter, the bound, and whether frames
+/// go one by one or in batches (of the whole stream or of 4, 16 or 64 frames).
+///
+/// Checked after every frame (every batch): the state is within its bound (one frame may
+/// add a few entries, evicted before the next: a frame adds at most one per kind, or one
+/// per A-MSDU subframe); and no MPDU whose decryption was written is written again (its
+/// octets but the Retry bit compared): a replayed or retransmitted frame is refused by its
+/// key's replay counters, and a replayed handshake installs no key again (which would reset
+/// them). WEP has no replay counter, so WEP frames are not compared; and an eviction of a
+/// link or group transmitter drops its replay counters with it (the price of bounded
+/// state), so what was written before one is forgotten.
 pub fn decryptor(data: &[u8]) {
     let Some((&selector, stream)) = data.split_first() else { return };
     let keys = Keys {
         pmks: vec![synth_pmk().clone()],
+        pmk_ssids: vec![Some(SYNTH_SSID.to_vec())],
         tks: vec![Secret::from_slice(&TK[..16]).unwrap(), Secret::from_slice(&TK).unwrap()],
         gtks: vec![Secret::from_slice(&GTK[..16]).unwrap()],
         wep: vec![Secret::from_slice(&TK[..5]).unwrap(), Secret::from_slice(&TK[..13]).unwrap()],
-        ..Keys::default()
     };
     let form = if selector & 1 == 0 { OutputForm::Ethernet } else { OutputForm::Ieee80211 };
     let ssid = (selector & 2 != 0).then_some(SYNTH_SSID);
-    let mut decryptor = Decryptor::new(keys, ssid, None, form).expect("valid keys");
+    let max = DECRYPTOR_MAX_STATE[usize::from(selector >> 3 & 1)];
+    let mut decryptor = Decryptor::new(keys, ssid, None, form).expect("valid keys").with_max_state(max);
     let mpdus: Vec<&[u8]> = frames(stream).collect();
+    let mut written = Written::default();
     if selector & 4 == 0 {
-        for mpdu in &mpdus {
-            let _ = decryptor.process(mpdu, |_| Ok::<(), ()>(()));
+        for (i, mpdu) in mpdus.iter().enumerate() {
+            let _ = decryptor.process(mpdu, |_| written.output(i, mpdu));
+            let size = decryptor.state_size();
+            assert!(size.within(max + 1 + mpdu.len() / 64), "state {size:?} over {max} after frame {i}");
+            written.after_step(&decryptor);
         }
     } else {
-        let _ = decryptor.process_batch(&mpdus, |_, _| Ok::<(), ()>(()));
+        let chunk = [usize::MAX, 4, 16, 64][usize::from(selector >> 4 & 3)].min(mpdus.len()).max(1);
+        for (at, batch) in mpdus.chunks(chunk).enumerate() {
+            let start = at * chunk;
+            let _ = decryptor.process_batch(batch, |i, _| written.output(start + i, batch[i]));
+            // A batch ends with an eviction.
+            let size = decryptor.state_size();
+            assert!(size.within(max), "state {size:?} over {max} after the batch at frame {start}");
+            written.after_step(&decryptor);
+        }
     }
     assert_eq!(decryptor.stats().packets_read, mpdus.len() as u64);
+}
+
+/// The protected MPDUs whose decryption was written (Retry bit cleared), each with the
+/// index of the input frame that wrote it.
+#[derive(Default)]
+struct Written {
+    frames: std::collections::HashMap<Vec<u8>, usize>,
+    /// Links and group transmitters evicted so far.
+    evicted: u64,
+}
+
+impl Written {
+    /// Input frame `index` (`mpdu`) wrote a frame (an A-MSDU, several).
+    fn output(&mut self, index: usize, mpdu: &[u8]) -> Result<(), ()> {
+        let Some(key) = replay_key(mpdu) else { return Ok(()) };
+        let first = *self.frames.entry(key).or_insert(index);
+        assert_eq!(first, index, "frame {index} was written already as frame {first}: a replay got through");
+        Ok(())
+    }
+
+    fn after_step(&mut self, decryptor: &Decryptor) {
+        let evicted = decryptor.stats().evicted;
+        let evicted = evicted.links + evicted.groups;
+        if evicted != self.evicted {
+            self.evicted = evicted;
+            self.frames.clear();
+        }
+    }
+}
+
+/// What identifies a protected MPDU to replay protection: its octets with the Retry bit
+/// cleared; `None` for WEP (no Extended IV: no replay counter) and unprotected frames.
+fn replay_key(mpdu: &[u8]) -> Option<Vec<u8>> {
+    let frame = Frame::new_checked(mpdu, Rules::default()).ok()?;
+    let body = frame.body();
+    if !frame.frame_control().protected() || body.get(3)? & 0x20 == 0 {
+        return None;
+    }
+    let mut key = mpdu.to_vec();
+    key[1] &= !0x08;
+    Some(key)
 }
