@@ -117,6 +117,16 @@ def test_configuration_and_key_files_dev_zero_fail_with_a_size_error(wlansec, co
     assert seconds < 5 and rss_kib < 64 * 1024, (seconds, rss_kib)
 
 
+def test_frame_hex_lines_on_standard_input_are_bounded(wlansec):
+    # Unbounded, /dev/zero (one endless line) is read until memory runs out.
+    with open("/dev/zero", "rb") as zero:
+        code, stderr, rss_kib, seconds = run_bounded(
+            [wlansec, "frame", "unprotect", "--suite", "ccmp128", "--tk", "00" * 16, "-"], stdin=zero)
+    assert_clean_failure(code, stderr)
+    assert "standard input: the first line is longer than 65536 octets" in stderr, stderr
+    assert seconds < 5 and rss_kib < 64 * 1024, (seconds, rss_kib)
+
+
 def test_synth_input_dev_zero_fails_with_a_size_error(wlansec, tmp_path):
     out = tmp_path / "out.pcap"
     code, stderr, rss_kib, _ = run_bounded([wlansec, "synth", "--input", "/dev/zero", "-o", str(out)], timeout=20)

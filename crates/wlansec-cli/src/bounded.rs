@@ -1,7 +1,8 @@
 //! Reading a user's file or stream without trusting its size: every file the CLI reads whole
-//! (configurations, key files, `synth --input`, its own state files) goes through [`read`]
-//! or [`read_to_string`], which read at most a limit plus one octet (`/dev/zero` or a huge
-//! file is refused after the limit, never read whole), and a passphrase through
+//! (configurations, key files, `synth --input`, its own state files) goes through [`read`],
+//! [`read_to_string`] or [`read_from`], which read at most a limit plus one octet (`/dev/zero`
+//! or a huge file is refused after the limit, never read whole); a stream of lines (`frame
+//! -`'s standard input) through [`Lines`], each line bounded; and a passphrase through
 //! [`first_line`], which reads one line byte by byte (a FIFO or a terminal is read up to its
 //! first newline, not to its end). What is read may be a secret: buffers are zeroed when
 //! dropped or outgrown.
@@ -28,6 +29,9 @@ pub const KEY_FILE: Limit = Limit { octets: 1 << 20, kind: "key file" };
 pub const CAPTURE_INPUT: Limit = Limit { octets: 256 << 20, kind: "synth --input capture" };
 /// The files `wlan up` writes under /run/wlansec: the configuration and process ids.
 pub const STATE: Limit = Limit { octets: 1 << 20, kind: "wlansec state file" };
+/// `wlansec frame ... -`: one frame as hex on a line of standard input (the longest MPDU,
+/// 11,454 octets, written with a separator between octets takes 34,361).
+pub const FRAME_LINE_OCTETS: usize = 64 << 10;
 /// A passphrase line: a WPA passphrase has 8..63 characters, a PSK 64 hex digits.
 pub const PASSPHRASE_OCTETS: usize = 64;
 
@@ -42,6 +46,8 @@ pub enum InputError {
     /// The first line holds more than `max` octets (its line end not counted).
     LineTooLong {
         what: String,
+        /// The line's number, from 1.
+        line: usize,
         max: usize,
     },
     /// The file is not UTF-8 text.
@@ -60,7 +66,10 @@ impl fmt::Display for InputError {
             InputError::TooLarge { what, limit } => {
                 write!(f, "{what}: larger than {}, the limit for a {}", size(limit.octets), limit.kind)
             }
-            InputError::LineTooLong { what, max } => write!(f, "{what}: the first line is longer than {max} octets"),
+            InputError::LineTooLong { what, line: 1, max } => {
+                write!(f, "{what}: the first line is longer than {max} octets")
+            }
+            InputError::LineTooLong { what, line, max } => write!(f, "{what}: line {line} is longer than {max} octets"),
             InputError::NotText { what } => write!(f, "{what}: not UTF-8 text"),
             InputError::Io { what, source } => write!(f, "{what}: {source}"),
         }
@@ -132,6 +141,51 @@ pub fn read_from(reader: impl Read, limit: Limit, what: &str) -> Result<Zeroizin
     Ok(out)
 }
 
+/// The lines of a stream, each at most `max` octets (its line end not counted): a longer one
+/// is [`InputError::LineTooLong`] after `max + 2` octets, and ends the iteration.
+pub struct Lines<R> {
+    reader: io::BufReader<R>,
+    max: usize,
+    what: &'static str,
+    number: usize,
+    done: bool,
+}
+
+impl<R: Read> Lines<R> {
+    pub fn new(reader: R, max: usize, what: &'static str) -> Self {
+        Lines { reader: io::BufReader::new(reader), max, what, number: 0, done: false }
+    }
+}
+
+impl<R: Read> Iterator for Lines<R> {
+    type Item = Result<String, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        self.number += 1;
+        let mut line = Vec::new();
+        let limit = u64::try_from(self.max + 2).unwrap_or(u64::MAX);
+        let item = match io::BufRead::read_until(&mut (&mut self.reader).take(limit), b'\n', &mut line) {
+            Ok(0) => return None,
+            Err(source) => Err(InputError::Io { what: format!("{}: line {}", self.what, self.number), source }),
+            Ok(_) => {
+                let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                let text = text.strip_suffix(b"\r").unwrap_or(text);
+                if text.len() > self.max {
+                    Err(InputError::LineTooLong { what: self.what.into(), line: self.number, max: self.max })
+                } else {
+                    String::from_utf8(text.to_vec())
+                        .map_err(|_| InputError::NotText { what: format!("{}: line {}", self.what, self.number) })
+                }
+            }
+        };
+        self.done = item.is_err();
+        Some(item)
+    }
+}
+
 /// The first line of `reader`, at most `max` octets (a `\n` or `\r\n` line end is not part
 /// of it): read one octet at a time, so that nothing after the line end is consumed and a
 /// FIFO, pipe or terminal is not read past its first line (nor waited on for its end). A
@@ -151,7 +205,7 @@ pub fn first_line(reader: &mut impl Read, max: usize, what: &str) -> Result<Zero
         }
         // One octet more than `max` may be the `\r` of a `\r\n`.
         if line.len() > max {
-            return Err(InputError::LineTooLong { what: what.into(), max });
+            return Err(InputError::LineTooLong { what: what.into(), line: 1, max });
         }
         line.push(byte[0]);
     }
@@ -159,7 +213,7 @@ pub fn first_line(reader: &mut impl Read, max: usize, what: &str) -> Result<Zero
         line.pop();
     }
     if line.len() > max {
-        return Err(InputError::LineTooLong { what: what.into(), max });
+        return Err(InputError::LineTooLong { what: what.into(), line: 1, max });
     }
     match std::str::from_utf8(&line) {
         Ok(text) => Ok(Zeroizing::new(text.to_string())),
@@ -195,6 +249,20 @@ mod tests {
         let e = read(Path::new("/dev/zero"), CONFIG).unwrap_err();
         assert!(matches!(e, InputError::TooLarge { limit: CONFIG, .. }), "{e}");
         assert_eq!(e.to_string(), "/dev/zero: larger than 1 MiB, the limit for a configuration file");
+    }
+
+    #[test]
+    fn a_stream_of_lines_is_read_a_line_at_a_time_each_bounded() {
+        let lines: Vec<_> = Lines::new(&b"ab\r\ncdef\n\nlast"[..], 4, "in").collect::<Result<_, _>>().unwrap();
+        assert_eq!(lines, ["ab", "cdef", "", "last"]);
+        // A line of max + 1 octets ends the stream with an error; nothing after it is read.
+        let mut lines = Lines::new(&b"abcd\nabcde\nab\n"[..], 4, "in");
+        assert_eq!(lines.next().unwrap().unwrap(), "abcd");
+        assert_eq!(lines.next().unwrap().unwrap_err().to_string(), "in: line 2 is longer than 4 octets");
+        assert!(lines.next().is_none());
+        // Unbounded, /dev/zero's one endless line is read until memory runs out.
+        let e = Lines::new(File::open("/dev/zero").unwrap(), 4, "zero").next().unwrap().unwrap_err();
+        assert_eq!(e.to_string(), "zero: the first line is longer than 4 octets");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! belongs to frame i; any error also goes to stderr and makes the exit code 1.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,9 +17,9 @@ use wlansec_core::capture::{pcap, LinkType};
 use wlansec_core::suite::bip::{BipAlgorithm, BipReceiver, Igtk};
 use wlansec_core::suite::{Pn, PnCounter, Receiver, Transmitter};
 
-use crate::hexarg;
 use crate::output::AtomicFile;
 use crate::suites::{RuleArgs, SuiteName, VariantArgs};
+use crate::{bounded, hexarg};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -214,17 +214,20 @@ fn each_frame(
     args: &[String],
     mut apply: impl FnMut(&mut [u8], usize) -> wlansec_core::Result<usize>,
 ) -> Result<ExitCode> {
-    let inputs: Vec<String> = if args == ["-"] {
-        io::stdin().lock().lines().collect::<io::Result<_>>().context("reading stdin")?
+    // Standard input is taken a line at a time (any number of frames, each line bounded).
+    let inputs: Box<dyn Iterator<Item = Result<String>>> = if args == ["-"] {
+        let lines = bounded::Lines::new(io::stdin().lock(), bounded::FRAME_LINE_OCTETS, "standard input");
+        Box::new(lines.map(|line| line.map_err(anyhow::Error::from)))
     } else {
-        args.to_vec()
+        Box::new(args.iter().cloned().map(Ok))
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut failures = 0usize;
     let mut buf = Vec::new();
-    for (index, text) in inputs.iter().enumerate() {
-        let result = hexarg::bytes(&format!("frame {}", index + 1), text).and_then(|mpdu| {
+    for (index, text) in inputs.enumerate() {
+        let text = text?;
+        let result = hexarg::bytes(&format!("frame {}", index + 1), &text).and_then(|mpdu| {
             buf.clear();
             buf.extend_from_slice(&mpdu);
             buf.resize(mpdu.len() + MAX_OVERHEAD, 0);

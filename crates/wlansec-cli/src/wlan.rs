@@ -19,6 +19,7 @@ use wlansec_core::tx::FragmentationThreshold;
 
 use crate::bounded;
 use crate::usage::usage;
+use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::emulator::{control, state_dir, Config, Emulator};
 use wlansec_wlan::netns;
@@ -113,11 +114,11 @@ pub struct UpArgs {
     #[arg(long)]
     ssid: Option<String>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
-    /// applied); anything else is named in a warning. Options given on the command line win.
-    /// At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is not an open network
-    /// but keeps --security (default ccmp): wpa=0 is an open network; TKIP (hostapd's default
-    /// for wpa=2 without rsn_pairwise) and WEP are named in a warning.
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, wpa_group_rekey; anything else is
+    /// named in a warning. Options given on the command line win. At most 1 MiB. Unlike
+    /// hostapd, a file without wpa= or a WEP key is not an open network but keeps --security
+    /// (default ccmp): wpa=0 is an open network; TKIP (hostapd's default for wpa=2 without
+    /// rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     hostapd_conf: Option<PathBuf>,
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
@@ -150,8 +151,9 @@ pub struct UpArgs {
     /// default): only when a station leaves.
     #[arg(long, value_name = "SECS")]
     gtk_rekey: Option<u64>,
-    /// 802.11w management frame protection of the access point and its stations (ccmp and
-    /// enhanced; off by default, as hostapd's ieee80211w=0).
+    /// 802.11w management frame protection of the access point and its stations: off,
+    /// optional, required (ccmp and enhanced). Default: optional where it can be offered (an
+    /// access point's ccmp or enhanced network), off elsewhere.
     #[arg(long, value_parser = parse_pmf)]
     pmf: Option<Pmf>,
     /// Run the supervisor in this terminal (Ctrl-C tears everything down).
@@ -240,6 +242,7 @@ pub struct NodeArgs {
     #[arg(long, value_parser = fragment_threshold)]
     fragment_threshold: Option<u16>,
     /// 802.11w management frame protection: off, optional, required (ccmp and enhanced).
+    /// Default: optional in ccmp and enhanced, off elsewhere.
     #[arg(long, value_parser = parse_pmf)]
     pmf: Option<Pmf>,
 }
@@ -250,6 +253,14 @@ fn parse_pmf(arg: &str) -> Result<Pmf> {
 
 /// Management frame protection needs CCMP: `required` is refused where the mode has none
 /// (`optional` there is simply not offered).
+/// `--pmf` as given, else the secure default: 802.11w offered (optional, so stations without
+/// it still join) wherever it can be, an access point's ccmp or enhanced network; off
+/// elsewhere (TKIP, WEP and open networks cannot protect management frames, an IBSS has no
+/// access point to negotiate it with).
+fn pmf_or_default(pmf: Option<Pmf>, mode: SecurityMode, bss: bool) -> Pmf {
+    pmf.unwrap_or(if bss && mode.supports_pmf() { Pmf::Optional } else { Pmf::Off })
+}
+
 fn check_pmf(mode: SecurityMode, pmf: Pmf) -> Result<()> {
     if pmf == Pmf::Required && !mode.supports_pmf() {
         bail!("--pmf required needs --security ccmp or enhanced (802.11w protects management frames with CCMP)");
@@ -268,12 +279,16 @@ fn fragment_threshold(arg: &str) -> Result<u16> {
 pub struct ApArgs {
     #[command(flatten)]
     pub node: NodeArgs,
+    /// Stations associated at once, 1..=2007 (the standard's AID limit) [default: 2007]; a
+    /// request beyond it is refused with status 17, as hostapd's max_num_sta.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=i64::from(MAX_AID)))]
+    max_stations: Option<u16>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold (ieee80211w, wpa_group_rekey: checked, not yet
-    /// applied); anything else is named in a warning. Options given on the command line win.
-    /// At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is not an open network
-    /// but keeps --security (default ccmp): wpa=0 is an open network; TKIP (hostapd's default
-    /// for wpa=2 without rsn_pairwise) and WEP are named in a warning.
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, max_num_sta (wpa_group_rekey:
+    /// checked, not applied); anything else is named in a warning. Options given on the
+    /// command line win. At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is
+    /// not an open network but keeps --security (default ccmp): wpa=0 is an open network;
+    /// TKIP (hostapd's default for wpa=2 without rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -307,8 +322,8 @@ impl UpArgs {
     fn ssid(&self) -> &str {
         self.ssid.as_deref().unwrap_or("wlansec")
     }
-    fn pmf(&self) -> Pmf {
-        self.pmf.unwrap_or_default()
+    fn pmf(&self, mode: SecurityMode) -> Pmf {
+        pmf_or_default(self.pmf, mode, self.topology != "ibss")
     }
 }
 
@@ -343,7 +358,7 @@ fn read_passphrase_file(passphrase: &mut Option<String>, file: Option<&std::path
 pub fn ap(mut args: ApArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_ap(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
-    udp_node(args.node, None)
+    udp_node(args.node, Some(args.max_stations.unwrap_or(MAX_AID)), None)
 }
 
 /// `wlansec sta`: a station over UDP.
@@ -351,11 +366,17 @@ pub fn sta(mut args: StaArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_sta(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     let bssid = args.bssid.context("--bssid (or bssid= in the --config network block) is needed")?;
-    udp_node(args.node, Some((args.ap, bssid)))
+    udp_node(args.node, None, Some((args.ap, bssid)))
 }
 
 /// Run an access point (`sta` None) or a station over UDP until the process is ended.
-fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Result<ExitCode> {
+/// A UDP node: an access point admitting `max_stations`, or the station of `sta` (its access
+/// point's UDP address and BSSID).
+fn udp_node(
+    node: NodeArgs,
+    max_stations: Option<u16>,
+    sta: Option<(std::net::SocketAddr, String)>,
+) -> Result<ExitCode> {
     use wlansec_wlan::udp::{self, NodeConfig, Role};
     let mode: SecurityMode = node.security.as_deref().unwrap_or("ccmp").parse()?;
     let bssid = sta.as_ref().map_or(&node.mac, |(_, b)| b).parse().map_err(|e| anyhow::anyhow!("MAC address: {e}"))?;
@@ -374,12 +395,13 @@ fn udp_node(node: NodeArgs, sta: Option<(std::net::SocketAddr, String)>) -> Resu
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let pmf = node.pmf.unwrap_or_default();
+    let pmf = pmf_or_default(node.pmf, mode, true);
     check_pmf(mode, pmf).map_err(usage)?;
     check_passphrase(mode, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
+        max_stations: max_stations.unwrap_or(MAX_AID),
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),
             bssid,
@@ -467,8 +489,8 @@ fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
-    check_pmf(mode, args.pmf())?;
-    if args.pmf() != Pmf::Off && args.topology == "ibss" {
+    check_pmf(mode, args.pmf(mode))?;
+    if args.pmf.is_some_and(|pmf| pmf != Pmf::Off) && args.topology == "ibss" {
         bail!("--pmf needs an access point (--topology bss)");
     }
     if args.gtk_rekey.unwrap_or(0) > 0 && (args.topology == "ibss" || !mode.uses_handshake()) {
@@ -514,6 +536,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
     // What a crashed or stopped earlier instance left: its processes, namespaces, files.
     down(&name)?;
     let max_ampdu = ampdu(&args)?;
+    let pmf = args.pmf(args.security().parse()?);
     let config = Config {
         name: name.clone(),
         ssid: args.ssid().into(),
@@ -533,7 +556,7 @@ fn up(mut args: UpArgs) -> Result<ExitCode> {
         topology: args.topology,
         fragment_threshold: args.fragment_threshold,
         gtk_rekey: args.gtk_rekey.unwrap_or(0),
-        pmf: args.pmf.unwrap_or_default().to_string(),
+        pmf: pmf.to_string(),
         release_spin_us: args.release_spin_us,
     };
     create_state_dir(&name)?;

@@ -88,6 +88,8 @@ pub struct Settings {
     pub gtk_rekey_secs: Option<u32>,
     /// `fragm_threshold` in octets (256..=2346; -1, hostapd's "off", is None).
     pub fragment_threshold: Option<u16>,
+    /// `max_num_sta`: stations associated at once (1..=2007).
+    pub max_stations: Option<u16>,
 }
 
 impl Settings {
@@ -100,6 +102,7 @@ impl Settings {
             pmf: None,
             gtk_rekey_secs: None,
             fragment_threshold: None,
+            max_stations: None,
         }
     }
 }
@@ -115,6 +118,7 @@ impl fmt::Debug for Settings {
             .field("pmf", &self.pmf)
             .field("gtk_rekey_secs", &self.gtk_rekey_secs)
             .field("fragment_threshold", &self.fragment_threshold)
+            .field("max_stations", &self.max_stations)
             .finish()
     }
 }
@@ -434,6 +438,9 @@ pub(super) fn apply_up(args: &mut UpArgs, warn: &mut dyn FnMut(String)) -> Resul
     };
     apply_network(options, &parsed.settings, warn);
     fill(&mut args.gtk_rekey, parsed.settings.gtk_rekey_secs.map(u64::from), "--gtk-rekey", warn);
+    if let Some(n) = parsed.settings.max_stations {
+        warn(format!("{}: max_num_sta={n} not applied: wlan up runs its own --stations", path.display()));
+    }
     Ok(())
 }
 
@@ -460,6 +467,7 @@ pub(super) fn apply_ap(args: &mut ApArgs, warn: &mut dyn FnMut(String)) -> Resul
     let Some(path) = args.config.clone() else { return Ok(()) };
     let parsed = read(&path, hostapd::parse)?;
     apply_node(&mut args.node, &path, &parsed, warn);
+    fill(&mut args.max_stations, parsed.settings.max_stations, "--max-stations", warn);
     Ok(())
 }
 

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 
 use wlansec_core::tx::FragmentationThreshold;
+use wlansec_wlan::bss::MAX_AID;
+use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
@@ -51,7 +53,7 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
         match key {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
             | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
-            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" => {
+            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -100,6 +102,10 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             return Err(ConfError::Value { line, key: key.into(), why: format!("{n}: -1 (off) or {min}..={max}") });
         }
         settings.fragment_threshold = u16::try_from(n).ok();
+    }
+    if let Some(Entry { line, key, value }) = get("max_num_sta") {
+        let n = integer(line, key, value, 1..=i64::from(MAX_AID))?;
+        settings.max_stations = u16::try_from(n).ok();
     }
     let wep = wep(known, warnings)?;
     if wpa == 0 {
@@ -165,7 +171,14 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         None => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
     });
     if let Some(Entry { line, key, value }) = get("ieee80211w") {
-        settings.pmf = Some(pmf(line, key, value)?);
+        let policy = pmf(line, key, value)?;
+        if policy == Pmf::Off && settings.security.is_some_and(SecurityMode::supports_pmf) {
+            warnings.push(Warning::at(
+                line,
+                "ieee80211w=0: management frames unprotected (a forged Deauthentication ends a link),                  where the command line's default offers 802.11w; ieee80211w=1 offers it",
+            ));
+        }
+        settings.pmf = Some(policy);
     }
     if let Some(Entry { line, key, value }) = get("wpa_group_rekey") {
         let secs = integer(line, key, value, 0..=i64::from(u32::MAX))?;

@@ -536,10 +536,70 @@ fn an_empty_hostapd_conf_keeps_the_default_ccmp() {
     let mut warnings = Vec::new();
     apply_ap(&mut args, &mut |w| warnings.push(w)).unwrap();
     assert_eq!(args.node.security, None, "the command line's default (ccmp) stays");
+    assert_eq!(crate::wlan::pmf_or_default(args.node.pmf, mode("ccmp"), true), Pmf::Optional, "802.11w offered");
     assert!(warnings.iter().any(|w| w.contains("/dev/null: neither wpa= nor a WEP key")), "{warnings:?}");
     let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/dev/null"]).unwrap().up;
     apply_up(&mut args, &mut |_| {}).unwrap();
-    assert_eq!(args.security(), "ccmp");
+    assert_eq!((args.security(), args.pmf(mode("ccmp"))), ("ccmp", Pmf::Optional));
+}
+
+#[test]
+fn the_default_offers_802_11w_wherever_it_can_and_an_explicit_off_is_named() {
+    assert_eq!(crate::wlan::pmf_or_default(None, mode("enhanced:4"), true), Pmf::Optional);
+    for (m, bss) in [("tkip", true), ("wep", true), ("open", true), ("ccmp", false)] {
+        assert_eq!(crate::wlan::pmf_or_default(None, mode(m), bss), Pmf::Off, "{m} bss={bss}");
+    }
+    assert_eq!(crate::wlan::pmf_or_default(Some(Pmf::Off), mode("ccmp"), true), Pmf::Off, "as given");
+    let p = hostapd(&format!(
+        "wpa=2
+rsn_pairwise=CCMP
+wpa_passphrase={PASS}
+ieee80211w=0
+"
+    ));
+    assert_eq!(p.settings.pmf, Some(Pmf::Off));
+    assert!(warned(&p, "line 4: ieee80211w=0: management frames unprotected"), "{:?}", p.warnings);
+    let p = hostapd(&format!(
+        "wpa=2
+rsn_pairwise=CCMP
+wpa_passphrase={PASS}
+"
+    ));
+    assert_eq!(p.settings.pmf, None, "the command line's default applies");
+}
+
+#[test]
+fn hostapd_max_num_sta_bounds_the_access_points_table() {
+    let file = TempFile::new(
+        "maxsta",
+        &format!(
+            "wpa=2
+rsn_pairwise=CCMP
+wpa_passphrase={PASS}
+max_num_sta=16
+"
+        ),
+    );
+    let path = file.0.to_str().unwrap();
+    let mut args = Ap::try_parse_from(["t", "--config", path].iter().chain(&NODE)).unwrap().ap;
+    apply_ap(&mut args, &mut |w| panic!("{w}")).unwrap();
+    assert_eq!(args.max_stations, Some(16));
+    let mut args = Ap::try_parse_from(["t", "--config", path, "--max-stations", "8"].iter().chain(&NODE)).unwrap().ap;
+    let mut warnings = Vec::new();
+    apply_ap(&mut args, &mut |w| warnings.push(w)).unwrap();
+    assert_eq!(args.max_stations, Some(8), "the command line wins");
+    assert!(warnings.iter().any(|w| w.contains("--max-stations on the command line overrides")), "{warnings:?}");
+    for bad in ["0", "2008", "-1", "many"] {
+        let e = hostapd_err(&format!(
+            "max_num_sta={bad}
+"
+        ))
+        .to_string();
+        assert!(e.contains("line 1: max_num_sta"), "{bad}: {e}");
+    }
+    for bad in ["0", "2008"] {
+        assert!(Ap::try_parse_from(["t", "--max-stations", bad].iter().chain(&NODE)).is_err(), "{bad}");
+    }
 }
 
 #[test]
