@@ -195,9 +195,9 @@ fn readdressed(mpdu: &[u8], n: usize, i: u32) -> Vec<u8> {
     m
 }
 
-// (d) Defence: at most a set number of links, handshakes, networks, group transmitters and
-// per-station counts, the least recently used evicted; at most a few messages 2 waiting
-// per handshake.
+// (d) Defence: at most a set number of links, handshakes, networks, group transmitters,
+// per-station counts and MSDUs in reassembly, the least recently used evicted; at most a few
+// messages 2 waiting per handshake.
 #[test]
 fn floods_of_stations_stay_within_the_bound() {
     const MAX: usize = 64;
@@ -206,6 +206,9 @@ fn floods_of_stations_stay_within_the_bound() {
     let (m1, m2) = (&mpdus[h[0]], &mpdus[h[1]]);
     let protected = mpdus.iter().find(|m| m[0] & 0x0c == 0x08 && m[1] & 0x40 != 0 && m[1] & 0x01 != 0).unwrap();
     let beacon = &mpdus[0];
+    // The data frame in the clear with More Fragments set: a first fragment to hold.
+    let mut fragment = protected.clone();
+    fragment[1] = (fragment[1] & !0x40) | 0x04;
     for keys in [pmk_keys(), Keys::tk(wlansec_core::rsn::Secret::from_slice(&[7; 16]).unwrap())] {
         let mut d = Decryptor::new(keys, None, None, OutputForm::Ethernet).unwrap().with_max_state(MAX);
         let mut flood: Vec<Vec<u8>> = Vec::new();
@@ -215,6 +218,7 @@ fn floods_of_stations_stay_within_the_bound() {
             flood.push(readdressed(protected, 2, i + 2_000_000)); // garbage CCMP from station i
             flood.push(readdressed(&readdressed(beacon, 2, i), 3, i)); // a beacon of BSS i
             flood.push(m2.clone()); // the same message 2, again and again
+            flood.push(readdressed(&fragment, 2, i + 3_000_000)); // a first fragment from station i
         }
         for window in flood.chunks(64) {
             decrypt(&mut d, window);
@@ -223,7 +227,7 @@ fn floods_of_stations_stay_within_the_bound() {
             assert!(size.pending_m2 <= 4 * size.handshakes);
         }
         let e = d.stats().evicted;
-        assert!(e.links > 0 && e.networks > 0 && e.stations > 0, "{e:?}");
+        assert!(e.links > 0 && e.networks > 0 && e.stations > 0 && e.fragments > 0, "{e:?}");
         assert!(e.handshakes > 0 || d.stats().handshakes == 0, "{e:?}");
     }
 }

@@ -54,9 +54,9 @@ pub struct Args {
     /// Also write the summary as JSON to this file (`-`: to stdout, instead of the table).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Keep at most this many stations' links, handshakes, networks, group-key transmitters
-    /// and per-station counts each; the least recently used are evicted and counted, so any
-    /// stream decrypts in bounded memory (at least 4).
+    /// Keep at most this many stations' links, handshakes, networks, group-key transmitters,
+    /// per-station counts and MSDUs in reassembly each; the least recently used are evicted
+    /// and counted, so any stream decrypts in bounded memory (at least 4).
     #[arg(long, value_name = "N", default_value_t = wlansec_core::decrypt::DEFAULT_MAX_STATE)]
     max_links: usize,
 }

@@ -80,6 +80,7 @@ pub fn print_table(s: &Stats, seen: &Seen) {
         ("Number of group transmitters evicted", e.groups),
         ("Number of 802.11w links evicted", e.pmf_links),
         ("Number of station statistics evicted", e.stations),
+        ("Number of MSDUs in reassembly dropped", e.fragments),
     ]);
     print_links(&seen.links, s.evicted.stations, &seen.evicted_links);
 }
@@ -198,6 +199,7 @@ pub fn json(s: &Stats, seen: &Seen) -> Value {
             "groups": s.evicted.groups,
             "pmf_links": s.evicted.pmf_links,
             "stations": s.evicted.stations,
+            "fragments": s.evicted.fragments,
             "stations_frames": link_json(&seen.evicted_links),
         },
         "bip": {

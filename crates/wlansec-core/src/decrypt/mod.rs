@@ -96,12 +96,14 @@ pub struct StateSize {
     pub pending_m2: usize,
     /// Per-station statistics.
     pub stations: usize,
+    /// MSDUs in reassembly.
+    pub fragments: usize,
 }
 
 impl StateSize {
     /// Whether every kind is within `max` (the messages 2 within a few per handshake).
     pub fn within(&self, max: usize) -> bool {
-        [self.links, self.handshakes, self.networks, self.groups, self.pmf_links, self.stations]
+        [self.links, self.handshakes, self.networks, self.groups, self.pmf_links, self.stations, self.fragments]
             .iter()
             .all(|&n| n <= max)
             && self.pending_m2 <= 4 * self.handshakes
@@ -128,20 +130,22 @@ impl Decryptor {
     }
 
     /// Keep at most `max` (at least 4) links, handshakes, networks, group-key transmitters,
-    /// 802.11w links and per-station statistics each (default [`DEFAULT_MAX_STATE`]): the
+    /// 802.11w links, per-station statistics and MSDUs in reassembly each (default [`DEFAULT_MAX_STATE`]): the
     /// least recently used are evicted (those without keys first) and counted in
     /// [`Stats::evicted`], so any stream decrypts in bounded memory. Between evictions a
     /// kind may hold up to a window of frames more.
     pub fn with_max_state(mut self, max: usize) -> Self {
         self.tracker.set_max(max);
         self.links.set_max(max);
+        self.pipeline = self.pipeline.with_fragment_limit(max);
         self
     }
 
     /// How much state is kept now.
     pub fn state_size(&self) -> StateSize {
         let (links, handshakes, networks, groups, pmf_links, pending_m2) = self.tracker.state_size();
-        StateSize { links, handshakes, networks, groups, pmf_links, pending_m2, stations: self.links.len() }
+        let (stations, fragments) = (self.links.len(), self.pipeline.fragments_held());
+        StateSize { links, handshakes, networks, groups, pmf_links, pending_m2, stations, fragments }
     }
 
     /// The summed counts of the stations whose statistics were evicted.
@@ -158,7 +162,9 @@ impl Decryptor {
     }
 
     pub fn stats(&self) -> Stats {
-        self.stats
+        let mut stats = self.stats;
+        stats.evicted.fragments = self.pipeline.fragments_dropped();
+        stats
     }
 
     /// What became of the frames of each BSS and station, sorted. Frames without both (control

@@ -99,11 +99,13 @@ pub struct Evicted {
     pub pmf_links: u64,
     /// Per-station statistics (their counts go to the total of evicted stations).
     pub stations: u64,
+    /// MSDUs in reassembly dropped by the fragment cache's bound or their fragments' lifetime.
+    pub fragments: u64,
 }
 
 impl Evicted {
     pub fn total(&self) -> u64 {
-        self.links + self.handshakes + self.networks + self.groups + self.pmf_links + self.stations
+        self.links + self.handshakes + self.networks + self.groups + self.pmf_links + self.stations + self.fragments
     }
 }
 

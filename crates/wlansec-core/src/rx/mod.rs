@@ -109,6 +109,22 @@ impl Pipeline {
         self.defences
     }
 
+    /// Hold at most `max` MSDUs in reassembly (default [`defrag::MAX_PARTIALS`]).
+    pub fn with_fragment_limit(mut self, max: usize) -> Self {
+        self.fragments = Defragmenter::new(self.defences).with_max(max);
+        self
+    }
+
+    /// MSDUs in reassembly now.
+    pub fn fragments_held(&self) -> usize {
+        self.fragments.len()
+    }
+
+    /// MSDUs in reassembly dropped so far, by the cache's bound or their fragments' lifetime.
+    pub fn fragments_dropped(&self) -> u64 {
+        self.fragments.evicted() + self.fragments.expired()
+    }
+
     /// Take one received data MPDU through decapsulation under `key` (when it is protected),
     /// the replay check and reassembly. Returns the whole MSDU, or `None` while fragments
     /// are still missing. A protected frame without a key is refused with [`Error::NoKey`].
