@@ -170,3 +170,22 @@ fn a_restarted_station_rejoins_once_the_sa_query_times_out() {
     assert_eq!(*stas[0].state(), StationState::Connected);
     assert!(flows(&mut ap, &mut stas));
 }
+
+/// The access point restarted, its table and keys gone: it answers the station's data with
+/// an unprotected Deauthentication (reason 7), which a station on a PMF link must not obey
+/// (anyone can send one). The station asks the access point by an SA Query under the link's
+/// keys, hears no answer within its timeout, and joins again; without the query it would
+/// stay "connected" to an access point that drops all its frames.
+#[test]
+fn a_station_whose_access_point_forgot_it_finds_out_by_an_sa_query_and_joins_again() {
+    let (_, mut stas) = joined(Pmf::Required);
+    let mut ap = AccessPoint::new(network("ccmp", Pmf::Required)).unwrap();
+    for (from, me, peer) in [(0, 1, 2), (1, 2, 1)] {
+        let frame = ethernet(sta_mac(peer), sta_mac(me), b"to a forgetful access point");
+        send(&mut ap, &mut stas, from, &frame);
+    }
+    assert!(stas.iter().all(|s| s.counters.refused_unprotected_management > 0), "reason 7, unprotected");
+    tick(&mut ap, &mut stas, 40);
+    assert!(stas.iter().all(|s| *s.state() == StationState::Connected));
+    assert!(flows(&mut ap, &mut stas));
+}
