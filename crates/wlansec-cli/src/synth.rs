@@ -12,6 +12,7 @@ use clap::ValueEnum;
 use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
 use wlansec_core::rsn::{Akm, CipherSuite};
 use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
+use zeroize::Zeroizing;
 
 use crate::bounded;
 use crate::hexarg;
@@ -149,6 +150,13 @@ pub struct Args {
     /// passphrase's; the AKMs without a passphrase need it.
     #[arg(long)]
     pmk: Option<String>,
+    /// 802.1X re-authentication (hex PMK, as --pmk takes; repeat for several, in order):
+    /// the traffic is cut into equal parts, and between two parts every station
+    /// re-authenticates under the next PMK (a new EAP exchange's MSK) with a fresh 4-way
+    /// handshake protected under the PTK in use until then, in the same association. Only
+    /// with an 802.1X-family --akm.
+    #[arg(long, value_name = "PMK")]
+    reauth_pmk: Vec<String>,
     /// Extended Key ID: each PTK installed under Key ID 1 (message 3's Key ID KDE), which
     /// pairwise frames name.
     #[arg(long)]
@@ -195,6 +203,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let cipher = args.suite.suite();
     let wep_key = check_arguments(&args, cipher).map_err(usage)?;
     let pmk = args.pmk.as_ref().map(|p| hexarg::key("--pmk", p)).transpose().map_err(usage)?;
+    let reauth_pmks = reauthentication_pmks(&args).map_err(usage)?;
     let config = Config {
         ssid: args.ssid.clone().into_bytes(),
         passphrase: args.passphrase.clone(),
@@ -211,7 +220,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         fragment_size: args.fragment_size.into(),
         seed: args.seed,
     };
-    let synth = Synth::new(config)?;
+    let synth = Synth::new(config)?.with_reauthentications(&reauth_pmks)?;
     let frames = match &args.input {
         Some(path) => read_ethernet(path)?,
         None => {
@@ -256,12 +265,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     out_file.commit()?;
     eprintln!(
-        "wlansec synth: {} frames on the air carrying {} Ethernet frames ({:?}, {} stations{}) -> {}",
+        "wlansec synth: {} frames on the air carrying {} Ethernet frames ({:?}, {} stations{}{}) -> {}",
         records.len(),
         frames.len(),
         args.suite,
         args.stations,
         if args.rekey { ", rekey" } else { "" },
+        match reauth_pmks.len() {
+            0 => String::new(),
+            n => format!(", {n} re-authentication{}", if n == 1 { "" } else { "s" }),
+        },
         args.output.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -301,6 +314,40 @@ fn check_arguments(args: &Args, cipher: CipherSuite) -> Result<Option<Vec<u8>>> 
         bail!("--fcs needs --link radiotap (only radiotap can announce an FCS)");
     }
     Ok(wep_key)
+}
+
+/// The PMKs of `--reauth-pmk`, in order: only for an 802.1X-family AKM (whose PMK comes
+/// from an EAP exchange, so a re-authentication brings a new one), each as long as the
+/// AKM's PMK (48 octets for the SHA-384 AKMs, else 32).
+fn reauthentication_pmks(args: &Args) -> Result<Zeroizing<Vec<Vec<u8>>>> {
+    if args.reauth_pmk.is_empty() {
+        return Ok(Zeroizing::new(Vec::new()));
+    }
+    let pmk_len = match args.akm {
+        AkmArg::Ieee8021x | AkmArg::Ieee8021xSha256 | AkmArg::FtIeee8021x | AkmArg::SuiteB => 32,
+        AkmArg::FtIeee8021xSha384 | AkmArg::SuiteB192 => 48,
+        AkmArg::Psk | AkmArg::PskSha256 | AkmArg::FtPsk | AkmArg::Sae | AkmArg::FtSae | AkmArg::Owe => bail!(
+            "--reauth-pmk needs an 802.1X --akm (802.1x, 802.1x-sha256, ft-802.1x, ft-802.1x-sha384, \
+             suite-b, suite-b-192), not {}: only an EAP re-authentication brings a new PMK",
+            akm_name(args.akm)
+        ),
+    };
+    args.reauth_pmk
+        .iter()
+        .map(|text| {
+            let pmk = hexarg::key("--reauth-pmk", text)?;
+            if pmk.len() != pmk_len {
+                bail!("--reauth-pmk has {} octets; --akm {} takes {pmk_len}", pmk.len(), akm_name(args.akm));
+            }
+            Ok(pmk.to_vec())
+        })
+        .collect::<Result<_>>()
+        .map(Zeroizing::new)
+}
+
+/// An AKM as the command line names it (`802.1x`, `suite-b-192`).
+fn akm_name(akm: AkmArg) -> String {
+    akm.to_possible_value().map_or_else(|| format!("{akm:?}"), |v| v.get_name().to_owned())
 }
 
 /// The Ethernet frames of a capture file.
