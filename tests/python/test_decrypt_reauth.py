@@ -124,3 +124,19 @@ def test_a_missing_pmk_loses_the_last_part_for_both(tmp_path):
     assert theirs == written
     assert FRAMES // 2 < len(written) < FRAMES
     assert written == [f for f in plain if f in written]
+
+
+@pytest.mark.parametrize("args", [
+    ["--reauth-pmk", PMKS[1].hex()],  # PSK: no EAP re-authentication
+    ["--akm", "sae", "--pmk", PMKS[0].hex(), "--reauth-pmk", PMKS[1].hex()],
+    ["--akm", "802.1x", "--pmk", PMKS[0].hex(), "--reauth-pmk", "0011"],
+    ["--akm", "suite-b-192", "--suite", "gcmp256", "--pmk", (PMKS[0] * 2)[:48].hex(),
+     "--reauth-pmk", PMKS[1].hex()],  # 32 octets where the AKM takes 48
+    ["--akm", "802.1x", "--pmk", PMKS[0].hex(), "--reauth-pmk", "zz"],
+], ids=["psk", "sae", "short", "suite-b-192-short", "bad-hex"])
+def test_reauth_pmk_usage_errors(tmp_path, args):
+    out = tmp_path / "x.pcap"
+    run = subprocess.run([WLANSEC, "synth", "-o", out, *args], capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert "--reauth-pmk" in run.stderr
+    assert not out.exists()
