@@ -571,3 +571,62 @@ def test_a_udp_station_with_a_wrong_passphrase_exits_and_the_ap_logs_why(tmp_pat
         assert sta.returncode == 1 and "the station could not join" in sta.stderr and "wrong passphrase" in sta.stderr and "reason 15" in sta.stderr, sta.stderr
         ap_log.flush()
         assert "access point: station 02:79:00:00:00:01: 4-way handshake failed" in (tmp_path / "ap.log").read_text()
+
+
+def _mgmt_frame(subtype, da, sa, bssid, body):
+    """An unprotected 802.11 management frame (no FCS), as a forger writes one."""
+    mac = lambda text: bytes.fromhex(text.replace(":", ""))
+    return bytes([subtype << 4, 0]) + b"\0\0" + mac(da) + mac(sa) + mac(bssid) + b"\x10\0" + body
+
+
+def _send_udp(ns, datagram, to):
+    """One datagram from namespace `ns`, from a port of its own (not the node's)."""
+    script = ("import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+              f"s.sendto(bytes.fromhex(sys.argv[1]), ({to[0]!r}, {to[1]}))")
+    netns(ns, "python3", "-c", script, datagram.hex())
+
+
+@pytest.mark.parametrize("pmf", ["optional", "off"])
+def test_forged_frames_over_the_udp_air_neither_move_nor_end_a_station(tmp_path, pmf):
+    """A forger on the UDP air's network. With 802.11w (the default on CCMP), an unprotected
+    Authentication in the station's name from another UDP port moves nothing: the access
+    point keeps sending the station's frames to the station, and its traffic flows. Without
+    802.11w (`--pmf off`), a forged Deauthentication ends the station's link, as the standard
+    allows, and the station joins again after its backoff instead of exiting."""
+    a, b = "wtwa", "wtwb"
+    ap_mac, sta_mac = "02:7a:00:00:00:fe", "02:7a:00:00:00:01"
+    ap_udp, sta_udp = ("192.168.80.1", 7700), ("192.168.80.2", 7701)
+    with veth_pair(a, b, 80) as procs:
+        common = ["--security", "ccmp", "--passphrase", PASSPHRASE, "--ssid", "udp-forger", "--pmf", pmf]
+        sta_log = tmp_path / f"sta-{pmf}.log"
+        logs = [open(tmp_path / f"ap-{pmf}.log", "w"), open(sta_log, "w")]
+        procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", *common, "--mac", ap_mac, "--ipv4", "10.80.0.254/24",
+                                       "--ipv6", "fd80::fe/64", "--listen", f"{ap_udp[0]}:{ap_udp[1]}"], stderr=logs[0]))
+        sta = subprocess.Popen(["ip", "netns", "exec", b, WLANSEC, "sta", *common, "--mac", sta_mac, "--ipv4", "10.80.0.1/24", "--ipv6",
+                                "fd80::1/64", "--ap", f"{ap_udp[0]}:{ap_udp[1]}", "--bssid", ap_mac, "--listen", f"{sta_udp[0]}:{sta_udp[1]}"],
+                               stderr=logs[1])
+        procs.append(sta)
+
+        def connections():
+            return sta_log.read_text().count("station: connected")
+
+        def wait_connected(n):
+            deadline = time.time() + 30
+            while connections() < n and time.time() < deadline:
+                assert sta.poll() is None, sta_log.read_text()
+                time.sleep(0.1)
+            assert connections() >= n, sta_log.read_text()
+
+        wait_connected(1)
+        if pmf == "optional":
+            auth = _mgmt_frame(11, ap_mac, sta_mac, ap_mac, bytes([0, 0, 1, 0, 0, 0]))
+            _send_udp(b, auth, ap_udp)
+            time.sleep(0.5)
+        else:
+            deauth = _mgmt_frame(12, sta_mac, ap_mac, ap_mac, bytes([3, 0]))
+            _send_udp(a, deauth, sta_udp)
+            wait_connected(2)
+            assert "joining again after a backoff" in sta_log.read_text(), sta_log.read_text()
+        assert sta.poll() is None, sta_log.read_text()
+        r = netns(b, "ping", "-c", "3", "-i", "0.1", "-W", "2", "10.80.0.254", check=False)
+        assert r.returncode == 0 and " 0% packet loss" in r.stdout, (pmf, r.stdout, sta_log.read_text())
