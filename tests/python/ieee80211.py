@@ -88,6 +88,20 @@ def write_pcap(path, frames, linktype=105):
             f.write(struct.pack("<IIII", i, 0, len(frame), len(frame)) + frame)
 
 
+def read_pcap(path) -> tuple[int, list[bytes]]:
+    """A classic little-endian pcap file's link type and packets."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, *_, linktype = struct.unpack_from("<IHHiIII", data, 0)
+    assert magic == 0xA1B2C3D4, f"{path}: not a little-endian pcap"
+    packets, at = [], 24
+    while at + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, at + 8)[0]
+        packets.append(data[at + 16:at + 16 + incl])
+        at += 16 + incl
+    return linktype, packets
+
+
 def tshark_data_sources(pcap, *options) -> list[dict[str, bytes]]:
     """Each packet's data sources ("Frame", "Decrypted CCMP data", ...) from `tshark -x`."""
     cmd = ["tshark", "-r", str(pcap), "-x"]

@@ -17,11 +17,12 @@ frame synth carried, and the summary must count the refused handshake.
 
 import json
 import os
-import struct
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from ieee80211 import read_pcap, write_pcap
 
 ROOT = Path(__file__).resolve().parents[2]
 WLANSEC = os.environ.get("WLANSEC") or str(ROOT / "target" / "release" / "wlansec")
@@ -30,25 +31,6 @@ SSID, PASSPHRASE = "confusion-net", "correct horse battery"
 EAPOL_SNAP = bytes.fromhex("aaaa03000000888e")
 
 pytestmark = pytest.mark.skipif(not Path(WLANSEC).exists(), reason="needs the wlansec release binary (make build)")
-
-
-def read_pcap(path):
-    data = Path(path).read_bytes()
-    magic, *_, link = struct.unpack_from("<IHHiIII", data, 0)
-    assert magic == 0xA1B2C3D4
-    packets, at = [], 24
-    while at + 16 <= len(data):
-        _, _, incl, _ = struct.unpack_from("<IIII", data, at)
-        packets.append(data[at + 16:at + 16 + incl])
-        at += 16 + incl
-    return link, packets
-
-
-def write_pcap(path, link, packets):
-    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link))
-    for i, p in enumerate(packets):
-        out += struct.pack("<IIII", 1_700_000_000 + i // 1000, i % 1000, len(p), len(p)) + p
-    Path(path).write_bytes(bytes(out))
 
 
 def is_data(mpdu):
@@ -118,7 +100,7 @@ def test_forged_and_replayed_frames_change_nothing_written(tmp_path, attack):
         attacked = mpdus[:at] + [mpdus[own[0]], mpdus[own[1]]] + old_data + mpdus[at:]
     assert len(mpdus) - at > 50, "genuine frames after the attack"
     attacked_cap = tmp_path / "attacked.pcap"
-    write_pcap(attacked_cap, link, attacked)
+    write_pcap(attacked_cap, attacked, link)
 
     clean, clean_summary = decrypt(cap, tmp_path / "clean-out.pcap")
     written, summary = decrypt(attacked_cap, tmp_path / "attacked-out.pcap")
