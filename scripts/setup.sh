@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # libipsec-mb-dev: intel-ipsec-mb, the anchor `wlansec bench ccmp` times beside the engine.
 # berkeley-abc: ABC, the bounded model checker of hdl/formal (`make -C hdl formal`).
 # ccache: every Verilator bench compiles the same runtime (verilated*.cpp); compiled once.
-APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev berkeley-abc ccache)
+# time: GNU time, the peak resident set of a command the Python tests run (tests/python/conftest.py).
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev berkeley-abc ccache time)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

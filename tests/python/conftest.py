@@ -5,6 +5,10 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# GNU time (Debian's `time`, installed by scripts/setup.sh) measures a command's own peak
+# resident set: the ru_maxrss of Python's own wait4 counts the forking Python's too (a
+# test run's pytest process of some 650 MiB, say).
+GNU_TIME = "/usr/bin/time"
 
 
 @pytest.fixture(scope="session")

@@ -27,13 +27,11 @@ import pytest
 
 import ieee80211 as w
 import test_decrypt_independent as ind
+from conftest import GNU_TIME
 
 WLANSEC = ind.WLANSEC
-TIME = "/usr/bin/time"
-pytestmark = [
-    ind.pytestmark,
-    pytest.mark.skipif(not os.access(TIME, os.X_OK), reason=f"no GNU time at {TIME} to measure the peak RSS"),
-]
+TIME = GNU_TIME
+pytestmark = ind.pytestmark
 KEYS = ["-e", ind.SSID, "-p", ind.PASSPHRASE]
 
 STATIONS = 1_000_000  # some 240 times --max-links' default of 4,096; about 1 s a case

@@ -10,10 +10,14 @@ network, the missing passphrase on a CCMP one).
 """
 
 import os
+import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
+
+from conftest import GNU_TIME
 
 NODE = ["--ipv4", "10.99.0.1/24", "--ipv6", "fd99::1/64"]
 GOOD_MAC = ["--mac", "02:77:00:00:00:01", *NODE]
@@ -26,19 +30,18 @@ def run_bounded(args, timeout=10.0, stdin=subprocess.DEVNULL):
     """Run to its end (killed and failed after `timeout` s): exit code, stderr, peak RSS
     (KiB) and seconds taken."""
     start = time.monotonic()
-    proc = subprocess.Popen(args, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - start > timeout:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            pytest.fail(f"{args[1:]} still running after {timeout} s: {proc.stderr.read().decode()}")
-        time.sleep(0.02)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    stderr = proc.stderr.read().decode()
-    return proc.returncode, stderr, usage.ru_maxrss, time.monotonic() - start
+    with tempfile.NamedTemporaryFile("r") as rss:
+        # Its own session: a command still running at the timeout is killed with GNU time.
+        proc = subprocess.Popen([GNU_TIME, "-f", "%M", "-o", rss.name, *args], stdin=stdin,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, stderr = proc.communicate()
+            pytest.fail(f"{args[1:]} still running after {timeout} s: {stderr.decode()}")
+        rss_kib = int(rss.read().split()[-1])
+    return proc.returncode, stderr.decode(), rss_kib, time.monotonic() - start
 
 
 def assert_clean_failure(code, stderr):
