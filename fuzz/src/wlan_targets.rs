@@ -62,10 +62,10 @@ const MAX_SETTLE: usize = 256;
 /// theirs), its AIDs unique and in 1..=`max_stations`. After the input, the attack stops:
 /// every frame in flight is delivered and both sides tick for 40 s (130 s under TKIP, whose
 /// countermeasures hold for 60 s), and the station must be connected by then; its rejoin
-/// backoff is at most 16 s. Not checked (a real station would not join either): a station
-/// whose failed handshakes ended it (`StationState::Failed`: three 4-way handshakes ended
-/// with reason 15 before it ever connected, which a forger can say or a lossy air cause),
-/// and an open or WEP network whose table a forger filled (nothing proves a station there).
+/// backoff is at most 16 s (also after three failed handshakes, which a forger can cause:
+/// the station says it probably has a wrong passphrase and keeps trying). Not checked (a
+/// real station would not join either): an open or WEP network whose table a forger filled
+/// (nothing proves a station there).
 pub fn wlan_intake(data: &[u8]) {
     let Some((&selector, steps)) = data.split_first() else { return };
     let mut config = network_of(selector);
@@ -102,7 +102,6 @@ pub fn wlan_intake(data: &[u8]) {
     let provable = !matches!(config.mode, SecurityMode::Open | SecurityMode::Wep);
     match sta.state() {
         StationState::Connected => {}
-        StationState::Failed(_) => {}
         _ if full && !provable && !ap.associations().iter().any(|a| a.mac == STATION.to_string() && a.aid != 0) => {}
         state => panic!(
             "the station did not join within {seconds} s of the attack's end: {state:?}, table {:?}, {:?}",

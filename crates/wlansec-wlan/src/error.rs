@@ -57,8 +57,6 @@ pub enum Error {
     Command { command: String, stderr: String },
     /// A system operation that failed (namespace, TAP, socket, epoll, file), named.
     Io { what: String, source: io::Error },
-    /// A station over UDP could not join its network (the reason, e.g. a wrong passphrase).
-    StationFailed(String),
     /// No emulator answers on the control socket of WLAN `name`.
     NotRunning { name: String, socket: PathBuf, source: io::Error },
 }
@@ -128,7 +126,6 @@ impl fmt::Display for Error {
                 write!(f, "`{command}` failed: {}", stderr.lines().collect::<Vec<_>>().join("; "))
             }
             Error::Io { what, .. } => f.write_str(what),
-            Error::StationFailed(why) => write!(f, "the station could not join: {why}"),
             Error::NotRunning { name, socket, source } if source.kind() == io::ErrorKind::PermissionDenied => {
                 write!(f, "WLAN `{name}`'s control socket {} is root's only: run with sudo", socket.display())
             }
@@ -202,7 +199,6 @@ mod tests {
                 "sudo",
             ),
             (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
-            (Error::StationFailed("4-way handshake failed: MIC".into()), "could not join"),
         ]
     }
 

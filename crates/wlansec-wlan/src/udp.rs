@@ -116,13 +116,11 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
         node.emit(out, None);
         match &machine {
             Machine::Sta(s) => {
+                // A station that cannot join (a wrong passphrase, say) says why and keeps
+                // trying: only the user's signal ends it.
                 if last_state.as_ref() != Some(s.state()) {
                     log(&format!("station: {}", describe(s.state())));
                     last_state = Some(s.state().clone());
-                }
-                // A station that failed to join (a wrong passphrase, say) ends with the reason.
-                if let StationState::Failed(why) = s.state() {
-                    return Err(Error::StationFailed(why.clone()));
                 }
             }
             Machine::Ap(ap) => {
@@ -144,7 +142,7 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
 
 fn describe(state: &StationState) -> String {
     match state {
-        StationState::Failed(why) => format!("failed: {why}"),
+        StationState::Failed(why) => format!("cannot join: {why}; trying again every 16 s"),
         StationState::Rejoining(why) => format!("left ({why}), joining again after a backoff"),
         other => format!("{other:?}").to_lowercase(),
     }

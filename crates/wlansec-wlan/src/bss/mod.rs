@@ -38,8 +38,10 @@ pub enum StationState {
     /// The access point ended the link (or a forger did, on a link without 802.11w), or
     /// stopped answering: the station joins again after a backoff (1 s, 2 s, ... 16 s).
     Rejoining(String),
-    /// A configuration error: a wrong passphrase (three 4-way handshakes in a row ended by
-    /// the access point before the station ever connected) or a management frame protection
-    /// policy or RSN element the access point refuses. Nothing else ends a station.
+    /// Probably a configuration error: a wrong passphrase (three 4-way handshakes in a row
+    /// ended by the access point before the station ever connected) or a management frame
+    /// protection policy or RSN element the access point refuses. Said, and tried again
+    /// every 16 s: the frames that say so are not authenticated (a forger's could), so
+    /// nothing on the air ends a station.
     Failed(String),
 }

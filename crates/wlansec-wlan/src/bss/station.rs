@@ -35,9 +35,11 @@ const HANDSHAKE_PATIENCE_TICKS: u32 = 20;
 const FIRST_BACKOFF_MS: u64 = 1_000;
 const MAX_BACKOFF_MS: u64 = 16_000;
 /// Attempts in a row that end in what a configuration error causes, before the station
-/// ever connected, that end the station: 4-way handshakes the access point ends with reason
-/// 15 (a wrong passphrase), or refusals for a policy (one alone may be a forger's).
-const CONFIG_ERRORS_TERMINAL: u32 = 3;
+/// ever connected, after which the station says it is probably one: 4-way handshakes the
+/// access point ends with reason 15 (a wrong passphrase), or refusals for a policy. It still
+/// tries again (every [`MAX_BACKOFF_MS`], as wpa_supplicant does): those frames are not
+/// authenticated, so a forger can send them too, and must not end a station.
+const CONFIG_ERRORS_REPORTED: u32 = 3;
 /// Association refusals that are configuration errors: incompatible management frame
 /// protection policies (31) and RSN elements (40 to 46).
 const POLICY_STATUSES: [u16; 8] = [31, 40, 41, 42, 43, 44, 45, 46];
@@ -161,7 +163,9 @@ impl Station {
                     self.start(out)?;
                 }
             }
-            StationState::Rejoining(_) if self.now_ms >= self.rejoin_at_ms => self.start(out)?,
+            StationState::Rejoining(_) | StationState::Failed(_) if self.now_ms >= self.rejoin_at_ms => {
+                self.start(out)?
+            }
             StationState::Authenticating | StationState::Associating => {
                 self.waited += 1;
                 if self.waited >= STATION_PATIENCE_TICKS {
@@ -196,7 +200,7 @@ impl Station {
 
     /// The access point ended the link (Deauthentication or Disassociation, `what`): join
     /// again after the backoff; the third 4-way handshake in a row it ends with reason 15
-    /// before the station ever connected is a wrong passphrase, and ends the station.
+    /// before the station ever connected is probably a wrong passphrase.
     fn ended(&mut self, what: &str, reason: u16) {
         // Nothing to end before an association (a forger's frame cannot delay a rejoin).
         if !matches!(self.state, StationState::Handshaking | StationState::Connected) {
@@ -205,20 +209,21 @@ impl Station {
         let why = format!("{what} by the access point (reason {reason}: {})", mgmt::reason_text(reason));
         let handshake_failed = self.state == StationState::Handshaking && reason == REASON_FOUR_WAY_HANDSHAKE_TIMEOUT;
         if handshake_failed {
-            self.config_error(format!("{CONFIG_ERRORS_TERMINAL} 4-way handshakes failed: {why}"), why);
+            self.config_error(format!("{CONFIG_ERRORS_REPORTED} 4-way handshakes failed: {why}"), why);
         } else {
             self.leave(why);
         }
     }
 
-    /// An attempt ended as a configuration error would end it: the third in a row before
-    /// the station ever connected ends the station with `terminal`; until then it leaves
-    /// (`why`) and tries again after the backoff.
-    fn config_error(&mut self, terminal: String, why: String) {
+    /// An attempt ended as a configuration error would end it: it leaves (`why`) and tries
+    /// again after the backoff; from the third in a row before the station ever connected,
+    /// it says it is probably one (`diagnosis`) and tries again after the longest backoff.
+    fn config_error(&mut self, diagnosis: String, why: String) {
         self.config_errors += 1;
         self.leave(why);
-        if self.config_errors >= CONFIG_ERRORS_TERMINAL && !self.ever_connected {
-            self.state = StationState::Failed(terminal);
+        if self.config_errors >= CONFIG_ERRORS_REPORTED && !self.ever_connected {
+            self.rejoin_at_ms = self.now_ms + MAX_BACKOFF_MS;
+            self.state = StationState::Failed(diagnosis);
         }
     }
 

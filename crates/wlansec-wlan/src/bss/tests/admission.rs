@@ -4,7 +4,8 @@
 //! deauthenticates on a link without 802.11w joins again.
 
 use wlansec_core::wire::mgmt::{
-    AssociationRequestRepr, DeauthenticationRepr, Elements, ManagementBody, REASON_LEAVING,
+    AssociationRequestRepr, DeauthenticationRepr, Elements, ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT,
+    REASON_LEAVING,
 };
 use wlansec_core::wire::{Frame, MacAddr, Rules, SequenceControl};
 
@@ -253,4 +254,54 @@ fn a_forged_deauthentication_on_a_link_without_pmf_is_followed_by_a_rejoin() {
     );
     tick(&mut ap, &mut stas, 8);
     assert!(to_ap(&mut ap, &mut stas));
+}
+
+/// Reason 15 (4-way handshake timeout) is what an access point says to a station with a
+/// wrong passphrase, but the frame is not authenticated (no key exists yet): a forger who
+/// sends it whenever the station starts its handshake must not end the station. After the
+/// third it says it probably has a wrong passphrase, and keeps trying; once the forger stops,
+/// it joins.
+#[test]
+fn forged_handshake_failures_never_end_a_joining_station() {
+    const FORGERIES: usize = 5;
+    let mut ap = AccessPoint::new(config("ccmp", PASS)).unwrap();
+    let mut sta = Station::new(config("ccmp", PASS), sta_mac(1)).unwrap();
+    let body = ManagementBody::Deauthentication(DeauthenticationRepr { reason: REASON_FOUR_WAY_HANDSHAKE_TIMEOUT });
+    let forged = body.to_mpdu(sta_mac(1), AP, AP, SequenceControl::new(11, 0)).unwrap();
+    let (mut forgeries, mut reported) = (0, false);
+    let (mut to_ap, mut to_sta) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
+    sta.start(&mut out).unwrap();
+    to_ap.extend(air(out));
+    for _ in 0..(120_000 / super::super::TICK_MS) {
+        while !to_ap.is_empty() || !to_sta.is_empty() {
+            let mut out = Vec::new();
+            for f in std::mem::take(&mut to_ap) {
+                let _ = ap.from_air(&f, &mut out);
+            }
+            to_sta.extend(air(out));
+            let mut out = Vec::new();
+            for f in std::mem::take(&mut to_sta) {
+                let _ = sta.from_air(&f, &mut out);
+                if *sta.state() == StationState::Handshaking && forgeries < FORGERIES {
+                    let _ = sta.from_air(&forged, &mut out);
+                    forgeries += 1;
+                }
+            }
+            to_ap.extend(air(out));
+        }
+        reported |= matches!(sta.state(), StationState::Failed(why) if why.contains("reason 15"));
+        if forgeries == FORGERIES && *sta.state() == StationState::Connected {
+            break;
+        }
+        let mut out = Vec::new();
+        ap.tick(&mut out).unwrap();
+        to_sta.extend(air(out));
+        let mut out = Vec::new();
+        sta.tick(&mut out).unwrap();
+        to_ap.extend(air(out));
+    }
+    assert_eq!(forgeries, FORGERIES);
+    assert!(reported, "the station says it probably has a wrong passphrase");
+    assert_eq!(*sta.state(), StationState::Connected);
 }
