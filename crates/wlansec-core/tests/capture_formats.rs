@@ -350,6 +350,20 @@ fn a_frame_not_ending_in_its_crc_is_taken_whole() {
     assert!(matches!(read[0].mpdu(), Err(Error::Capture(CaptureError::Snapped { .. }))));
 }
 
+/// Frames a forger sends at the start of a capture without FCS, each ending in its own CRC,
+/// have their four octets cut, but no genuine frame after them loses any: an FCS is cut only
+/// where it checks.
+#[test]
+fn frames_ending_in_their_own_crc_do_not_make_later_frames_lose_octets() {
+    let forged: Vec<Vec<u8>> = frames_80211(16, 3).iter().map(|f| with_fcs(f)).collect();
+    let genuine = frames_80211(40, 5);
+    for (name, link, header) in unsaid_links() {
+        let packets: Vec<Vec<u8>> = forged.iter().chain(&genuine).map(|f| [&header[..], f].concat()).collect();
+        let read = mpdus(&capture(link, false, &packets));
+        assert_eq!(read[16..], genuine[..], "{name}");
+    }
+}
+
 /// A capture found with FCSs keeps being read so when it arrives through a pipe in pieces:
 /// the decision carries from one run of records to the next.
 #[test]

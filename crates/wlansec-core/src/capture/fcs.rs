@@ -7,17 +7,16 @@
 //!
 //! Here the [`Reader`](super::Reader) decides per capture (and per link type): the first
 //! [`VOTES`] frames long enough to hold an FCS are checked one by one (their FCS cut when it
-//! checks). All of them ending in their CRC: the capture has FCSs, and every later frame's
-//! last four octets are cut without computing the CRC again. None of them: it has none, and
-//! nothing more is computed. A mix (a merged capture, a corrupted frame among the first):
-//! every frame is checked, as airdecap-ng does. Why per capture: a CRC-32 of every frame,
-//! though crc32fast runs it at ~15 GB/s, is ~8% of what `wlansec decrypt` spends on a CCMP
-//! capture of link type 105 (5 ms of ~65 ms CPU for 83 MB), the benchmarked case; deciding
-//! once makes the common captures, with or without FCS, cost nothing per frame. A frame of
-//! a capture found with FCSs whose CRC would not check (damaged on the air) has its last
-//! four octets cut all the same and then fails its integrity check, as any damaged frame.
-//! Chance: a frame without FCS whose last four octets happen to be its CRC is 2^-32 a frame,
-//! and deciding "with FCS" from 16 such frames 2^-512.
+//! checks). None of them ending in their CRC: the capture has no FCS, and nothing more is
+//! computed. Any of them: every frame is checked and its FCS cut only where it checks, as
+//! airdecap-ng does. An FCS is never cut on the first frames' word alone: anyone on the air
+//! can send frames that end in their own CRC, and such frames at the start of a capture
+//! without FCS would then have four octets cut from every genuine frame after them. Why
+//! decide at all: a CRC-32 of every frame, though crc32fast runs it at ~15 GB/s, is ~8% of
+//! what `wlansec decrypt` spends on a CCMP capture of link type 105 (5 ms of ~65 ms CPU for
+//! 83 MB), the benchmarked case; a capture without FCS, the common one, costs nothing per
+//! frame once decided. What a forger's frames can do here is only that: keep the check on.
+//! Chance: a frame without FCS whose last four octets happen to be its CRC is 2^-32 a frame.
 
 use super::{pseudo, LinkType};
 
@@ -33,11 +32,9 @@ const MIN_FRAME: usize = 10;
 enum Found {
     #[default]
     Undecided,
-    /// Every frame ends with its FCS.
-    Present,
     /// No frame does.
     Absent,
-    /// Some do: check each.
+    /// Some do (or all): check each.
     PerFrame,
 }
 
@@ -76,7 +73,6 @@ impl FcsDetector {
         };
         let cut = &packet[..packet.len() - FCS_LEN];
         match state.found {
-            Found::Present => cut,
             Found::Absent => packet,
             Found::PerFrame => {
                 if ends_with_fcs(frame) {
@@ -90,11 +86,7 @@ impl FcsDetector {
                 state.checked += 1;
                 state.with_fcs += u8::from(with);
                 if state.checked == VOTES {
-                    state.found = match state.with_fcs {
-                        0 => Found::Absent,
-                        VOTES => Found::Present,
-                        _ => Found::PerFrame,
-                    };
+                    state.found = if state.with_fcs == 0 { Found::Absent } else { Found::PerFrame };
                 }
                 if with {
                     cut
