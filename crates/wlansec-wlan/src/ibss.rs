@@ -9,6 +9,8 @@
 //! unicast data with the PTK of the handshake whose authenticator has the larger MAC
 //! address. EAPOL is always sent unprotected: the two handshakes interleave, and every
 //! message is authenticated by its own MIC.
+//!
+//! The peer table is bounded and expires as the access point's is (see [`admission`]).
 
 use std::collections::BTreeMap;
 
@@ -30,6 +32,8 @@ use crate::node::{
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
 
+mod admission;
+
 /// A station beacons every this many ticks (and once when it starts).
 const BEACON_TICKS: u32 = 4;
 
@@ -50,7 +54,9 @@ struct Peer {
     /// The peer's group key (its broadcasts).
     group_rx: Option<RxKey>,
     last_error: Option<String>,
-    failed: Option<String>,
+    /// Its place in the queue of unproven peers, until a handshake with it verifies a MIC
+    /// (always on an open or WEP network: nothing to prove).
+    unproven: Option<u64>,
 }
 
 /// An IBSS station.
@@ -61,6 +67,7 @@ pub struct IbssStation {
     group_tx: Option<AnyTransmitter>,
     gtk: Option<Secret>,
     peers: BTreeMap<MacAddr, Peer>,
+    table: admission::Table,
     pipeline: Pipeline,
     sequence: Sequence,
     ticks: u32,
@@ -81,6 +88,7 @@ impl IbssStation {
             group_tx,
             gtk,
             peers: BTreeMap::new(),
+            table: admission::Table::default(),
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             ticks: 0,
@@ -104,7 +112,8 @@ impl IbssStation {
     }
 
     /// Each known peer: whether data flows both ways (pairwise keys and the peer's group
-    /// key installed, or nothing to install), and why not when a handshake failed.
+    /// key installed, or nothing to install); then the peers whose handshake failed lately,
+    /// and why.
     pub fn peers(&self) -> Vec<AssociationStatus> {
         self.peers
             .iter()
@@ -112,8 +121,9 @@ impl IbssStation {
                 mac: mac.to_string(),
                 aid: 0,
                 port_open: self.port_open(p),
-                failure: p.failed.clone(),
+                failure: None,
             })
+            .chain(self.table.failures())
             .collect()
     }
 
@@ -124,15 +134,21 @@ impl IbssStation {
         }
     }
 
-    /// Beacons and the handshakes' retransmission timers.
+    /// Beacons and the handshakes' retransmission timers (its work is the peers with a
+    /// handshake message in flight, not the whole table).
     pub fn tick(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(BEACON_TICKS) {
             out.push(Output::Air(self.beacon()?));
         }
-        let macs: Vec<MacAddr> = self.peers.keys().copied().collect();
+        self.table.expire_failures(self.ticks);
+        let macs = self.table.in_flight();
+        self.table.ticked = macs.len();
         for mac in macs {
-            let Some(auth) = self.peers.get_mut(&mac).and_then(|p| p.authenticator.as_mut()) else { continue };
+            let Some(auth) = self.peers.get_mut(&mac).and_then(|p| p.authenticator.as_mut()) else {
+                self.table.handshake_done(mac);
+                continue;
+            };
             sync_group_rsc(&self.gtk, self.group_tx.as_ref(), auth)?;
             let events = auth.tick()?;
             self.handle_events(mac, Side::Authenticator, events, out)?;
@@ -192,11 +208,13 @@ impl IbssStation {
     }
 
     /// Meet `peer` (once): with RSN, start the handshake in which we are its authenticator.
+    /// Not while its last handshake's failure is on record, nor when proven peers fill the
+    /// table; the oldest unproven peer makes room.
     fn learn(&mut self, peer: MacAddr, out: &mut Vec<Output>) -> Result<()> {
-        if self.peers.contains_key(&peer) {
+        if self.peers.contains_key(&peer) || self.table.failed_recently(peer) || !self.room_for_unproven() {
             return Ok(());
         }
-        let mut p = Peer::default();
+        let mut p = Peer { unproven: Some(self.enqueue_unproven(peer)), ..Peer::default() };
         let mut events = Vec::new();
         match (&self.credential, &self.gtk) {
             (Credential::Wep(key), _) => p.group_rx = Some(SecurityMode::Wep.rx_key(key)?),
@@ -217,7 +235,8 @@ impl IbssStation {
     fn eapol(&mut self, peer: MacAddr, eapol: &[u8], out: &mut Vec<Output>) -> Result<()> {
         let Credential::Psk(pmk) = &self.credential else { return Ok(()) };
         let pmk = pmk.clone();
-        let from_authenticator = EapolKey::new_checked(eapol)?.key_info().has(KeyInfo::ACK);
+        let info = EapolKey::new_checked(eapol)?.key_info();
+        let from_authenticator = info.has(KeyInfo::ACK);
         let params = self.config.symmetric_handshake_params(peer, self.mac)?;
         let Some(p) = self.peers.get_mut(&peer) else { return Ok(()) };
         let (side, result) = if from_authenticator {
@@ -232,7 +251,14 @@ impl IbssStation {
             (Side::Authenticator, auth.receive(eapol))
         };
         match result {
-            Ok(events) => self.handle_events(peer, side, events, out),
+            Ok(events) => {
+                // Accepted with a MIC (every message but message 1 has one): the peer holds
+                // the PMK.
+                if info.has(KeyInfo::MIC) {
+                    self.prove(peer);
+                }
+                self.handle_events(peer, side, events, out)
+            }
             Err(e) => {
                 // A late answer to a retransmitted message is stale, not the cause.
                 if !matches!(e, Error::Replay { .. }) {
@@ -250,6 +276,9 @@ impl IbssStation {
         for event in events {
             match event {
                 Event::Send(bytes) => {
+                    if side == Side::Authenticator {
+                        self.table.handshake_sent(peer);
+                    }
                     let header = qos_header(0, peer, self.mac, self.config.bssid, self.sequence.next());
                     let mpdus = data_mpdus(header, ETHERTYPE_EAPOL, &bytes, None, self.config.fragment_threshold)?;
                     out.extend(mpdus.into_iter().map(Output::Air));
@@ -269,10 +298,15 @@ impl IbssStation {
                         p.group_rx = Some(rx);
                     }
                 }
+                Event::PairwiseComplete | Event::GroupComplete if side == Side::Authenticator => {
+                    self.table.handshake_done(peer);
+                }
                 Event::TimedOut => {
-                    let Some(p) = self.peers.get_mut(&peer) else { continue };
-                    p.failed = Some(handshake_failure(p.last_error.as_deref(), "no answer from the peer"));
-                    p.authenticator = None;
+                    // The peer is gone; why, for status, a while.
+                    let Some(p) = self.remove_peer(peer) else { continue };
+                    let why = handshake_failure(p.last_error.as_deref(), "no answer from the peer");
+                    self.table.record_failure(peer, why, self.ticks);
+                    return Ok(());
                 }
                 Event::InstallPairwise { .. }
                 | Event::PairwiseComplete
@@ -299,6 +333,7 @@ mod tests {
     use super::*;
     use wlansec_core::wire::{FrameControl, HeaderRepr};
 
+    mod admission;
     mod group;
 
     const BSSID: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
