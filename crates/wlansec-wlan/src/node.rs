@@ -79,10 +79,11 @@ pub struct Counters {
     /// SA Queries the access point sent to check a protected link before a reassociation.
     pub sa_queries: u64,
     /// Association requests refused because every AID was held by a station that had
-    /// proven its key (status 17).
+    /// proven its key (status 17); in an IBSS, new peers not learned because the peer table
+    /// was full.
     pub refused_table_full: u64,
-    /// Associations whose handshake had not yet verified a message 2, dropped to make room
-    /// for a newer one (the oldest first) or expired.
+    /// Associations (IBSS peers) whose handshake had not yet verified a MIC, dropped to make
+    /// room for a newer one (the oldest first) or expired.
     pub evicted_unproven: u64,
 }
 
