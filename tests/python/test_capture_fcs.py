@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from ieee80211 import read_pcap, write_pcap
+from test_capture_link_types import avs, prism
+
 ROOT = Path(__file__).resolve().parents[2]
 WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
 SSID, PASSPHRASE = "wlansec-fcs", "correct horse battery"
@@ -24,39 +27,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def read_pcap(path):
-    data = Path(path).read_bytes()
-    magic, _, _, _, _, _, link = struct.unpack_from("<IHHiIII", data, 0)
-    assert magic == 0xA1B2C3D4
-    packets, at = [], 24
-    while at + 16 <= len(data):
-        _, _, incl, _ = struct.unpack_from("<IIII", data, at)
-        packets.append(data[at + 16 : at + 16 + incl])
-        at += 16 + incl
-    return link, packets
-
-
-def write_pcap(path, link, packets):
-    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link))
-    for i, p in enumerate(packets):
-        out += struct.pack("<IIII", 1_700_000_000, i, len(p), len(p)) + p
-    Path(path).write_bytes(bytes(out))
-
-
 def fcs(mpdu):
     return struct.pack("<I", zlib.crc32(mpdu))
-
-
-def prism(frame):
-    header = bytearray(144)
-    struct.pack_into("<II", header, 0, 0x44, 144)
-    return bytes(header) + frame
-
-
-def avs(frame):
-    header = bytearray(64)
-    struct.pack_into(">II", header, 0, 0x80211001, 64)
-    return bytes(header) + frame
 
 
 def is_group(mac):
@@ -93,14 +65,14 @@ def test_an_unsaid_fcs_is_cut_and_every_frame_airdecap_ng_decrypts_is_decrypted(
                     "--frames", "300", "--rekey", "--fragment-every", "0", "--seed", "21"], check=True, capture_output=True)
     _, mpdus = read_pcap(cap)
     wrapped = tmp_path / f"{suite}-{link}-fcs.pcap"
-    write_pcap(wrapped, link, [wrap(m + fcs(m)) for m in mpdus])
+    write_pcap(wrapped, [wrap(m + fcs(m)) for m in mpdus], link)
     stations = {m[10:16] for m in mpdus if len(m) >= 24 and (m[0] >> 2) & 3 == 2 and m[1] & 3 in (1, 3)}
 
     summary, ours = decrypt(wrapped)
     # airdecap-ng reads no link type 163: it is given the same packets under 119 (AVS headers
     # are found there too, by their length 64).
     for_airdecap = wrapped if link == 119 else tmp_path / "as-prism.pcap"
-    write_pcap(for_airdecap, 119, read_pcap(wrapped)[1])
+    write_pcap(for_airdecap, read_pcap(wrapped)[1], 119)
     their_summary, theirs = airdecap(for_airdecap)
     theirs = without_eapol(theirs)
     # airdecap-ng (no group keys) decrypts the pairwise frames: all of them are ours too.
@@ -113,7 +85,7 @@ def test_an_unsaid_fcs_is_cut_and_every_frame_airdecap_ng_decrypts_is_decrypted(
     assert count(summary, "Total number of WPA data packets") == count(their_summary, "Total number of WPA data packets")
     # The same frames without FCS decrypt to the same output.
     bare = tmp_path / "bare.pcap"
-    write_pcap(bare, link, [wrap(m) for m in mpdus])
+    write_pcap(bare, [wrap(m) for m in mpdus], link)
     assert decrypt(bare)[1] == ours
 
 
@@ -125,7 +97,7 @@ def test_tshark_told_to_assume_an_fcs_decrypts_the_same_frames(tmp_path):
                    check=True, capture_output=True)
     _, mpdus = read_pcap(cap)
     wrapped = tmp_path / "prism-fcs.pcap"
-    write_pcap(wrapped, 119, [prism(m + fcs(m)) for m in mpdus])
+    write_pcap(wrapped, [prism(m + fcs(m)) for m in mpdus], 119)
 
     def tshark(path):
         run = subprocess.run(["tshark", "-r", str(path), "-o", "wlan.enable_decryption:TRUE", "-o", "wlan.check_fcs:TRUE",
