@@ -123,7 +123,7 @@ impl IbssStation {
                 port_open: self.port_open(p),
                 failure: None,
             })
-            .chain(self.table.failures())
+            .chain(self.table.failures.statuses())
             .collect()
     }
 
@@ -141,12 +141,12 @@ impl IbssStation {
         if self.ticks.is_multiple_of(BEACON_TICKS) {
             out.push(Output::Air(self.beacon()?));
         }
-        self.table.expire_failures(self.ticks);
-        let macs = self.table.in_flight();
+        self.table.failures.expire(self.now_ms());
+        let macs = self.table.in_flight.list();
         self.table.ticked = macs.len();
         for mac in macs {
             let Some(auth) = self.peers.get_mut(&mac).and_then(|p| p.authenticator.as_mut()) else {
-                self.table.handshake_done(mac);
+                self.table.in_flight.done(mac);
                 continue;
             };
             sync_group_rsc(&self.gtk, self.group_tx.as_ref(), auth)?;
@@ -211,10 +211,10 @@ impl IbssStation {
     /// Not while its last handshake's failure is on record, nor when proven peers fill the
     /// table; the oldest unproven peer makes room.
     fn learn(&mut self, peer: MacAddr, out: &mut Vec<Output>) -> Result<()> {
-        if self.peers.contains_key(&peer) || self.table.failed_recently(peer) || !self.room_for_unproven() {
+        if self.peers.contains_key(&peer) || self.table.failures.contains(peer) || !self.room_for_unproven() {
             return Ok(());
         }
-        let mut p = Peer { unproven: Some(self.enqueue_unproven(peer)), ..Peer::default() };
+        let mut p = Peer { unproven: Some(self.table.unproven.enqueue(peer)), ..Peer::default() };
         let mut events = Vec::new();
         match (&self.credential, &self.gtk) {
             (Credential::Wep(key), _) => p.group_rx = Some(SecurityMode::Wep.rx_key(key)?),
@@ -277,7 +277,7 @@ impl IbssStation {
             match event {
                 Event::Send(bytes) => {
                     if side == Side::Authenticator {
-                        self.table.handshake_sent(peer);
+                        self.table.in_flight.sent(peer);
                     }
                     let header = qos_header(0, peer, self.mac, self.config.bssid, self.sequence.next());
                     let mpdus = data_mpdus(header, ETHERTYPE_EAPOL, &bytes, None, self.config.fragment_threshold)?;
@@ -299,13 +299,13 @@ impl IbssStation {
                     }
                 }
                 Event::PairwiseComplete | Event::GroupComplete if side == Side::Authenticator => {
-                    self.table.handshake_done(peer);
+                    self.table.in_flight.done(peer);
                 }
                 Event::TimedOut => {
                     // The peer is gone; why, for status, a while.
                     let Some(p) = self.remove_peer(peer) else { continue };
                     let why = handshake_failure(p.last_error.as_deref(), "no answer from the peer");
-                    self.table.record_failure(peer, why, self.ticks);
+                    self.table.failures.record(peer, why, self.now_ms());
                     return Ok(());
                 }
                 Event::InstallPairwise { .. }

@@ -18,6 +18,7 @@
 //! * [`udp`]: the access point and a station as separate processes over a UDP "air".
 //! * [`ibss`]: the ad-hoc station (direct links, a pair of 4-way handshakes per peer pair).
 
+mod admission;
 pub mod airtime;
 pub mod bss;
 pub mod card;

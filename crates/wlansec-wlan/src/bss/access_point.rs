@@ -162,7 +162,7 @@ impl AccessPoint {
                 port_open: a.keys.is_some() || matches!(self.credential, Credential::None),
                 failure: None,
             })
-            .chain(self.table.failures())
+            .chain(self.table.failures.statuses())
             .collect()
     }
 
@@ -173,8 +173,8 @@ impl AccessPoint {
         self.now_ms += super::TICK_MS;
         self.class3_budget = CLASS3_DEAUTHS_PER_TICK;
         self.counters.countermeasures_active = self.countermeasures.active(self.now_ms);
-        self.table.expire_failures(self.now_ms);
-        let macs = self.table.in_flight();
+        self.table.failures.expire(self.now_ms);
+        let macs = self.table.in_flight.list();
         self.ticked = macs.len() + self.table.sa_queries.len();
         for mac in macs {
             let Some(assoc) = self.stations.get_mut(&mac) else { continue };
@@ -398,7 +398,7 @@ impl AccessPoint {
                 }
             },
         };
-        let unproven = (!proven).then(|| self.table.enqueue_unproven(sta));
+        let unproven = (!proven).then(|| self.table.unproven.enqueue(sta));
         let mut assoc = Association {
             aid,
             authenticator: None,
@@ -452,7 +452,7 @@ impl AccessPoint {
                 // A MIC verified under a key from the PMK: the station holds it, and is
                 // no longer evictable by unproven associations.
                 if let Some(seq) = assoc.unproven.take() {
-                    self.table.prove(seq);
+                    self.table.unproven.remove(seq);
                 }
                 self.handle_events(sta, events, out)
             }
@@ -472,7 +472,7 @@ impl AccessPoint {
         for event in events {
             match event {
                 Event::Send(bytes) => {
-                    self.table.handshake_sent(sta);
+                    self.table.in_flight.sent(sta);
                     // Under the station's pairwise key once one is installed (a rekey, the
                     // group handshake), in the clear before.
                     let header = qos_header(FrameControl::FROM_DS, sta, bssid, bssid, self.sequence.next());
@@ -494,7 +494,7 @@ impl AccessPoint {
                     self.pipeline.forget(sta);
                 }
                 Event::PairwiseComplete | Event::GroupComplete => {
-                    self.table.handshake_done(sta);
+                    self.table.in_flight.done(sta);
                     if let Some(a) = self.stations.get_mut(&sta) {
                         a.gtk_confirmed = Some(a.gtk_generation);
                     }
@@ -515,7 +515,7 @@ impl AccessPoint {
                     out.push(Output::Air(self.robust_to(ManagementBody::Deauthentication(deauth), sta)?));
                     // The station is gone (its AID free again); why, for status, a while.
                     let confirmed = self.remove_station(sta, out).and_then(|a| a.gtk_confirmed);
-                    self.table.record_failure(sta, why, self.now_ms);
+                    self.table.failures.record(sta, why, self.now_ms);
                     self.departed(confirmed, out)?;
                     return Ok(());
                 }

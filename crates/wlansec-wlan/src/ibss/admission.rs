@@ -10,82 +10,33 @@
 //! the peer is not learned again (its retry waits, as wpa_supplicant's does). The clock only
 //! visits peers with a handshake message in flight.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
 use wlansec_core::wire::MacAddr;
 
 use super::{IbssStation, Peer};
-use crate::bss::{Admission, AssociationStatus};
+use crate::admission::{FailureRecords, InFlight, UnprovenQueue};
+use crate::bss::{Admission, TICK_MS};
 
 /// Unproven peers at most: an IBSS is small, and a peer answering message 1 at once is
 /// proven long before 64 newer ones push it out.
 pub(crate) const MAX_UNPROVEN: usize = 64;
 /// Peers at most, proven or not.
 pub(crate) const MAX_PEERS: usize = 256;
-/// Failure reasons kept for status, and for how many ticks (10 s).
-const FAILURE_RECORDS: usize = 16;
-pub(crate) const FAILURE_RECORD_TICKS: u32 = (10_000 / crate::bss::TICK_MS) as u32;
-
-/// Why a peer's handshake failed, kept a while after the peer is gone.
-struct FailureRecord {
-    mac: MacAddr,
-    why: String,
-    until_tick: u32,
-}
+/// For how many ticks a failure reason is kept (10 s; the tests wait it out).
+#[cfg(test)]
+pub(crate) const FAILURE_RECORD_TICKS: u32 = (crate::admission::FAILURE_RECORD_MS / TICK_MS) as u32;
 
 /// The indices beside the station's peers that keep its work and memory bounded.
 #[derive(Default)]
 pub(super) struct Table {
     /// Unproven peers in the order they came (the oldest is evicted first).
-    unproven: BTreeMap<u64, MacAddr>,
-    next_seq: u64,
+    pub(super) unproven: UnprovenQueue,
     /// Peers whose handshake (ours as authenticator) waits for an answer.
-    in_flight: BTreeSet<MacAddr>,
-    failures: VecDeque<FailureRecord>,
+    pub(super) in_flight: InFlight,
+    /// Why peers' handshakes failed (the clock is [`IbssStation::now_ms`]); while a peer's
+    /// is kept, it is not learned again.
+    pub(super) failures: FailureRecords,
     /// Peers the last tick visited.
     pub(super) ticked: usize,
-}
-
-impl Table {
-    pub(super) fn handshake_sent(&mut self, peer: MacAddr) {
-        self.in_flight.insert(peer);
-    }
-
-    pub(super) fn handshake_done(&mut self, peer: MacAddr) {
-        self.in_flight.remove(&peer);
-    }
-
-    pub(super) fn in_flight(&self) -> Vec<MacAddr> {
-        self.in_flight.iter().copied().collect()
-    }
-
-    pub(super) fn record_failure(&mut self, mac: MacAddr, why: String, now: u32) {
-        self.failures.retain(|f| f.mac != mac);
-        if self.failures.len() >= FAILURE_RECORDS {
-            self.failures.pop_front();
-        }
-        self.failures.push_back(FailureRecord { mac, why, until_tick: now + FAILURE_RECORD_TICKS });
-    }
-
-    pub(super) fn expire_failures(&mut self, now: u32) {
-        while self.failures.front().is_some_and(|f| f.until_tick <= now) {
-            self.failures.pop_front();
-        }
-    }
-
-    /// Whether `mac`'s failure is still on record (it waits to be learned again).
-    pub(super) fn failed_recently(&self, mac: MacAddr) -> bool {
-        self.failures.iter().any(|f| f.mac == mac)
-    }
-
-    pub(super) fn failures(&self) -> impl Iterator<Item = AssociationStatus> + '_ {
-        self.failures.iter().map(|f| AssociationStatus {
-            mac: f.mac.to_string(),
-            aid: 0,
-            port_open: false,
-            failure: Some(f.why.clone()),
-        })
-    }
 }
 
 impl IbssStation {
@@ -99,7 +50,7 @@ impl IbssStation {
     /// (or the table is full); false when proven peers fill it (the new one is refused).
     pub(super) fn room_for_unproven(&mut self) -> bool {
         if self.table.unproven.len() >= MAX_UNPROVEN || self.peers.len() >= MAX_PEERS {
-            if let Some((_, oldest)) = self.table.unproven.pop_first() {
+            if let Some(oldest) = self.table.unproven.pop_oldest() {
                 self.counters.evicted_unproven += 1;
                 // Silently: a real peer starts again with its next frame.
                 self.remove_peer(oldest);
@@ -112,19 +63,16 @@ impl IbssStation {
         true
     }
 
-    /// A new peer's place in the unproven queue.
-    pub(super) fn enqueue_unproven(&mut self, peer: MacAddr) -> u64 {
-        let seq = self.table.next_seq;
-        self.table.next_seq += 1;
-        self.table.unproven.insert(seq, peer);
-        seq
+    /// The table's clock: the ticks so far in ms.
+    pub(super) fn now_ms(&self) -> u64 {
+        u64::from(self.ticks) * TICK_MS
     }
 
     /// A handshake with `peer` verified a MIC under a key from the PMK: it holds the PMK,
     /// and unproven peers no longer evict it.
     pub(super) fn prove(&mut self, peer: MacAddr) {
         if let Some(seq) = self.peers.get_mut(&peer).and_then(|p| p.unproven.take()) {
-            self.table.unproven.remove(&seq);
+            self.table.unproven.remove(seq);
         }
     }
 
@@ -132,9 +80,9 @@ impl IbssStation {
     pub(super) fn remove_peer(&mut self, peer: MacAddr) -> Option<Peer> {
         let p = self.peers.remove(&peer)?;
         if let Some(seq) = p.unproven {
-            self.table.unproven.remove(&seq);
+            self.table.unproven.remove(seq);
         }
-        self.table.in_flight.remove(&peer);
+        self.table.in_flight.done(peer);
         self.pipeline.forget(peer);
         Some(p)
     }

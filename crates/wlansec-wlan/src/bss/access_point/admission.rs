@@ -9,39 +9,30 @@
 //! for status, a bounded few), so the clock only visits stations with a handshake message in
 //! flight or an SA Query pending.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 
 use wlansec_core::wire::MacAddr;
 
-use super::{AccessPoint, Association, AssociationStatus};
+use super::{AccessPoint, Association};
+use crate::admission::{FailureRecords, InFlight, UnprovenQueue};
 use crate::node::{Output, PeerEvent};
 use crate::Result;
 
 /// Unproven associations at most: a flood of forged requests holds this many, each for the
 /// second its handshake retransmits, while a station answering message 1 at once gets in.
 pub(crate) const MAX_UNPROVEN: usize = 256;
-/// Failure reasons kept for status, and for how long.
-const FAILURE_RECORDS: usize = 16;
-const FAILURE_RECORD_MS: u64 = 10_000;
-
-/// Why a station could not stay, kept a while after it is gone.
-struct FailureRecord {
-    mac: MacAddr,
-    why: String,
-    until_ms: u64,
-}
 
 /// The indices beside the access point's stations that keep its work and memory bounded.
 pub(super) struct Table {
     free_aids: BTreeSet<u16>,
     /// Unproven associations in the order they came (the oldest is evicted first).
-    unproven: BTreeMap<u64, MacAddr>,
-    next_seq: u64,
+    pub(super) unproven: UnprovenQueue,
     /// Stations whose authenticator waits for an answer (retransmits on the clock).
-    in_flight: BTreeSet<MacAddr>,
+    pub(super) in_flight: InFlight,
     /// Stations asked with an SA Query whether they are still there.
     pub(super) sa_queries: BTreeSet<MacAddr>,
-    failures: VecDeque<FailureRecord>,
+    /// Why stations could not stay (the clock is `now_ms`).
+    pub(super) failures: FailureRecords,
 }
 
 impl Table {
@@ -49,63 +40,11 @@ impl Table {
         let max = max_stations.clamp(1, crate::node::MAX_AID);
         Table {
             free_aids: (1..=max).collect(),
-            unproven: BTreeMap::new(),
-            next_seq: 0,
-            in_flight: BTreeSet::new(),
+            unproven: UnprovenQueue::default(),
+            in_flight: InFlight::default(),
             sa_queries: BTreeSet::new(),
-            failures: VecDeque::new(),
+            failures: FailureRecords::default(),
         }
-    }
-
-    pub(super) fn handshake_sent(&mut self, sta: MacAddr) {
-        self.in_flight.insert(sta);
-    }
-
-    pub(super) fn handshake_done(&mut self, sta: MacAddr) {
-        self.in_flight.remove(&sta);
-    }
-
-    pub(super) fn in_flight(&self) -> Vec<MacAddr> {
-        self.in_flight.iter().copied().collect()
-    }
-
-    /// The place in the unproven queue of a new association.
-    pub(super) fn enqueue_unproven(&mut self, sta: MacAddr) -> u64 {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.unproven.insert(seq, sta);
-        seq
-    }
-
-    pub(super) fn prove(&mut self, seq: u64) {
-        self.unproven.remove(&seq);
-    }
-
-    pub(super) fn record_failure(&mut self, mac: MacAddr, why: String, now_ms: u64) {
-        self.failures.retain(|f| f.mac != mac);
-        if self.failures.len() >= FAILURE_RECORDS {
-            self.failures.pop_front();
-        }
-        self.failures.push_back(FailureRecord { mac, why, until_ms: now_ms + FAILURE_RECORD_MS });
-    }
-
-    pub(super) fn expire_failures(&mut self, now_ms: u64) {
-        while self.failures.front().is_some_and(|f| f.until_ms <= now_ms) {
-            self.failures.pop_front();
-        }
-    }
-
-    pub(super) fn failures(&self) -> impl Iterator<Item = AssociationStatus> + '_ {
-        self.failures.iter().map(|f| AssociationStatus {
-            mac: f.mac.to_string(),
-            aid: 0,
-            port_open: false,
-            failure: Some(f.why.clone()),
-        })
-    }
-
-    pub(super) fn unproven_len(&self) -> usize {
-        self.unproven.len()
     }
 }
 
@@ -123,7 +62,7 @@ pub struct Admission {
 impl AccessPoint {
     /// How full the table is.
     pub fn admission(&self) -> Admission {
-        Admission { stations: self.stations.len(), unproven: self.table.unproven_len(), ticked: self.ticked }
+        Admission { stations: self.stations.len(), unproven: self.table.unproven.len(), ticked: self.ticked }
     }
 
     /// Make room for one more unproven association: evict the oldest if there are as many
@@ -150,7 +89,7 @@ impl AccessPoint {
     }
 
     fn evict_oldest_unproven(&mut self, out: &mut Vec<Output>) -> Result<()> {
-        let Some((_, sta)) = self.table.unproven.pop_first() else { return Ok(()) };
+        let Some(sta) = self.table.unproven.pop_oldest() else { return Ok(()) };
         self.counters.evicted_unproven += 1;
         // Silently: a Deauthentication would count as a failed handshake at a station that
         // really was joining; it starts again on its own timer.
@@ -163,9 +102,9 @@ impl AccessPoint {
         let a = self.stations.remove(&sta)?;
         self.table.free_aids.insert(a.aid);
         if let Some(seq) = a.unproven {
-            self.table.unproven.remove(&seq);
+            self.table.unproven.remove(seq);
         }
-        self.table.in_flight.remove(&sta);
+        self.table.in_flight.done(sta);
         self.table.sa_queries.remove(&sta);
         self.pipeline.forget(sta);
         out.push(Output::Peer(PeerEvent::Gone(sta)));
