@@ -4,29 +4,19 @@
 //! deauthenticates on a link without 802.11w joins again.
 
 use wlansec_core::wire::mgmt::{
-    AssociationRequestRepr, DeauthenticationRepr, Elements, ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT,
-    REASON_LEAVING,
+    DeauthenticationRepr, ManagementBody, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, REASON_LEAVING,
 };
 use wlansec_core::wire::{Frame, MacAddr, Rules, SequenceControl};
 
 use super::group::{air, tick};
 use super::*;
 use crate::bss::access_point::MAX_UNPROVEN;
-use crate::node::elements;
 
 const PASS: &str = "correct horse";
 
-/// An association request from `sta` with the CCMP network's RSN element.
+/// An association request from `sta` with the CCMP network's RSN element (no 802.11w).
 pub(super) fn association_request(sta: MacAddr) -> Vec<u8> {
-    let rsne = crate::security::SecurityMode::Ccmp.rsn_element(crate::pmf::Pmf::Off, true).unwrap();
-    let elements = elements("wlansec", rsne.as_deref()).unwrap();
-    let request = AssociationRequestRepr {
-        capability: wlansec_core::wire::mgmt::capability::ESS,
-        listen_interval: 10,
-        current_ap: None,
-        elements: Elements::new(&elements),
-    };
-    ManagementBody::AssociationRequest(request).to_mpdu(AP, sta, AP, SequenceControl::new(7, 0)).unwrap()
+    super::pmf::association_request_from(sta, crate::pmf::Pmf::Off)
 }
 
 /// A Deauthentication from `sa` to `da`.

@@ -125,7 +125,8 @@ fn spoofed_deauthentication_and_disassociation_to_the_access_point_are_ignored_w
     }
 }
 
-fn association_request_from(sta: MacAddr, pmf: Pmf) -> Vec<u8> {
+/// An association request from `sta` with the CCMP network's RSN element under `pmf`.
+pub(super) fn association_request_from(sta: MacAddr, pmf: Pmf) -> Vec<u8> {
     let rsne = crate::security::SecurityMode::Ccmp.rsn_element(pmf, true).unwrap();
     let elements = elements("wlansec", rsne.as_deref()).unwrap();
     let request = AssociationRequestRepr {
