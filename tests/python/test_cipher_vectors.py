@@ -1,7 +1,8 @@
 """The cipher known-answer vectors of `wlansec bench ciphers` (tests/vectors/ciphers) checked
 against an independent implementation, pycryptodome, so a transcription slip cannot pass the
-Rust tests unnoticed. RC6 has no implementation in pycryptodome or OpenSSL: its vectors are
-checked only by the Rust tests."""
+Rust tests unnoticed. RC6 has no implementation in pycryptodome or OpenSSL, and pycryptodome
+refuses RC2 keys shorter than 40 bits (RFC 2268's vector 4): those vectors are checked only
+against their published values, by the Rust tests."""
 
 import json
 from pathlib import Path
@@ -16,7 +17,12 @@ VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "ciphers"
 def vectors():
     for path in sorted(VECTORS.glob("*.json")):
         for v in json.loads(path.read_text())["vectors"]:
-            yield pytest.param(v, id=f"{path.stem}:{v['id']}")
+            if has_independent_implementation(v):
+                yield pytest.param(v, id=f"{path.stem}:{v['id']}")
+
+
+def has_independent_implementation(v) -> bool:
+    return v["cipher"] != "RC6" and not (v["cipher"] == "RC2" and len(v["key"]) // 2 < 5)
 
 
 def block_cipher(v):
@@ -34,8 +40,6 @@ def block_cipher(v):
 @pytest.mark.parametrize("v", vectors())
 def test_vector_matches_pycryptodome(v):
     plaintext = bytes.fromhex(v["plaintext"])
-    if v["cipher"] == "RC6":
-        pytest.skip("no independent RC6 implementation in pycryptodome")
     if v["mode"] == "AEAD":
         key, nonce = bytes.fromhex(v["key"]), bytes.fromhex(v["iv"])
         c = ChaCha20_Poly1305.new(key=key, nonce=nonce) if v["cipher"] == "ChaCha20-Poly1305" \
@@ -44,6 +48,4 @@ def test_vector_matches_pycryptodome(v):
         ct, tag = c.encrypt_and_digest(plaintext)
         assert (ct.hex(), tag.hex()) == (v["ciphertext"], v["tag"])
         return
-    if v["cipher"] == "RC2" and len(v["key"]) // 2 < 5:
-        pytest.skip("pycryptodome refuses RC2 keys shorter than 40 bits (RFC 2268 vector 4)")
     assert block_cipher(v).encrypt(plaintext).hex() == v["ciphertext"]
