@@ -262,7 +262,7 @@ def lab(readings: list[str]) -> list[str]:
         soft = json.loads(CIPHERS_SOFT_AES.read_text())
         m = grab(r"without AES instructions \([^)]*\): Blowfish-128 ([\d,–]+) % encrypting and ([\d,–]+) % decrypting, "
                  r"RC6-128 ([\d,–]+) % encrypting and ([\d,–]+) % decrypting", reading(readings, "Ciphers"))
-        rows.append(["the same without AES instructions, encrypting", span(f"{m[1]} % / {m[3]} %"),
+        rows.append(["the same without AES instructions (portable AES), encrypting", span(f"{m[1]} % / {m[3]} %"),
                      cpu_name(soft["cpu"]), short(soft["commit"]), link(CIPHERS_SOFT_AES.parent)])
     if CIPHER_INSTRUCTIONS.exists():
         recs = json.loads(CIPHER_INSTRUCTIONS.read_text())
@@ -283,8 +283,9 @@ def lab(readings: list[str]) -> list[str]:
         rows.append([f"RTT spread of the medium, open, {floor['size']} B, {floor['rows'][0]['runs']} runs",
                      f"std {std['timer · idle']:.3f} ms, {std['spin 100 µs · idle']:.3f} ms with a 100 µs release spin",
                      cpu_name(floor["machine"]["cpu"]), short(floor["commit"]), link(MEDIUM_FLOOR.parent)])
-    return [f"`make lab` ({run['repeats']} repeats per point after {run['warmup']} warm-up; emulated WLAN); ratios with "
-            "their bootstrap 95 % CI, costs with Welch's test at 95 %:", ""] + \
+    return [f"The published `make lab` run ({run['repeats']} repeats per point after {run['warmup']} warm-up, on the emulated "
+            "WLAN) and the runs its report draws on; ratios with their bootstrap 95 % CI, costs with Welch's test at 95 %:",
+            ""] + \
         table(["reading", "value", "CPU", "commit", "raw runs"], rows)
 
 
