@@ -1,7 +1,8 @@
-"""The README's laboratory figures follow from the published run they cite: the report's
-summary, regenerated from that run's raw files, must hold the README's bullets word for
-word, so a stale README number fails here. And every section that shows the study's
-ciphers uses the same rows (the study's key sizes)."""
+"""The laboratory figures follow from the published run they cite: the report's summary,
+regenerated from that run's raw files, must hold the readings in the run's README
+(docs/results/<run>/README.md, which README.md's laboratory table links) word for word, so a
+stale reading fails here. And every section that shows the study's ciphers uses the same rows
+(the study's key sizes)."""
 
 import re
 import shutil
@@ -19,10 +20,13 @@ README = ROOT / "README.md"
 
 
 def lab_section() -> tuple[Path, list[str]]:
-    """The run the README's laboratory paragraph cites, and its bullets, each on one line."""
-    text = README.read_text().split("**Laboratory**", 1)[1].split("\n## ", 1)[0]
-    run = ROOT / re.search(r"`(docs/results/[^/`]+)/report/index\.html`", text)[1]
-    bullets = re.split(r"\n- ", "\n" + text.split("\n- ", 1)[1].strip())
+    """The run README.md's laboratory table cites, and the readings in that run's README, each on one line."""
+    table = README.read_text().split("<!-- results:lab -->", 1)[1].split("<!-- /results:lab -->", 1)[0]
+    runs = {Path(m) for m in re.findall(r"\]\((docs/results/[^/)]+-lab-full)/\)", table)}
+    assert len(runs) == 1, f"README.md's laboratory table should cite one laboratory run, not {sorted(map(str, runs))}"
+    run = ROOT / runs.pop()
+    text = (run / "README.md").read_text().split("<!-- results:lab-readings -->", 1)[1].split("<!-- /results:lab-readings -->", 1)[0]
+    bullets = re.split(r"\n- ", "\n" + text.strip())
     return run, [" ".join(b.split()) for b in bullets if b.strip()]
 
 
@@ -41,7 +45,8 @@ def test_readme_lab_figures_are_the_cited_runs(regenerated):
     expected = [line[2:] for line in summary.splitlines() if line.startswith("- ")]
     _, bullets = lab_section()
     assert expected, "the regenerated summary has no readings"
-    assert bullets == expected, "README.md's lab bullets differ from the run they cite; paste the report's summary readings"
+    assert bullets == expected, ("the laboratory run's README readings differ from its report's summary; "
+                                 "run `.venv/bin/python scripts/readme_results.py`")
 
 
 def test_every_section_uses_the_studys_cipher_rows(regenerated):
