@@ -29,6 +29,8 @@ use anyhow::{Context, Result};
 use wlansec_core::engine::{Backend, Engine};
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
 
+use super::cpu;
+
 use frames::SIZES;
 use ipsec_mb_rows::IpsecMbInfo;
 use machine::{CpuFlags, Machine};
@@ -109,7 +111,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let report = Report {
         machine: Machine {
             commit: env!("WLANSEC_COMMIT"),
-            cpu: machine::cpu_name(),
+            cpu: cpu::model_name(),
             cpu_flags: CpuFlags::detect(),
             backend: engine.backend().name(),
             backend_forced: args.backend.is_some(),

@@ -51,18 +51,6 @@ impl CpuFlags {
     }
 }
 
-/// /proc/cpuinfo's model name.
-pub fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// /proc/loadavg's 1, 5 and 15 minutes (NaN where unreadable).
 pub fn load_average() -> [f64; 3] {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
