@@ -53,7 +53,7 @@ def test_meta_states_which_aes_ran(quick_report):
     assert quick_report["meta"]["openssl_ia32cap"] == os.environ.get("OPENSSL_ia32cap")
 
 
-def test_schema_rejects_a_record_missing_an_issue_field(quick_report):
+def test_schema_rejects_a_record_missing_a_required_field(quick_report):
     broken = json.loads(json.dumps(quick_report))
     del broken["records"][0]["energy_method"]
     with pytest.raises(jsonschema.ValidationError):

@@ -24,6 +24,8 @@ use zeroize::Zeroizing;
 
 use crate::progress::Progress;
 
+use super::cpu;
+
 use catalog::Variant;
 use data::{DataFile, Kind};
 use measure::{median, EnergyMeter};
@@ -81,7 +83,7 @@ pub struct Args {
     count_kernel: Option<String>,
 }
 
-/// One measurement, with exactly the field names first.
+/// One measurement: the schema's required fields first (docs/schemas/bench-ciphers.schema.json).
 #[derive(Serialize, Clone, Debug)]
 struct Record {
     cipher: String,
@@ -226,7 +228,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 command: std::env::args().collect::<Vec<_>>().join(" "),
                 wlansec_version: env!("CARGO_PKG_VERSION"),
                 commit: env!("WLANSEC_COMMIT"),
-                cpu: cpu_model(),
+                cpu: cpu::model_name(),
                 tsc_hz,
                 cycles_note:
                     "cycles are time-stamp-counter ticks (constant nominal rate), calibrated against the wall clock",
@@ -415,18 +417,6 @@ fn aes_backend() -> &'static str {
         return "AES-NI (detected at run time)";
     }
     "soft (no AES instructions on this CPU)"
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn print_table(records: &[Record], energy: &EnergyMeter) {

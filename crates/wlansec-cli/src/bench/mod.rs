@@ -2,6 +2,7 @@
 
 pub mod ccmp;
 pub mod ciphers;
+mod cpu;
 mod ipsec_mb;
 
 use std::process::ExitCode;

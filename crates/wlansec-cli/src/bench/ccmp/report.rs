@@ -1,0 +1,200 @@
+//! The report: what the run measured, printed as tables and written as JSON (the layout
+//! tests/python/test_bench_ccmp.py checks).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::alone::Alone;
+use super::bound::Bound;
+use super::clock::Measured;
+use super::frames::{MIXED, MIXED_LENGTHS, SIZES};
+use super::ipsec_mb_rows::Versus;
+use super::machine::Machine;
+use super::mic_ctr::MicCtr;
+use super::sharded::Scaling;
+
+/// Everything one run measured.
+#[derive(Serialize)]
+pub struct Report {
+    pub machine: Machine,
+    pub results: Vec<Measured>,
+    pub bound: Bound,
+    /// The published tables' layout: CBC-MAC and CTR time per frame for 1-, 2-, 4-, 8-way.
+    pub mic_ctr_split: Vec<MicCtr>,
+    /// One frame's latency: the single and Enhanced rows' frames each alone.
+    pub alone: Vec<Alone>,
+    /// The sharded engine on 1 and 2 worker threads.
+    pub threads: Vec<Scaling>,
+    /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's fastest row.
+    pub versus_ipsec_mb: Vec<Versus>,
+    /// How the settings are defined (what is inside the timed loop).
+    pub notes: Vec<String>,
+}
+
+/// What each setting times.
+pub const NOTES: [&str; 6] = [
+    "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
+     station's AES round keys are expanded once (engine::Key, as an AP caches each \
+     station's schedule), outside the timed loop; per frame the loop builds the job \
+     (nonce, AAD, B0/A0) and seals it",
+    "single, enhanced: one frame per call, key expanded once outside the timed loop; \
+     openssl: key set once, nonce and lengths per frame",
+    "mixed: multi-buffer on one call of 64 frames whose payload lengths are drawn uniformly \
+     from 28 to 1500 octets (seeded: the same frames every run), each under its own station \
+     key expanded outside the timed loop, wlansec and intel-ipsec-mb on the same frames; \
+     bytes is their mean length, cycles/byte and GB/s are over all their octets, the bound \
+     that of a frame of the mean length",
+    "alone: one frame per call (CCMP-128 and Enhanced N = 2, 4, 8, key expanded once), core \
+     cycles per frame with LFENCE before and after every call, so that nothing of the calls \
+     around it runs beside it (its dependency chain's latency), and back to back as the \
+     single and enhanced rows time it (consecutive frames overlap: their AES throughput)",
+    "threads: the sharded engine (the calling thread plus persistent pinned workers), 32 \
+     stations, whole calls of 512 frames in a batch whose buffers are reused across calls \
+     (sharding, PN assignment and hand-off included; refilling the batch is outside the \
+     timed call), median over the repeats, each row with the load average just before it \
+     and its speed as a fraction of the multi-buffer kernel's row at the same frame size \
+     (of_kernel) and of the kernel sealing the same number of frames under the same \
+     station keys, refilled before each call as the batch is (of_kernel_same_frames: \
+     the sharded engine's own costs without the caches' share); calls are short (about a tenth of a \
+     millisecond) so that on a shared machine both threads are likely to be running \
+     during one",
+    "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
+     the AAD and 8-octet MIC of the multibuffer row) on the multibuffer row's frames under \
+     the same station keys, expanded once by IMB_AES_KEYEXP_128 outside the timed loop; per \
+     call all frames are submitted (job: IMB_SUBMIT_JOB per frame; burst: IMB_SUBMIT_BURST) \
+     and then flushed, every job's status checked, as wlansec's batch checks its jobs (the \
+     _NOCHECK variants skip that); lanes = frames per call (the library picks its lanes). \
+     ARCH: the manager init_mb_mgr_auto sets up, and the AVX2 one too where auto picks \
+     AVX-512 (1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
+     the one that takes CCM jobs: 1.3's cipher-only and hash-only bursts \
+     (IMB_SUBMIT_CIPHER_BURST, IMB_SUBMIT_HASH_BURST) take no AEAD. Before timing, at every \
+     size, each manager's and API's ciphertext and MIC are checked equal to the engine's on \
+     those frames and on 16 frames behind random 802.11 headers (AAD 22 to 30 octets); a \
+     difference stops the bench",
+];
+
+/// The tables on standard output.
+pub fn print(report: &Report) {
+    let m = &report.machine;
+    println!(
+        "CPU: {} ({} backend); TSC {:.3} GHz; core clock {:.3} GHz (TSC/core {:.3}); {}",
+        m.cpu,
+        m.backend,
+        m.tsc_hz / 1e9,
+        m.core_hz / 1e9,
+        m.tsc_per_core_cycle,
+        m.openssl
+    );
+    let b = &report.bound;
+    println!(
+        "AESENC: latency {:.2} cycles, throughput {:.2} cycles/instr{}",
+        b.aesenc_latency_cycles,
+        b.aesenc_throughput_cycles,
+        b.vaesenc_zmm_throughput_cycles
+            .map_or(String::new(), |v| format!("; VAESENC zmm {v:.2} cycles/instr (4 blocks)"))
+    );
+    for step in &b.lane_steps {
+        println!(
+            "multi-buffer step on {} registers alone, {} lanes: {:.1} cycles ({:.3} cycles/byte at 1500 bytes)",
+            step.registers, step.lanes, step.cycles_per_step, step.cycles_per_byte_1500
+        );
+    }
+    println!();
+    println!(
+        "{:<21} {:<12} {:>5} {:>6} {:>8} {:>8} {:>10} {:>9} {:>8}",
+        "impl", "mode", "lanes", "bytes", "cyc/B", "GB/s", "us/frame", "bound", "of bound"
+    );
+    for (r, bound) in report.results.iter().zip(&b.per_result) {
+        println!(
+            "{:<21} {:<12} {:>5} {:>6} {:>8.3} {:>8.3} {:>10.3} {:>9.3} {:>7.0}%",
+            r.implementation,
+            r.mode,
+            r.lanes,
+            r.frame_bytes,
+            r.cycles_per_byte,
+            r.gb_per_s,
+            r.us_per_frame,
+            bound.bound_cycles_per_byte,
+            100.0 * bound.fraction_of_bound
+        );
+    }
+    println!();
+    println!("Published layout: MIC (CBC-MAC) and CTR time, us per frame");
+    print!("{:>6}", "bytes");
+    for ways in [1, 2, 4, 8] {
+        print!(" {:>10} {:>10}", format!("MIC {ways}-way"), format!("CTR {ways}-way"));
+    }
+    println!();
+    for &bytes in &SIZES {
+        print!("{bytes:>6}");
+        for ways in [1, 2, 4, 8] {
+            if let Some(row) = report.mic_ctr_split.iter().find(|r| r.ways == ways && r.frame_bytes == bytes) {
+                print!(" {:>10.3} {:>10.3}", row.mic_us_per_frame, row.ctr_us_per_frame);
+            }
+        }
+        println!();
+    }
+    println!();
+    println!("One frame alone (LFENCE around each call) and back to back, core cycles per frame");
+    for a in &report.alone {
+        println!(
+            "{:>6} bytes {:<8} {}: alone {:>8.1}, back to back {:>8.1}",
+            a.frame_bytes, a.mode, a.lanes, a.cycles_per_frame_alone, a.cycles_per_frame_back_to_back
+        );
+    }
+    println!();
+    for t in &report.threads {
+        println!(
+            "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2}; {:.0}% of the multi-buffer \
+             kernel, {:.0}% of it on as many frames; load {:.2} {:.2} {:.2})",
+            t.direction,
+            t.threads,
+            t.frames,
+            t.frame_bytes,
+            t.gb_per_s,
+            t.speedup,
+            100.0 * t.of_kernel,
+            100.0 * t.of_kernel_same_frames,
+            t.load_average[0],
+            t.load_average[1],
+            t.load_average[2]
+        );
+    }
+    if !report.versus_ipsec_mb.is_empty() {
+        println!(
+            "intel-ipsec-mb {} (init_mb_mgr_auto: {}); wlansec multi-buffer vs its fastest row, cycles/byte:",
+            m.intel_ipsec_mb.version.as_deref().unwrap_or("?"),
+            m.intel_ipsec_mb.arch.unwrap_or("?")
+        );
+        for v in &report.versus_ipsec_mb {
+            let setting = match v.mode {
+                MIXED => format!("mixed {}..{} (mean {})", MIXED_LENGTHS.start(), MIXED_LENGTHS.end(), v.frame_bytes),
+                _ => format!("{:>6}", v.frame_bytes),
+            };
+            println!(
+                "{setting} bytes: wlansec {:.3}, {} {:.3}: wlansec x{:.2}",
+                v.wlansec_multibuffer_cycles_per_byte, v.ipsec_mb_best, v.ipsec_mb_cycles_per_byte, v.wlansec_speedup
+            );
+        }
+        println!();
+    }
+    println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
+    println!();
+    for note in &report.notes {
+        println!("note: {note}");
+    }
+}
+
+/// The report as JSON into `path`.
+pub fn write_json(report: &Report, path: &Path) -> Result<()> {
+    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut out = BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, report)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
