@@ -820,3 +820,21 @@ pub fn control(name: &str, command: &str) -> Result<String> {
     .map_err(Error::io(format!("control socket {}: `{}`", socket.display(), command.escape_default())))?;
     Ok(line.trim_end().to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_passphrases() {
+        const SECRET: &str = "correct horse battery staple";
+        let config: Config = serde_json::from_value(serde_json::json!({
+            "name": "wls", "ssid": "lab", "passphrase": SECRET, "station_passphrase": "another secret",
+            "security": "ccmp", "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
+            "ap_crypto": "sw", "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
+        }))
+        .unwrap();
+        let debug = format!("{config:?}");
+        assert!(!debug.contains(SECRET) && !debug.contains("another") && debug.contains("wls"), "{debug}");
+    }
+}
