@@ -11,7 +11,7 @@
 //! * `state`: what each event does, without I/O (testable in virtual time).
 //! * `machine`: one node's machine, whatever its kind.
 //! * `status`: what `wlan status` reports.
-//! * `control`: the control socket's client.
+//! * `control`: the control socket's path and client.
 
 mod config;
 mod control;
@@ -21,7 +21,7 @@ mod state;
 mod status;
 
 pub use config::{state_dir, Config};
-pub use control::control;
+pub use control::{control, control_socket};
 pub use event_loop::Emulator;
 pub use machine::Machine;
 pub use status::{NodeStatus, ReleaseError, Status};

@@ -9,7 +9,7 @@ use super::config::state_dir;
 use crate::{Error, Result};
 
 /// The control socket of WLAN `name`.
-pub(super) fn control_socket(name: &str) -> PathBuf {
+pub fn control_socket(name: &str) -> PathBuf {
     state_dir(name).join("control.sock")
 }
 
