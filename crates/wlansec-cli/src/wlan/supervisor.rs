@@ -66,7 +66,8 @@ fn is_ours(pid: i32, name: &str) -> bool {
 }
 
 fn signal(pid: i32, sig: libc::c_int) {
-    // SAFETY: a signal to a process checked by `is_ours` to be this WLAN's.
+    // SAFETY: kill takes two integers and touches no memory of ours. That `pid` is this
+    // WLAN's supervisor or emulator (not a process that reused its PID) is `is_ours`'s check.
     unsafe { libc::kill(pid, sig) };
 }
 
@@ -99,7 +100,8 @@ fn cleanup(name: &str) -> Result<()> {
 
 /// The backstop: create the namespaces, run the emulator, and clean up however it ends.
 pub(super) fn supervise(name: &str) -> Result<ExitCode> {
-    // SAFETY: ignoring terminal signals in this process only; the child resets them on exec.
+    // SAFETY: signal with valid signal numbers and SIG_IGN installs no handler code and
+    // touches no memory; it affects this process only (the child restores them, below).
     unsafe {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
@@ -113,7 +115,9 @@ pub(super) fn supervise(name: &str) -> Result<ExitCode> {
         }
         let mut child = Process::new(std::env::current_exe()?);
         child.args(["wlan", "run", "--name", name]);
-        // SAFETY: restore default dispositions in the child before exec (ignored ones are inherited).
+        // SAFETY: the closure runs in the forked child before exec and calls only signal,
+        // which is async-signal-safe (no allocation, no lock): it restores the default
+        // dispositions, since ignored ones are inherited through exec.
         unsafe {
             child.pre_exec(|| {
                 libc::signal(libc::SIGINT, libc::SIG_DFL);

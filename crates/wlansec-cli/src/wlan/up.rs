@@ -20,7 +20,7 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.passphrase, args.passphrase_file.as_deref())?;
     conf::apply_up(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     validate(&args).map_err(usage)?;
-    // SAFETY: geteuid has no preconditions.
+    // SAFETY: geteuid takes nothing, touches no memory and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         bail!("wlan up needs root (network namespaces and TAP interfaces)");
     }
@@ -72,7 +72,8 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
     let log = private_file(&log_path(&name))?;
     let mut cmd = Process::new(&exe);
     cmd.args(["wlan", "supervise", "--name", &name]).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
-    // SAFETY: setsid in the child before exec: detach from this terminal's session.
+    // SAFETY: the closure runs in the forked child before exec and calls only setsid, which
+    // is async-signal-safe (no allocation, no lock): it detaches from this terminal's session.
     unsafe {
         cmd.pre_exec(|| {
             libc::setsid();
