@@ -1,8 +1,8 @@
 //! The frame-exchange core every role shares (access point, station, IBSS peer): what the
-//! machines ask their owner to do, their counters, the network's credential, sequence
-//! numbers, the frames they build (management, QoS data) and the receive path, which is the
-//! core's `rx` pipeline (decapsulation, replay check, reassembly, A-MSDU, Ethernet) with
-//! each refusal counted.
+//! machines ask their owner to do, their counters and status rows, the network's
+//! credential, sequence numbers, the frames they build (management, QoS data) and the
+//! receive path, which is the core's `rx` pipeline (decapsulation, replay check,
+//! reassembly, A-MSDU, Ethernet) with each refusal counted.
 
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
