@@ -24,7 +24,7 @@ pub enum Error {
     /// A 4-way handshake message from `peer` that the local side refused (wrong
     /// passphrase: a MIC failure; a stale retransmission: a replay).
     Handshake { peer: MacAddr, why: wlansec_core::Error },
-    /// A security mode name other than open, wep, tkip, ccmp, enhanced[:N].
+    /// A security mode name other than open, wep, tkip, ccmp, `enhanced[:N]`.
     UnknownSecurityMode(String),
     /// `enhanced:N` with N other than 1, 2, 4 or 8.
     EnhancedWays(usize),

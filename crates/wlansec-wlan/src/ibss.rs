@@ -10,7 +10,7 @@
 //! address. EAPOL is always sent unprotected: the two handshakes interleave, and every
 //! message is authenticated by its own MIC.
 //!
-//! The peer table is bounded and expires as the access point's is (see [`admission`]).
+//! The peer table is bounded and expires as the access point's is (see `ibss/admission.rs`).
 
 use std::collections::BTreeMap;
 
