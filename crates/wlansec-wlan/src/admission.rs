@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use wlansec_core::wire::MacAddr;
 
-use crate::bss::AssociationStatus;
+use crate::node::AssociationStatus;
 
 /// Failure reasons kept for status, and for how long (in ms of the table's clock).
 const FAILURE_RECORDS: usize = 16;

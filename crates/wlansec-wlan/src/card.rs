@@ -133,7 +133,8 @@ impl CryptoModel {
             CryptoModel::Host | CryptoModel::Hw => 0.0,
             CryptoModel::Fixed { us } => *us,
             CryptoModel::Mcu { mhz } => {
-                let instructions = mcu_instructions(&mode.to_string(), mpdu_bytes).ok_or(Error::NoMcuCounts(mode))?;
+                let mode = mode.to_string();
+                let instructions = mcu_instructions(&mode, mpdu_bytes).ok_or(Error::NoMcuCounts(mode))?;
                 instructions / mhz
             }
             CryptoModel::Rtl { cycles_per_block, cycles_per_frame, fmax_mhz } => {

@@ -26,6 +26,24 @@ pub(crate) fn fresh_gtk(mode: SecurityMode, key_id: u8, rng: &mut ChaCha8Rng) ->
     Ok((gtk, tx))
 }
 
+/// The group key a sender of a network with `credential` sends broadcasts under, and its
+/// transmitter: a fresh random GTK for an RSN network (the authenticator's), the shared key
+/// for WEP, none when open.
+pub(crate) fn first_key(
+    credential: &Credential,
+    mode: SecurityMode,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Option<Secret>, Option<AnyTransmitter>)> {
+    Ok(match credential {
+        Credential::None => (None, None),
+        Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
+        Credential::Psk(_) => {
+            let (gtk, tx) = fresh_gtk(mode, 1, rng)?;
+            (Some(gtk), Some(tx))
+        }
+    })
+}
+
 /// One GTK: its Key ID, the key, and which rotation made it (0: the first).
 pub(crate) struct Gtk {
     pub key_id: u8,
@@ -45,7 +63,7 @@ pub(crate) struct GroupKeys {
 impl GroupKeys {
     /// The group keys a network's credential calls for (none when open).
     pub(crate) fn of(credential: &Credential, mode: SecurityMode, rng: &mut ChaCha8Rng) -> Result<Option<Self>> {
-        let (gtk, tx) = credential.group_key(mode, rng)?;
+        let (gtk, tx) = first_key(credential, mode, rng)?;
         Ok(tx.map(|tx| GroupKeys { tx, gtk: gtk.map(|key| Gtk { key_id: 1, key, generation: 0 }), next: None }))
     }
 

@@ -10,7 +10,7 @@
 //! address. EAPOL is always sent unprotected: the two handshakes interleave, and every
 //! message is authenticated by its own MIC.
 //!
-//! The peer table is bounded and expires as the access point's is (see [`admission`]).
+//! The peer table is bounded and expires as the access point's is (see `ibss/admission.rs`).
 
 use std::collections::BTreeMap;
 
@@ -24,10 +24,10 @@ use wlansec_core::wire::mgmt::capability;
 use wlansec_core::wire::{Frame, MacAddr, Rules};
 use wlansec_core::Error;
 
-use crate::bss::AssociationStatus;
+use crate::group;
 use crate::node::{
-    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_host, AnyTransmitter, Counters,
-    Credential, NetworkConfig, Output, Sequence,
+    beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_host, AnyTransmitter, AssociationStatus,
+    Counters, Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
 use crate::Result;
@@ -80,7 +80,7 @@ impl IbssStation {
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = credential.group_key(config.mode, &mut rng)?;
+        let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng)?;
         Ok(IbssStation {
             config,
             mac,

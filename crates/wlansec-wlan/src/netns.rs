@@ -79,10 +79,11 @@ fn check(ret: libc::c_int, what: impl Into<String>) -> Result<()> {
 pub fn open_tap(ns: &str) -> Result<OwnedFd> {
     let home = File::open("/proc/self/ns/net").map_err(Error::io("open /proc/self/ns/net"))?;
     let target = File::open(format!("/run/netns/{ns}")).map_err(Error::io(format!("namespace {ns}")))?;
-    // SAFETY: setns on descriptors we own; this thread returns home before anything else.
+    // SAFETY: `target` and `home` are namespace files open for the whole function; setns
+    // moves only this thread, which opens the TAP and returns home before anything else.
     check(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) }, format!("setns into {ns}"))?;
     let tap = open_tap_here();
-    // SAFETY: as above.
+    // SAFETY: `home` is the open file of this thread's own namespace, taken before it left.
     check(unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) }, format!("setns back from {ns}"))?;
     tap
 }
@@ -107,15 +108,19 @@ fn open_tap_with(name: &str) -> Result<OwnedFd> {
     if name.len() >= libc::IFNAMSIZ {
         return Err(Error::InterfaceName(name.into()));
     }
-    // SAFETY: plain open of a device node; the result is checked.
+    // SAFETY: the path is a NUL-terminated C string literal (static), and the result is
+    // checked before it is used.
     let fd = unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
     check(fd, "open /dev/net/tun")?;
-    // SAFETY: fd is a fresh descriptor we own.
+    // SAFETY: `check` refused a negative result, so `fd` is the fresh descriptor `open` just
+    // returned, which nothing else owns or closes.
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
     let mut req =
         IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
     req.name[..name.len()].copy_from_slice(name.as_bytes());
-    // SAFETY: TUNSETIFF takes a struct ifreq, which IfReq lays out (name, flags, padding).
+    // SAFETY: TUNSETIFF reads and writes one struct ifreq: `req` is a live IfReq with its
+    // layout (a NUL-terminated name, since it is shorter than IFNAMSIZ, the flags, padding to
+    // its 40 bytes), and `fd` is our open /dev/net/tun.
     check(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) }, format!("TUNSETIFF {name}"))?;
     Ok(fd)
 }

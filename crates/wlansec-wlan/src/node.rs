@@ -1,12 +1,12 @@
 //! The frame-exchange core every role shares (access point, station, IBSS peer): what the
-//! machines ask their owner to do, their counters, the network's credential, sequence
-//! numbers, the frames they build (management, QoS data) and the receive path, which is the
-//! core's `rx` pipeline (decapsulation, replay check, reassembly, A-MSDU, Ethernet) with
-//! each refusal counted.
+//! machines ask their owner to do, their counters and status rows, the network's
+//! credential, sequence numbers, the frames they build (management, QoS data) and the
+//! receive path, which is the core's `rx` pipeline (decapsulation, replay check,
+//! reassembly, A-MSDU, Ethernet) with each refusal counted.
 
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
-use wlansec_core::rsn::{pmk_from_passphrase, Params, Pmk, Secret};
+use wlansec_core::rsn::{pmk_from_passphrase, Params, Pmk};
 use wlansec_core::rx::port::{self, Admitted};
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::suite::{FrameSuite, Transmitter};
@@ -87,6 +87,16 @@ pub struct Counters {
     pub evicted_unproven: u64,
 }
 
+/// What a node reports about one association (an IBSS station: one peer), as `status`
+/// shows it: AID 0 and a reason for one that failed lately.
+#[derive(Clone, Debug, Serialize)]
+pub struct AssociationStatus {
+    pub mac: String,
+    pub aid: u16,
+    pub port_open: bool,
+    pub failure: Option<String>,
+}
+
 impl Counters {
     pub(crate) fn count_unprotect_error(&mut self, err: &Error) {
         match err {
@@ -137,13 +147,15 @@ impl NetworkConfig {
 
     /// The RSN element this node sends (none on an open or WEP network).
     pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
-        self.mode.rsn_element(self.pmf, self.spp_amsdu)
+        self.mode.rsn_element(self.pmf.policy(), self.spp_amsdu)
     }
 
     /// Handshake parameters of a link whose two sides both send this network's RSN
     /// element (an IBSS: no access point to negotiate with).
     pub(crate) fn symmetric_handshake_params(&self, aa: MacAddr, spa: MacAddr) -> Result<Params> {
-        let rsne = self.rsn_element()?.ok_or(crate::Error::ModeLacks { mode: self.mode, what: "4-way handshake" })?;
+        let rsne = self
+            .rsn_element()?
+            .ok_or(crate::Error::ModeLacks { mode: self.mode.to_string(), what: "4-way handshake" })?;
         self.mode.handshake_params(aa, spa, rsne.clone(), rsne)
     }
 }
@@ -195,23 +207,6 @@ impl Credential {
                 Some(psk) => Credential::Psk(Pmk::from_bytes(&Zeroizing::new(psk))?),
                 None => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
             },
-        })
-    }
-
-    /// The group key this side sends broadcasts under, and its transmitter: a fresh random
-    /// GTK for an RSN network (the authenticator's), the shared key for WEP, none when open.
-    pub(crate) fn group_key(
-        &self,
-        mode: SecurityMode,
-        rng: &mut ChaCha8Rng,
-    ) -> Result<(Option<Secret>, Option<AnyTransmitter>)> {
-        Ok(match self {
-            Credential::None => (None, None),
-            Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
-            Credential::Psk(_) => {
-                let (gtk, tx) = crate::group::fresh_gtk(mode, 1, rng)?;
-                (Some(gtk), Some(tx))
-            }
         })
     }
 }
@@ -349,6 +344,14 @@ mod tests {
             Credential::Psk(pmk) => pmk,
             _ => panic!("a CCMP network has a PSK"),
         }
+    }
+
+    #[test]
+    fn debug_never_shows_the_passphrase() {
+        const SECRET: &str = "correct horse battery staple";
+        let config = NetworkConfig::new("lab", MacAddr([2, 0x77, 0, 0, 0, 0xfe]), SecurityMode::Ccmp, SECRET);
+        let debug = format!("{config:?} {config:#?}");
+        assert!(!debug.contains(SECRET) && debug.contains("lab"), "{debug}");
     }
 
     #[test]

@@ -9,20 +9,17 @@ use std::str::FromStr;
 
 use wlansec_core::gen::{ChaCha8Rng, Rng};
 use wlansec_core::rsn::element::MfpPolicy;
-use wlansec_core::rsn::{CipherSuite, RsnElementRepr, Secret};
+use wlansec_core::rsn::{RsnElementRepr, Secret};
 use wlansec_core::suite::bip::{BipAlgorithm, BipReceiver, Igtk};
 use wlansec_core::suite::{Pn, PnCounter};
 use wlansec_core::wire::mgmt::{self, ActionRepr, ManagementBody};
 use wlansec_core::wire::{Frame, MacAddr, Rules, SequenceControl};
 
-use crate::security::LinkKeys;
+use crate::security::{LinkKeys, GROUP_MGMT_CIPHER};
 use crate::{Error, Result};
 
 /// The IGTK's Key ID: the first of the two (4 and 5) that 12.7.2 gives IGTKs.
 pub const IGTK_KEY_ID: u16 = 4;
-/// The group management cipher this WLAN uses (the default one, so not written in the RSN
-/// element, as hostapd does).
-pub const GROUP_MGMT_CIPHER: CipherSuite = CipherSuite::BipCmac128;
 /// Action category of SA Query (Table 9-76) and its two action codes (9.6.10).
 const CATEGORY_SA_QUERY: u8 = 8;
 const SA_QUERY_REQUEST: u8 = 0;

@@ -8,15 +8,18 @@ use std::str::FromStr;
 use wlansec_core::engine::enhanced::enhanced_selector;
 use wlansec_core::engine::Ways;
 use wlansec_core::registry::SuiteId;
-use wlansec_core::rsn::element::{rsn_capabilities, ElementKind};
+use wlansec_core::rsn::element::{rsn_capabilities, ElementKind, MfpPolicy};
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
 use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
 use wlansec_core::suite::{FrameSuite, Tkip, Transmitter};
 use wlansec_core::wire::{MacAddr, Rules};
 
-use crate::pmf::{Pmf, GROUP_MGMT_CIPHER};
 use crate::{Error, Result};
+
+/// The group management cipher this WLAN uses (the default one, so not written in the RSN
+/// element, as hostapd does): BIP under the IGTK ([`crate::pmf`]).
+pub const GROUP_MGMT_CIPHER: CipherSuite = CipherSuite::BipCmac128;
 
 /// How data frames are protected.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -85,15 +88,15 @@ impl SecurityMode {
 
     /// The RSN element a node of this mode sends, the access point in its beacon and a
     /// station in its association request: one pairwise suite, group cipher CCMP (TKIP under
-    /// WPA), PSK, the management frame protection `pmf` asks for and, with `spp_amsdu`, SPP
+    /// WPA), PSK, the management frame protection policy `mfp` and, with `spp_amsdu`, SPP
     /// A-MSDU capability (neither where the mode cannot: only CCMP protects management
     /// frames or authenticates the A-MSDU Present bit).
-    pub fn rsn_element(self, pmf: Pmf, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
+    pub fn rsn_element(self, mfp: MfpPolicy, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
         let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
         let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
         let ccmp = self.supports_pmf();
-        let pmf = if ccmp { pmf } else { Pmf::Off };
-        let mut repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(pmf.policy(), GROUP_MGMT_CIPHER);
+        let mfp = if ccmp { mfp } else { MfpPolicy::Disabled };
+        let mut repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(mfp, GROUP_MGMT_CIPHER);
         if ccmp && spp_amsdu {
             repr.capabilities |= rsn_capabilities::SPP_AMSDU_CAPABLE;
         }
@@ -112,7 +115,7 @@ impl SecurityMode {
     /// Handshake parameters between authenticator `aa` and supplicant `spa`, whose RSN
     /// elements are `ap_rsne` (beacon) and `sta_rsne` (association request).
     pub fn handshake_params(self, aa: MacAddr, spa: MacAddr, ap_rsne: Vec<u8>, sta_rsne: Vec<u8>) -> Result<Params> {
-        let cipher = self.cipher(0).ok_or(Error::ModeLacks { mode: self, what: "cipher" })?;
+        let cipher = self.cipher(0).ok_or(Error::ModeLacks { mode: self.to_string(), what: "cipher" })?;
         Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne, sta_rsne })
     }
 
@@ -122,9 +125,9 @@ impl SecurityMode {
     pub fn suite_id(self, key_len: usize) -> Result<SuiteId> {
         match self {
             SecurityMode::Enhanced(ways) => Ok(SuiteId::Enhanced(ways)),
-            SecurityMode::Open => Err(Error::ModeLacks { mode: self, what: "frame suite" }),
+            SecurityMode::Open => Err(Error::ModeLacks { mode: self.to_string(), what: "frame suite" }),
             _ => {
-                let cipher = self.cipher(key_len).ok_or(Error::ModeLacks { mode: self, what: "cipher" })?;
+                let cipher = self.cipher(key_len).ok_or(Error::ModeLacks { mode: self.to_string(), what: "cipher" })?;
                 Ok(SuiteId::from_cipher(cipher)?)
             }
         }
@@ -283,10 +286,10 @@ mod tests {
 
     #[test]
     fn enhanced_n_advertises_its_vendor_selector() {
-        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(Pmf::Off, false).unwrap().unwrap();
+        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap();
         let (_, repr) = RsnElementRepr::parse(&rsne).unwrap();
         assert_eq!(repr.pairwise_ciphers[0].selector(), enhanced_selector(Ways::N4).unwrap());
-        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(Pmf::Off, false).unwrap().unwrap();
-        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(Pmf::Off, false).unwrap().unwrap());
+        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap();
+        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap());
     }
 }

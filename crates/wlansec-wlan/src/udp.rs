@@ -85,7 +85,8 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
             libc::pollfd { fd: node.tap.as_raw_fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: node.socket.as_raw_fd(), events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: polling two descriptors we own, with a bounded timeout.
+        // SAFETY: `fds` is a live array of exactly the 2 pollfd entries the count says, each
+        // naming a descriptor this node owns; poll writes only their `revents`.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, wait.as_millis().min(1000) as i32 + 1) };
         if n < 0 {
             let e = io::Error::last_os_error();
@@ -95,7 +96,8 @@ pub fn run(config: NodeConfig, mut log: impl FnMut(&str)) -> Result<()> {
         }
         let mut out = Vec::new();
         loop {
-            // SAFETY: reading into our buffer from our TAP descriptor (non-blocking).
+            // SAFETY: `buf` is live and writable for `buf.len()` bytes, and the TAP descriptor is
+            // this node's own (non-blocking: an empty queue returns -1).
             let n = unsafe { libc::read(node.tap.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
             if n <= 0 {
                 break;
@@ -174,7 +176,8 @@ impl UdpNode {
                     }
                 }
                 Output::Ethernet(frame) => {
-                    // SAFETY: writing our buffer to our TAP descriptor.
+                    // SAFETY: `frame` is live for `frame.len()` bytes, and the TAP descriptor is
+                    // this node's own; a failed write only loses the frame, as on a real link.
                     unsafe { libc::write(self.tap.as_raw_fd(), frame.as_ptr().cast(), frame.len()) };
                 }
                 Output::Peer(event) => self.book.peer(event, datagram),

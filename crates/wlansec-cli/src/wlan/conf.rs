@@ -35,7 +35,7 @@ use wlansec_core::wire::MacAddr;
 pub use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
-use super::{ApArgs, NodeArgs, StaArgs, UpArgs};
+use super::args::{ApArgs, NodeArgs, StaArgs, UpArgs};
 use crate::bounded;
 
 /// AKM names hostapd's `wpa_key_mgmt` and wpa_supplicant's `key_mgmt` share that the WLAN

@@ -274,7 +274,7 @@ impl Phy {
         }
     }
 
-    /// AIFS[AC] = SIFS + AIFSN · slot; DIFS for [`AccessCategory::Dcf`].
+    /// `AIFS[AC] = SIFS + AIFSN · slot`; DIFS for [`AccessCategory::Dcf`].
     pub fn aifs(self, ac: AccessCategory) -> Duration {
         self.sifs() + self.slot() * ac.aifsn()
     }

@@ -12,7 +12,6 @@ pub(crate) use admission::MAX_UNPROVEN;
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::{Authenticator, Event};
@@ -31,7 +30,7 @@ use crate::group::GroupKeys;
 use crate::node::{
     beacon, data_mpdus, fresh_rng, handshake_failure, qos_header, receive, to_ethernet, Credential, Sequence,
 };
-use crate::node::{Counters, NetworkConfig, Output, PeerEvent};
+use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent};
 use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::tkip::Countermeasures;
@@ -65,15 +64,6 @@ const REASON_CLASS3_FROM_NONASSOCIATED: u16 = 7;
 /// Deauthentications sent per tick in answer to data from unknown stations (a forger's
 /// frames must not become a stream of ours).
 const CLASS3_DEAUTHS_PER_TICK: u32 = 8;
-
-/// What the access point reports about one station.
-#[derive(Clone, Debug, Serialize)]
-pub struct AssociationStatus {
-    pub mac: String,
-    pub aid: u16,
-    pub port_open: bool,
-    pub failure: Option<String>,
-}
 
 /// Whether a station's 802.1X port is closed: a protected network before its keys.
 fn assoc_port_closed(assoc: Option<&Association>, credential: &Credential) -> bool {

@@ -17,8 +17,8 @@ mod tests;
 
 use serde::Serialize;
 
-pub use crate::node::{Counters, NetworkConfig, Output, PeerEvent, MAX_AID};
-pub use access_point::{AccessPoint, Admission, AssociationStatus, STATUS_AP_FULL};
+pub use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent, MAX_AID};
+pub use access_point::{AccessPoint, Admission, STATUS_AP_FULL};
 pub use station::Station;
 
 /// How often the owner calls `tick`.

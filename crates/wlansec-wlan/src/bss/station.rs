@@ -358,7 +358,7 @@ impl Station {
                 let own = self
                     .config
                     .rsn_element()?
-                    .ok_or(crate::Error::ModeLacks { mode: self.config.mode, what: "4-way handshake" })?;
+                    .ok_or(crate::Error::ModeLacks { mode: self.config.mode.to_string(), what: "4-way handshake" })?;
                 // Without a beacon heard yet, the network's element stands for the AP's.
                 let ap = self.ap_rsne.clone().unwrap_or_else(|| own.clone());
                 // The access point admitted us, so the policies met; a beacon that says

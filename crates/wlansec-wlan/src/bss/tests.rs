@@ -206,3 +206,9 @@ fn unprotected_data_is_refused_on_a_protected_network() {
     assert!(stas[0].from_air(&plain(FrameControl::FROM_DS, sta_mac(1), AP), &mut out).is_err());
     assert!(out.is_empty());
 }
+
+#[test]
+fn a_refused_passphrase_is_not_repeated() {
+    let e = AccessPoint::new(config("wep", "secret")).err().expect("a 6-character WEP key is refused");
+    assert!(!format!("{e} {e:?}").contains("secret"), "{e:?}");
+}

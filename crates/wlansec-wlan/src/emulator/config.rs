@@ -1,0 +1,163 @@
+//! What `wlan up` decides, as the emulator reads it back from the state directory.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use wlansec_core::tx::FragmentationThreshold;
+
+use crate::airtime::Phy;
+use crate::netns::{self, NodeAddrs};
+use crate::node::redacted;
+use crate::pmf::Pmf;
+use crate::security::SecurityMode;
+use crate::Result;
+
+/// Everything `wlan up` decides; stored as JSON in the state directory. Its Debug leaves
+/// out the passphrases.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct Config {
+    pub name: String,
+    pub ssid: String,
+    pub passphrase: String,
+    /// The stations' passphrase when it differs from the access point's (failure tests).
+    pub station_passphrase: Option<String>,
+    pub security: String,
+    pub phy: String,
+    pub poor_signal: bool,
+    pub stations: usize,
+    pub card: String,
+    pub ap_crypto: String,
+    pub pcap: Option<PathBuf>,
+    pub release_log: Option<PathBuf>,
+    pub queue_limit: usize,
+    /// Most MPDUs per A-MPDU on HT/VHT PHYs (1: every MPDU its own DATA–ACK exchange).
+    #[serde(default = "no_ampdu")]
+    pub ampdu: usize,
+    pub seed: u64,
+    /// `bss` (stations relay through the access point) or `ibss` (ad hoc: no access point).
+    #[serde(default = "bss")]
+    pub topology: String,
+    /// dot11FragmentationThreshold of every node (none: never fragment).
+    #[serde(default)]
+    pub fragment_threshold: Option<u16>,
+    /// Seconds between GTK rotations by the access point (0: only when a station leaves).
+    #[serde(default)]
+    pub gtk_rekey: u64,
+    /// 802.11w management frame protection: off, optional, required.
+    #[serde(default = "pmf_off")]
+    pub pmf: String,
+    /// Microseconds before a frame's release deadline at which the emulator stops sleeping and
+    /// busy-waits for it (0: wake on the timer alone). A timer wake-up lands tens of µs late on
+    /// a virtual machine; the spin trades that much CPU per release for a release on time.
+    #[serde(default)]
+    pub release_spin_us: u32,
+}
+
+fn bss() -> String {
+    "bss".into()
+}
+
+fn pmf_off() -> String {
+    Pmf::Off.to_string()
+}
+
+fn no_ampdu() -> usize {
+    1
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Config {
+            name,
+            ssid,
+            passphrase,
+            station_passphrase,
+            security,
+            phy,
+            poor_signal,
+            stations,
+            card,
+            ap_crypto,
+            pcap,
+            release_log,
+            queue_limit,
+            ampdu,
+            seed,
+            topology,
+            fragment_threshold,
+            gtk_rekey,
+            pmf,
+            release_spin_us,
+        } = self;
+        f.debug_struct("Config")
+            .field("name", name)
+            .field("ssid", ssid)
+            .field("passphrase", &redacted(passphrase))
+            .field("station_passphrase", &station_passphrase.as_deref().map(redacted))
+            .field("security", security)
+            .field("phy", phy)
+            .field("poor_signal", poor_signal)
+            .field("stations", stations)
+            .field("card", card)
+            .field("ap_crypto", ap_crypto)
+            .field("pcap", pcap)
+            .field("release_log", release_log)
+            .field("queue_limit", queue_limit)
+            .field("ampdu", ampdu)
+            .field("seed", seed)
+            .field("topology", topology)
+            .field("release_spin_us", release_spin_us)
+            .field("fragment_threshold", fragment_threshold)
+            .field("gtk_rekey", gtk_rekey)
+            .field("pmf", pmf)
+            .finish()
+    }
+}
+
+impl Config {
+    pub fn mode(&self) -> Result<SecurityMode> {
+        self.security.parse()
+    }
+    pub fn phy(&self) -> Result<Phy> {
+        Ok(self.phy.parse()?)
+    }
+    pub fn pmf(&self) -> Result<Pmf> {
+        self.pmf.parse()
+    }
+    pub fn fragment_threshold(&self) -> Result<Option<FragmentationThreshold>> {
+        Ok(self.fragment_threshold.map(FragmentationThreshold::new).transpose()?)
+    }
+    pub fn state_dir(&self) -> PathBuf {
+        state_dir(&self.name)
+    }
+    pub fn ibss(&self) -> bool {
+        self.topology == "ibss"
+    }
+    /// The nodes this topology has (an IBSS has no access point).
+    pub fn nodes(&self) -> Vec<NodeAddrs> {
+        netns::nodes(&self.name, self.stations).into_iter().filter(|n| !(self.ibss() && n.role == "ap")).collect()
+    }
+}
+
+/// The state directory of WLAN `name`: its configuration, control socket and process IDs.
+pub fn state_dir(name: &str) -> PathBuf {
+    PathBuf::from("/run/wlansec").join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_passphrases() {
+        const SECRET: &str = "correct horse battery staple";
+        let config: Config = serde_json::from_value(serde_json::json!({
+            "name": "wls", "ssid": "lab", "passphrase": SECRET, "station_passphrase": "another secret",
+            "security": "ccmp", "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
+            "ap_crypto": "sw", "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
+        }))
+        .unwrap();
+        let debug = format!("{config:?}");
+        assert!(!debug.contains(SECRET) && !debug.contains("another") && debug.contains("wls"), "{debug}");
+    }
+}
