@@ -23,7 +23,8 @@ from wlansec_lab import published_values as pub  # noqa: E402
 from wlansec_lab import significance as sig  # noqa: E402
 from wlansec_lab import tidy  # noqa: E402
 from wlansec_lab.ciphers import STUDY_ALGORITHMS, label as cipher_label  # noqa: E402
-from wlansec_lab.runner import CARD_SECURITIES, CARDS, DEFAULT_WLANSEC, EXPERIMENTS, ROOT, file_kb  # noqa: E402
+from wlansec_lab import DEFAULT_WLANSEC, ROOT  # noqa: E402
+from wlansec_lab.experiments import CARD_SECURITIES, CARDS, EXPERIMENTS, file_kb  # noqa: E402
 
 SECTIONS = ["Summary and limits of the emulation", "Engine self-check", "Configuration", "Video: delay, jitter, throughput", "TCP: throughput and RTT vs packet size",
             "Card model: calibrated on one published figure, tested by prediction", "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
