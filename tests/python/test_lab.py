@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "lab"))
 WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
 
 from wlansec_lab import experiments, report, runner, stats, udpvideo  # noqa: E402
+from wlansec_lab.report import network, reading, render  # noqa: E402
 from wlansec_lab import testbed as testbeds  # noqa: E402
 from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 from wlansec_lab.traffic import parse_qperf  # noqa: E402
@@ -142,7 +143,7 @@ def test_report_states_the_card_model_the_cli_states():
     counts = json.loads((ROOT / "crates" / "wlansec-wlan" / "data" / "mcu-instructions.json").read_text())["counts"]
     for (suite, size), cost in us.items():
         assert cost == dict(counts[suite])[size] / 250.0, (suite, size)
-    text = report.card_models_text(["hw", "mcu:250"], WLANSEC)
+    text = network.card_models_text(["hw", "mcu:250"], WLANSEC)
     stated = "`mcu:250`: " + ", ".join(f"{s.upper()} {us[(s, 128)]:.0f} / {us[(s, 1536)]:.0f} µs" for s in ("wep", "tkip", "ccmp"))
     assert f"128-octet / 1536-octet MPDU: {stated}. " in text
 
@@ -366,8 +367,8 @@ def test_single_run_statistics_show_a_dash(tmp_path):
     s = stats.summarize([3.0])
     assert s["std"] is None and s["ci95"] is None
     entry = {"metrics": {"x": s}}
-    assert report._spread(entry, "x") == "—"
-    assert report._spread({"metrics": {"x": stats.summarize([1.0, 3.0])}}, "x").startswith("1.41 (±")
+    assert render.spread_text(entry, "x") == "—"
+    assert render.spread_text({"metrics": {"x": stats.summarize([1.0, 3.0])}}, "x").startswith("1.41 (±")
     _fake_run(tmp_path, 1)
     md = (report.write(tmp_path) / "report.md").read_text()
     video = md.split("## Video")[1].split("## TCP")[0]
@@ -378,13 +379,13 @@ def test_single_run_statistics_show_a_dash(tmp_path):
 
 def test_tcp_reading_states_the_aggregation_in_force(tmp_path):
     ctx = {"tcp_open": {(4, 128): 45.0, (4, 1408): 51.1}, "tcp_open_rtt": [0.85, 1.16], "tcp_ampdu": [32]}
-    text = report.tcp_level_text(tmp_path, ctx)
+    text = reading.tcp_level_text(tmp_path, ctx)
     assert "45.0–51.1 Mbit/s" in text and "A-MPDU ≤ 32 MPDUs" in text and "**overlaps**" in text
     assert "top is 2.8 Mbit/s above" in text and "not aggregate" not in text
-    unaggregated = report.tcp_level_text(tmp_path, {**ctx, "tcp_open": {(4, 128): 15.6}, "tcp_ampdu": [1]})
+    unaggregated = reading.tcp_level_text(tmp_path, {**ctx, "tcp_open": {(4, 128): 15.6}, "tcp_ampdu": [1]})
     assert "without A-MPDU" in unaggregated and "**stays below**" in unaggregated
-    assert report.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
-    assert report.ampdu_text(None, short=True) == "A-MPDU not recorded" and report.ampdu_text(1) == "no A-MPDU"
+    assert reading.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
+    assert network.ampdu_text(None, short=True) == "A-MPDU not recorded" and network.ampdu_text(1) == "no A-MPDU"
 
 
 def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
