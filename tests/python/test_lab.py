@@ -249,8 +249,8 @@ def _fake_video(calls):
         base = {"open": 1.0, "ccmp": 2.0}[p["security"]] * (10 if p["card"] != "hw" else 1)
         return {"delay_ms_mean": base + 0.01 * nth, "jitter_ms": base / 10 + 0.001 * nth, "loss_percent": 0.0, "throughput_mbps": 4.0}
     return experiments.Experiment("video", "fake video", {"security": ["open", "ccmp"], "card": experiments.CARDS, "profile": ["vbr-high", "cbr-high"]},
-                             {}, measure=measure, network=lambda p: {"security": p["security"], "card": p["card"]},
-                             valid=experiments._card_applies)
+                                  {}, measure=measure, network=lambda p: {"security": p["security"], "card": p["card"]},
+                                  valid=experiments._card_applies)
 
 
 def _fake_run(out, repeats, resume=False, seed=3, cache=None, tb=None):

@@ -42,7 +42,7 @@ def card_model_section(out: Path, ctx: dict) -> str:
         per_size.append([size, f"{4 * model.driver_us:.1f}", f"{8 * model.engine_us(body):.1f}", f"{4 * model.air_us(body + cardmodel.MAC_OCTETS):.0f}",
                          *[f"{model.rtt_cost_us(cardmodel.tcp_body(size, ip, os_)) / 1000:.3f}" for os_ in ("fedora", "windows") for ip in (4, 6)]])
     stages = md_table(["size B", "4 drivers µs", "8 engine ops µs", "4 hops' 16 octets µs", "Fedora IPv4 ms", "Fedora IPv6 ms",
-                     "Windows IPv4 ms", "Windows IPv6 ms"], per_size)
+                       "Windows IPv4 ms", "Windows IPv6 ms"], per_size)
     video = load_raw(out, "video")
     open_delay, open_jitter = {}, {}
     for e in (video or {}).get("summary", []):
@@ -168,10 +168,10 @@ def ciphers_section(out: Path, ctx: dict) -> str:
                                                                            for r in bench["records"] if r["impl"] == "wlansec"
                                                                            and (r["cipher"], r["key_bits"], r["mode"]) in STUDY_ALGORITHMS})}
     table = md_table(["energy (= time) vs AES-128", "data", "direction", "study", "ours, total over the files",
-                    "ours per file: min – median – max", "files"],
-                   [[r["label"], r["data"], r["direction"], f"~{r['published_percent']} %", num(r["ours_percent"], "{:.0f} %"),
-                     (f"{r['per_file'][0]:.0f} – {r['per_file'][len(r['per_file']) // 2]:.0f} – {r['per_file'][-1]:.0f} %"
-                      if r["per_file"] else "—"), len(r["per_file"])] for r in rows])
+                      "ours per file: min – median – max", "files"],
+                     [[r["label"], r["data"], r["direction"], f"~{r['published_percent']} %", num(r["ours_percent"], "{:.0f} %"),
+                       (f"{r['per_file'][0]:.0f} – {r['per_file'][len(r['per_file']) // 2]:.0f} – {r['per_file'][-1]:.0f} %"
+                        if r["per_file"] else "—"), len(r["per_file"])] for r in rows])
     e = meta.get("energy", {})
     energy = (f"Energy, as the study defines it: E = V × I × t, with the study's V = {e.get('volts')} V and I = {e.get('amps')} A "
               "(its cited 486DX2's current; these machines expose no RAPL), t the measured wall time. Every energy ratio "
@@ -220,7 +220,7 @@ def aes_backend_text(bench: dict, soft_run: Path = AES_SOFT_RUN) -> tuple[str, d
         totals[STUDY_CIPHERS[0]] = 100.0
         return " < ".join(f"{c} {v:,.0f} %" for c, v in sorted(totals.items(), key=lambda kv: kv[1]))
     ranks = "\n".join(f"- {name} ({b['meta'].get('cpu')}), {d}, mean of text and video: {ranking(pc, d)}"
-                       for name, b, pc in percent for d in ("encrypt", "decrypt"))
+                      for name, b, pc in percent for d in ("encrypt", "decrypt"))
     soft = percent[-1][2]
     # Per claim case: does the study's ranking (the cipher cheaper than AES) come back on every file?
     back = {(c, k, d): ("returns" if soft[(c, k, d)][1][-1] < 100 else "stays reversed" if soft[(c, k, d)][1][0] > 100 else "mixed")
@@ -296,7 +296,7 @@ def hardware_section(out: Path, ctx: dict) -> str:
     body = [[r["design"], r["target"], *[num(r.get(k), "{:g}") for k in keys], num(frame_us(r), "{:.2f}"),
              num(r.get("toggles_per_frame"), "{:,}")] for r in rows]
     table = md_table(["design", "target", "LUTs", "FFs", "BRAMs", "Fmax MHz (median)", "cycles / 1500 B", "Mb/s per MHz", "Gb/s",
-                    "µs / 1500 B", "toggles / frame"], body)
+                      "µs / 1500 B", "toggles / frame"], body)
     layouts = (out / "raw" / data["layouts"]).read_text() if data.get("layouts") else \
         "*The published-layout tables were not imported (no LAYOUTS section in hdl/reports/README.md).*"
     core = ecp5.get("ccmp_core")

@@ -163,7 +163,7 @@ def files_figure(out: Path, nets: list) -> str:
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
     by = {(p["security"], p["topology"], p["signal"], p["file"]): (t, point_stat(e, "seconds", "std") or 0) for p, t, e in nets if t}
     networks = sorted({(top, signal) for (_, top, signal, _) in by}, key=lambda n: files_order({"security": "open", "topology": n[0],
-                                                                                            "signal": n[1], "file": ""}))
+                                                                                                "signal": n[1], "file": ""}))
     label = lambda top, signal: f"{'infrastructure' if top == 'bss' else 'ad hoc'}, {signal} signal"
     for top, signal in networks:
         pts = sorted((file_kb(f), *v) for (sec, tt, ss, f), v in by.items() if (sec, tt, ss) == ("open", top, signal))

@@ -123,11 +123,11 @@ def video_section(out: Path, ctx: dict) -> str:
     ctx["video_open_delay_ms"] = [point_stat(e, "delay_ms_mean") for (m, _), e in by.items() if m == open_mode and point_stat(e, "delay_ms_mean")]
     ctx["video_loss"] = {(m, prof): point_stat(e, "loss_percent") for (m, prof), e in by.items()}
     ctx.setdefault("release_error_p99", {})["video"] = [e["release_error_p99_us"]["median"] for e in by.values()
-                                                         if e["release_error_p99_us"]["median"] is not None]
+                                                        if e["release_error_p99_us"]["median"] is not None]
     return (f"![video]({fig_path})\n\n" +
             md_table(["mode [card]", "traffic", "n", "delay ms", "std (±95% CI)", "jitter ms", "std (±95% CI)", "loss %", "Mbit/s",
-                    "delay − open ms [95% CI], Welch", "jitter − open ms [95% CI], Welch", "delay ÷ open [95% CI]",
-                    "jitter ÷ open [95% CI]", "published ÷ open", "release err p99 µs", "errors"], rows) +
+                      "delay − open ms [95% CI], Welch", "jitter − open ms [95% CI], Welch", "delay ÷ open [95% CI]",
+                      "jitter ÷ open [95% CI]", "published ÷ open", "release err p99 µs", "errors"], rows) +
             f"\n\nn: runs per point after the warm-up. Differences: Welch's t-test (unequal variances) against open on the "
             "same traffic, its 95 % CI, t and two-sided p (“significant” means p < 0.05); ratios: mean ÷ open's mean with a "
             f"percentile bootstrap 95 % CI ({sig.BOOTSTRAP_RESAMPLES} resamples). Published ({pub.HAYAJNEH}): "
@@ -186,14 +186,14 @@ def tcp_section(out: Path, ctx: dict) -> str:
                          if (m, 4, s) in by and (m, 6, s) in by}  # IPv4 − IPv6
     ctx["tcp_release_vs_rtt"] = release_error_correlation(data)
     ctx.setdefault("release_error_p99", {})["tcp"] = [e["release_error_p99_us"]["median"] for e in by.values()
-                                                       if e["release_error_p99_us"]["median"] is not None]
+                                                      if e["release_error_p99_us"]["median"] is not None]
     ctx["tcp_ampdu"] = sorted({d.get("ampdu") or 1 for d in data.get("testbed", []) if d.get("kind") == "emulated WLAN"})
     ranges = "; ".join(f"{pub.MODE_LABEL[s]} IPv{ip}: {t[0]}–{t[1]} Mbit/s, RTT {r[0]}–{r[1]} ms" for (s, ip), (t, r) in pub.TCP_RANGES.items())
     return (f"![tcp]({fig_path})\n\n" + (f"Every card model (log axes):\n\n![tcp-cards]({cards_path})\n\n" if cards_path else "") +
             (f"WPA2 [hw]'s cost per size (linear axes; n.s.: not significant at 95 %):\n\n![tcp-cost]({cost_path})\n\n" if cost_path else "") +
             md_table(["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
-                    "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s [95% CI], Welch",
-                    "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows) +
+                      "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s [95% CI], Welch",
+                      "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows) +
             f"\n\nn: runs per point after the warm-up (the study: 40). Costs: Welch's t-test against open at the same IP "
             "version and size, its 95 % CI, t and two-sided p (“significant” means p < 0.05). Release error: the emulated "
             "medium's intended vs actual frame release time, " + ctx.setdefault("release_window", _release_window(data)) +
@@ -202,7 +202,7 @@ def tcp_section(out: Path, ctx: dict) -> str:
             f"{pub.TCP_WPA2_COST['fedora'][0]} Mbit/s and +{pub.TCP_WPA2_COST['fedora'][1]} ms (Fedora 12), "
             f"{pub.TCP_WPA2_COST['windows'][0]} Mbit/s and +{pub.TCP_WPA2_COST['windows'][1]} ms (Windows 7); per size, where its "
             "text names the size: " + ", ".join(f"{'−' if m == 'throughput' else '+'}{v:g} {'Mbit/s' if m == 'throughput' else 'ms'} "
-                                                 f"at {s} B IPv{ip}" for (m, ip, s), v in pub.tcp_wpa2_cost_points().items()) +
+                                                f"at {s} B IPv{ip}" for (m, ip, s), v in pub.tcp_wpa2_cost_points().items()) +
             ". Their tool was netperf (one million packets per run); ours are iperf3 (`-l` write size, first second omitted) "
             "and qperf (`-m` message size).\n\n" + medium_floor_text(ctx.setdefault("medium_floor", medium_floor())))
 
@@ -230,7 +230,7 @@ def medium_floor_text(floor: dict | None) -> str:
             f"{floor['network']['phy']}) per machine state, the states rotated per round; release error over each run "
             "alone; runs for 0.19 ms: per configuration, Welch two-sided 95 % with 80 % power.\n\n" +
             md_table(["condition", "runs", "RTT ms", "std ms", "release err median µs", "release err p99 µs", "load avg",
-                    "runs for 0.19 ms"], rows))
+                      "runs for 0.19 ms"], rows))
 
 
 def files_section(out: Path, ctx: dict) -> str:
@@ -301,11 +301,11 @@ def files_section(out: Path, ctx: dict) -> str:
         f"Published, {tid} ({kind} data, seconds, n not stated; {pub.CIPHER_2009}); by position column 1 is ad hoc/excellent "
         "signal and column 5 BSS/excellent, the others are illegible in the source; “—”: a cell the source prints "
         "illegibly:\n\n" + md_table(["algorithm", "col 1", "col 2", "col 3", "col 4", "col 5"],
-                                   [[alg, *[num(v) for v in vals]] for alg, vals in study[tid].items()])
+                                    [[alg, *[num(v) for v in vals]] for alg, vals in study[tid].items()])
         for tid, kind in (("Table II", "text"), ("Table III", "video")))
     return (f"![files]({fig_path})\n\n" +
             md_table(["security", "topology", "signal", "file", "n", "transfer s", "std (±95% CI)", "÷ open [95% CI], Welch",
-                    "Mbit/s", "encrypt + transfer + decrypt s, per cipher (CBC, wlansec)"], rows) +
+                      "Mbit/s", "encrypt + transfer + decrypt s, per cipher (CBC, wlansec)"], rows) +
             "\n\nn: runs per point after the warm-up; ÷ open: the transfer time over open's on the same network and file, "
             "bootstrap 95 % CI, and Welch's t-test of the difference (n.s.: not significant at 95 %); the cipher times are "
             "medians of the cipher bench's repeats (its spread is not recorded)." +

@@ -88,7 +88,7 @@ def hardware_text(ctx: dict) -> list[str]:
     if hw["parallel"]:
         two = next((p for p in hw["parallel"] if p[1] == 2), None)
         lines.append("- Hardware, parallel vs standard: " + ", ".join(f"`{d}` {s:.2f}× faster per frame at {l:.2f}× the LUT4s"
-                                                                    for d, _, s, l in hw["parallel"]) +
+                                                                      for d, _, s, l in hw["parallel"]) +
                      f" (study: {pub.HW_SPEEDUP}× at {pub.HW_LE_RATIO}× the LEs). The study's {pub.HW_SPEEDUP}× comes from "
                      f"**two** parallel units (its CBC-MAC chain split in two, which it expects to “reduce the time by half”): "
                      f"two units can at most halve the time, 2×, so {pub.HW_SPEEDUP}× is above what its own design allows and "
