@@ -38,6 +38,11 @@ def label(cipher: str, bits: int, mode: str) -> str:
     return f"{cipher}-{bits}" if mode in ("CBC", "AEAD", "WEP-frames", "CCMP-frames") else f"{cipher}-{bits}-{mode}"
 
 
+#: The study's six ciphers at its key sizes, in its order: the one list every report section's
+#: cipher rows come from (AES-128, DES-64, 3DES-168, RC2-64, Blowfish-128, RC6-128, all CBC).
+STUDY_CIPHERS = tuple(label(*a) for a in STUDY_ALGORITHMS)
+
+
 def load(path: Path) -> dict:
     return json.loads(Path(path).read_text())
 

@@ -16,27 +16,27 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wlansec_lab import publish, report, runner
+from wlansec_lab import DEFAULT_WLANSEC, ROOT, experiments, publish, report, runner
 from wlansec_lab.cluster import Cluster, ClusterError
 from wlansec_lab.testbed import TestbedError, is_root, make_testbed
 
 
 def _run(args) -> int:
-    names = list(runner.EXPERIMENTS) if args.experiments == "all" else args.experiments.split(",")
-    unknown = [n for n in names if n not in runner.EXPERIMENTS]
+    names = list(experiments.EXPERIMENTS) if args.experiments == "all" else args.experiments.split(",")
+    unknown = [n for n in names if n not in experiments.EXPERIMENTS]
     if unknown:
-        print(f"wlansec-lab: unknown experiment(s) {', '.join(unknown)}; known: {', '.join(runner.EXPERIMENTS)}", file=sys.stderr)
+        print(f"wlansec-lab: unknown experiment(s) {', '.join(unknown)}; known: {', '.join(experiments.EXPERIMENTS)}", file=sys.stderr)
         return 2
     if not Path(args.wlansec).exists():
         print(f"wlansec-lab: no wlansec binary at {args.wlansec} (make build, or set WLANSEC)", file=sys.stderr)
         return 2
-    needs_net = any(runner.EXPERIMENTS[n].measure for n in names)
+    needs_net = any(experiments.EXPERIMENTS[n].measure for n in names)
     if needs_net and not is_root() and not args.cluster:
         print("wlansec-lab: the network experiments need root (network namespaces); run the bench imports with "
               "-e ccmp-bench,ciphers,hardware", file=sys.stderr)
         return 2
     if args.cards:
-        runner.set_cards(args.cards.split(","))
+        experiments.set_cards(args.cards.split(","))
     testbed = cluster = None
     if needs_net:
         # With --cluster the testbed only describes the workers' (kind, stations) in the plan: each worker has its own.
@@ -58,7 +58,7 @@ def _run(args) -> int:
     (args.out / "selftest.txt").write_text(previous + f"$ wlansec selftest --quiet  (exit {selftest.returncode})\n{selftest.stdout}{selftest.stderr}")
     # A killed run (SIGTERM; SIGINT is Ctrl-C) still tears the WLAN down; its records stay for --resume.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    ctx = runner.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
+    ctx = experiments.Context(testbed, args.wlansec, args.out, args.quick, args.seconds or (3.0 if args.quick else 10.0))
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 40)
     try:
         runner.run(names, ctx, repeats, seed=args.seed, resume=args.resume, cluster=cluster)
@@ -79,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="wlansec-lab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run experiments (then write the report)")
-    r.add_argument("-e", "--experiments", default="all", help=f"comma-separated: {', '.join(runner.EXPERIMENTS)} (default all)")
+    r.add_argument("-e", "--experiments", default="all", help=f"comma-separated: {', '.join(experiments.EXPERIMENTS)} (default all)")
     r.add_argument("--quick", action="store_true", help="smoke version: fewer points, 1 repeat, short runs")
     r.add_argument("--repeats", type=int, help="runs per point after the warm-up (default 40, --quick 1)")
     r.add_argument("--seconds", type=float, help="traffic seconds per video run (default 10, --quick 3; TCP runs half)")
     r.add_argument("--testbed", choices=["wlan", "veth"], default="wlan", help="the emulated WLAN, or the veth stand-in")
-    r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(runner.CARDS)}; "
+    r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(experiments.CARDS)}; "
                                    "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
     r.add_argument("--name", help="the testbed's name: the WLAN's (`wlansec wlan --name`, default lab) or the veth "
@@ -98,15 +98,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "
                         "matrix, repeats, seed and settings); without it a run starts over")
     r.add_argument("--out", type=Path, default=Path("out/lab"))
-    r.add_argument("--wlansec", default=runner.DEFAULT_WLANSEC)
+    r.add_argument("--wlansec", default=DEFAULT_WLANSEC)
     r.add_argument("--keep-selftest", action="store_true", help="append to an existing selftest.txt (the demo's log)")
     w = sub.add_parser("report", help="write OUT/report/index.html and report.md from OUT/raw")
     w.add_argument("--out", type=Path, default=Path("out/lab"))
     w.add_argument("--report-dir", type=Path)
-    w.add_argument("--wlansec", default=runner.DEFAULT_WLANSEC, help="the binary whose card model the report states")
+    w.add_argument("--wlansec", default=DEFAULT_WLANSEC, help="the binary whose card model the report states")
     u = sub.add_parser("publish", help="copy a finished run (report, figures, raw JSON) to DEST/<date>-<name>")
     u.add_argument("--out", type=Path, default=Path("out/lab-full"))
-    u.add_argument("--dest", type=Path, default=runner.ROOT / "docs" / "results")
+    u.add_argument("--dest", type=Path, default=ROOT / "docs" / "results")
     u.add_argument("--name", default="lab-full")
     u.add_argument("--note", default="", help="a paragraph for the README (e.g. when the run was resumed)")
     args = p.parse_args(argv)

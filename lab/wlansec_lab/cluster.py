@@ -30,7 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Iterator
 
-from wlansec_lab import runner
+from wlansec_lab import DEFAULT_WLANSEC, experiments, runner
 from wlansec_lab.testbed import TestbedError, claim_name, is_root, make_testbed
 
 #: The Dask worker resource a run needs one of: one per test host, so one run per host at a time.
@@ -73,7 +73,7 @@ def _claim(name: str) -> None:
             _worker["claim"] = claim_name(name)
 
 
-def _worker_context(testbed: dict, name: str) -> runner.Context:
+def _worker_context(testbed: dict, name: str) -> experiments.Context:
     """This worker's Context on a testbed of `testbed`'s kind and stations named `name`."""
     _claim(name)
     ctx = _worker.get("ctx")
@@ -83,12 +83,12 @@ def _worker_context(testbed: dict, name: str) -> runner.Context:
         atexit.register(release_worker)  # a worker stopped in order leaves no WLAN behind
     elif ctx.testbed.config is not None:  # another client's campaign on another kind of testbed
         ctx.testbed.down()
-    wlansec = runner.DEFAULT_WLANSEC  # the worker host's own: $WLANSEC, else its release build
+    wlansec = DEFAULT_WLANSEC  # the worker host's own: $WLANSEC, else its release build
     tb = make_testbed(testbed["kind"], wlansec, name, testbed["stations"])
     # Runs keep nothing here but the study's data files (files experiment), per binary.
     out = Path(tempfile.gettempdir()) / f"wlansec-lab-worker-{name}-{(runner.binary_digest(wlansec) or 'none')[:12]}"
     out.mkdir(exist_ok=True)
-    _worker.update(ctx=runner.Context(tb, wlansec, out, quick=False, seconds=0.0), testbed=testbed)
+    _worker.update(ctx=experiments.Context(tb, wlansec, out, quick=False, seconds=0.0), testbed=testbed)
     return _worker["ctx"]
 
 
@@ -104,7 +104,7 @@ def prepare_worker(pinned_sha256: str | None, dask_worker=None) -> str:
     the task thread, so it touches no testbed): claim its testbed's name and check its binary. Its name."""
     name = _worker_name(dask_worker)
     _claim(name)
-    _check_binary(name, runner.DEFAULT_WLANSEC, pinned_sha256)
+    _check_binary(name, DEFAULT_WLANSEC, pinned_sha256)
     return name
 
 
@@ -157,7 +157,7 @@ class Cluster:
         if problems:
             raise ClusterError("workers not ready:\n  " + "\n  ".join(problems))
 
-    def runs(self, ctx: runner.Context, e: runner.Experiment, todo: list[tuple[int, dict]], seed: int,
+    def runs(self, ctx: experiments.Context, e: experiments.Experiment, todo: list[tuple[int, dict]], seed: int,
              pinned_sha256: str | None) -> Iterator[tuple[int, dict, list[dict]]]:
         """Submit every (round, point) of `todo` in plan order (earlier ones first) and yield
         (round, point, lines) as they complete, in any order."""

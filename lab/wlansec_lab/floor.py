@@ -30,7 +30,7 @@ from pathlib import Path
 
 from scipy import stats
 
-from wlansec_lab import runner, traffic
+from wlansec_lab import DEFAULT_WLANSEC, ROOT, runner, traffic
 from wlansec_lab.testbed import RELEASE_SPIN_US, TestbedError, WlanTestbed, is_root, request_polling_idle
 
 #: The studies' WPA2 RTT cost the lab must resolve (Li et al.: +0.19 ms).
@@ -111,7 +111,7 @@ def print_rows(rows: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--wlansec", default=runner.DEFAULT_WLANSEC)
+    p.add_argument("--wlansec", default=DEFAULT_WLANSEC)
     p.add_argument("--rounds", type=int, default=12, help="runs per condition (default 12)")
     p.add_argument("--seconds", type=float, default=2.0, help="qperf tcp_lat seconds per run (default 2)")
     p.add_argument("--size", type=int, default=896, help="message size, octets (default 896: Li et al.'s +0.19 ms point)")
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         out = {"network": NETWORK, "size": a.size, "seconds": a.seconds, "spin_us": a.spin_us, "effect_ms": EFFECT_MS,
                "alpha": ALPHA, "power": POWER, "machine": runner.machine(), "loadavg": os.getloadavg(),
-               "commit": subprocess.run(["git", "-C", str(runner.ROOT), "rev-parse", "HEAD"], capture_output=True,
+               "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                                         text=True).stdout.strip(),
                "wlansec": runner.binary_digest(a.wlansec),
                "rows": rows, "runs": runs}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wlansec_lab.runner import EXPERIMENTS
+from wlansec_lab.experiments import EXPERIMENTS
 
 #: The configuration columns: every axis of every network experiment, in first-seen order
 #: (a run has a value only in its experiment's axes).

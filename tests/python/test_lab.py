@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab"))
 WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
 
-from wlansec_lab import report, runner, stats, udpvideo  # noqa: E402
+from wlansec_lab import experiments, report, runner, stats, udpvideo  # noqa: E402
+from wlansec_lab.report import network, reading, render  # noqa: E402
 from wlansec_lab import testbed as testbeds  # noqa: E402
 from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 from wlansec_lab.traffic import parse_qperf  # noqa: E402
@@ -142,7 +143,7 @@ def test_report_states_the_card_model_the_cli_states():
     counts = json.loads((ROOT / "crates" / "wlansec-wlan" / "data" / "mcu-instructions.json").read_text())["counts"]
     for (suite, size), cost in us.items():
         assert cost == dict(counts[suite])[size] / 250.0, (suite, size)
-    text = report.card_models_text(["hw", "mcu:250"], WLANSEC)
+    text = network.card_models_text(["hw", "mcu:250"], WLANSEC)
     stated = "`mcu:250`: " + ", ".join(f"{s.upper()} {us[(s, 128)]:.0f} / {us[(s, 1536)]:.0f} µs" for s in ("wep", "tkip", "ccmp"))
     assert f"128-octet / 1536-octet MPDU: {stated}. " in text
 
@@ -158,10 +159,10 @@ def test_two_runs_cannot_share_a_testbed_name():
 
 
 def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
-    runner.run(["hardware"], runner.Context(None, "unused", tmp_path, quick=True, seconds=1.0), repeats=1)
+    runner.run(["hardware"], experiments.Context(None, "unused", tmp_path, quick=True, seconds=1.0), repeats=1)
     md = (report.write(tmp_path) / "report.md").read_text()
     hardware = md.split("## Hardware", 1)[1].split("## Reading", 1)[0]
-    summary = json.loads((Path(runner.ROOT) / "hdl" / "reports" / "summary.json").read_text())
+    summary = json.loads((ROOT / "hdl" / "reports" / "summary.json").read_text())
     core = next(r for r in summary if r["design"] == "ccmp_core" and r["target"] == "ecp5")
     row = next(line for line in hardware.splitlines() if line.startswith("| ccmp_core | ecp5 |"))
     assert f"| {core['luts']} |" in row and f"| {core['fmax_mhz']:g} |" in row
@@ -182,10 +183,10 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
         "files": {"security": ["open"], "topology": ["bss"], "signal": ["excellent"]},
     }
     for name, axes in tiny.items():
-        monkeypatch.setattr(runner.EXPERIMENTS[name], "quick_axes", {**runner.EXPERIMENTS[name].quick_axes, **axes})
+        monkeypatch.setattr(experiments.EXPERIMENTS[name], "quick_axes", {**experiments.EXPERIMENTS[name].quick_axes, **axes})
     (tmp_path / "selftest.txt").write_text("selftest: 81 passed, 0 failed\n")
     tb = VethTestbed(name="wlslt")
-    ctx = runner.Context(tb, WLANSEC, tmp_path, quick=True, seconds=1.0)
+    ctx = experiments.Context(tb, WLANSEC, tmp_path, quick=True, seconds=1.0)
     try:
         runner.run(["ccmp-bench", "hardware", "video", "tcp", "files"], ctx, repeats=1)
     finally:
@@ -247,24 +248,24 @@ def _fake_video(calls):
         ctx.cache[key] = nth + 1
         base = {"open": 1.0, "ccmp": 2.0}[p["security"]] * (10 if p["card"] != "hw" else 1)
         return {"delay_ms_mean": base + 0.01 * nth, "jitter_ms": base / 10 + 0.001 * nth, "loss_percent": 0.0, "throughput_mbps": 4.0}
-    return runner.Experiment("video", "fake video", {"security": ["open", "ccmp"], "card": runner.CARDS, "profile": ["vbr-high", "cbr-high"]},
-                             {}, measure=measure, network=lambda p: {"security": p["security"], "card": p["card"]},
-                             valid=runner._card_applies)
+    return experiments.Experiment("video", "fake video", {"security": ["open", "ccmp"], "card": experiments.CARDS, "profile": ["vbr-high", "cbr-high"]},
+                                  {}, measure=measure, network=lambda p: {"security": p["security"], "card": p["card"]},
+                                  valid=experiments._card_applies)
 
 
 def _fake_run(out, repeats, resume=False, seed=3, cache=None, tb=None):
     calls = []
     exp = _fake_video(calls)
     tb = tb or FakeTestbed()
-    ctx = runner.Context(tb, "unused", out, quick=False, seconds=1.0, cache=cache if cache is not None else {})
+    ctx = experiments.Context(tb, "unused", out, quick=False, seconds=1.0, cache=cache if cache is not None else {})
     runner.run(["video"], ctx, repeats, seed=seed, resume=resume, experiments={"video": exp})
     return calls, tb, json.loads((out / "raw" / "video.json").read_text())
 
 
 def test_card_axis_drops_meaningless_points():
-    pts = runner.EXPERIMENTS["tcp"].points(quick=True)
+    pts = experiments.EXPERIMENTS["tcp"].points(quick=True)
     assert {(p["security"], p["card"]) for p in pts} == {("open", "hw"), ("ccmp", "hw"), ("ccmp", "mcu:88")}
-    video = {(p["security"], p["card"]) for p in runner.EXPERIMENTS["video"].points(quick=False)}
+    video = {(p["security"], p["card"]) for p in experiments.EXPERIMENTS["video"].points(quick=False)}
     assert ("open", "mcu:88") not in video and ("enhanced", "mcu:88") not in video and ("tkip", "mcu:88") in video
 
 
@@ -366,8 +367,8 @@ def test_single_run_statistics_show_a_dash(tmp_path):
     s = stats.summarize([3.0])
     assert s["std"] is None and s["ci95"] is None
     entry = {"metrics": {"x": s}}
-    assert report._spread(entry, "x") == "—"
-    assert report._spread({"metrics": {"x": stats.summarize([1.0, 3.0])}}, "x").startswith("1.41 (±")
+    assert render.spread_text(entry, "x") == "—"
+    assert render.spread_text({"metrics": {"x": stats.summarize([1.0, 3.0])}}, "x").startswith("1.41 (±")
     _fake_run(tmp_path, 1)
     md = (report.write(tmp_path) / "report.md").read_text()
     video = md.split("## Video")[1].split("## TCP")[0]
@@ -378,13 +379,13 @@ def test_single_run_statistics_show_a_dash(tmp_path):
 
 def test_tcp_reading_states_the_aggregation_in_force(tmp_path):
     ctx = {"tcp_open": {(4, 128): 45.0, (4, 1408): 51.1}, "tcp_open_rtt": [0.85, 1.16], "tcp_ampdu": [32]}
-    text = report.tcp_level_text(tmp_path, ctx)
+    text = reading.tcp_level_text(tmp_path, ctx)
     assert "45.0–51.1 Mbit/s" in text and "A-MPDU ≤ 32 MPDUs" in text and "**overlaps**" in text
     assert "top is 2.8 Mbit/s above" in text and "not aggregate" not in text
-    unaggregated = report.tcp_level_text(tmp_path, {**ctx, "tcp_open": {(4, 128): 15.6}, "tcp_ampdu": [1]})
+    unaggregated = reading.tcp_level_text(tmp_path, {**ctx, "tcp_open": {(4, 128): 15.6}, "tcp_ampdu": [1]})
     assert "without A-MPDU" in unaggregated and "**stays below**" in unaggregated
-    assert report.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
-    assert report.ampdu_text(None, short=True) == "A-MPDU not recorded" and report.ampdu_text(1) == "no A-MPDU"
+    assert reading.tcp_level_text(tmp_path, {**ctx, "tcp_ampdu": []}) == ""  # no emulated WLAN: no air to compare
+    assert network.ampdu_text(None, short=True) == "A-MPDU not recorded" and network.ampdu_text(1) == "no A-MPDU"
 
 
 def test_publish_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):

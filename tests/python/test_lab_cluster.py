@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab"))
 WLANSEC = os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec"))
 
-from wlansec_lab import report, runner, testbed as testbeds  # noqa: E402
+from wlansec_lab import experiments, report, runner, testbed as testbeds  # noqa: E402
 from wlansec_lab.testbed import VethTestbed, is_root  # noqa: E402
 
 distributed = pytest.importorskip("distributed")
@@ -113,7 +113,7 @@ def test_a_campaign_on_two_workers_survives_a_killed_worker(tmp_path, local_clus
         "tcp": {"security": ["open"], "card": ["hw"], "ip": [4], "size": [1408]},
     }
     for name, axes in tiny.items():
-        monkeypatch.setattr(runner.EXPERIMENTS[name], "quick_axes", {**runner.EXPERIMENTS[name].quick_axes, **axes})
+        monkeypatch.setattr(experiments.EXPERIMENTS[name], "quick_axes", {**experiments.EXPERIMENTS[name].quick_axes, **axes})
     out = tmp_path / "out"
     (out / "raw").mkdir(parents=True)
     (out / "selftest.txt").write_text("selftest: 81 passed, 0 failed\n")
@@ -135,7 +135,7 @@ def _campaign(cluster, workers, wlansec, out):
     killed = {}
     watcher = threading.Thread(target=_kill_mid_run, args=(cluster.client, workers[WORKERS[0]], runner.runs_path(out, "video"), killed))
     watcher.start()
-    ctx = runner.Context(VethTestbed(name="unused"), wlansec, out, quick=True, seconds=1.0)
+    ctx = experiments.Context(VethTestbed(name="unused"), wlansec, out, quick=True, seconds=1.0)
     try:
         runner.run(["video", "tcp"], ctx, repeats=2, cluster=cluster)
     finally:

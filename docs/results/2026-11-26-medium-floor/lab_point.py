@@ -1,4 +1,4 @@
-"""The lab's own TCP point procedure (wlansec_lab.runner._tcp: iperf3 for 5 s, then qperf
+"""The lab's own TCP point procedure (wlansec_lab.experiments._tcp: iperf3 for 5 s, then qperf
 tcp_bw + tcp_lat for 5 s), open, n-mcs7-40, 896 B, IPv4, 8 times on one WLAN with the timer
 release and the CPUs idling as the kernel chooses (the published run's conditions), plus a
 2 s tcp_lat alone after each. Run from lab/ as root:

@@ -1,0 +1,45 @@
+"""`wlansec-lab report`: report/index.html and report.md from a results directory, with
+figures in the published layouts, the published values beside ours, the configuration and
+card/medium models used, and a short reading.
+
+The package's modules, each one job: `data` (the raw results), `statistics` (the comparisons
+computed from them), `figures`, `render` (Markdown tables and the HTML page), the sections
+(`network`: configuration, video, TCP, files; `benches`: self-check, card model, host CCMP,
+ciphers, hardware), `reading` and `summary` (the README's bullets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wlansec_lab import DEFAULT_WLANSEC, tidy
+from wlansec_lab.ciphers import STUDY_CIPHERS  # noqa: F401  (the README test's path to the study's cipher rows)
+from wlansec_lab.report.benches import card_model_section, ccmp_section, ciphers_section, hardware_section, selftest_section
+from wlansec_lab.report.network import config_section, files_section, tcp_section, video_section
+from wlansec_lab.report.reading import reading_section
+from wlansec_lab.report.render import html_page
+from wlansec_lab.report.summary import summary_section
+
+SECTIONS = ["Summary and limits of the emulation", "Engine self-check", "Configuration", "Video: delay, jitter, throughput", "TCP: throughput and RTT vs packet size",
+            "Card model: calibrated on one published figure, tested by prediction", "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
+BUILDERS = [summary_section, selftest_section, config_section, video_section, tcp_section, card_model_section, files_section, ccmp_section, ciphers_section,
+            hardware_section, reading_section]
+
+
+def write(out: Path, report_dir: Path | None = None, wlansec: str = DEFAULT_WLANSEC) -> Path:
+    """Write REPORT/report.md and REPORT/index.html (REPORT defaults to OUT/report), and the
+    tidy table OUT/runs.csv from the same raw files; `wlansec` is the binary whose card model
+    the configuration states."""
+    out = Path(out)
+    tidy.write(out)
+    report_dir = Path(report_dir or out / "report")
+    report_dir.mkdir(parents=True, exist_ok=True)
+    ctx: dict = {"wlansec": wlansec}
+    # The summary reads what the other sections found: built last, placed first.
+    bodies = [(title, build(out, ctx)) for title, build in zip(SECTIONS[1:], BUILDERS[1:])]
+    bodies.insert(0, (SECTIONS[0], BUILDERS[0](out, ctx)))
+    # Figures are written under OUT/figures; the report refers to them relative to itself.
+    rel = Path("..") if report_dir == out / "report" else Path(out.resolve())
+    md = "# wlansec laboratory report\n\n" + "\n\n".join(f"## {t}\n\n{b.replace('](figures/', f']({rel}/figures/')}" for t, b in bodies) + "\n"
+    (report_dir / "report.md").write_text(md)
+    (report_dir / "index.html").write_text(html_page(md))
+    return report_dir
