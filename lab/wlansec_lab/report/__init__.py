@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from wlansec_lab import DEFAULT_WLANSEC, tidy
-from wlansec_lab.ciphers import STUDY_CIPHERS  # noqa: F401  (the README test's path to the study's cipher rows)
 from wlansec_lab.report.benches import card_model_section, ccmp_section, ciphers_section, hardware_section, selftest_section
 from wlansec_lab.report.network import config_section, files_section, tcp_section, video_section
 from wlansec_lab.report.reading import reading_section
