@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "(with --cluster each worker's testbed is named after the worker)")
     r.add_argument("--cluster", metavar="ADDRESS",
                    help="send each network run to a worker of the Dask scheduler at ADDRESS (tcp://HOST:8786), one run per "
-                        "testbed worker at a time (README: the laboratory on several hosts); the benches run here")
+                        "testbed worker at a time (docs/laboratory.md: on several hosts); the benches run here")
     r.add_argument("--seed", type=int, default=1, help="seed of the configuration order and of each round's emulated medium")
     r.add_argument("--resume", action="store_true",
                    help="skip the runs already in OUT/raw/<experiment>.runs.jsonl (refused unless recorded with the same "
