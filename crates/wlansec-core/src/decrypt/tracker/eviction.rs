@@ -36,7 +36,7 @@ impl KeyTracker {
     }
 
     /// Evict the least recently used entries of each kind over the limit (those without
-    /// keys first), counting them. Moves links: only between frames, when no [`KeySlot`]
+    /// keys first), counting them. Moves links: only between frames, when no [`KeySlot`](super::KeySlot)
     /// is held.
     pub(in crate::decrypt) fn evict(&mut self, stats: &mut Stats) {
         let keep = after_eviction(self.max);
