@@ -24,8 +24,6 @@ mod traffic;
 
 pub use traffic::{generated_traffic, with_direct_link};
 
-use tdls::DirectLink;
-
 use crate::error::{Error, Result};
 use crate::gen::{below, random_mac, ChaCha8Rng, Rng, SeedableRng};
 use crate::registry::SuiteId;
@@ -33,6 +31,7 @@ use crate::rsn::{pmk_from_passphrase, Akm, AkmKeys, CipherSuite, Pmk, Ptk, Secre
 use crate::suite::bip::{BipAlgorithm, Igtk};
 use crate::suite::{FrameSuite, PnCounter, Transmitter};
 use crate::wire::{MacAddr, Rules};
+use tdls::DirectLink;
 
 /// What to synthesize.
 #[derive(Clone, Debug)]
@@ -265,9 +264,7 @@ impl Synth {
         *seq = (*seq + 1) & 0x0fff;
         out
     }
-}
 
-impl Synth {
     /// The key a frame goes out under: the station's pairwise key in its direction, else the
     /// group key (and WEP's one static key for everything).
     fn tx(&mut self, station: Option<usize>, from_ap: bool) -> Result<&mut Tx> {
