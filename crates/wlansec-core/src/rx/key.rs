@@ -8,7 +8,7 @@ use crate::engine::{framing, Engine, Key};
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
 use crate::suite::tkip::Role;
-use crate::suite::{Decapsulated, FrameSuite, ReplayCounters, Tkip};
+use crate::suite::{ccmp, Decapsulated, FrameSuite, ReplayCounters, Tkip};
 use crate::wire::{Frame, Rules};
 
 /// Names one installed key for as long as the process runs: a key installed again (a rekey,
@@ -113,10 +113,9 @@ impl RxKey {
                 let (prepared, peeked) = framing::prepare_decapsulate(buf, rules)?;
                 self.check_key_id(peeked.key_id)?;
                 self.replay.receive(peeked, || {
-                    let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-                    let mic: &[u8; MIC_LEN] = (&*mic).try_into().map_err(|_| Error::Malformed("CCMP MIC"))?;
-                    Engine::new().open(key, &prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
-                    framing::finish_decapsulate(buf, prepared.data, peeked, framing::Gap::DataBack)
+                    ccmp::open_prepared::<MIC_LEN>(buf, prepared, peeked, |nonce, aad, data, mic| {
+                        Engine::new().open(key, nonce, aad, data, mic)
+                    })
                 })
             }
             Opener::Tkip(tkip) => {

@@ -183,6 +183,22 @@ pub(crate) fn prepare_decapsulate<const MIC: usize>(buf: &[u8], rules: Rules) ->
     mpdu::prepare_decapsulate(buf, rules, MIC, WHAT, CounterBlock::of)
 }
 
+/// The rest of a decapsulation once `prepare_decapsulate` parsed `buf` (and a receiver
+/// checked the Key ID and the replay counter): `open` verifies and decrypts the data in
+/// place, then the data moves back over the PN header (`Gap::DataBack`).
+#[inline]
+pub(crate) fn open_prepared<const MIC: usize>(
+    buf: &mut [u8],
+    prepared: Prepared,
+    peeked: Peeked,
+    open: impl FnOnce(&[u8; NONCE_LEN], &[u8], &mut [u8], &[u8; MIC]) -> Result<()>,
+) -> Result<Decapsulated> {
+    let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+    let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
+    open(&prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
+    mpdu::finish_decapsulate(buf, prepared.data, peeked, mpdu::Gap::DataBack)
+}
+
 /// Why a CCMP MPDU cannot carry `len` octets of data, if it cannot: more than CCM's
 /// 2-octet length field (L = 2) holds.
 #[inline(always)]
@@ -212,10 +228,7 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
         let (prepared, peeked) = prepare_decapsulate::<MIC>(buf, self.rules)?;
-        let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-        let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
-        self.sealer.open(&prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
-        mpdu::finish_decapsulate(buf, prepared.data, peeked, mpdu::Gap::DataBack)
+        open_prepared::<MIC>(buf, prepared, peeked, |nonce, aad, data, mic| self.sealer.open(nonce, aad, data, mic))
     }
 }
 
