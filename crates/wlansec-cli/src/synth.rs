@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
-use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
+use wlansec_core::capture::{pcap, radiotap, LinkType, Reader, Writer};
 use wlansec_core::registry::SuiteId;
 use wlansec_core::rsn::{Akm, CipherSuite};
 use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
@@ -17,7 +17,7 @@ use zeroize::Zeroizing;
 
 use crate::bounded;
 use crate::hexarg;
-use crate::output::AtomicFile;
+use crate::output::{AtomicFile, FileFormat};
 use crate::suites;
 use crate::usage::usage;
 
@@ -82,22 +82,6 @@ pub enum Link {
     Ieee80211,
     /// LINKTYPE_IEEE802_11_RADIOTAP (127): a radiotap header with the Flags field.
     Radiotap,
-}
-
-/// The capture file format to write (core's [`Format`], as a command-line value).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    Pcap,
-    Pcapng,
-}
-
-impl From<FileFormat> for Format {
-    fn from(format: FileFormat) -> Self {
-        match format {
-            FileFormat::Pcap => Format::Pcap,
-            FileFormat::Pcapng => Format::Pcapng,
-        }
-    }
 }
 
 #[derive(clap::Args)]
