@@ -1,5 +1,6 @@
 //! The engine's CCMP framing is `suite::ccmp`'s, the one CCMP framing, at the 8-octet MIC of
-//! CCMP-128 and Enhanced CCMP-N: the names the engine's batched paths call.
+//! CCMP-128 and Enhanced CCMP-N: the names the engine's batched paths call (the receive
+//! pipeline calls `suite::ccmp` itself).
 
 use crate::error::Result;
 use crate::suite::ccmp;

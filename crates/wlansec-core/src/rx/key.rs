@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::enhanced::MIC_LEN;
-use crate::engine::{framing, Engine, Key};
+use crate::engine::{Engine, Key};
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
 use crate::suite::tkip::Role;
@@ -110,7 +110,7 @@ impl RxKey {
         let rules = self.rules;
         match &self.opener {
             Opener::Fast(key) => {
-                let (prepared, peeked) = framing::prepare_decapsulate(buf, rules)?;
+                let (prepared, peeked) = ccmp::prepare_decapsulate::<MIC_LEN>(buf, rules)?;
                 self.check_key_id(peeked.key_id)?;
                 self.replay.receive(peeked, || {
                     ccmp::open_prepared::<MIC_LEN>(buf, prepared, peeked, |nonce, aad, data, mic| {
