@@ -3,7 +3,7 @@
 //! outright), and decrypt the protected data frames of every suite, pairwise and group.
 //!
 //! A [`Decryptor`] is a thin loop: each 802.11 MPDU (no radiotap header, no FCS), in capture
-//! order, is classified (`rx::classify`), its key found by the [`tracker`] (which follows the
+//! order, is classified (`rx::classify`), its key found by the `tracker` (which follows the
 //! handshakes and holds the keys), and taken through the receive pipeline the emulated WLAN
 //! uses too (`rx`: decapsulation, replay check, reassembly, A-MSDU, Ethernet); the caller
 //! writes what comes out.
