@@ -8,8 +8,8 @@
 //! length limit): [`Ccmp`] puts it around any [`Sealer`] (a CCM-like cipher with CCMP's
 //! nonce), so the reference suites (the golden model `crate::ccm::Ccm`) and the engine's
 //! (Enhanced CCMP-N, the fast CCMP-128) produce the same MPDUs; the engine's batched paths
-//! and the receive pipeline call `prepare_encapsulate`/`prepare_decapsulate` here too
-//! (through `engine::framing`, at CCMP-128's MIC length).
+//! (through `engine::framing`, at CCMP-128's MIC length) and the receive pipeline call
+//! `prepare_encapsulate`, `prepare_decapsulate` and `open_prepared` here too.
 
 use aes::cipher::{consts::U16, BlockCipherEncrypt, KeyInit};
 use aes::{Aes128, Aes256};
