@@ -14,19 +14,20 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use wlansec_core::capture::{pcap, LinkType};
+use wlansec_core::registry::SuiteId;
 use wlansec_core::suite::bip::{BipAlgorithm, BipReceiver, Igtk};
 use wlansec_core::suite::{Pn, PnCounter, Receiver, Transmitter};
 
 use crate::output::AtomicFile;
-use crate::suites::{RuleArgs, SuiteName, VariantArgs};
+use crate::suites::{self, RuleArgs, VariantArgs};
 use crate::{bounded, hexarg};
 
 #[derive(Subcommand)]
 pub enum Command {
     /// Encapsulate plaintext MPDUs (MAC header + body, no FCS).
     Protect {
-        #[arg(long, value_enum)]
-        suite: SuiteName,
+        #[arg(long, value_parser = suites::any_suite())]
+        suite: SuiteId,
         /// Temporal key, hex.
         #[arg(long)]
         tk: String,
@@ -49,8 +50,8 @@ pub enum Command {
     },
     /// Verify and decrypt protected MPDUs; prints the plaintext MPDU (Protected bit cleared).
     Unprotect {
-        #[arg(long, value_enum)]
-        suite: SuiteName,
+        #[arg(long, value_parser = suites::any_suite())]
+        suite: SuiteId,
         /// Temporal key, hex.
         #[arg(long)]
         tk: String,
@@ -166,7 +167,7 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
     match cmd {
         Command::Protect { suite, tk, pn, keyid, rules, variant, pcap, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
-            let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant)?;
+            let cipher = suite.keyed_variant(&tk, rules.rules(), variant.variant())?;
             let mut tx = Transmitter::new(cipher, keyid).with_pn_counter(PnCounter::starting_at(pn));
             let mut capture = PcapOut::create(pcap.as_ref())?;
             let code = each_frame(&frames, |buf, len| {
@@ -198,7 +199,7 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
         }
         Command::Unprotect { suite, tk, keyid, rules, variant, frames } => {
             let tk = hexarg::key("--tk", &tk)?;
-            let mut rx = Receiver::new(suite.keyed_variant(&tk, rules.rules(), variant.variant)?);
+            let mut rx = Receiver::new(suite.keyed_variant(&tk, rules.rules(), variant.variant())?);
             if let Some(keyid) = keyid {
                 rx = rx.with_key_id(keyid);
             }

@@ -9,7 +9,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
 use tempfile::NamedTempFile;
+use wlansec_core::capture::Format;
 
 /// A file being written; it appears at its path on [`AtomicFile::commit`], and not at all
 /// if the command fails first.
@@ -70,6 +72,22 @@ fn same_file(a: &Path, b: &Path) -> Result<bool> {
         (Some(x), Some(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => false,
     })
+}
+
+/// The capture file format to write (core's [`Format`], as a command-line value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FileFormat {
+    Pcap,
+    Pcapng,
+}
+
+impl From<FileFormat> for Format {
+    fn from(format: FileFormat) -> Self {
+        match format {
+            FileFormat::Pcap => Format::Pcap,
+            FileFormat::Pcapng => Format::Pcapng,
+        }
+    }
 }
 
 #[cfg(test)]

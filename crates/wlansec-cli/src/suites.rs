@@ -1,77 +1,47 @@
-//! The cipher suites the CLI can select (names for the core's registry), and the edition
-//! rules that go with them.
+//! The cipher suites the CLI can select (the core registry's, by its names), and the
+//! edition rules that go with them.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::ValueEnum;
 use wlansec_core::engine::{Variant, Ways};
 use wlansec_core::registry::SuiteId;
-use wlansec_core::suite::FrameSuite;
 use wlansec_core::wire::Rules;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SuiteName {
-    Ccmp128,
-    Ccmp256,
-    Gcmp128,
-    Gcmp256,
-    /// TKIP with a 32-octet TK (key, then the two Michael keys); the PN is the TSC.
-    Tkip,
-    /// WEP-40; the PN is the 24-bit IV.
-    Wep40,
-    /// WEP-104; the PN is the 24-bit IV.
-    Wep104,
-    /// Enhanced CCMP-N (docs/enhanced-ccmp.md): CCMP-128 with an N-way split CBC-MAC.
-    #[value(name = "enhanced-2")]
-    Enhanced2,
-    #[value(name = "enhanced-4")]
-    Enhanced4,
-    #[value(name = "enhanced-8")]
-    Enhanced8,
+/// `--suite`: any suite of the registry, by its label ([`SuiteId::ALL`] is the one list of
+/// names, so a suite added there is a value here).
+pub fn any_suite() -> impl TypedValueParser<Value = SuiteId> {
+    suites(SuiteId::ALL.into_iter())
 }
 
-impl SuiteName {
-    /// The core registry's suite this name stands for.
-    pub fn id(self) -> SuiteId {
-        match self {
-            SuiteName::Ccmp128 => SuiteId::Ccmp128,
-            SuiteName::Ccmp256 => SuiteId::Ccmp256,
-            SuiteName::Gcmp128 => SuiteId::Gcmp128,
-            SuiteName::Gcmp256 => SuiteId::Gcmp256,
-            SuiteName::Tkip => SuiteId::Tkip,
-            SuiteName::Wep40 => SuiteId::Wep40,
-            SuiteName::Wep104 => SuiteId::Wep104,
-            SuiteName::Enhanced2 => SuiteId::Enhanced(Ways::N2),
-            SuiteName::Enhanced4 => SuiteId::Enhanced(Ways::N4),
-            SuiteName::Enhanced8 => SuiteId::Enhanced(Ways::N8),
+/// `--suite` of a network that negotiates it in an RSN element with stations of today: the
+/// registry's suites without Enhanced CCMP-N.
+pub fn standard_suite() -> impl TypedValueParser<Value = SuiteId> {
+    suites(SuiteId::ALL.into_iter().filter(|id| !matches!(id, SuiteId::Enhanced(_))))
+}
+
+fn suites(ids: impl Iterator<Item = SuiteId>) -> impl TypedValueParser<Value = SuiteId> {
+    let values = ids.map(|id| PossibleValue::new(id.label()).help(help(id)));
+    PossibleValuesParser::new(values).map(|label| label.parse::<SuiteId>().expect("a label of the registry"))
+}
+
+/// What `--help` says of a suite beside its name.
+fn help(id: SuiteId) -> Option<&'static str> {
+    match id {
+        SuiteId::Tkip => Some("TKIP with a 32-octet TK (key, then the two Michael keys); the PN is the TSC"),
+        SuiteId::Wep40 => Some("WEP-40; the PN is the 24-bit IV"),
+        SuiteId::Wep104 => Some("WEP-104; the PN is the 24-bit IV"),
+        SuiteId::Enhanced(Ways::N2) => {
+            Some("Enhanced CCMP-N (docs/enhanced-ccmp.md): CCMP-128 with an N-way split CBC-MAC")
         }
+        _ => None,
     }
+}
 
-    pub fn label(self) -> &'static str {
-        self.id().label()
-    }
-
-    /// The suite's label, with `-naive` appended for the naive Enhanced variant.
-    pub fn label_with(self, variant: VariantName) -> String {
-        match variant {
-            VariantName::Default => self.label().to_string(),
-            VariantName::Naive => format!("{}-naive", self.label()),
-        }
-    }
-
-    pub fn key_len(self) -> usize {
-        self.id().key_len()
-    }
-
-    pub fn keyed_variant(
-        self,
-        tk: &[u8],
-        rules: Rules,
-        variant: VariantName,
-    ) -> wlansec_core::Result<Box<dyn FrameSuite>> {
-        let variant = match variant {
-            VariantName::Default => Variant::DomainSeparated,
-            VariantName::Naive => Variant::Naive,
-        };
-        self.id().keyed_variant(tk, rules, variant)
+/// The suite's label, with `-naive` appended for the naive Enhanced variant.
+pub fn label_with(id: SuiteId, variant: VariantName) -> String {
+    match variant {
+        VariantName::Default => id.label().to_string(),
+        VariantName::Naive => format!("{}-naive", id.label()),
     }
 }
 
@@ -85,11 +55,28 @@ pub enum VariantName {
     Naive,
 }
 
+impl VariantName {
+    /// The core's variant this name stands for.
+    fn variant(self) -> Variant {
+        match self {
+            VariantName::Default => Variant::DomainSeparated,
+            VariantName::Naive => Variant::Naive,
+        }
+    }
+}
+
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct VariantArgs {
     /// Enhanced CCMP variant (enhanced-N suites only).
     #[arg(long, value_enum, default_value = "default")]
     pub variant: VariantName,
+}
+
+impl VariantArgs {
+    /// The core's variant `--variant` names.
+    pub fn variant(self) -> Variant {
+        self.variant.variant()
+    }
 }
 
 /// Which edition of the standard decides header shape and AAD masking.

@@ -9,41 +9,17 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
-use wlansec_core::capture::{pcap, radiotap, Format, LinkType, Reader, Writer};
+use wlansec_core::capture::{pcap, radiotap, LinkType, Reader, Writer};
+use wlansec_core::registry::SuiteId;
 use wlansec_core::rsn::{Akm, CipherSuite};
 use wlansec_core::synth::{generated_traffic, with_direct_link, Config, Synth};
 use zeroize::Zeroizing;
 
 use crate::bounded;
 use crate::hexarg;
-use crate::output::AtomicFile;
+use crate::output::{AtomicFile, FileFormat};
+use crate::suites;
 use crate::usage::usage;
-
-/// The network's cipher suite (pairwise and group).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Cipher {
-    Ccmp128,
-    Ccmp256,
-    Gcmp128,
-    Gcmp256,
-    Tkip,
-    Wep40,
-    Wep104,
-}
-
-impl Cipher {
-    pub fn suite(self) -> CipherSuite {
-        match self {
-            Cipher::Ccmp128 => CipherSuite::Ccmp128,
-            Cipher::Ccmp256 => CipherSuite::Ccmp256,
-            Cipher::Gcmp128 => CipherSuite::Gcmp128,
-            Cipher::Gcmp256 => CipherSuite::Gcmp256,
-            Cipher::Tkip => CipherSuite::Tkip,
-            Cipher::Wep40 => CipherSuite::Wep40,
-            Cipher::Wep104 => CipherSuite::Wep104,
-        }
-    }
-}
 
 /// The network's AKM suite: how its PMK comes and which key hierarchy derives the PTK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -108,22 +84,6 @@ pub enum Link {
     Radiotap,
 }
 
-/// The capture file format to write (core's [`Format`], as a command-line value).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    Pcap,
-    Pcapng,
-}
-
-impl From<FileFormat> for Format {
-    fn from(format: FileFormat) -> Self {
-        match format {
-            FileFormat::Pcap => Format::Pcap,
-            FileFormat::Pcapng => Format::Pcapng,
-        }
-    }
-}
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The protected capture to write.
@@ -141,8 +101,9 @@ pub struct Args {
     ssid: String,
     #[arg(short = 'p', long, default_value = "correct horse battery")]
     passphrase: String,
-    #[arg(long, value_enum, default_value = "ccmp128")]
-    suite: Cipher,
+    /// The network's cipher suite (pairwise and group).
+    #[arg(long, value_parser = suites::standard_suite(), default_value = "ccmp128")]
+    suite: SuiteId,
     /// The AKM suite (key hierarchy) of the network.
     #[arg(long, value_enum, default_value = "psk")]
     akm: AkmArg,
@@ -200,7 +161,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let cipher = args.suite.suite();
+    let cipher = args.suite.cipher();
     let wep_key = check_arguments(&args, cipher).map_err(usage)?;
     let pmk = args.pmk.as_ref().map(|p| hexarg::key("--pmk", p)).transpose().map_err(usage)?;
     let reauth_pmks = reauthentication_pmks(&args).map_err(usage)?;

@@ -8,17 +8,18 @@ use std::process::ExitCode;
 use anyhow::{anyhow, Result};
 use serde::Serialize;
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN};
+use wlansec_core::registry::SuiteId;
 use wlansec_core::suite::{ccmp, Aad, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
 use crate::output::AtomicFile;
-use crate::suites::{SuiteName, VariantArgs};
+use crate::suites::{self, VariantArgs};
 use crate::usage::usage;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, value_enum, default_value = "ccmp128")]
-    suite: SuiteName,
+    #[arg(long, value_parser = suites::any_suite(), default_value = "ccmp128")]
+    suite: SuiteId,
     #[command(flatten)]
     variant: VariantArgs,
     /// Number of vectors.
@@ -98,13 +99,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let frame = Frame::new_checked(&plain[..], Rules::default())?;
         let aad = Aad::new(&frame, Rules::default());
         let nonce = ccmp::nonce(&frame, pn)?;
-        let suite = args.suite.keyed_variant(&tk, Rules::default(), args.variant.variant)?;
+        let suite = args.suite.keyed_variant(&tk, Rules::default(), args.variant.variant())?;
         buf.clear();
         buf.extend_from_slice(&plain);
         buf.resize(plain.len() + suite.overhead(), 0);
         let len = suite.encapsulate(&mut buf, plain.len(), pn, keyid)?;
         let vector = Vector {
-            suite: args.suite.label_with(args.variant.variant),
+            suite: suites::label_with(args.suite, args.variant.variant),
             tk: hex::encode(&tk),
             pn: pn.value(),
             keyid,

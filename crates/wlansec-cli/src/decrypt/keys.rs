@@ -131,16 +131,11 @@ fn read_key_file(path: &Path, keys: &mut Keys) -> Result<bool> {
                 let pass = String::from_utf8(pass.to_vec()).with_context(|| format!("{what}: passphrase not UTF-8"))?;
                 keys.push_passphrase(&pass, &ssid).with_context(|| what.clone())?;
             }
-            // 802.1X: the PMK is the MSK's first 256 bits (384 for Suite B 192-bit), FT's
-            // XXKey its second 256 bits (IEEE 802.11-2020 12.7.1.3, 12.7.1.7.3): each is a
-            // candidate, and a handshake takes the one its message 2 verifies under.
+            // 802.1X: each PMK the MSK holds is a candidate (`Keys::push_msk`).
             "msk" => {
                 let msk = hexarg::key(&what, key)?;
-                let Some(pmk) = msk.get(..32) else { bail!("{what}: an MSK has at least 32 octets") };
-                keys.pmks.push(Pmk::from_bytes(pmk)?);
-                for candidate in [msk.get(..48), msk.get(32..64)].into_iter().flatten() {
-                    keys.pmks.push(Pmk::from_bytes(candidate)?);
-                }
+                // Its only refusal: an MSK too short to hold a PMK.
+                keys.push_msk(&msk).map_err(|_| anyhow!("{what}: an MSK has at least 32 octets"))?;
                 passphrases_only = false;
             }
             other => bail!("{}: unknown key type {other:?} (wep, wpa-pwd, wpa-psk, tk, msk)", at()),

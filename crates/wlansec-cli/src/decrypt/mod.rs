@@ -22,9 +22,8 @@ use wlansec_core::error::Error;
 use wlansec_core::rsn::{Akm, AkmKeys};
 use wlansec_core::wire::MacAddr;
 
-use crate::output::AtomicFile;
+use crate::output::{AtomicFile, FileFormat};
 use crate::sigbus;
-use crate::synth::FileFormat;
 use crate::usage::usage;
 
 #[derive(clap::Args)]

@@ -4,7 +4,7 @@
 //! Readers are zero-copy views over a whole file in memory: [`Reader::new`] checks the file
 //! header once, and iteration yields [`Packet`]s whose data borrow the file. A truncated or
 //! corrupt record ends the iteration with one typed error ([`CaptureError`] inside
-//! [`Error::Capture`](crate::error::Error::Capture)), never a panic. A [`Stream`] reads a
+//! [`Error::Capture`]), never a panic. A [`Stream`] reads a
 //! capture from a pipe in a bounded buffer, handing the same readers a slice at a time.
 //!
 //! Link types handled: 802.11 without radiotap (105), radiotap + 802.11 (127, the FCS is

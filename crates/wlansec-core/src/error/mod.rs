@@ -21,8 +21,9 @@ pub enum Error {
     Malformed(&'static str),
     /// A well-formed frame of a kind this operation does not handle.
     Unsupported(&'static str),
-    /// An AKM suite whose key hierarchy is not implemented (FILS, a vendor's, ...).
-    UnsupportedAkm(crate::rsn::Akm),
+    /// An AKM suite whose key hierarchy is not implemented (FILS, a vendor's, ...): its
+    /// selector (OUI and type) and name, as `rsn::Akm` gives them.
+    UnsupportedAkm { selector: [u8; 4], name: &'static str },
     /// A parameter outside the range the standard or this implementation allows.
     OutOfRange { what: &'static str, min: u64, max: u64, got: u64 },
     /// An output buffer is too small for the result.
@@ -67,7 +68,9 @@ impl fmt::Display for Error {
             }
             Error::Malformed(why) => write!(f, "malformed frame: {why}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
-            Error::UnsupportedAkm(akm) => write!(f, "unsupported AKM suite {akm}: no key hierarchy for it"),
+            Error::UnsupportedAkm { selector: [a, b, c, t], name } => {
+                write!(f, "unsupported AKM suite {a:02X}-{b:02X}-{c:02X}:{t} ({name}): no key hierarchy for it")
+            }
             Error::OutOfRange { what, min, max, got } => write!(f, "{what} {got} outside {min}..={max}"),
             Error::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: needs {needed} bytes, got {got}")

@@ -217,13 +217,11 @@ impl Akm {
     pub fn pmk_from_key_exchange(self) -> bool {
         matches!(self, Akm::Sae | Akm::FtSae | Akm::SaeExtKey | Akm::Owe)
     }
-}
 
-impl core::fmt::Display for Akm {
-    /// The selector and a name, e.g. `00-0F-AC:14 (FILS-SHA256)`.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    /// The suite's name, e.g. `FILS-SHA256` (`unknown` or `vendor` for a selector without one).
+    pub fn name(self) -> &'static str {
         let [a, b, c, t] = self.selector();
-        let name = match (self, [a, b, c]) {
+        match (self, [a, b, c]) {
             (Akm::Other { .. }, IEEE_OUI) => match t {
                 7 => "TDLS",
                 10 => "APPeerKey",
@@ -253,8 +251,15 @@ impl core::fmt::Display for Akm {
             (Akm::FtIeee8021xSha384, _) => "FT-802.1X-SHA384",
             (Akm::Owe, _) => "OWE",
             (Akm::SaeExtKey, _) => "SAE-EXT-KEY",
-        };
-        write!(f, "{a:02X}-{b:02X}-{c:02X}:{t} ({name})")
+        }
+    }
+}
+
+impl core::fmt::Display for Akm {
+    /// The selector and a name, e.g. `00-0F-AC:14 (FILS-SHA256)`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let [a, b, c, t] = self.selector();
+        write!(f, "{a:02X}-{b:02X}-{c:02X}:{t} ({})", self.name())
     }
 }
 

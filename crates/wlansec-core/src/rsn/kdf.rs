@@ -269,7 +269,7 @@ impl AkmKeys {
                 };
                 (hash, integrity)
             }
-            Akm::Other { .. } => return Err(Error::UnsupportedAkm(akm)),
+            Akm::Other { .. } => return Err(Error::UnsupportedAkm { selector: akm.selector(), name: akm.name() }),
         };
         let (kck_len, kek_len) = match integrity {
             KeyIntegrity::HmacSha384 => (24, 32),

@@ -5,10 +5,10 @@
 //! the plaintext ends up in place behind the MAC header with no data moved.
 
 use crate::engine::enhanced::MIC_LEN;
-use crate::engine::framing::{self, Prepared};
 use crate::engine::{Engine, Job};
 use crate::error::{Error, Result};
-use crate::suite::mpdu::PN_HEADER_LEN;
+use crate::suite::ccmp::{self, Prepared};
+use crate::suite::mpdu::{finish_decapsulate, Gap, PN_HEADER_LEN};
 use crate::suite::{Decapsulated, Peeked};
 use crate::wire::Rules;
 
@@ -40,9 +40,8 @@ impl<S> Item<S> {
         self.opened.take().unwrap_or(Err(Error::Unsupported("frame of a batch that was not opened")))?;
         let (prepared, peeked) = self.parsed.as_ref().map_err(Clone::clone)?;
         let (buf, peeked) = (&mut self.buf, *peeked);
-        let done = key
-            .replay()
-            .receive(peeked, || framing::finish_decapsulate(buf, prepared.data.clone(), peeked, framing::Gap::None))?;
+        let done =
+            key.replay().receive(peeked, || finish_decapsulate(buf, prepared.data.clone(), peeked, Gap::None))?;
         self.buf.truncate(done.mpdu_len);
         Ok(done)
     }
@@ -97,7 +96,7 @@ impl<S: Copy> Batch<S> {
         item.index = index;
         item.slot = slot;
         item.opened = None;
-        item.parsed = framing::prepare_decapsulate(mpdu, rules);
+        item.parsed = ccmp::prepare_decapsulate::<MIC_LEN>(mpdu, rules);
         item.buf.clear();
         if let Ok((prepared, _)) = &item.parsed {
             item.buf.extend_from_slice(&mpdu[..prepared.data.start - PN_HEADER_LEN]);

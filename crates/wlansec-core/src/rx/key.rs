@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::enhanced::MIC_LEN;
-use crate::engine::{framing, Engine, Key};
+use crate::engine::{Engine, Key};
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
 use crate::suite::tkip::Role;
-use crate::suite::{Decapsulated, FrameSuite, ReplayCounters, Tkip};
+use crate::suite::{ccmp, Decapsulated, FrameSuite, ReplayCounters, Tkip};
 use crate::wire::{Frame, Rules};
 
 /// Names one installed key for as long as the process runs: a key installed again (a rekey,
@@ -110,13 +110,12 @@ impl RxKey {
         let rules = self.rules;
         match &self.opener {
             Opener::Fast(key) => {
-                let (prepared, peeked) = framing::prepare_decapsulate(buf, rules)?;
+                let (prepared, peeked) = ccmp::prepare_decapsulate::<MIC_LEN>(buf, rules)?;
                 self.check_key_id(peeked.key_id)?;
                 self.replay.receive(peeked, || {
-                    let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-                    let mic: &[u8; MIC_LEN] = (&*mic).try_into().map_err(|_| Error::Malformed("CCMP MIC"))?;
-                    Engine::new().open(key, &prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
-                    framing::finish_decapsulate(buf, prepared.data, peeked, framing::Gap::DataBack)
+                    ccmp::open_prepared::<MIC_LEN>(buf, prepared, peeked, |nonce, aad, data, mic| {
+                        Engine::new().open(key, nonce, aad, data, mic)
+                    })
                 })
             }
             Opener::Tkip(tkip) => {

@@ -6,7 +6,7 @@
 //!      ─► Delivered ─► msdus() (A-MSDU subframes) ─► LLC/SNAP → Ethernet
 //! ```
 //!
-//! * [`classify`]: what a received MPDU is (management, data and its protection, other).
+//! * [`classify`](mod@classify): what a received MPDU is (management, data and its protection, other).
 //! * [`key`]: [`RxKey`], one installed key: suite, Key ID, replay counters per TID.
 //! * [`defrag`]: the fragment cache, bound to the key and PN of each fragment.
 //! * [`msdu`]: A-MSDU subframes and the Ethernet form.

@@ -4,9 +4,12 @@
 //!
 //! Protected MPDU: `MAC header | PN0 PN1 0 KeyID|ExtIV PN2..PN5 | encrypted data | MIC`.
 //!
-//! The one CCMP framing: [`Ccmp`] puts it around any [`Sealer`] (a CCM-like cipher with
-//! CCMP's nonce), so the reference suites (`crate::ccm::Ccm`) and the engine's (Enhanced
-//! CCMP-N, the fast CCMP-128) produce the same MPDUs.
+//! The one CCMP framing (nonce, counter block A_0, AAD and PN header through `mpdu`, the
+//! length limit): [`Ccmp`] puts it around any [`Sealer`] (a CCM-like cipher with CCMP's
+//! nonce), so the reference suites (the golden model `crate::ccm::Ccm`) and the engine's
+//! (Enhanced CCMP-N, the fast CCMP-128) produce the same MPDUs; the engine's batched paths
+//! (through `engine::framing`, at CCMP-128's MIC length) and the receive pipeline call
+//! `prepare_encapsulate`, `prepare_decapsulate` and `open_prepared` here too.
 
 use aes::cipher::{consts::U16, BlockCipherEncrypt, KeyInit};
 use aes::{Aes128, Aes256};
@@ -19,6 +22,8 @@ use crate::wire::{Frame, Rules};
 
 /// CCMP's CCM nonce length (L = 2 length octets).
 pub const NONCE_LEN: usize = 13;
+/// The most data one CCMP MPDU carries: what CCM's 2-octet length field describes.
+pub const MAX_PAYLOAD: usize = 0xffff;
 /// Nonce Flags bit 4: a management frame (802.11w and later).
 const NONCE_MANAGEMENT: u8 = 0x10;
 const WHAT: &str = "CCMP MPDU";
@@ -152,27 +157,56 @@ impl CounterBlock {
 /// its counter block A_0.
 pub(crate) type Prepared = mpdu::Prepared<CounterBlock>;
 
-/// `mpdu::prepare_encapsulate` with CCMP's nonce and a `mic_len`-octet MIC. Inlined, with
-/// the framing it calls, so that the layout is built where the caller keeps it: returned
-/// through memory, its fields' word stores stalled the block loads that copied it on.
+/// `mpdu::prepare_encapsulate` with CCMP's nonce and a `MIC`-octet MIC, refusing data the
+/// CCM length field cannot describe (`check_payload`). Inlined, with the framing it calls,
+/// so that the layout is built where the caller keeps it: returned through memory, its
+/// fields' word stores stalled the block loads that copied it on.
 #[inline(always)]
-pub(crate) fn prepare_encapsulate(
+pub(crate) fn prepare_encapsulate<const MIC: usize>(
     buf: &mut [u8],
     mpdu_len: usize,
     pn: Pn,
     key_id: u8,
     rules: Rules,
-    mic_len: usize,
     headroom: bool,
 ) -> Result<(Prepared, usize)> {
-    mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, mic_len, headroom, CounterBlock::of)
+    let (prepared, out_len) =
+        mpdu::prepare_encapsulate(buf, mpdu_len, pn, key_id, rules, MIC, headroom, CounterBlock::of)?;
+    check_payload(prepared.data.len())?;
+    Ok((prepared, out_len))
 }
 
-/// `mpdu::prepare_decapsulate` with CCMP's nonce and a `mic_len`-octet MIC (inlined, as
+/// `mpdu::prepare_decapsulate` with CCMP's nonce and a `MIC`-octet MIC (inlined, as
 /// `prepare_encapsulate`).
 #[inline(always)]
-pub(crate) fn prepare_decapsulate(buf: &[u8], rules: Rules, mic_len: usize) -> Result<(Prepared, Peeked)> {
-    mpdu::prepare_decapsulate(buf, rules, mic_len, WHAT, CounterBlock::of)
+pub(crate) fn prepare_decapsulate<const MIC: usize>(buf: &[u8], rules: Rules) -> Result<(Prepared, Peeked)> {
+    mpdu::prepare_decapsulate(buf, rules, MIC, WHAT, CounterBlock::of)
+}
+
+/// The rest of a decapsulation once `prepare_decapsulate` parsed `buf` (and a receiver
+/// checked the Key ID and the replay counter): `open` verifies and decrypts the data in
+/// place, then the data moves back over the PN header (`Gap::DataBack`).
+#[inline]
+pub(crate) fn open_prepared<const MIC: usize>(
+    buf: &mut [u8],
+    prepared: Prepared,
+    peeked: Peeked,
+    open: impl FnOnce(&[u8; NONCE_LEN], &[u8], &mut [u8], &[u8; MIC]) -> Result<()>,
+) -> Result<Decapsulated> {
+    let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
+    let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
+    open(&prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
+    mpdu::finish_decapsulate(buf, prepared.data, peeked, mpdu::Gap::DataBack)
+}
+
+/// Why a CCMP MPDU cannot carry `len` octets of data, if it cannot: more than CCM's
+/// 2-octet length field (L = 2) holds.
+#[inline(always)]
+pub(crate) fn check_payload(len: usize) -> Result<()> {
+    match len > MAX_PAYLOAD {
+        true => Err(Error::Unsupported("payload too long for the CCMP length field")),
+        false => Ok(()),
+    }
 }
 
 impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
@@ -181,7 +215,7 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
     }
 
     fn encapsulate(&self, buf: &mut [u8], mpdu_len: usize, pn: Pn, key_id: u8) -> Result<usize> {
-        let (prepared, out_len) = prepare_encapsulate(buf, mpdu_len, pn, key_id, self.rules, MIC, false)?;
+        let (prepared, out_len) = prepare_encapsulate::<MIC>(buf, mpdu_len, pn, key_id, self.rules, false)?;
         let (data, mic) = buf[prepared.data.start..out_len].split_at_mut(prepared.data.len());
         let mic: &mut [u8; MIC] = mic.try_into().expect("MIC octets by construction");
         self.sealer.seal(&prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
@@ -193,11 +227,8 @@ impl<S: Sealer<MIC>, const MIC: usize> FrameSuite for Ccmp<S, MIC> {
     }
 
     fn decapsulate(&self, buf: &mut [u8]) -> Result<Decapsulated> {
-        let (prepared, peeked) = prepare_decapsulate(buf, self.rules, MIC)?;
-        let (data, mic) = buf[prepared.data.start..].split_at_mut(prepared.data.len());
-        let mic: &[u8; MIC] = (&*mic).try_into().expect("MIC octets by construction");
-        self.sealer.open(&prepared.nonce.nonce(), prepared.aad.as_slice(), data, mic)?;
-        mpdu::finish_decapsulate(buf, prepared.data, peeked, mpdu::Gap::DataBack)
+        let (prepared, peeked) = prepare_decapsulate::<MIC>(buf, self.rules)?;
+        open_prepared::<MIC>(buf, prepared, peeked, |nonce, aad, data, mic| self.sealer.open(nonce, aad, data, mic))
     }
 }
 

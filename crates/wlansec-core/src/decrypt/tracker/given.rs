@@ -47,6 +47,18 @@ impl Keys {
         Ok(())
     }
 
+    /// The PMK candidates of an 802.1X MSK: its first 256 bits (the PMK), its first 384
+    /// (Suite B 192-bit's PMK) and its second 256 bits (FT's XXKey) (IEEE 802.11-2020
+    /// 12.7.1.3, 12.7.1.7.3); a handshake takes the one its message 2 verifies under.
+    pub fn push_msk(&mut self, msk: &[u8]) -> Result<()> {
+        let pmk = msk.get(..32).ok_or(Error::KeyLength { expected: 32, got: msk.len() })?;
+        self.pmks.push(Pmk::from_bytes(pmk)?);
+        for candidate in [msk.get(..48), msk.get(32..64)].into_iter().flatten() {
+            self.pmks.push(Pmk::from_bytes(candidate)?);
+        }
+        Ok(())
+    }
+
     /// The SSID the PMK at `index` was derived from, if it was.
     pub(super) fn ssid_of_pmk(&self, index: usize) -> Option<&[u8]> {
         self.pmk_ssids.get(index)?.as_deref()

@@ -140,7 +140,7 @@ impl KeyDataBuilder {
         Self::default()
     }
 
-    /// Append a whole element (e.g. from [`RsnElementRepr::to_bytes`]).
+    /// Append a whole element (e.g. from [`RsnElementRepr::to_bytes`](super::RsnElementRepr::to_bytes)).
     pub fn element(mut self, element: &[u8]) -> Self {
         self.bytes.extend_from_slice(element);
         self
