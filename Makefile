@@ -43,9 +43,14 @@ lab-publish: setup
 export WLANSEC_REQUIRE_ALL ?= 1
 PYTEST_WORKERS ?= 2
 
+# Each part says how long it took, so a slow one is seen where it starts.
+timed = @start=$$(date +%s); $(1); status=$$?; echo "make test: $(2) took $$(( $$(date +%s) - start )) s"; exit $$status
+
 test: build
-	$(MAKE) lint test-rust test-python
-	@if [ -f hdl/Makefile ]; then $(MAKE) -C hdl test; fi
+	$(call timed,$(MAKE) --no-print-directory lint,lint)
+	$(call timed,$(MAKE) --no-print-directory test-rust,test-rust)
+	$(call timed,$(MAKE) --no-print-directory test-python,test-python)
+	$(call timed,$(MAKE) --no-print-directory -C hdl test,hdl)
 
 test-rust:
 	cargo test --workspace --locked
