@@ -172,8 +172,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if psk && stats.handshakes == 0 {
         let akms = decryptor.akms_seen();
         if let Some(akm) = akms.iter().find(|a| AkmKeys::of(**a, None).is_err()) {
+            let supported = Akm::named().map(Akm::name).collect::<Vec<_>>().join(", ");
             bail!(
-                "the handshakes use AKM suite {akm}, which wlansec cannot derive keys for (supported: {SUPPORTED_AKMS}); \
+                "the handshakes use AKM suite {akm}, which wlansec cannot derive keys for (supported: {supported}); \
                  give the TK with --tk, nothing decrypted"
             );
         }
@@ -240,10 +241,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
-
-/// The AKM suites whose key hierarchy `decrypt` derives, for the error naming another one.
-const SUPPORTED_AKMS: &str = "PSK, 802.1X, PSK-SHA256, 802.1X-SHA256, FT-PSK, FT-802.1X, FT-SAE, FT-802.1X-SHA384, \
-                              SAE, SAE-EXT-KEY, OWE, Suite-B, Suite-B-192";
 
 /// How far ahead of the window being decrypted the capture is fetched into the caches: about
 /// a window's worth of records (64 of them at up to about 1 KB in a typical capture).

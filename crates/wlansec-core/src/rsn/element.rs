@@ -165,6 +165,12 @@ impl Akm {
         (24, Akm::SaeExtKey),
     ];
 
+    /// Every suite with a name of its own (not `Other`): `AkmKeys::of` derives the key
+    /// hierarchy of each.
+    pub fn named() -> impl Iterator<Item = Akm> {
+        Self::NAMED.iter().map(|&(_, akm)| akm)
+    }
+
     pub fn from_selector(selector: [u8; 4]) -> Self {
         let oui = [selector[0], selector[1], selector[2]];
         let suite_type = selector[3];

@@ -493,6 +493,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_named_akm_has_a_key_hierarchy_and_only_those() {
+        for akm in Akm::named() {
+            assert!(AkmKeys::of(akm, None).is_ok(), "{akm}");
+        }
+        let other = Akm::from_selector([0x00, 0x0f, 0xac, 20]);
+        assert!(matches!(other, Akm::Other { .. }) && AkmKeys::of(other, None).is_err());
+    }
+
+    #[test]
     fn passphrase_and_ssid_limits_are_typed_errors() {
         assert!(pmk_from_passphrase("short", b"x").is_err());
         assert!(pmk_from_passphrase(&"a".repeat(64), b"x").is_err());
