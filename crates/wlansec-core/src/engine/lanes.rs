@@ -39,33 +39,9 @@ pub(crate) trait Blk: Copy {
     fn xor(self, other: Self) -> Self;
     /// Octets 14..16 of `base` (zero there) replaced by `counter`, big-endian.
     fn with_counter(base: Self, counter: u16) -> Self;
-    /// # Safety
-    /// `ptr` must be valid for reading 16 octets.
-    unsafe fn load(ptr: *const u8) -> Self;
-    /// # Safety
-    /// `ptr` must be valid for writing 16 octets.
-    unsafe fn store(self, ptr: *mut u8);
-    /// `partial_block` of a frame's short last block (`r` < 16 octets at `ptr`) where the
-    /// `16 - r` octets before it are the frame's too: a kernel may read and write the block
-    /// that ends with it, writing those octets back as they were.
-    ///
-    /// # Safety
-    /// As `partial_block`, and the `16 - r` octets before `ptr` valid and not in use elsewhere.
-    #[inline(always)]
-    unsafe fn partial_block_in_frame(ptr: *mut u8, r: usize, keystream: Self) -> (Self, Self) {
-        partial_block(ptr, r, keystream)
-    }
-    /// B0, A_0, H_1, H_2 of a frame of `len` octets from its A_0 and `aad` (15..=30 octets).
-    ///
-    /// # Safety
-    /// As `Kernel::encrypt` of a kernel on this block type.
-    #[inline(always)]
-    unsafe fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<Self> {
-        ccm_blocks(a0, aad, len).map(|b| Self::from_bytes(&b))
-    }
 }
 
-/// `Blk::ccm_blocks` as octets, in integer registers (same octets as `enhanced::ccmp_b0`,
+/// `Kernel::ccm_blocks` as octets, in integer registers (same octets as `enhanced::ccmp_b0`,
 /// `counter_block` and `aad_blocks`).
 #[inline(always)]
 pub(crate) fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<[u8; BLOCK]> {
@@ -89,68 +65,51 @@ pub(crate) fn ccm_blocks(a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<
 /// each hold `W` lanes' blocks side by side (`W` = 1 for 128-bit kernels, 2 for ymm VAES, 4
 /// for zmm VAES): group g of a `[V; L]` holds lanes `g*W..(g+1)*W`, and groups past `L / W`
 /// are unused.
-pub(crate) trait Kernel {
+///
+/// A kernel value is the proof that the CPU has the features the kernel's instructions
+/// need: the accelerated kernels are made only by their `#[target_feature]` constructor,
+/// which safe code can call only where those features are enabled. So the methods on
+/// registers are safe; only those that take raw pointers are `unsafe`.
+pub(crate) trait Kernel: Copy {
     type B: Blk;
     type V: Copy;
     const W: usize;
     /// Per-lane key schedules, in the layout the kernel wants.
     type Keys<'k>;
-    fn new_keys(first: &Key) -> Self::Keys<'_>;
-    fn set_key<'k>(keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
+    fn new_keys(self, first: &Key) -> Self::Keys<'_>;
+    fn set_key<'k>(self, keys: &mut Self::Keys<'k>, lane: usize, key: &'k Key);
     /// `set_key` of lanes `0..L` at once.
-    ///
-    /// # Safety
-    /// As `encrypt`.
     #[inline(always)]
-    unsafe fn set_keys<'k, const L: usize>(keys: &mut Self::Keys<'k>, lane_keys: &[&'k Key; L]) {
+    fn set_keys<'k, const L: usize>(self, keys: &mut Self::Keys<'k>, lane_keys: &[&'k Key; L]) {
         for (lane, key) in lane_keys.iter().enumerate() {
-            Self::set_key(keys, lane, key);
+            self.set_key(keys, lane, key);
         }
     }
-    /// # Safety
-    /// The CPU features the kernel was built for must be present.
-    unsafe fn encrypt<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
+    fn encrypt<const L: usize>(self, keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]);
     /// Round key 0 of each lane XORed into `v` (grouped as in `encrypt`).
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn whiten<const L: usize>(keys: &Self::Keys<'_>, v: &mut [Self::V; L]);
+    fn whiten<const L: usize>(self, keys: &Self::Keys<'_>, v: &mut [Self::V; L]);
     /// One block under `key` (a sub-chain's last MAC step after a short block, `finish`).
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn encrypt_block(key: &Key, block: Self::B) -> Self::B;
+    fn encrypt_block(self, key: &Key, block: Self::B) -> Self::B;
     /// As `encrypt`, both inputs arriving whitened (`whiten`) and the MAC blocks leaving
     /// whitened (round key 0 folded into the last round's), so a MAC chain's next input is
     /// its output XOR the data. By default the whitening is taken off, `encrypt` run and the
     /// MAC blocks whitened again (the wide kernels override it; only their cohorts whiten,
     /// see `bulk_loop`).
-    ///
-    /// # Safety
-    /// As `encrypt`.
     #[inline(always)]
-    unsafe fn encrypt_whitened<const L: usize>(keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]) {
-        Self::whiten::<L>(keys, mac);
-        Self::whiten::<L>(keys, ctr);
-        Self::encrypt::<L>(keys, mac, ctr);
-        Self::whiten::<L>(keys, mac);
+    fn encrypt_whitened<const L: usize>(self, keys: &Self::Keys<'_>, mac: &mut [Self::V; L], ctr: &mut [Self::V; L]) {
+        self.whiten::<L>(keys, mac);
+        self.whiten::<L>(keys, ctr);
+        self.encrypt::<L>(keys, mac, ctr);
+        self.whiten::<L>(keys, mac);
     }
     /// One key for every lane, its round keys in registers (the single-frame path).
     type FrameKeys<'k>;
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn frame_keys(key: &Key) -> Self::FrameKeys<'_>;
+    fn frame_keys(self, key: &Key) -> Self::FrameKeys<'_>;
     /// Round key 0, which the MAC input of `encrypt_frame` arrives XORed with (zero for a
     /// kernel without single rounds).
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn first_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    fn first_round_key(self, keys: &Self::FrameKeys<'_>) -> Self::V;
     /// Round key 10 (zero for a kernel without single rounds).
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn last_round_key(keys: &Self::FrameKeys<'_>) -> Self::V;
+    fn last_round_key(self, keys: &Self::FrameKeys<'_>) -> Self::V;
     /// As `encrypt`, every lane under `keys`; the MAC input arrives whitened (XORed with
     /// `first_round_key`) and its last round takes `mac_last` for round key 10, so the next
     /// block and whitening fold into the last round and the CBC-MAC chain is AES rounds
@@ -158,10 +117,8 @@ pub(crate) trait Kernel {
     /// counter blocks of lanes `0..ctr_lanes` (whole registers) need be encrypted: a frame's
     /// first and last steps use few or none, and every caller passes a constant, so the
     /// inlined rounds keep no branch.
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn encrypt_frame<const L: usize>(
+    fn encrypt_frame<const L: usize>(
+        self,
         keys: &Self::FrameKeys<'_>,
         mac: &mut [Self::V; L],
         mac_last: &[Self::V; L],
@@ -171,67 +128,63 @@ pub(crate) trait Kernel {
     /// `W` consecutive blocks at `ptr`, lane by lane.
     ///
     /// # Safety
-    /// As `encrypt`; `ptr` valid for reading `16 * W` octets.
-    unsafe fn load_run(ptr: *const u8) -> Self::V;
+    /// `ptr` valid for reading `16 * W` octets.
+    unsafe fn load_run(self, ptr: *const u8) -> Self::V;
     /// # Safety
-    /// As `encrypt`; `ptr` valid for writing `16 * W` octets.
-    unsafe fn store_run(ptr: *mut u8, v: Self::V);
+    /// `ptr` valid for writing `16 * W` octets.
+    unsafe fn store_run(self, ptr: *mut u8, v: Self::V);
     /// `W` lanes' blocks, from `blocks[..W]`.
-    ///
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn gather(blocks: &[Self::B]) -> Self::V;
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn scatter(v: Self::V, blocks: &mut [Self::B]);
+    fn gather(self, blocks: &[Self::B]) -> Self::V;
+    fn scatter(self, v: Self::V, blocks: &mut [Self::B]);
     /// Lane `at` (< `W`) of `v`.
-    ///
-    /// # Safety
-    /// As `encrypt`.
     #[inline(always)]
-    unsafe fn extract_lane(v: Self::V, at: usize) -> Self::B {
+    fn extract_lane(self, v: Self::V, at: usize) -> Self::B {
         let mut blocks = [Self::B::zero(); MAX_W];
-        Self::scatter(v, &mut blocks);
+        self.scatter(v, &mut blocks);
         blocks[at]
     }
     /// `v` with lane `at` (< `W`) replaced by `block`.
-    ///
-    /// # Safety
-    /// As `encrypt`.
     #[inline(always)]
-    unsafe fn insert_lane(v: Self::V, at: usize, block: Self::B) -> Self::V {
+    fn insert_lane(self, v: Self::V, at: usize, block: Self::B) -> Self::V {
         let mut blocks = [Self::B::zero(); MAX_W];
-        Self::scatter(v, &mut blocks);
+        self.scatter(v, &mut blocks);
         blocks[at] = block;
-        Self::gather(&blocks)
+        self.gather(&blocks)
     }
     /// # Safety
-    /// As `encrypt`; `ptrs[..W]` valid for reading 16 octets each.
-    unsafe fn load(ptrs: &[*mut u8]) -> Self::V;
+    /// `ptrs[..W]` valid for reading 16 octets each.
+    unsafe fn load(self, ptrs: &[*mut u8]) -> Self::V;
     /// # Safety
-    /// As `encrypt`; `ptrs[..W]` valid for writing 16 octets each.
-    unsafe fn store(v: Self::V, ptrs: &[*mut u8]);
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn xor(a: Self::V, b: Self::V) -> Self::V;
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn and(a: Self::V, b: Self::V) -> Self::V;
+    /// `ptrs[..W]` valid for writing 16 octets each.
+    unsafe fn store(self, v: Self::V, ptrs: &[*mut u8]);
+    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
+    fn and(self, a: Self::V, b: Self::V) -> Self::V;
     /// Counter registers hold each lane's counter in octets 14, 15 little-endian, so one
     /// 16-bit add advances every lane; `counter_blocks` swaps the two octets into CCM's order.
+    fn add_counters(self, counters: Self::V, steps: Self::V) -> Self::V;
+    fn counter_blocks(self, counters: Self::V) -> Self::V;
+    /// B0, A_0, H_1, H_2 of a frame of `len` octets from its A_0 and `aad` (15..=30 octets).
+    #[inline(always)]
+    fn ccm_blocks(self, a0: &[u8; BLOCK], aad: &[u8], len: usize) -> CcmBlocks<Self::B> {
+        ccm_blocks(a0, aad, len).map(|b| Self::B::from_bytes(&b))
+    }
+    /// `partial_block` of a frame's short last block (`r` < 16 octets at `ptr`) where the
+    /// `16 - r` octets before it are the frame's too: a kernel may read and write the block
+    /// that ends with it, writing those octets back as they were.
     ///
     /// # Safety
-    /// As `encrypt`.
-    unsafe fn add_counters(counters: Self::V, steps: Self::V) -> Self::V;
-    /// # Safety
-    /// As `encrypt`.
-    unsafe fn counter_blocks(counters: Self::V) -> Self::V;
+    /// As `partial_block`, and the `16 - r` octets before `ptr` valid and not in use elsewhere.
+    #[inline(always)]
+    unsafe fn partial_block_in_frame(self, ptr: *mut u8, r: usize, keystream: Self::B) -> (Self::B, Self::B) {
+        // SAFETY: the caller's contract includes `partial_block`'s.
+        unsafe { partial_block(ptr, r, keystream) }
+    }
 }
 
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
 /// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
 /// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`. The kernels build the frame's
-/// other CCM blocks from `a0` and `aad` in their registers (`Blk::ccm_blocks`).
+/// other CCM blocks from `a0` and `aad` in their registers (`Kernel::ccm_blocks`).
 pub(crate) struct FrameTask<'k> {
     pub key: &'k Key,
     pub a0: CounterBlock,
@@ -280,78 +233,90 @@ fn sub_chain_blocks(task: &FrameTask<'_>, j: usize) -> (usize, usize) {
 /// frame of a length that is not a multiple of 16 comes here once per lane; byte loops cost
 /// a tenth of a 1500-octet frame, and a block read back from narrower stores waits for
 /// them to reach the cache.
+///
+/// # Safety
+/// `r` < 16 and `ptr` valid for reading and writing `r` octets.
 #[inline(always)]
 pub(crate) unsafe fn partial_block<B: Blk>(ptr: *mut u8, r: usize, keystream: B) -> (B, B) {
     use core::ptr::{read_unaligned, write_unaligned};
-    let mut input = 0u128;
-    let mut at = 0;
-    if r & 8 != 0 {
-        input |= u128::from(read_unaligned(ptr.cast::<u64>()));
-        at = 8;
+    // SAFETY: each access is at `at..at + size` where the bits of `r` above `size` sum to
+    // `at`, so every access lies in the `r` octets at `ptr` the caller vouches for.
+    unsafe {
+        let mut input = 0u128;
+        let mut at = 0;
+        if r & 8 != 0 {
+            input |= u128::from(read_unaligned(ptr.cast::<u64>()));
+            at = 8;
+        }
+        if r & 4 != 0 {
+            input |= u128::from(read_unaligned(ptr.add(at).cast::<u32>())) << (8 * at);
+            at += 4;
+        }
+        if r & 2 != 0 {
+            input |= u128::from(read_unaligned(ptr.add(at).cast::<u16>())) << (8 * at);
+            at += 2;
+        }
+        if r & 1 != 0 {
+            input |= u128::from(*ptr.add(at)) << (8 * at);
+        }
+        let keystream = u128::from_le_bytes(keystream.to_bytes());
+        // r < 16: the first r octets.
+        let valid = (1u128 << (8 * r)) - 1;
+        let output = (input ^ keystream) & valid;
+        let mut at = 0;
+        if r & 8 != 0 {
+            write_unaligned(ptr.cast::<u64>(), output as u64);
+            at = 8;
+        }
+        if r & 4 != 0 {
+            write_unaligned(ptr.add(at).cast::<u32>(), (output >> (8 * at)) as u32);
+            at += 4;
+        }
+        if r & 2 != 0 {
+            write_unaligned(ptr.add(at).cast::<u16>(), (output >> (8 * at)) as u16);
+            at += 2;
+        }
+        if r & 1 != 0 {
+            *ptr.add(at) = (output >> (8 * at)) as u8;
+        }
+        (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&output.to_le_bytes()))
     }
-    if r & 4 != 0 {
-        input |= u128::from(read_unaligned(ptr.add(at).cast::<u32>())) << (8 * at);
-        at += 4;
-    }
-    if r & 2 != 0 {
-        input |= u128::from(read_unaligned(ptr.add(at).cast::<u16>())) << (8 * at);
-        at += 2;
-    }
-    if r & 1 != 0 {
-        input |= u128::from(*ptr.add(at)) << (8 * at);
-    }
-    let keystream = u128::from_le_bytes(keystream.to_bytes());
-    // r < 16: the first r octets.
-    let valid = (1u128 << (8 * r)) - 1;
-    let output = (input ^ keystream) & valid;
-    let mut at = 0;
-    if r & 8 != 0 {
-        write_unaligned(ptr.cast::<u64>(), output as u64);
-        at = 8;
-    }
-    if r & 4 != 0 {
-        write_unaligned(ptr.add(at).cast::<u32>(), (output >> (8 * at)) as u32);
-        at += 4;
-    }
-    if r & 2 != 0 {
-        write_unaligned(ptr.add(at).cast::<u16>(), (output >> (8 * at)) as u16);
-        at += 2;
-    }
-    if r & 1 != 0 {
-        *ptr.add(at) = (output >> (8 * at)) as u8;
-    }
-    (B::from_bytes(&input.to_le_bytes()), B::from_bytes(&output.to_le_bytes()))
 }
 
 /// Run every frame of `tasks` through `L` lanes of kernel `K`. Every task seals, or every
 /// task opens.
 ///
 /// # Safety
-/// The kernel's CPU features must be present, and every task's data pointer valid for `len`
-/// octets and not aliased by another task.
+/// Every task's data pointer valid for `len` octets and not aliased by another task.
 #[inline(always)]
-pub(crate) unsafe fn run<K: Kernel, const L: usize>(tasks: &mut [FrameTask<'_>]) {
+pub(crate) unsafe fn run<K: Kernel, const L: usize>(k: K, tasks: &mut [FrameTask<'_>]) {
     let Some(first) = tasks.first() else { return };
     let open = first.open;
     debug_assert!(tasks.iter().all(|t| t.open == open));
-    let mut keys = K::new_keys(first.key);
+    let mut keys = k.new_keys(first.key);
     // Lane-fulls of like frames (see `is_cohort`) in lock step; the frames between them
     // through the scheduler, which packs frames of any length and mode into the lanes.
     let mut mixed_from = 0;
     let mut at = 0;
     while at + L <= tasks.len() {
         if is_cohort(&tasks[at..at + L]) {
-            schedule::<K, L>(&mut keys, &mut tasks[mixed_from..at]);
-            match (K::W > 1, open) {
-                (true, false) => cohort::<K, L, SEAL>(&mut keys, &mut tasks[at..at + L]),
-                (true, true) => cohort::<K, L, OPEN>(&mut keys, &mut tasks[at..at + L]),
-                (false, _) => cohort::<K, L, EITHER>(&mut keys, &mut tasks[at..at + L]),
+            let (mixed, cohort_tasks) = tasks[mixed_from..at + L].split_at_mut(at - mixed_from);
+            // SAFETY: these tasks are some of the caller's, whose data it vouches for; the
+            // cohort is a lane-full for which `is_cohort` holds.
+            unsafe {
+                schedule::<K, L>(k, &mut keys, mixed);
+                match (K::W > 1, open) {
+                    (true, false) => cohort::<K, L, SEAL>(k, &mut keys, cohort_tasks),
+                    (true, true) => cohort::<K, L, OPEN>(k, &mut keys, cohort_tasks),
+                    (false, _) => cohort::<K, L, EITHER>(k, &mut keys, cohort_tasks),
+                }
             }
             mixed_from = at + L;
         }
         at += L;
     }
-    schedule::<K, L>(&mut keys, &mut tasks[mixed_from..]);
+    // SAFETY: as above.
+    unsafe { schedule::<K, L>(k, &mut keys, &mut tasks[mixed_from..]) };
 }
 
 /// Whether `tasks` (a lane-full) can run in lock step: CCMP-128 frames (one sub-chain
@@ -380,11 +345,11 @@ fn is_cohort(tasks: &[FrameTask<'_>]) -> bool {
 /// # Safety
 /// As `run`.
 #[inline(always)]
-unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks: &mut [FrameTask<'k>]) {
+unsafe fn schedule<'k, K: Kernel, const L: usize>(k: K, keys: &mut K::Keys<'k>, tasks: &mut [FrameTask<'k>]) {
     let Some(first) = tasks.first() else { return };
     let open = first.open;
-    let open_mask = K::gather(&[K::B::from_bytes(&[if open { 0xff } else { 0 }; BLOCK]); L]);
-    let mut heads = Heads::<K, L>::new(first.key);
+    let open_mask = k.gather(&[K::B::from_bytes(&[if open { 0xff } else { 0 }; BLOCK]); L]);
+    let mut heads = Heads::<K, L>::new(k, first.key);
     // Idle lanes en/decrypt a scratch block in place (their results are discarded), so every
     // lane runs the same code.
     let mut scratch = [0u8; BLOCK];
@@ -395,14 +360,15 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
     let mut frame = [0usize; L];
     let mut left = [usize::MAX; L];
     let mut short_len = [0usize; L];
-    let zero = pack::<K, L>(&[K::B::zero(); L]);
+    let zero = pack::<K, L>(k, &[K::B::zero(); L]);
     let (mut mac, mut keystream, mut counters, mut counter_steps) = (zero, zero, zero, zero);
     for i in 0..L {
-        if let Some(next) = heads.take(tasks) {
+        // SAFETY: the caller vouches for the tasks' data.
+        if let Some(next) = unsafe { heads.take(tasks) } {
             (frame[i], left[i], short_len[i], ptr[i], stride[i]) =
                 (next.frame, next.full_blocks, next.short_len, next.data, next.stride);
-            enter::<K, L>(i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
-            K::set_key(keys, i, tasks[next.frame].key);
+            enter::<K, L>(k, i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
+            k.set_key(keys, i, tasks[next.frame].key);
         }
     }
     loop {
@@ -416,10 +382,21 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
         // batches 0.91 -> 1.06 cycles/byte).
         let regs = (&mut mac, &mut keystream, &mut counters);
         let advance = (&counter_steps, &counter_steps);
-        match (K::W > 1, open) {
-            (true, false) => bulk_loop::<K, L, SEAL, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
-            (true, true) => bulk_loop::<K, L, OPEN, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
-            (false, _) => bulk_loop::<K, L, EITHER, false>(keys, &mut ptr, &stride, open_mask, regs, advance, steps),
+        // SAFETY: every busy lane's pointer is at its sub-chain's next full block, `left[i]`
+        // (>= `steps`) full blocks `stride[i]` apart ahead of it in the task's data; an idle
+        // lane's is at `scratch` with stride 0.
+        unsafe {
+            match (K::W > 1, open) {
+                (true, false) => {
+                    bulk_loop::<K, L, SEAL, false>((k, keys), &mut ptr, &stride, open_mask, regs, advance, steps)
+                }
+                (true, true) => {
+                    bulk_loop::<K, L, OPEN, false>((k, keys), &mut ptr, &stride, open_mask, regs, advance, steps)
+                }
+                (false, _) => {
+                    bulk_loop::<K, L, EITHER, false>((k, keys), &mut ptr, &stride, open_mask, regs, advance, steps)
+                }
+            }
         }
         for i in 0..L {
             if left[i] == usize::MAX {
@@ -430,14 +407,19 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
                 continue;
             }
             // The lane's pointer is at its short last block, the keystream is that block's.
-            let (lane_mac, lane_keystream) = (lane::<K, L>(&mac, i), lane::<K, L>(&keystream, i));
-            finish::<K>(&mut tasks[frame[i]], lane_mac, lane_keystream, ptr[i], short_len[i]);
-            match heads.take(tasks) {
+            let (lane_mac, lane_keystream) = (lane::<K, L>(k, &mac, i), lane::<K, L>(k, &keystream, i));
+            // SAFETY: the lane's sub-chain's short last block (if any) is what is left of it
+            // at `ptr[i]`; the caller vouches for the tasks' data.
+            let next = unsafe {
+                finish::<K>(k, &mut tasks[frame[i]], lane_mac, lane_keystream, ptr[i], short_len[i]);
+                heads.take(tasks)
+            };
+            match next {
                 Some(next) => {
                     (frame[i], left[i], short_len[i], ptr[i], stride[i]) =
                         (next.frame, next.full_blocks, next.short_len, next.data, next.stride);
-                    enter::<K, L>(i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
-                    K::set_key(keys, i, tasks[next.frame].key);
+                    enter::<K, L>(k, i, &next, (&mut mac, &mut keystream, &mut counters, &mut counter_steps));
+                    k.set_key(keys, i, tasks[next.frame].key);
                 }
                 None => (left[i], ptr[i], stride[i]) = (usize::MAX, idle, 0),
             }
@@ -447,7 +429,8 @@ unsafe fn schedule<'k, K: Kernel, const L: usize>(keys: &mut K::Keys<'k>, tasks:
 
 /// Lane `i`'s MAC, keystream, counter and counter step registers take `next`'s.
 #[inline(always)]
-unsafe fn enter<K: Kernel, const L: usize>(
+fn enter<K: Kernel, const L: usize>(
+    k: K,
     i: usize,
     next: &Ready<K::B>,
     (mac, keystream, counters, counter_steps): (
@@ -457,20 +440,20 @@ unsafe fn enter<K: Kernel, const L: usize>(
         &mut Registers<K, L>,
     ),
 ) {
-    set_lane::<K, L>(mac, i, next.mac);
-    set_lane::<K, L>(keystream, i, next.keystream);
-    set_lane::<K, L>(counters, i, next.counter);
-    set_lane::<K, L>(counter_steps, i, next.counter_step);
+    set_lane::<K, L>(k, mac, i, next.mac);
+    set_lane::<K, L>(k, keystream, i, next.keystream);
+    set_lane::<K, L>(k, counters, i, next.counter);
+    set_lane::<K, L>(k, counter_steps, i, next.counter_step);
 }
 
 /// Lane `i`'s block of `registers`. (Each group is tested, so that `registers` is indexed by
 /// constants only and stays in registers.)
 #[inline(always)]
-unsafe fn lane<K: Kernel, const L: usize>(registers: &[K::V; L], i: usize) -> K::B {
+fn lane<K: Kernel, const L: usize>(k: K, registers: &[K::V; L], i: usize) -> K::B {
     let mut block = K::B::zero();
     for (g, register) in registers.iter().enumerate().take(L / K::W) {
         if g == i / K::W {
-            block = K::extract_lane(*register, i % K::W);
+            block = k.extract_lane(*register, i % K::W);
         }
     }
     block
@@ -478,10 +461,10 @@ unsafe fn lane<K: Kernel, const L: usize>(registers: &[K::V; L], i: usize) -> K:
 
 /// Replace lane `i`'s block of `registers` with `block`.
 #[inline(always)]
-unsafe fn set_lane<K: Kernel, const L: usize>(registers: &mut [K::V; L], i: usize, block: K::B) {
+fn set_lane<K: Kernel, const L: usize>(k: K, registers: &mut [K::V; L], i: usize, block: K::B) {
     for (g, register) in registers.iter_mut().enumerate().take(L / K::W) {
         if g == i / K::W {
-            *register = K::insert_lane(*register, i % K::W, block);
+            *register = k.insert_lane(*register, i % K::W, block);
         }
     }
 }
@@ -494,6 +477,7 @@ const MAX_W: usize = 4;
 /// sub-chains of the queue at once, so they keep every lane of the kernel busy, and a lane
 /// that frees up takes a sub-chain at its first data block.
 struct Heads<'k, K: Kernel, const L: usize> {
+    kernel: K,
     /// The head steps' own key schedules (the lanes' stay as they are).
     keys: K::Keys<'k>,
     ready: [Ready<K::B>; L],
@@ -504,7 +488,7 @@ struct Heads<'k, K: Kernel, const L: usize> {
 }
 
 impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
-    fn new(first: &'k Key) -> Self {
+    fn new(k: K, first: &'k Key) -> Self {
         let none = Ready {
             frame: 0,
             full_blocks: 0,
@@ -516,7 +500,7 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             counter: K::B::zero(),
             counter_step: K::B::zero(),
         };
-        Heads { keys: K::new_keys(first), ready: [none; L], taken: 0, count: 0, next: (0, 0) }
+        Heads { kernel: k, keys: k.new_keys(first), ready: [none; L], taken: 0, count: 0, next: (0, 0) }
     }
 
     /// The next sub-chain with a full data block, or `None` when the queue is done.
@@ -529,7 +513,8 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             if self.next.0 >= tasks.len() {
                 return None;
             }
-            self.run_heads(tasks);
+            // SAFETY: the caller vouches for the tasks' data.
+            unsafe { self.run_heads(tasks) };
         }
         self.taken += 1;
         Some(self.ready[self.taken - 1])
@@ -542,6 +527,7 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
     /// As `run`.
     #[inline(always)]
     unsafe fn run_heads(&mut self, tasks: &mut [FrameTask<'k>]) {
+        let k = self.kernel;
         let mut blocks = [[K::B::zero(); L]; 5];
         let mut started = [(0usize, 0usize, 0usize, 0usize); L];
         let Some(first) = tasks.get(self.next.0) else { return };
@@ -552,7 +538,7 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             let Some(task) = tasks.get(frame) else { break };
             let mode = task.key.mode;
             let (sub_blocks, short_len) = sub_chain_blocks(task, j);
-            let [b0, a0, h1, h2] = K::B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
+            let [b0, a0, h1, h2] = k.ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
             blocks[0][used] = if mode.ways == Ways::N1 {
                 b0
             } else {
@@ -568,11 +554,11 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             used += 1;
             self.next = if j + 1 < mode.ways.count() { (frame, j + 1) } else { (frame + 1, 0) };
         }
-        K::set_keys(&mut self.keys, &head_keys);
-        let (s0, mac, ctr) = head_steps::<K, L>(&self.keys, &blocks);
+        k.set_keys(&mut self.keys, &head_keys);
+        let (s0, mac, ctr) = head_steps::<K, L>(k, &self.keys, &blocks);
         let (mut mac_out, mut keystream) = ([K::B::zero(); L], [K::B::zero(); L]);
-        unpack::<K, L>(&mac, &mut mac_out);
-        unpack::<K, L>(&ctr, &mut keystream);
+        unpack::<K, L>(k, &mac, &mut mac_out);
+        unpack::<K, L>(k, &ctr, &mut keystream);
         (self.taken, self.count) = (0, 0);
         for i in 0..used {
             let (frame, j, sub_blocks, short_len) = started[i];
@@ -582,9 +568,10 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             }
             let full_blocks = sub_blocks - usize::from(short_len > 0);
             // SAFETY: block j starts inside the data when the sub-chain has a block.
-            let data = if sub_blocks > 0 { task.data.add(j * BLOCK) } else { task.data };
+            let data = if sub_blocks > 0 { unsafe { task.data.add(j * BLOCK) } } else { task.data };
             if full_blocks == 0 {
-                finish::<K>(task, mac_out[i], keystream[i], data, short_len);
+                // SAFETY: the sub-chain's only block, if any, is its short last block at `data`.
+                unsafe { finish::<K>(k, task, mac_out[i], keystream[i], data, short_len) };
                 continue;
             }
             let n = task.key.mode.ways.count();
@@ -612,14 +599,26 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
 /// # Safety
 /// As `run`; `ptr` valid for `short_len` octets.
 #[inline(always)]
-unsafe fn finish<K: Kernel>(task: &mut FrameTask<'_>, mac: K::B, keystream: K::B, ptr: *mut u8, short_len: usize) {
+unsafe fn finish<K: Kernel>(
+    k: K,
+    task: &mut FrameTask<'_>,
+    mac: K::B,
+    keystream: K::B,
+    ptr: *mut u8,
+    short_len: usize,
+) {
     let mut mac = mac;
     if short_len > 0 {
-        let (input, output) = match task.len >= BLOCK {
-            true => K::B::partial_block_in_frame(ptr, short_len, keystream),
-            false => partial_block(ptr, short_len, keystream),
+        // SAFETY: `short_len` < 16 octets at `ptr` (the caller's contract), the last of the
+        // task's data, so in a frame of at least a block the 16 - `short_len` before them are
+        // the frame's too.
+        let (input, output) = unsafe {
+            match task.len >= BLOCK {
+                true => k.partial_block_in_frame(ptr, short_len, keystream),
+                false => partial_block(ptr, short_len, keystream),
+            }
         };
-        mac = K::encrypt_block(task.key, mac.xor(if task.open { output } else { input }));
+        mac = k.encrypt_block(task.key, mac.xor(if task.open { output } else { input }));
     }
     task.acc = K::B::from_bytes(&task.acc).xor(mac).to_bytes();
 }
@@ -629,49 +628,47 @@ type Registers<K, const L: usize> = [<K as Kernel>::V; L];
 
 /// The blocks of `L` lanes as registers of `K::W` lanes each.
 #[inline(always)]
-pub(crate) unsafe fn pack<K: Kernel, const L: usize>(blocks: &[K::B; L]) -> [K::V; L] {
-    let mut out = [K::gather(blocks); L];
+pub(crate) fn pack<K: Kernel, const L: usize>(k: K, blocks: &[K::B; L]) -> [K::V; L] {
+    let mut out = [k.gather(blocks); L];
     for g in 1..L / K::W {
-        out[g] = K::gather(&blocks[g * K::W..]);
+        out[g] = k.gather(&blocks[g * K::W..]);
     }
     out
 }
 
 #[inline(always)]
-pub(crate) unsafe fn unpack<K: Kernel, const L: usize>(registers: &[K::V; L], blocks: &mut [K::B; L]) {
+pub(crate) fn unpack<K: Kernel, const L: usize>(k: K, registers: &[K::V; L], blocks: &mut [K::B; L]) {
     for g in 0..L / K::W {
-        K::scatter(registers[g], &mut blocks[g * K::W..]);
+        k.scatter(registers[g], &mut blocks[g * K::W..]);
     }
 }
 
 /// The three set-up steps of `L` lanes from their blocks `[B0, A_0, H_1, H_2, first
 /// counter]`: E(A_0) of every lane, and the MAC (after H_2) and keystream of the first data
 /// block in the kernel's registers.
-///
-/// # Safety
-/// As `run`.
 #[inline(always)]
-unsafe fn head_steps<K: Kernel, const L: usize>(
+fn head_steps<K: Kernel, const L: usize>(
+    k: K,
     keys: &K::Keys<'_>,
     blocks: &[[K::B; L]; 5],
 ) -> ([K::B; L], Registers<K, L>, Registers<K, L>) {
-    let mut mac = pack::<K, L>(&blocks[0]);
-    let (a0, h1) = (pack::<K, L>(&blocks[1]), pack::<K, L>(&blocks[2]));
-    let (h2, first) = (pack::<K, L>(&blocks[3]), pack::<K, L>(&blocks[4]));
+    let mut mac = pack::<K, L>(k, &blocks[0]);
+    let (a0, h1) = (pack::<K, L>(k, &blocks[1]), pack::<K, L>(k, &blocks[2]));
+    let (h2, first) = (pack::<K, L>(k, &blocks[3]), pack::<K, L>(k, &blocks[4]));
     let mut ctr = a0;
-    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    k.encrypt::<L>(keys, &mut mac, &mut ctr);
     let mut s0 = [K::B::zero(); L];
-    unpack::<K, L>(&ctr, &mut s0);
+    unpack::<K, L>(k, &ctr, &mut s0);
     for g in 0..L / K::W {
-        mac[g] = K::xor(mac[g], h1[g]);
+        mac[g] = k.xor(mac[g], h1[g]);
     }
     ctr = a0;
-    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    k.encrypt::<L>(keys, &mut mac, &mut ctr);
     for g in 0..L / K::W {
-        mac[g] = K::xor(mac[g], h2[g]);
+        mac[g] = k.xor(mac[g], h2[g]);
     }
     ctr = first;
-    K::encrypt::<L>(keys, &mut mac, &mut ctr);
+    k.encrypt::<L>(keys, &mut mac, &mut ctr);
     (s0, mac, ctr)
 }
 
@@ -685,6 +682,7 @@ unsafe fn head_steps<K: Kernel, const L: usize>(
 /// As `run`; `tasks` holds `L` tasks for which `is_cohort` holds.
 #[inline(always)]
 unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
+    k: K,
     keys: &mut K::Keys<'k>,
     tasks: &mut [FrameTask<'k>],
 ) {
@@ -694,74 +692,83 @@ unsafe fn cohort<'k, K: Kernel, const L: usize, const DIRECTION: u8>(
     for i in 0..L {
         lane_keys[i] = tasks[i].key;
     }
-    K::set_keys(keys, &lane_keys);
+    k.set_keys(keys, &lane_keys);
     for i in 0..L {
         let task = &tasks[i];
-        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] =
-            K::B::ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
+        [blocks[0][i], blocks[1][i], blocks[2][i], blocks[3][i]] = k.ccm_blocks(task.a0.as_bytes(), task.aad, task.len);
         blocks[4][i] = K::B::with_counter(blocks[1][i], 1);
         ptr[i] = task.data;
     }
-    let (s0, mut mac, mut keystream) = head_steps::<K, L>(keys, &blocks);
+    let (s0, mut mac, mut keystream) = head_steps::<K, L>(k, keys, &blocks);
     let open = tasks[0].open;
-    let open_mask = K::gather(&[K::B::from_bytes(&[if open { 0xff } else { 0 }; BLOCK]); L]);
+    let open_mask = k.gather(&[K::B::from_bytes(&[if open { 0xff } else { 0 }; BLOCK]); L]);
     let bulk = (&mut mac, &mut keystream);
     if K::W > 1 {
         // Every lane is at the same data block: one register of counter values in
         // `Kernel::add_counters` form (from data block 1's, 2, on, one apart) serves them
         // all, XORed into each lane's A_0 (octets 14, 15 zero), whitened once here. (The
         // AES-NI build, 16 registers for 8 lanes, loses 10 % with it.)
-        let mut whitened_a0 = pack::<K, L>(&blocks[1]);
-        K::whiten::<L>(keys, &mut whitened_a0);
-        let mut counters = [K::gather(&[K::B::with_counter(K::B::zero(), 2u16.swap_bytes()); L]); L];
-        let counter_steps = [K::gather(&[K::B::with_counter(K::B::zero(), 1u16.swap_bytes()); L]); L];
-        bulk_loop::<K, L, DIRECTION, true>(
-            keys,
-            &mut ptr,
-            &[BLOCK; L],
-            open_mask,
-            (bulk.0, bulk.1, &mut counters),
-            (&counter_steps, &whitened_a0),
-            tasks[0].len / BLOCK,
-        );
+        let mut whitened_a0 = pack::<K, L>(k, &blocks[1]);
+        k.whiten::<L>(keys, &mut whitened_a0);
+        let mut counters = [k.gather(&[K::B::with_counter(K::B::zero(), 2u16.swap_bytes()); L]); L];
+        let counter_steps = [k.gather(&[K::B::with_counter(K::B::zero(), 1u16.swap_bytes()); L]); L];
+        // SAFETY: every lane's frame has `len / BLOCK` full blocks from its data pointer.
+        unsafe {
+            bulk_loop::<K, L, DIRECTION, true>(
+                (k, keys),
+                &mut ptr,
+                &[BLOCK; L],
+                open_mask,
+                (bulk.0, bulk.1, &mut counters),
+                (&counter_steps, &whitened_a0),
+                tasks[0].len / BLOCK,
+            )
+        };
     } else {
         // Each lane's counters in `Kernel::add_counters` form, from data block 1's (2) on.
         let mut counters = [K::B::zero(); L];
         for i in 0..L {
             counters[i] = K::B::with_counter(blocks[1][i], 2u16.swap_bytes());
         }
-        let mut counters = pack::<K, L>(&counters);
-        let counter_steps = pack::<K, L>(&[K::B::with_counter(K::B::zero(), 1u16.swap_bytes()); L]);
-        bulk_loop::<K, L, DIRECTION, false>(
-            keys,
-            &mut ptr,
-            &[BLOCK; L],
-            open_mask,
-            (bulk.0, bulk.1, &mut counters),
-            (&counter_steps, &counter_steps),
-            tasks[0].len / BLOCK,
-        );
+        let mut counters = pack::<K, L>(k, &counters);
+        let counter_steps = pack::<K, L>(k, &[K::B::with_counter(K::B::zero(), 1u16.swap_bytes()); L]);
+        // SAFETY: as above.
+        unsafe {
+            bulk_loop::<K, L, DIRECTION, false>(
+                (k, keys),
+                &mut ptr,
+                &[BLOCK; L],
+                open_mask,
+                (bulk.0, bulk.1, &mut counters),
+                (&counter_steps, &counter_steps),
+                tasks[0].len / BLOCK,
+            )
+        };
     }
     if !tasks[0].len.is_multiple_of(BLOCK) {
         let mut ks = [K::B::zero(); L];
-        unpack::<K, L>(&keystream, &mut ks);
+        unpack::<K, L>(k, &keystream, &mut ks);
         let mut plain = [K::B::zero(); L];
         for i in 0..L {
-            let (input, output) = match tasks[i].len >= BLOCK {
-                true => K::B::partial_block_in_frame(ptr[i], tasks[i].len % BLOCK, ks[i]),
-                false => partial_block(ptr[i], tasks[i].len % BLOCK, ks[i]),
+            // SAFETY: past the full blocks, `ptr[i]` is at the frame's short last block, the
+            // last `len % BLOCK` octets of its data.
+            let (input, output) = unsafe {
+                match tasks[i].len >= BLOCK {
+                    true => k.partial_block_in_frame(ptr[i], tasks[i].len % BLOCK, ks[i]),
+                    false => partial_block(ptr[i], tasks[i].len % BLOCK, ks[i]),
+                }
             };
             plain[i] = if open { output } else { input };
         }
-        let plain = pack::<K, L>(&plain);
+        let plain = pack::<K, L>(k, &plain);
         for g in 0..L / K::W {
-            mac[g] = K::xor(mac[g], plain[g]);
+            mac[g] = k.xor(mac[g], plain[g]);
         }
         // The counter blocks of this step are not used.
-        K::encrypt::<L>(keys, &mut mac, &mut keystream);
+        k.encrypt::<L>(keys, &mut mac, &mut keystream);
     }
     let mut macs = [K::B::zero(); L];
-    unpack::<K, L>(&mac, &mut macs);
+    unpack::<K, L>(k, &mac, &mut macs);
     for i in 0..L {
         tasks[i].acc = macs[i].to_bytes();
         tasks[i].s0 = s0[i].to_bytes();
@@ -790,7 +797,7 @@ const EITHER: u8 = 2;
 /// As `run`; every lane's `ptr` valid for `steps` blocks `stride` apart.
 #[inline(always)]
 unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8, const SHARED: bool>(
-    keys: &K::Keys<'_>,
+    (k, keys): (K, &K::Keys<'_>),
     ptr: &mut [*mut u8; L],
     stride: &[usize; L],
     open: K::V,
@@ -799,45 +806,49 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8, const SHARED
     steps: usize,
 ) {
     if SHARED {
-        K::whiten::<L>(keys, mac);
+        k.whiten::<L>(keys, mac);
     }
     for _ in 0..steps {
         let mut ctr = *counters;
         let mut shared = counters[0];
         if SHARED {
-            shared = K::counter_blocks(counters[0]);
-            counters[0] = K::add_counters(counters[0], counter_steps[0]);
+            shared = k.counter_blocks(counters[0]);
+            counters[0] = k.add_counters(counters[0], counter_steps[0]);
         }
         for g in 0..L / K::W {
             let lane_ptrs = &ptr[g * K::W..(g + 1) * K::W];
-            let d = K::load(lane_ptrs);
-            K::store(K::xor(d, keystream[g]), lane_ptrs);
+            // SAFETY: each lane's pointer is at one of its `steps` blocks (the caller's contract).
+            let d = unsafe { k.load(lane_ptrs) };
+            // SAFETY: as above.
+            unsafe { k.store(k.xor(d, keystream[g]), lane_ptrs) };
             // The plaintext: the input when sealing, the output when opening.
             let plaintext = match DIRECTION {
                 SEAL => d,
-                OPEN => K::xor(d, keystream[g]),
-                _ => K::xor(d, K::and(keystream[g], open)),
+                OPEN => k.xor(d, keystream[g]),
+                _ => k.xor(d, k.and(keystream[g], open)),
             };
-            mac[g] = K::xor(mac[g], plaintext);
+            mac[g] = k.xor(mac[g], plaintext);
             if SHARED {
-                ctr[g] = K::xor(whitened_a0[g], shared);
+                ctr[g] = k.xor(whitened_a0[g], shared);
             } else {
-                ctr[g] = K::counter_blocks(counters[g]);
-                counters[g] = K::add_counters(counters[g], counter_steps[g]);
+                ctr[g] = k.counter_blocks(counters[g]);
+                counters[g] = k.add_counters(counters[g], counter_steps[g]);
             }
         }
         for i in 0..L {
-            ptr[i] = ptr[i].add(stride[i]);
+            // Wrapping: after its last full block an Enhanced sub-chain's pointer may point up
+            // to N - 1 blocks past its frame's data; it is not read there.
+            ptr[i] = ptr[i].wrapping_add(stride[i]);
         }
         if SHARED {
-            K::encrypt_whitened::<L>(keys, mac, &mut ctr);
+            k.encrypt_whitened::<L>(keys, mac, &mut ctr);
         } else {
-            K::encrypt::<L>(keys, mac, &mut ctr);
+            k.encrypt::<L>(keys, mac, &mut ctr);
         }
         *keystream = ctr;
     }
     if SHARED {
-        K::whiten::<L>(keys, mac);
+        k.whiten::<L>(keys, mac);
     }
 }
 
@@ -852,27 +863,32 @@ pub(crate) const COPY_SHORT_MAX: usize = 8 * BLOCK;
 #[inline(always)]
 pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     use core::ptr::{read_unaligned, write_unaligned};
-    let whole = n / BLOCK * BLOCK;
-    for b in 0..COPY_SHORT_MAX / BLOCK {
-        if b * BLOCK < whole {
-            let at = b * BLOCK;
-            write_unaligned(dst.add(at).cast::<u128>(), read_unaligned(src.add(at).cast::<u128>()));
+    // SAFETY: the whole blocks end at `whole` <= `n`, and each tail access is at
+    // `at..at + size` with `at + size` <= `n` (the bits of `n` below `BLOCK`), so every access
+    // lies in the `n` octets the caller vouches for.
+    unsafe {
+        let whole = n / BLOCK * BLOCK;
+        for b in 0..COPY_SHORT_MAX / BLOCK {
+            if b * BLOCK < whole {
+                let at = b * BLOCK;
+                write_unaligned(dst.add(at).cast::<u128>(), read_unaligned(src.add(at).cast::<u128>()));
+            }
         }
-    }
-    let mut at = whole;
-    if n & 8 != 0 {
-        write_unaligned(dst.add(at).cast::<u64>(), read_unaligned(src.add(at).cast::<u64>()));
-        at += 8;
-    }
-    if n & 4 != 0 {
-        write_unaligned(dst.add(at).cast::<u32>(), read_unaligned(src.add(at).cast::<u32>()));
-        at += 4;
-    }
-    if n & 2 != 0 {
-        write_unaligned(dst.add(at).cast::<u16>(), read_unaligned(src.add(at).cast::<u16>()));
-        at += 2;
-    }
-    if n & 1 != 0 {
-        *dst.add(at) = *src.add(at);
+        let mut at = whole;
+        if n & 8 != 0 {
+            write_unaligned(dst.add(at).cast::<u64>(), read_unaligned(src.add(at).cast::<u64>()));
+            at += 8;
+        }
+        if n & 4 != 0 {
+            write_unaligned(dst.add(at).cast::<u32>(), read_unaligned(src.add(at).cast::<u32>()));
+            at += 4;
+        }
+        if n & 2 != 0 {
+            write_unaligned(dst.add(at).cast::<u16>(), read_unaligned(src.add(at).cast::<u16>()));
+            at += 2;
+        }
+        if n & 1 != 0 {
+            *dst.add(at) = *src.add(at);
+        }
     }
 }
