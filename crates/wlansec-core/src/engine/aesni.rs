@@ -6,8 +6,9 @@
 use core::arch::x86_64::*;
 
 use super::enhanced::{CCMP_B0_FLAGS, CCMP_CTR_FLAGS};
+use super::kernel::{self, Blk, CcmBlocks, FrameTask, Kernel};
 use super::key::{Key, RoundKeys};
-use super::lanes::{self, Blk, CcmBlocks, FrameTask, Kernel};
+use super::lanes;
 use super::stitched;
 
 impl Blk for __m128i {
@@ -101,18 +102,21 @@ impl AesNi {
     }
 
     /// `Kernel::ccm_blocks` in vector registers (SSSE3 shuffles): a quarter of the
-    /// instructions of `lanes::ccm_blocks`, whose integer code was a fifth of a batch of
+    /// instructions of `kernel::ccm_blocks`, whose integer code was a fifth of a batch of
     /// 64-octet frames.
+    ///
+    /// # Safety
+    /// As `Kernel::ccm_blocks`.
     #[inline(always)]
-    pub(crate) fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
+    pub(crate) unsafe fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
         let aad_len = aad.len();
-        if !(16..=30).contains(&aad_len) {
+        if aad_len < 16 {
             // 15 octets (no CCMP AAD is this short): not one 16-octet load.
-            return CcmBlocks::<[u8; 16]>::map(lanes::ccm_blocks(a0, aad, len), |b| __m128i::from_bytes(&b));
+            return CcmBlocks::<[u8; 16]>::map(kernel::ccm_blocks(a0, aad, len), |b| __m128i::from_bytes(&b));
         }
         // SAFETY: `self` proves SSSE3 and SSE4.1 (`AesNi::new`); the AAD's first and last 16
-        // octets are in it (16 <= its length), and `30 - aad_len` + 16 <= 32 octets of
-        // `SHIFT_DOWN`.
+        // octets are in it (16 <= its length), and `SHIFT_DOWN[30 - aad_len..][..16]` is in
+        // the 32-octet table (its length is at most 30: the caller's contract).
         unsafe {
             let a0 = _mm_loadu_si128(a0.as_ptr().cast());
             let b0 = _mm_xor_si128(a0, _mm_cvtsi32_si128(i32::from(CCMP_B0_FLAGS ^ CCMP_CTR_FLAGS)));
@@ -315,8 +319,9 @@ impl Kernel for AesNi {
         unsafe { _mm_shuffle_epi8(counters, __m128i::from_bytes(&SWAP_COUNTER_OCTETS)) }
     }
     #[inline(always)]
-    fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
-        AesNi::ccm_blocks(self, a0, aad, len)
+    unsafe fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
+        // SAFETY: the same contract.
+        unsafe { AesNi::ccm_blocks(self, a0, aad, len) }
     }
     #[inline(always)]
     unsafe fn partial_block_in_frame(self, ptr: *mut u8, r: usize, keystream: __m128i) -> (__m128i, __m128i) {
@@ -328,30 +333,30 @@ impl Kernel for AesNi {
 /// One frame (`stitched::run_frame`) on the AES-NI kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI and SSE4.1; `task.data` valid for `task.len` octets.
+/// The CPU must have AES-NI and SSE4.1; the task as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1")]
 pub(crate) unsafe fn frame<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
-    // SAFETY: the caller vouches for the task's data.
+    // SAFETY: the caller vouches for the task.
     unsafe { stitched::run_frame::<AesNi, L, OPEN>(AesNi::new(), task) }
 }
 
 /// `frame` built with AVX-512VL and VAES too, so the compiler has 32 vector registers.
 ///
 /// # Safety
-/// The CPU must have AES-NI, AVX-512F/VL and VAES; `task.data` valid for `task.len` octets.
+/// The CPU must have AES-NI, AVX-512F/VL and VAES; the task as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512vl,vaes")]
 pub(crate) unsafe fn frame_avx512<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
-    // SAFETY: the caller vouches for the task's data.
+    // SAFETY: the caller vouches for the task.
     unsafe { stitched::run_frame::<AesNi, L, OPEN>(AesNi::new(), task) }
 }
 
 /// A batch (`lanes::run`) on the AES-NI kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI and SSE4.1; the tasks' data as `lanes::run` requires.
+/// The CPU must have AES-NI and SSE4.1; the tasks as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1")]
 pub(crate) unsafe fn run<const L: usize>(tasks: &mut [FrameTask<'_>]) {
-    // SAFETY: the caller vouches for the tasks' data.
+    // SAFETY: the caller vouches for the tasks.
     unsafe { lanes::run::<AesNi, L>(AesNi::new(), tasks) }
 }
 
@@ -380,7 +385,7 @@ mod tests {
             let h = aad_blocks(aad).unwrap();
             for len in [0usize, 1, 15, 64, 1500, 0x1234, 0xffff] {
                 let expected = [ccmp_b0(&nonce, len), a0, h[0], h[1]];
-                assert_eq!(lanes::ccm_blocks(&a0, aad, len), expected, "integer, AAD {aad_len}, len {len}");
+                assert_eq!(kernel::ccm_blocks(&a0, aad, len), expected, "integer, AAD {aad_len}, len {len}");
                 if vector {
                     // SAFETY: AES-NI and SSE4.1 are present (checked above).
                     let blocks = unsafe { ccm_blocks_sse(&a0, aad, len) };
@@ -392,6 +397,8 @@ mod tests {
 
     #[target_feature(enable = "aes,sse4.1")]
     fn ccm_blocks_sse(a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
-        AesNi::new().ccm_blocks(a0, aad, len)
+        assert!((15..=30).contains(&aad.len()));
+        // SAFETY: the AAD is 15..=30 octets (asserted).
+        unsafe { AesNi::new().ccm_blocks(a0, aad, len) }
     }
 }

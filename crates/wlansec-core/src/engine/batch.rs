@@ -13,8 +13,8 @@ use crate::wire::Rules;
 
 use super::enhanced::{MIC_LEN, NONCE_LEN};
 use super::framing;
+use super::kernel::FrameTask;
 use super::key::{Key, Mode};
-use super::lanes::FrameTask;
 use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
@@ -371,10 +371,10 @@ impl Engine {
 /// One frame on the portable kernel, on `lanes` lanes (its key's N).
 ///
 /// # Safety
-/// `task.data` valid for `task.len` octets.
+/// `task` as `FrameTask` requires.
 unsafe fn frame_portable<const OPEN: bool>(task: &mut FrameTask<'_>, lanes: usize) {
     use super::stitched::run_frame;
-    // SAFETY: the caller vouches for the task's data.
+    // SAFETY: the caller vouches for the task.
     unsafe {
         match lanes {
             1 => run_frame::<Portable, 1, OPEN>(Portable, task),

@@ -5,8 +5,8 @@
 
 use aes::cipher::{Array, BlockCipherEncrypt};
 
+use super::kernel::{Blk, Kernel};
 use super::key::Key;
-use super::lanes::{Blk, Kernel};
 
 /// A block as a `u128` of its octets in memory order.
 #[derive(Clone, Copy)]

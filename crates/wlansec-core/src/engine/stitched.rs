@@ -7,9 +7,7 @@
 //! last, partial round are outside it.
 
 use super::enhanced::{sub_chain_b0, sub_chain_flags, Variant};
-use super::lanes::{copy_short, pack, unpack, Blk, FrameTask, Kernel};
-
-const BLOCK: usize = 16;
+use super::kernel::{copy_short, pack, unpack, Blk, FrameTask, Kernel, BLOCK};
 /// The most lanes a frame runs on (Enhanced N = 8).
 const MAX_LANES: usize = 8;
 /// `MASKS[MAX_LANES * BLOCK - k..]` starts with k octets 0xff, then zeros.
@@ -66,7 +64,7 @@ static SUB_CHAIN_FLAGS: [[u8; MAX_LANES * BLOCK]; 4] = {
 /// | last (one more for lanes with a block in the rest) | nothing: the MAC value | unused |
 ///
 /// # Safety
-/// `task.data` valid for `task.len` octets.
+/// `task` as `FrameTask` requires: its data valid for `len` octets, its AAD 15..=30 octets.
 #[inline(always)]
 pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(k: K, task: &mut FrameTask<'_>) {
     const { assert!(L <= MAX_LANES) };
@@ -82,7 +80,8 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(k: K
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
     // the round's first group, and each group's offset from it (fewer live registers: the
     // 16-register ymm build of 8 lanes spilled its state with one counter per group).
-    let [b0, base, h1, h2] = k.ccm_blocks(task.a0.as_bytes(), task.aad, len);
+    // SAFETY: a task's AAD is 15..=30 octets (`FrameTask`).
+    let [b0, base, h1, h2] = unsafe { k.ccm_blocks(task.a0.as_bytes(), task.aad, len) };
     let mut offsets = [K::B::zero(); L];
     for (j, offset) in offsets.iter_mut().enumerate() {
         *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());

@@ -14,8 +14,9 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{AesNi, SWAP_COUNTER_OCTETS};
+use super::kernel::{Blk, CcmBlocks, FrameTask, Kernel};
 use super::key::Key;
-use super::lanes::{self, Blk, CcmBlocks, FrameTask, Kernel};
+use super::lanes;
 use super::stitched;
 
 const MAX_LANES: usize = 8;
@@ -40,10 +41,11 @@ impl<'k> PackedKeys<'k> {
         PackedKeys { rounds: [[[0; 16]; MAX_LANES]; 12], holds: [None; MAX_LANES] }
     }
 
-    /// Whether lane `lane` holds `key`'s schedule (the same key, by address).
+    /// Whether lane `lane` holds `key`'s schedule (the same key, by address; `None` is null,
+    /// which no key is, so one comparison).
     #[inline(always)]
     fn holds(&self, lane: usize, key: &Key) -> bool {
-        self.holds[lane].is_some_and(|held| core::ptr::eq(held, key))
+        core::ptr::eq(self.holds[lane].map_or(core::ptr::null(), |held| held), key)
     }
 
     #[inline(always)]
@@ -121,40 +123,40 @@ impl<'k> PackedKeys<'k> {
 /// One frame (`stitched::run_frame`) on the zmm kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI, AVX-512F/BW/VL and VAES; `task.data` valid for `task.len` octets.
+/// The CPU must have AES-NI, AVX-512F/BW/VL and VAES; the task as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes")]
 pub(crate) unsafe fn frame512<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
-    // SAFETY: the caller vouches for the task's data.
+    // SAFETY: the caller vouches for the task.
     unsafe { stitched::run_frame::<Vaes512, L, OPEN>(Vaes(Zmm::new()), task) }
 }
 
 /// One frame (`stitched::run_frame`) on the ymm kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI, AVX2 and VAES; `task.data` valid for `task.len` octets.
+/// The CPU must have AES-NI, AVX2 and VAES; the task as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1,avx,avx2,vaes")]
 pub(crate) unsafe fn frame256<const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
-    // SAFETY: the caller vouches for the task's data.
+    // SAFETY: the caller vouches for the task.
     unsafe { stitched::run_frame::<Vaes256, L, OPEN>(Vaes(Ymm::new()), task) }
 }
 
 /// A batch (`lanes::run`) on the zmm kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI, AVX-512F/BW/VL and VAES; the tasks' data as `lanes::run` requires.
+/// The CPU must have AES-NI, AVX-512F/BW/VL and VAES; the tasks as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1,avx2,avx512f,avx512bw,avx512vl,vaes")]
 pub(crate) unsafe fn run512<const L: usize>(tasks: &mut [FrameTask<'_>]) {
-    // SAFETY: the caller vouches for the tasks' data.
+    // SAFETY: the caller vouches for the tasks.
     unsafe { lanes::run::<Vaes512, L>(Vaes(Zmm::new()), tasks) }
 }
 
 /// A batch (`lanes::run`) on the ymm kernel.
 ///
 /// # Safety
-/// The CPU must have AES-NI, AVX2 and VAES; the tasks' data as `lanes::run` requires.
+/// The CPU must have AES-NI, AVX2 and VAES; the tasks as `FrameTask` requires.
 #[target_feature(enable = "aes,sse4.1,avx,avx2,vaes")]
 pub(crate) unsafe fn run256<const L: usize>(tasks: &mut [FrameTask<'_>]) {
-    // SAFETY: the caller vouches for the tasks' data.
+    // SAFETY: the caller vouches for the tasks.
     unsafe { lanes::run::<Vaes256, L>(Vaes(Ymm::new()), tasks) }
 }
 
@@ -645,8 +647,9 @@ impl<T: Wide> Kernel for Vaes<T> {
         self.0.shuffle_epi8(counters, self.0.broadcast(__m128i::from_bytes(&SWAP_COUNTER_OCTETS)))
     }
     #[inline(always)]
-    fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
-        self.0.aesni().ccm_blocks(a0, aad, len)
+    unsafe fn ccm_blocks(self, a0: &[u8; 16], aad: &[u8], len: usize) -> CcmBlocks<__m128i> {
+        // SAFETY: the same contract.
+        unsafe { self.0.aesni().ccm_blocks(a0, aad, len) }
     }
     #[inline(always)]
     unsafe fn partial_block_in_frame(self, ptr: *mut u8, r: usize, keystream: __m128i) -> (__m128i, __m128i) {
