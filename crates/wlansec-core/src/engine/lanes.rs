@@ -63,11 +63,11 @@ pub(crate) unsafe fn run<K: Kernel, const L: usize>(k: K, tasks: &mut [FrameTask
     let mut at = 0;
     while at + L <= tasks.len() {
         if is_cohort(&tasks[at..at + L]) {
-            let (mixed, cohort_tasks) = tasks[mixed_from..at + L].split_at_mut(at - mixed_from);
-            // SAFETY: these tasks are some of the caller's, whose data it vouches for; the
-            // cohort is a lane-full for which `is_cohort` holds.
+            // SAFETY: these tasks are some of the caller's, who vouches for them.
+            unsafe { schedule::<K, L>(k, &mut keys, &mut tasks[mixed_from..at]) };
+            let cohort_tasks = &mut tasks[at..at + L];
+            // SAFETY: as above, and `is_cohort` holds for this lane-full.
             unsafe {
-                schedule::<K, L>(k, &mut keys, mixed);
                 match (K::W > 1, open) {
                     (true, false) => cohort::<K, L, SEAL>(k, &mut keys, cohort_tasks),
                     (true, true) => cohort::<K, L, OPEN>(k, &mut keys, cohort_tasks),
@@ -576,9 +576,15 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8, const SHARED
             }
         }
         for i in 0..L {
-            // Wrapping: after its last full block an Enhanced sub-chain's pointer may point up
-            // to N - 1 blocks past its frame's data; it is not read there.
-            ptr[i] = ptr[i].wrapping_add(stride[i]);
+            ptr[i] = if SHARED {
+                // SAFETY: a cohort lane walks its own CCMP-128 frame block by block, so it
+                // ends at most at the end of its data.
+                unsafe { ptr[i].add(stride[i]) }
+            } else {
+                // Wrapping: after its last full block an Enhanced sub-chain's pointer may point
+                // up to N - 1 blocks past its frame's data; it is not read there.
+                ptr[i].wrapping_add(stride[i])
+            };
         }
         if SHARED {
             k.encrypt_whitened::<L>(keys, mac, &mut ctr);

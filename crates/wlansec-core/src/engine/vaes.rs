@@ -71,7 +71,8 @@ impl<'k> PackedKeys<'k> {
         const { assert!(L.is_multiple_of(T::W) && L <= MAX_LANES) };
         for g in 0..L / T::W {
             let group = &lane_keys[g * T::W..(g + 1) * T::W];
-            if group.iter().enumerate().all(|(lane, key)| self.holds(g * T::W + lane, key)) {
+            let held = &self.holds[g * T::W..(g + 1) * T::W];
+            if group.iter().zip(held).all(|(key, held)| core::ptr::eq(held.map_or(core::ptr::null(), |h| h), *key)) {
                 continue;
             }
             for (lane, key) in group.iter().enumerate() {
