@@ -13,13 +13,16 @@ use wlansec_core::Error;
 
 const OVERHEAD: usize = 16;
 
-/// An engine on every backend this CPU runs; says which backends it skips (visible with
-/// `--nocapture`), so a run on a CPU without AVX-512 or VAES does not pass silently.
+/// An engine on every backend this CPU runs; says which backends it skips (`skipped: ...`,
+/// visible with `--nocapture`), so a run on a CPU without AVX-512 or VAES does not pass
+/// silently.
 fn engines() -> Vec<Engine> {
     let (run, skipped): (Vec<Backend>, Vec<Backend>) = Backend::ALL.into_iter().partition(|b| b.is_available());
     let names = |list: &[Backend]| list.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ");
-    let skipped_names = if skipped.is_empty() { "none".to_string() } else { names(&skipped) };
-    eprintln!("engine backends tested: {}; skipped (this CPU lacks them): {skipped_names}", names(&run));
+    eprintln!("engine backends tested: {}", names(&run));
+    if !skipped.is_empty() {
+        eprintln!("skipped: the {} backends (this CPU lacks their features)", names(&skipped));
+    }
     for &backend in &skipped {
         assert!(Engine::with_backend(backend).is_err(), "{backend:?} refused where the CPU lacks it");
     }

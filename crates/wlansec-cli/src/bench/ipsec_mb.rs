@@ -163,7 +163,7 @@ impl IpsecMb {
         let (mut handle, mut version, mut chosen) = (core::ptr::null_mut(), 0, 0);
         // SAFETY: the shim writes only through the three out-pointers.
         let status = unsafe { ffi::wimb_open(&mut handle, arch.map_or(0, |a| a as u32), &mut version, &mut chosen) };
-        // SAFETY: a constant.
+        // SAFETY: the shim's function takes no argument and returns the header's version constant.
         let built_for = version_text(unsafe { ffi::wimb_header_version() });
         match (status, core::ptr::NonNull::new(handle)) {
             (0, Some(handle)) => {
@@ -233,7 +233,8 @@ impl IpsecMb {
                 let text = if text.is_null() {
                     "job not completed".into()
                 } else {
-                    // SAFETY: a NUL-terminated static string.
+                    // SAFETY: not null (tested above): a NUL-terminated static string of the
+                    // library, which `self` keeps loaded until it drops (`wimb_close`).
                     unsafe { core::ffi::CStr::from_ptr(text) }.to_string_lossy()
                 };
                 bail!("intel-ipsec-mb {api:?} API: {text} (error {error})")

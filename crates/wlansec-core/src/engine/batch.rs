@@ -13,8 +13,8 @@ use crate::wire::Rules;
 
 use super::enhanced::{MIC_LEN, NONCE_LEN};
 use super::framing;
+use super::kernel::FrameTask;
 use super::key::{Key, Mode};
-use super::lanes::FrameTask;
 use super::portable::Portable;
 
 /// Which implementation of the lane kernel runs.
@@ -314,7 +314,9 @@ impl Engine {
 
     fn frame<const OPEN: bool>(&self, task: &mut FrameTask<'_>) {
         let lanes = task.key.mode.ways.count();
-        // SAFETY: as in `run`.
+        // SAFETY: the backend's CPU features were checked (`Backend::is_available`) when the
+        // engine was made, and the task comes from `frame_task()` of a checked frame, whose
+        // data is an exclusive borrow.
         unsafe {
             match self.backend {
                 Backend::Portable => frame_portable::<OPEN>(task, lanes),
@@ -347,12 +349,12 @@ impl Engine {
 
     /// A batch through the lane scheduler, `BATCH_LANES` lanes.
     fn run(&self, tasks: &mut [FrameTask<'_>]) {
-        // SAFETY: the backend was checked to be available when the engine was made, and
-        // every task comes from `frame_task()` of a checked frame, whose data is an exclusive
-        // borrow.
+        // SAFETY: the backend's CPU features were checked (`Backend::is_available`) when the
+        // engine was made, and every task comes from `frame_task()` of a checked frame, whose
+        // data is an exclusive borrow.
         unsafe {
             match self.backend {
-                Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(tasks),
+                Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(Portable, tasks),
                 #[cfg(target_arch = "x86_64")]
                 Backend::AesNi => super::aesni::run::<BATCH_LANES>(tasks),
                 #[cfg(target_arch = "x86_64")]
@@ -360,19 +362,26 @@ impl Engine {
                 #[cfg(target_arch = "x86_64")]
                 Backend::Avx2Vaes => super::vaes::run256::<BATCH_LANES>(tasks),
                 #[cfg(not(target_arch = "x86_64"))]
-                _ => super::lanes::run::<Portable, BATCH_LANES>(tasks),
+                _ => super::lanes::run::<Portable, BATCH_LANES>(Portable, tasks),
             }
         }
     }
 }
 
+/// One frame on the portable kernel, on `lanes` lanes (its key's N).
+///
+/// # Safety
+/// `task` as `FrameTask` requires.
 unsafe fn frame_portable<const OPEN: bool>(task: &mut FrameTask<'_>, lanes: usize) {
     use super::stitched::run_frame;
-    match lanes {
-        1 => run_frame::<Portable, 1, OPEN>(task),
-        2 => run_frame::<Portable, 2, OPEN>(task),
-        4 => run_frame::<Portable, 4, OPEN>(task),
-        _ => run_frame::<Portable, 8, OPEN>(task),
+    // SAFETY: the caller vouches for the task.
+    unsafe {
+        match lanes {
+            1 => run_frame::<Portable, 1, OPEN>(Portable, task),
+            2 => run_frame::<Portable, 2, OPEN>(Portable, task),
+            4 => run_frame::<Portable, 4, OPEN>(Portable, task),
+            _ => run_frame::<Portable, 8, OPEN>(Portable, task),
+        }
     }
 }
 

@@ -52,7 +52,7 @@ impl Key {
         let mut round_keys = RoundKeys([[0; 16]; 11]);
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("aes") {
-            // SAFETY: AES-NI is present (checked just above).
+            // SAFETY: `expand_key` needs only AES-NI, which is present (checked just above).
             unsafe { expand_key(tk, &mut round_keys) };
         }
         Ok(Key { soft, round_keys, mode })
@@ -64,16 +64,14 @@ impl Key {
 }
 
 /// AES-128 key expansion with AESKEYGENASSIST.
-///
-/// # Safety
-/// The CPU must have AES-NI.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "aes")]
-unsafe fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
+fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
     use core::arch::x86_64::*;
 
-    #[inline(always)]
-    unsafe fn step(key: __m128i, assist: __m128i) -> __m128i {
+    #[target_feature(enable = "aes")]
+    #[inline]
+    fn step(key: __m128i, assist: __m128i) -> __m128i {
         let assist = _mm_shuffle_epi32::<0xff>(assist);
         let mut key = key;
         key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
@@ -81,7 +79,8 @@ unsafe fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
         key = _mm_xor_si128(key, _mm_slli_si128::<4>(key));
         _mm_xor_si128(key, assist)
     }
-    let mut k = _mm_loadu_si128(tk.as_ptr().cast());
+    // SAFETY: `tk` is 16 readable octets.
+    let mut k = unsafe { _mm_loadu_si128(tk.as_ptr().cast()) };
     let mut keys = [k; 11];
     macro_rules! round {
         ($i:expr, $rcon:expr) => {
@@ -100,6 +99,7 @@ unsafe fn expand_key(tk: &[u8; 16], out: &mut RoundKeys) {
     round!(9, 0x1b);
     round!(10, 0x36);
     for (dst, key) in out.0.iter_mut().zip(keys) {
-        _mm_storeu_si128(dst.as_mut_ptr().cast(), key);
+        // SAFETY: `dst` is 16 writable octets.
+        unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), key) };
     }
 }

@@ -12,19 +12,25 @@
 //! Backends ([`Backend`], chosen at run time): `portable` (the `aes` crate), `aesni` (AES-NI,
 //! also built with AVX-512VL for 32 registers) and `vaes`: four lanes per 512-bit VAESENC
 //! where the CPU has AVX-512 (`Avx512Vaes`), two lanes per 256-bit VAESENC where it has VAES
-//! and AVX2 but no AVX-512 (`Avx2Vaes`, e.g. Zen 3). Each implements `lanes::Kernel` on
+//! and AVX2 but no AVX-512 (`Avx2Vaes`, e.g. Zen 3). Each implements `kernel::Kernel` on
 //! registers of one, two or four lanes; batches run through the lane scheduler in `lanes`,
 //! single frames (CCMP-128 and Enhanced CCMP-N) through `stitched`, whose loop keeps the
 //! round keys and every lane's state in registers.
+//!
+//! Unsafe code: a kernel value is the proof that the CPU has its features (the accelerated
+//! ones are made only by a safe `#[target_feature]` constructor, reached after
+//! `Backend::is_available`), so the kernels' register methods are safe. What stays `unsafe`
+//! is the entry from the dispatcher and the loads and stores through raw pointers into the
+//! frames' data, each block with a `SAFETY` comment stating why it is in bounds.
 //!
 //! Module dependencies: each module uses only modules below it, so there is no cycle.
 //!
 //! ```text
 //! sharded
 //!    └─► batch ──────────────────────────► framing ─► crate::suite::ccmp (the framing)
-//!          └─► aesni, vaes, portable       (kernels: implement lanes::Kernel)
-//!                └─► stitched              (one frame, generic over the kernel)
-//!                      └─► lanes           (the scheduler and the Kernel trait)
+//!          └─► aesni, vaes, portable       (kernels: implement kernel::Kernel)
+//!                └─► stitched, lanes       (one frame; the multi-buffer lane scheduler)
+//!                      └─► kernel          (the Kernel trait, the frame task, block helpers)
 //!                            └─► key       (TK, mode, AES schedules, expanded here only)
 //!                                  └─► enhanced (reference model, Ways, Variant, constants)
 //! ```
@@ -34,6 +40,7 @@ mod aesni;
 pub mod batch;
 pub mod enhanced;
 pub mod framing;
+mod kernel;
 pub mod key;
 mod lanes;
 mod portable;

@@ -39,8 +39,8 @@ use crate::wire::{Frame, Rules};
 use super::batch::{self, Engine};
 use super::enhanced::MIC_LEN;
 use super::framing;
+use super::kernel::FrameTask;
 use super::key::{Key, Mode};
-use super::lanes::FrameTask;
 
 /// Identifies a station (its pairwise key) within the engine.
 pub type StationId = u32;

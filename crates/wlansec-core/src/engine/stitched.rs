@@ -7,9 +7,7 @@
 //! last, partial round are outside it.
 
 use super::enhanced::{sub_chain_b0, sub_chain_flags, Variant};
-use super::lanes::{copy_short, pack, unpack, Blk, FrameTask, Kernel};
-
-const BLOCK: usize = 16;
+use super::kernel::{copy_short, pack, unpack, Blk, FrameTask, Kernel, BLOCK};
 /// The most lanes a frame runs on (Enhanced N = 8).
 const MAX_LANES: usize = 8;
 /// `MASKS[MAX_LANES * BLOCK - k..]` starts with k octets 0xff, then zeros.
@@ -66,15 +64,15 @@ static SUB_CHAIN_FLAGS: [[u8; MAX_LANES * BLOCK]; 4] = {
 /// | last (one more for lanes with a block in the rest) | nothing: the MAC value | unused |
 ///
 /// # Safety
-/// The kernel's CPU features must be present; `task.data` valid for `task.len` octets.
+/// `task` as `FrameTask` requires: its data valid for `len` octets, its AAD 15..=30 octets.
 #[inline(always)]
-pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task: &mut FrameTask<'_>) {
+pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(k: K, task: &mut FrameTask<'_>) {
     const { assert!(L <= MAX_LANES) };
     let mode = task.key.mode;
     debug_assert_eq!(mode.ways.count(), L);
-    let keys = K::frame_keys(task.key);
-    let k10 = K::last_round_key(&keys);
-    let fold = K::xor(k10, K::first_round_key(&keys));
+    let keys = k.frame_keys(task.key);
+    let k10 = k.last_round_key(&keys);
+    let fold = k.xor(k10, k.first_round_key(&keys));
     let groups = L / K::W;
     let len = task.len;
 
@@ -82,7 +80,8 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // form `Kernel::add_counters` advances (octets 14, 15 little-endian): one register for
     // the round's first group, and each group's offset from it (fewer live registers: the
     // 16-register ymm build of 8 lanes spilled its state with one counter per group).
-    let [b0, base, h1, h2] = K::B::ccm_blocks(task.a0.as_bytes(), task.aad, len);
+    // SAFETY: a task's AAD is 15..=30 octets (`FrameTask`).
+    let [b0, base, h1, h2] = unsafe { k.ccm_blocks(task.a0.as_bytes(), task.aad, len) };
     let mut offsets = [K::B::zero(); L];
     for (j, offset) in offsets.iter_mut().enumerate() {
         *offset = K::B::with_counter(K::B::zero(), ((j / K::W * K::W) as u16).swap_bytes());
@@ -90,50 +89,53 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // B0_j (`enhanced::sub_chain_b0`): B0 with its flags replaced, unless N = 1 or naive.
     // In wide registers from static flag blocks; 128-bit kernels build each lane's block
     // (the masks cost the AES-NI build of Enhanced-8 at 64 octets 3 %).
-    let mut mac = pack::<K, L>(&[b0; L]);
+    let mut mac = pack::<K, L>(k, &[b0; L]);
     if K::W == 1 {
         let mut b0_j = [K::B::zero(); L];
         for (j, b) in b0_j.iter_mut().enumerate() {
             *b = K::B::from_bytes(&sub_chain_b0(&b0.to_bytes(), mode.ways, mode.variant, j));
         }
-        mac = pack::<K, L>(&b0_j);
+        mac = pack::<K, L>(k, &b0_j);
     } else if L > 1 && mode.variant == Variant::DomainSeparated {
         let flags = SUB_CHAIN_FLAGS[mode.ways.log2() as usize].as_ptr();
         for (g, b0) in mac.iter_mut().enumerate().take(groups) {
-            let keep = K::load_run(ALL_BUT_FLAGS.as_ptr().add(g * K::W * BLOCK));
-            *b0 = K::xor(K::and(*b0, keep), K::load_run(flags.add(g * K::W * BLOCK)));
+            // SAFETY: group g's lanes are `g * W..(g + 1) * W` < `MAX_LANES` blocks of each table.
+            let (keep, flags) = unsafe {
+                (k.load_run(ALL_BUT_FLAGS.as_ptr().add(g * K::W * BLOCK)), k.load_run(flags.add(g * K::W * BLOCK)))
+            };
+            *b0 = k.xor(k.and(*b0, keep), flags);
         }
     }
-    let mut ctr = pack::<K, L>(&[base; L]);
-    let mut last = pack::<K, L>(&[h1; L]);
-    let h2 = pack::<K, L>(&[h2; L]);
-    let group_offsets = pack::<K, L>(&offsets);
+    let mut ctr = pack::<K, L>(k, &[base; L]);
+    let mut last = pack::<K, L>(k, &[h1; L]);
+    let h2 = pack::<K, L>(k, &[h2; L]);
+    let group_offsets = pack::<K, L>(k, &offsets);
     let mut first = [base; L];
     for (j, c) in first.iter_mut().enumerate() {
         *c = K::B::with_counter(base, (1 + (j % K::W) as u16).swap_bytes());
     }
-    let mut counters = pack::<K, L>(&first)[0];
-    let counter_step = pack::<K, L>(&[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L])[0];
+    let mut counters = pack::<K, L>(k, &first)[0];
+    let counter_step = pack::<K, L>(k, &[K::B::with_counter(K::B::zero(), (L as u16).swap_bytes()); L])[0];
     for g in 0..groups {
-        mac[g] = K::xor(mac[g], K::first_round_key(&keys));
-        last[g] = K::xor(last[g], fold);
+        mac[g] = k.xor(mac[g], k.first_round_key(&keys));
+        last[g] = k.xor(last[g], fold);
     }
     // Step 0's counter blocks are all A_0: lane 0's gives E(A_0).
-    K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, 1);
+    k.encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, 1);
     let mut s0 = [K::B::zero(); L];
-    unpack::<K, L>(&ctr, &mut s0);
+    unpack::<K, L>(k, &ctr, &mut s0);
     for g in 0..groups {
-        last[g] = K::xor(h2[g], fold);
-        ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
+        last[g] = k.xor(h2[g], fold);
+        ctr[g] = k.counter_blocks(k.add_counters(counters, group_offsets[g]));
     }
-    counters = K::add_counters(counters, counter_step);
+    counters = k.add_counters(counters, counter_step);
     // Step 1's keystream is round 0's: a frame of at most L / 2 blocks uses only the first
     // half's (with step 0's A_0 alone, Enhanced-4 of 64 octets on a Zen 3: 3.30 -> 3.18
     // cycles/byte).
     if L > K::W && len <= L / 2 * BLOCK {
-        K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L / 2);
+        k.encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L / 2);
     } else {
-        K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L);
+        k.encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L);
     }
     let keystream = ctr;
 
@@ -143,25 +145,31 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
     // loop would run no round for it either; the second call is for the register allocator.
     let rounds = len / (L * BLOCK);
     let acc = if rounds == 0 {
-        finish_frame::<K, L, OPEN>(&keys, mac, last, ctr, keystream, task.data, len)
+        // SAFETY: the whole frame is the rest (the caller's contract).
+        unsafe { finish_frame::<K, L, OPEN>((k, &keys), mac, last, ctr, keystream, task.data, len) }
     } else {
         let mut keystream = keystream;
         let mut ptr = task.data;
         for _ in 0..rounds {
             for g in 0..groups {
-                let p = ptr.add(g * K::W * BLOCK);
-                let d = K::load_run(p);
-                let o = K::xor(d, keystream[g]);
-                K::store_run(p, o);
-                last[g] = K::xor(if OPEN { o } else { d }, fold);
-                ctr[g] = K::counter_blocks(K::add_counters(counters, group_offsets[g]));
+                // SAFETY: a round is `L` blocks of the data from `ptr`, `rounds` of them in it.
+                let p = unsafe { ptr.add(g * K::W * BLOCK) };
+                // SAFETY: group g's `W` blocks of the round.
+                let d = unsafe { k.load_run(p) };
+                let o = k.xor(d, keystream[g]);
+                // SAFETY: as above.
+                unsafe { k.store_run(p, o) };
+                last[g] = k.xor(if OPEN { o } else { d }, fold);
+                ctr[g] = k.counter_blocks(k.add_counters(counters, group_offsets[g]));
             }
-            counters = K::add_counters(counters, counter_step);
-            ptr = ptr.add(L * BLOCK);
-            K::encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L);
+            counters = k.add_counters(counters, counter_step);
+            // SAFETY: at most the end of the data after the last round.
+            ptr = unsafe { ptr.add(L * BLOCK) };
+            k.encrypt_frame::<L>(&keys, &mut mac, &last, &mut ctr, L);
             keystream = ctr;
         }
-        finish_frame::<K, L, OPEN>(&keys, mac, last, ctr, keystream, ptr, len - rounds * L * BLOCK)
+        // SAFETY: what follows the rounds is the rest of the data.
+        unsafe { finish_frame::<K, L, OPEN>((k, &keys), mac, last, ctr, keystream, ptr, len - rounds * L * BLOCK) }
     };
     task.acc = acc.to_bytes();
     task.s0 = s0[0].to_bytes();
@@ -172,10 +180,10 @@ pub(crate) unsafe fn run_frame<K: Kernel, const L: usize, const OPEN: bool>(task
 /// Returns the XOR of the sub-chains' CBC-MAC values.
 ///
 /// # Safety
-/// As `run_frame`; `ptr` valid for `rest` octets.
+/// `rest` < `L` blocks, and `ptr` valid for `rest` octets.
 #[inline(always)]
 unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
-    keys: &K::FrameKeys<'_>,
+    (k, keys): (K, &K::FrameKeys<'_>),
     mut mac: [K::V; L],
     mut last: [K::V; L],
     mut ctr: [K::V; L],
@@ -183,7 +191,7 @@ unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
     ptr: *mut u8,
     rest: usize,
 ) -> K::B {
-    let k10 = K::last_round_key(keys);
+    let k10 = k.last_round_key(keys);
     let groups = L / K::W;
     // Whole groups of blocks straight from the data, the group with the short block through
     // a zero-padded copy, groups past the data fold in nothing.
@@ -192,12 +200,17 @@ unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
         let in_use_from = MAX_LANES * BLOCK - rest.div_ceil(BLOCK) * BLOCK;
         for g in 0..groups {
             let (start, size) = (g * K::W * BLOCK, K::W * BLOCK);
-            in_use[g] = K::load_run(MASKS.as_ptr().add(in_use_from + start));
+            // SAFETY: `in_use_from + start` + `size` <= `2 * MAX_LANES * BLOCK`, the table's
+            // length (`in_use_from` <= `MAX_LANES * BLOCK`, `start + size` <= `L * BLOCK`).
+            in_use[g] = unsafe { k.load_run(MASKS.as_ptr().add(in_use_from + start)) };
             let plain = if start + size <= rest {
-                let p = ptr.add(start);
-                let d = K::load_run(p);
-                let o = K::xor(d, keystream[g]);
-                K::store_run(p, o);
+                // SAFETY: the group's blocks are whole blocks of the rest.
+                let p = unsafe { ptr.add(start) };
+                // SAFETY: as above.
+                let d = unsafe { k.load_run(p) };
+                let o = k.xor(d, keystream[g]);
+                // SAFETY: as above.
+                unsafe { k.store_run(p, o) };
                 if OPEN {
                     o
                 } else {
@@ -205,25 +218,34 @@ unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
                 }
             } else if start < rest {
                 let mut buf = [0u8; MAX_LANES * BLOCK];
-                copy_short(ptr.add(start), buf.as_mut_ptr(), rest - start);
-                let d = K::load_run(buf.as_ptr());
-                let o = K::xor(d, keystream[g]);
-                K::store_run(buf.as_mut_ptr(), o);
-                copy_short(buf.as_ptr(), ptr.add(start), rest - start);
-                let valid = K::load_run(MASKS.as_ptr().add(MAX_LANES * BLOCK - (rest - start)));
-                K::and(if OPEN { o } else { d }, valid)
+                // SAFETY: `rest - start` < `size` <= `COPY_SHORT_MAX` octets of the rest, and
+                // `buf` holds `MAX_LANES` blocks.
+                let d = unsafe {
+                    copy_short(ptr.add(start), buf.as_mut_ptr(), rest - start);
+                    k.load_run(buf.as_ptr())
+                };
+                let o = k.xor(d, keystream[g]);
+                // SAFETY: as above.
+                unsafe {
+                    k.store_run(buf.as_mut_ptr(), o);
+                    copy_short(buf.as_ptr(), ptr.add(start), rest - start);
+                }
+                // SAFETY: the run from `MAX_LANES * BLOCK - (rest - start)` ends before
+                // `2 * MAX_LANES * BLOCK`, as `rest - start` < `size`.
+                let valid = unsafe { k.load_run(MASKS.as_ptr().add(MAX_LANES * BLOCK - (rest - start))) };
+                k.and(if OPEN { o } else { d }, valid)
             } else {
                 last[g] = k10;
                 continue;
             };
-            let folded = K::xor(plain, K::first_round_key(keys));
-            last[g] = K::xor(k10, K::and(folded, in_use[g]));
+            let folded = k.xor(plain, k.first_round_key(keys));
+            last[g] = k.xor(k10, k.and(folded, in_use[g]));
         }
     } else {
         last = [k10; L];
     }
     // The last steps encrypt MAC blocks only: their counter blocks would not be used.
-    K::encrypt_frame::<L>(keys, &mut mac, &last, &mut ctr, 0);
+    k.encrypt_frame::<L>(keys, &mut mac, &last, &mut ctr, 0);
     if rest > 0 {
         let before = mac;
         last = [k10; L];
@@ -231,17 +253,17 @@ unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
         // first half, only that half's registers (Enhanced-8 of up to 64 octets: a step of
         // all eight lanes here made it slower than Enhanced-4).
         if L / 2 >= K::W && rest <= L / 2 * BLOCK {
-            encrypt_first_half_mac::<K, L>(keys, &mut mac, &last, &mut ctr);
+            encrypt_first_half_mac::<K, L>(k, keys, &mut mac, &last, &mut ctr);
         } else {
-            K::encrypt_frame::<L>(keys, &mut mac, &last, &mut ctr, 0);
+            k.encrypt_frame::<L>(keys, &mut mac, &last, &mut ctr, 0);
         }
         for g in 0..groups {
-            mac[g] = K::xor(before[g], K::and(K::xor(mac[g], before[g]), in_use[g]));
+            mac[g] = k.xor(before[g], k.and(k.xor(mac[g], before[g]), in_use[g]));
         }
     }
 
     let mut macs = [K::B::zero(); L];
-    unpack::<K, L>(&mac, &mut macs);
+    unpack::<K, L>(k, &mac, &mut macs);
     let mut acc = macs[0];
     for m in &macs[1..] {
         acc = acc.xor(*m);
@@ -250,12 +272,10 @@ unsafe fn finish_frame<K: Kernel, const L: usize, const OPEN: bool>(
 }
 
 /// `Kernel::encrypt_frame` of lanes `0..L / 2`, MAC blocks only; the other registers are left
-/// as they are.
-///
-/// # Safety
-/// As `run_frame`; `L / 2` is a multiple of `K::W`.
+/// as they are. `L / 2` is a multiple of `K::W`.
 #[inline(always)]
-unsafe fn encrypt_first_half_mac<K: Kernel, const L: usize>(
+fn encrypt_first_half_mac<K: Kernel, const L: usize>(
+    k: K,
     keys: &K::FrameKeys<'_>,
     mac: &mut [K::V; L],
     mac_last: &[K::V; L],
@@ -266,9 +286,9 @@ unsafe fn encrypt_first_half_mac<K: Kernel, const L: usize>(
     }
     let last = |h: usize| &mac_last[..h];
     match L {
-        8 => K::encrypt_frame::<4>(keys, first(mac), last(4).try_into().expect("4 <= L"), first(ctr), 0),
-        4 => K::encrypt_frame::<2>(keys, first(mac), last(2).try_into().expect("2 <= L"), first(ctr), 0),
-        2 => K::encrypt_frame::<1>(keys, first(mac), last(1).try_into().expect("1 <= L"), first(ctr), 0),
+        8 => k.encrypt_frame::<4>(keys, first(mac), last(4).try_into().expect("4 <= L"), first(ctr), 0),
+        4 => k.encrypt_frame::<2>(keys, first(mac), last(2).try_into().expect("2 <= L"), first(ctr), 0),
+        2 => k.encrypt_frame::<1>(keys, first(mac), last(1).try_into().expect("1 <= L"), first(ctr), 0),
         _ => unreachable!("a frame runs on 2, 4 or 8 lanes when it has halves"),
     }
 }
