@@ -28,7 +28,7 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
     /// length `M`) into `tag`.
     pub fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<()> {
         let mut mac = self.start(nonce, aad, data.len(), tag.len())?;
-        let mut counter = counter_block(nonce, 1);
+        let mut counter = Block::from(counter_block(nonce, 1));
         for chunk in data.chunks_mut(BLOCK) {
             xor_into(&mut mac, chunk);
             let keystream = self.encrypt(&counter);
@@ -67,7 +67,7 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
     }
 
     fn apply_keystream(&self, nonce: &[u8], data: &mut [u8]) {
-        let mut counter = counter_block(nonce, 1);
+        let mut counter = Block::from(counter_block(nonce, 1));
         for chunk in data.chunks_mut(BLOCK) {
             xor_into(chunk, &self.encrypt(&counter));
             increment(&mut counter, nonce.len());
@@ -89,12 +89,7 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
         if aad.len() as u64 > u64::from(u32::MAX) {
             return Err(Error::Unsupported("CCM associated data longer than 2^32 octets"));
         }
-        let mut b0 = Block::default();
-        let adata = if aad.is_empty() { 0 } else { 0x40 };
-        b0[0] = adata | (((tag_len as u8 - 2) / 2) << 3) | (length_octets as u8 - 1);
-        b0[1..1 + nonce.len()].copy_from_slice(nonce);
-        let len_bytes = (data_len as u64).to_be_bytes();
-        b0[1 + nonce.len()..].copy_from_slice(&len_bytes[8 - length_octets..]);
+        let mut b0 = Block::from(b0(nonce, data_len, tag_len, !aad.is_empty()));
         self.cipher.encrypt_block(&mut b0);
         let mut mac = b0;
         if !aad.is_empty() {
@@ -106,15 +101,8 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
     /// CBC-MAC the AAD behind its length encoding (2 octets, or 0xFFFE and 4 octets),
     /// zero-padded to a block boundary.
     fn absorb_aad(&self, mac: &mut Block, aad: &[u8]) {
-        let mut prefix = [0u8; 6];
-        let prefix = if aad.len() < 0xff00 {
-            prefix[..2].copy_from_slice(&(aad.len() as u16).to_be_bytes());
-            &prefix[..2]
-        } else {
-            prefix[..2].copy_from_slice(&[0xff, 0xfe]);
-            prefix[2..6].copy_from_slice(&(aad.len() as u32).to_be_bytes());
-            &prefix[..6]
-        };
+        let (prefix, prefix_len) = aad_length_prefix(aad.len());
+        let prefix = &prefix[..prefix_len];
         let mut block = [0u8; BLOCK];
         let mut fill = 0;
         for &byte in prefix.iter().chain(aad) {
@@ -134,22 +122,58 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Ccm<C> {
 
     /// T = first M octets of CBC-MAC XOR E(A0).
     fn finish_tag(&self, nonce: &[u8], mac: &Block, tag: &mut [u8]) {
-        let s0 = self.encrypt(&counter_block(nonce, 0));
+        let s0 = self.encrypt(&Block::from(counter_block(nonce, 0)));
         for ((t, m), s) in tag.iter_mut().zip(mac.iter()).zip(s0.iter()) {
             *t = m ^ s;
         }
     }
 }
 
-/// A_i = flags(L-1) || nonce || i, with i in the remaining L octets.
-fn counter_block(nonce: &[u8], i: u64) -> Block {
-    let mut a = Block::default();
+// CCM's block formatting (SP 800-38C A.2), here once for the mode above, the Enhanced CCMP
+// reference model and the engine's kernels. L = 15 - nonce length octets of length or counter.
+
+/// The flags octet of B0: Adata, M' = (M - 2) / 2, L' = L - 1.
+pub const fn b0_flags(tag_len: usize, length_octets: usize, has_aad: bool) -> u8 {
+    (if has_aad { 0x40 } else { 0 }) | (((tag_len as u8 - 2) / 2) << 3) | (length_octets as u8 - 1)
+}
+
+/// The flags octet of every counter block A_i: L' = L - 1.
+pub const fn counter_flags(length_octets: usize) -> u8 {
+    length_octets as u8 - 1
+}
+
+/// B0 = flags || nonce || the data's length in L octets (the caller checked that it fits).
+pub fn b0(nonce: &[u8], data_len: usize, tag_len: usize, has_aad: bool) -> [u8; BLOCK] {
     let length_octets = 15 - nonce.len();
-    a[0] = length_octets as u8 - 1;
+    let mut b0 = [0u8; BLOCK];
+    b0[0] = b0_flags(tag_len, length_octets, has_aad);
+    b0[1..1 + nonce.len()].copy_from_slice(nonce);
+    b0[1 + nonce.len()..].copy_from_slice(&(data_len as u64).to_be_bytes()[8 - length_octets..]);
+    b0
+}
+
+/// A_i = flags || nonce || i, with i in the remaining L octets.
+pub fn counter_block(nonce: &[u8], i: u64) -> [u8; BLOCK] {
+    let length_octets = 15 - nonce.len();
+    let mut a = [0u8; BLOCK];
+    a[0] = counter_flags(length_octets);
     a[1..1 + nonce.len()].copy_from_slice(nonce);
-    let i = i.to_be_bytes();
-    a[1 + nonce.len()..].copy_from_slice(&i[8 - length_octets..]);
+    a[1 + nonce.len()..].copy_from_slice(&i.to_be_bytes()[8 - length_octets..]);
     a
+}
+
+/// The encoding of the AAD's length ahead of the AAD: 2 octets below 0xFF00, else 0xFFFE and
+/// 4 octets; returned with how many of the 6 octets it takes.
+pub fn aad_length_prefix(aad_len: usize) -> ([u8; 6], usize) {
+    let mut prefix = [0u8; 6];
+    if aad_len < 0xff00 {
+        prefix[..2].copy_from_slice(&(aad_len as u16).to_be_bytes());
+        (prefix, 2)
+    } else {
+        prefix[..2].copy_from_slice(&[0xff, 0xfe]);
+        prefix[2..6].copy_from_slice(&(aad_len as u32).to_be_bytes());
+        (prefix, 6)
+    }
 }
 
 fn increment(counter: &mut Block, nonce_len: usize) {

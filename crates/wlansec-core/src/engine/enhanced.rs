@@ -12,19 +12,19 @@ use aes::cipher::{BlockCipherEncrypt, KeyInit};
 use aes::Aes128;
 use subtle::ConstantTimeEq;
 
+use crate::ccm;
 use crate::error::{Error, Result};
+pub use crate::suite::ccmp::{MAX_PAYLOAD, NONCE_LEN};
 
 const BLOCK: usize = 16;
 /// MIC length of CCMP-128 and of every Enhanced CCMP-N.
 pub const MIC_LEN: usize = 8;
-/// CCMP nonce length (L = 2 length octets).
-pub const NONCE_LEN: usize = 13;
-/// Largest payload the 2-octet CCM length field can describe.
-pub const MAX_PAYLOAD: usize = 0xffff;
+/// CCM's length octets at CCMP's nonce length.
+const LENGTH_OCTETS: usize = 15 - NONCE_LEN;
 /// B0 flags of CCMP-128: Adata, M' = (8 - 2) / 2 = 3, L' = 2 - 1 = 1.
-pub const CCMP_B0_FLAGS: u8 = 0x40 | (3 << 3) | 1;
+pub const CCMP_B0_FLAGS: u8 = ccm::b0_flags(MIC_LEN, LENGTH_OCTETS, true);
 /// Flags of the counter blocks A_i: L' = 1.
-pub const CCMP_CTR_FLAGS: u8 = 0x01;
+pub const CCMP_CTR_FLAGS: u8 = ccm::counter_flags(LENGTH_OCTETS);
 /// Flags bit 7, reserved (always 0) in CCM: set in every sub-chain B0 of the default
 /// Enhanced variant, so such a block is never a CCM B0 nor a counter block.
 const ENHANCED_B0_MARK: u8 = 0x80;
@@ -75,11 +75,7 @@ pub enum Variant {
 
 /// The standard CCMP-128 B0: flags || nonce || payload length (2 octets).
 pub fn ccmp_b0(nonce: &[u8; NONCE_LEN], payload_len: usize) -> [u8; BLOCK] {
-    let mut b0 = [0u8; BLOCK];
-    b0[0] = CCMP_B0_FLAGS;
-    b0[1..14].copy_from_slice(nonce);
-    b0[14..].copy_from_slice(&(payload_len as u16).to_be_bytes());
-    b0
+    ccm::b0(nonce, payload_len, MIC_LEN, true)
 }
 
 /// The first block of sub-chain `j`: the standard B0 for N = 1 and for the naive variant;
@@ -99,11 +95,7 @@ pub const fn sub_chain_flags(ways_log2: u8, j: usize) -> u8 {
 
 /// Counter block A_i = 0x01 || nonce || i.
 pub fn counter_block(nonce: &[u8; NONCE_LEN], i: u16) -> [u8; BLOCK] {
-    let mut a = [0u8; BLOCK];
-    a[0] = CCMP_CTR_FLAGS;
-    a[1..14].copy_from_slice(nonce);
-    a[14..].copy_from_slice(&i.to_be_bytes());
-    a
+    ccm::counter_block(nonce, u64::from(i))
 }
 
 /// The AAD as CBC-MAC input: 2-octet length, AAD, zero padding to whole blocks.
@@ -111,7 +103,8 @@ pub fn aad_blocks(aad: &[u8]) -> Result<Vec<[u8; BLOCK]>> {
     if aad.is_empty() || aad.len() >= 0xff00 {
         return Err(Error::Unsupported("CCMP AAD must be 1..0xff00 octets"));
     }
-    let mut bytes = (aad.len() as u16).to_be_bytes().to_vec();
+    let (prefix, prefix_len) = ccm::aad_length_prefix(aad.len());
+    let mut bytes = prefix[..prefix_len].to_vec();
     bytes.extend_from_slice(aad);
     Ok(bytes
         .chunks(BLOCK)
