@@ -31,6 +31,34 @@ fn engines() -> Vec<Engine> {
     engines
 }
 
+/// A backend is skipped only where the CPU lacks its features: the flags the kernel reports
+/// (/proc/cpuinfo) decide which backends must run, so a detection that wrongly turned a
+/// kernel off on a CPU that has it fails here instead of passing as a skip.
+#[test]
+fn every_backend_the_cpus_flags_allow_runs() {
+    let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else {
+        eprintln!("skipped: no /proc/cpuinfo to read the CPU's flags from");
+        return;
+    };
+    let flags: Vec<&str> = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("flags").and_then(|rest| rest.split_once(':')))
+        .map_or(Vec::new(), |(_, list)| list.split_whitespace().collect());
+    let has = |needed: &[&str]| needed.iter().all(|flag| flags.contains(flag));
+    for backend in Backend::ALL {
+        let needed: &[&str] = match backend {
+            Backend::Portable => &[],
+            #[cfg(target_arch = "x86_64")]
+            Backend::AesNi => &["aes", "sse4_1"],
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vaes => &["aes", "sse4_1", "avx2", "avx512f", "avx512bw", "avx512vl", "vaes"],
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2Vaes => &["aes", "sse4_1", "avx", "avx2", "vaes"],
+        };
+        assert_eq!(backend.is_available(), has(needed), "{} (needs {needed:?})", backend.name());
+    }
+}
+
 fn modes() -> Vec<Mode> {
     let mut modes = vec![Mode::CCMP128];
     for ways in [Ways::N2, Ways::N4, Ways::N8] {
