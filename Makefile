@@ -43,14 +43,9 @@ lab-publish: setup
 export WLANSEC_REQUIRE_ALL ?= 1
 PYTEST_WORKERS ?= 2
 
-# Each part says how long it took, so a slow one is seen where it starts.
-timed = @start=$$(date +%s); $(1); status=$$?; echo "make test: $(2) took $$(( $$(date +%s) - start )) s"; exit $$status
-
+# Lint, then the hardware benches beside the Rust and Python tests (scripts/test.sh).
 test: build
-	$(call timed,$(MAKE) --no-print-directory lint,lint)
-	$(call timed,$(MAKE) --no-print-directory test-rust,test-rust)
-	$(call timed,$(MAKE) --no-print-directory test-python,test-python)
-	$(call timed,$(MAKE) --no-print-directory -C hdl test,hdl)
+	@bash scripts/test.sh
 
 test-rust:
 	cargo test --workspace --locked
