@@ -45,6 +45,7 @@ def _fail_forbidden_skip(report):
 SHARED_WORKER = {"test_lab": "lab-testbeds", "test_lab_cluster": "lab-testbeds"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the marks into the node ids
 def pytest_collection_modifyitems(items):
     for item in items:
         module = item.module.__name__
