@@ -356,7 +356,10 @@ def test_up_after_a_kill_9_of_everything_recovers_without_a_manual_step():
 
 @pytest.mark.parametrize("victim", ["up", "supervisor", "emulator"])
 def test_a_kill_9_while_up_is_starting_is_recovered_by_the_next_up(victim):
-    """`up` killed, or the processes it starts killed, before the stations have joined."""
+    """`up` killed, or the processes it starts killed, before the stations have joined. A
+    killed `up` leaves nothing running: its supervisor sees it go (the pipe between them
+    closes before `up` confirmed) and tears the WLAN down by itself, so the next `up` never
+    finds a half-started WLAN answering as if it were up."""
     name = f"wtk9{victim[:2]}"
     wlansec("wlan", "down", "--name", name, check=False)
     client = subprocess.Popen([WLANSEC, "wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -368,6 +371,12 @@ def test_a_kill_9_while_up_is_starting_is_recovered_by_the_next_up(victim):
     assert client.poll() is None, "up finished before the stage was reached; the test no longer kills mid-start"
     os.kill(client.pid if victim == "up" else int(pid_file.read_text()), signal.SIGKILL)
     client.wait(timeout=30)
+    if victim == "up":
+        deadline = time.time() + 15
+        while time.time() < deadline and (namespaces(name) or Path(f"/run/wlansec/{name}").exists()):
+            time.sleep(0.05)
+        assert not namespaces(name) and not Path(f"/run/wlansec/{name}").exists(), "a killed `up` left its WLAN running"
+        assert "ended before every station joined" in Path(f"/run/wlansec/{name}.log").read_text()
     try:
         wlansec("wlan", "up", "--name", name, "--security", "ccmp", "--passphrase", PASSPHRASE)
         assert all(n["state"]["state"] == "connected" for n in status(name)["nodes"])

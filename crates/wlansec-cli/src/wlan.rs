@@ -47,7 +47,7 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
         Command::ProtectLoop(args) => tools::protect_loop(args),
         Command::Model(args) => tools::model(args),
         Command::Card(args) => tools::card(args),
-        Command::Supervise(args) => supervisor::supervise(&args.name),
+        Command::Supervise(args) => supervisor::supervise(&args.name.name, args.until_up_confirms),
         Command::Run(args) => supervisor::run_emulator(&args.name),
     }
 }

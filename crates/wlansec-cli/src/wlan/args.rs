@@ -35,7 +35,7 @@ pub enum Command {
     /// as JSON (what `wlan up --card` charges each protected frame).
     Card(CardArgs),
     #[command(hide = true)]
-    Supervise(NameArg),
+    Supervise(SuperviseArgs),
     #[command(hide = true)]
     Run(NameArg),
 }
@@ -53,6 +53,16 @@ pub struct NameArg {
     /// digits, `_` or `-`.
     #[arg(long, default_value = "wls", value_parser = instance_name)]
     pub(super) name: String,
+}
+
+#[derive(ClapArgs)]
+pub struct SuperviseArgs {
+    #[command(flatten)]
+    pub(super) name: NameArg,
+    /// Standard input is a pipe from `wlan up`: if it closes before `up` writes to it (`up`
+    /// killed before every station joined), tear the WLAN down.
+    #[arg(long)]
+    pub(super) until_up_confirms: bool,
 }
 
 /// A WLAN's name becomes namespace and state-file names, so it is never a path.

@@ -3,8 +3,11 @@
 //! (`wlan run`); and `wlan down`, which ends both and removes what is left.
 
 use std::fs;
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command as Process, ExitCode};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -98,8 +101,31 @@ fn cleanup(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Until `wlan up` confirms (writes an octet to standard input), its end tears the WLAN down:
+/// an `up` killed before every station joined leaves nothing running for the next `up` to
+/// find. Returns the flag the supervisor checks once the emulator runs, and the emulator's
+/// PID slot the watcher signals; whichever of the two comes second ends the emulator.
+fn watch_up(name: &str) -> (Arc<AtomicBool>, Arc<AtomicI32>) {
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let emulator = Arc::new(AtomicI32::new(0));
+    let (flag, pid) = (abandoned.clone(), emulator.clone());
+    let name = name.to_string();
+    std::thread::spawn(move || {
+        if matches!(std::io::stdin().read(&mut [0u8]), Ok(1)) {
+            return;
+        }
+        eprintln!("wlan: `wlan up` for `{name}` ended before every station joined; tearing down");
+        flag.store(true, Ordering::SeqCst);
+        let pid = pid.load(Ordering::SeqCst);
+        if pid > 0 {
+            signal(pid, libc::SIGTERM);
+        }
+    });
+    (abandoned, emulator)
+}
+
 /// The backstop: create the namespaces, run the emulator, and clean up however it ends.
-pub(super) fn supervise(name: &str) -> Result<ExitCode> {
+pub(super) fn supervise(name: &str, until_up_confirms: bool) -> Result<ExitCode> {
     // SAFETY: signal with valid signal numbers and SIG_IGN installs no handler code and
     // touches no memory; it affects this process only (the child restores them, below).
     unsafe {
@@ -109,6 +135,7 @@ pub(super) fn supervise(name: &str) -> Result<ExitCode> {
     }
     let config = read_config(name)?;
     fs::write(state_dir(name).join("supervisor.pid"), std::process::id().to_string())?;
+    let watch = until_up_confirms.then(|| watch_up(name));
     let result = (|| -> Result<bool> {
         for node in config.nodes() {
             netns::create_namespace(&node.namespace)?;
@@ -128,6 +155,12 @@ pub(super) fn supervise(name: &str) -> Result<ExitCode> {
         }
         let mut child = child.spawn()?;
         fs::write(state_dir(name).join("emulator.pid"), child.id().to_string())?;
+        if let Some((abandoned, emulator)) = &watch {
+            emulator.store(child.id() as i32, Ordering::SeqCst);
+            if abandoned.load(Ordering::SeqCst) {
+                signal(child.id() as i32, libc::SIGTERM);
+            }
+        }
         Ok(child.wait()?.success())
     })();
     cleanup(name)?;

@@ -1,6 +1,7 @@
 //! `wlan up`: check the arguments, write the configuration, start the supervisor (detached,
 //! or in the foreground) and wait until every station has joined.
 
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Command as Process, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -71,7 +72,8 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
     }
     let log = private_file(&log_path(&name))?;
     let mut cmd = Process::new(&exe);
-    cmd.args(["wlan", "supervise", "--name", &name]).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
+    cmd.args(["wlan", "supervise", "--name", &name, "--until-up-confirms"]);
+    cmd.stdin(Stdio::piped()).stdout(log.try_clone()?).stderr(log);
     // SAFETY: the closure runs in the forked child before exec and calls only setsid, which
     // is async-signal-safe (no allocation, no lock): it detaches from this terminal's session.
     unsafe {
@@ -80,13 +82,17 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
             Ok(())
         });
     }
-    cmd.spawn()?;
+    let mut supervisor = cmd.spawn()?;
+    // The supervisor tears the WLAN down if this process ends before writing this octet.
+    let mut confirm = || supervisor.stdin.take().map_or(Ok(()), |mut pipe| pipe.write_all(b"1"));
     match wait_joined(&name, &config) {
         Ok(()) => {
+            confirm()?;
             print_summary(&name)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) if args.keep_on_failure => {
+            confirm()?;
             eprintln!("wlansec: error: {e:#} (left up: --keep-on-failure)");
             Ok(ExitCode::FAILURE)
         }
