@@ -34,6 +34,7 @@ use wlansec_core::engine::{Backend, Engine};
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
 
 use super::cpu;
+use super::ipsec_mb::IpsecMb;
 
 use batch_sizes::Stream;
 use frames::{QUICK_STREAM_FRAMES, SIZES, STREAM_FRAMES};
@@ -70,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine.backend().name(),
         clock.repeats
     );
-    let ipsec_mb = ipsec_mb_rows::open();
+    let ipsec_mb = IpsecMb::open_every_manager();
     match &ipsec_mb {
         Ok(libs) => eprintln!(
             "bench ccmp: intel-ipsec-mb {} (init_mb_mgr_auto: {}; timed: {})",

@@ -172,7 +172,7 @@ mod tests {
             println!("skipped: the bench's clock needs AES-NI and AVX");
             return;
         };
-        let libs = match ipsec_mb_rows::open() {
+        let libs = match IpsecMb::open_every_manager() {
             Ok(libs) => libs,
             Err(why) => {
                 let required = std::env::var_os("WLANSEC_REQUIRE_ALL").is_some_and(|v| v == "1");

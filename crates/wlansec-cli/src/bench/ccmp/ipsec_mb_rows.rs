@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use wlansec_core::engine::Engine;
 
-use crate::bench::ipsec_mb::{self, Api, Arch, CcmInput, IpsecMb, KeySchedule};
+use crate::bench::ipsec_mb::{self, Api, CcmInput, IpsecMb, KeySchedule};
 
 use super::batch_sizes::BatchRow;
 use super::clock::{Clock, Measured};
@@ -58,28 +58,6 @@ pub struct Versus {
     /// intel-ipsec-mb's cycles/byte over wlansec's, both at their best: above 1, wlansec is
     /// faster.
     pub wlansec_speedup: f64,
-}
-
-/// intel-ipsec-mb's managers: init_mb_mgr_auto's first, then every other this CPU runs,
-/// widest first (the AVX-512 code of 1.3 is the slower one on short frames).
-pub fn open() -> Result<Vec<IpsecMb>> {
-    let auto = IpsecMb::open(None)?;
-    let runs = |arch: Arch| match arch {
-        Arch::Avx512 => false, // init_mb_mgr_auto's choice wherever the CPU has it
-        Arch::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-        Arch::Avx => std::arch::is_x86_feature_detected!("avx"),
-        Arch::Sse => std::arch::is_x86_feature_detected!("sse4.2") && std::arch::is_x86_feature_detected!("aes"),
-        Arch::NoAesNi => false,
-    };
-    let others: Vec<Arch> = [Arch::Avx2, Arch::Avx, Arch::Sse]
-        .into_iter()
-        .filter(|&a| a != auto.arch() && a != Arch::Avx512 && runs(a))
-        .collect();
-    let mut libs = vec![auto];
-    for arch in others {
-        libs.push(IpsecMb::open(Some(arch))?);
-    }
-    Ok(libs)
 }
 
 /// intel-ipsec-mb's job and burst rows (`mode`) on the multi-buffer row's frames (`buffers`,

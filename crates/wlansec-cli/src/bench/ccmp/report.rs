@@ -77,8 +77,8 @@ pub const NOTES: [&str; 8] = [
      call all frames are submitted (job: IMB_SUBMIT_JOB per frame; burst: IMB_SUBMIT_BURST) \
      and then flushed, every job's status checked, as wlansec's batch checks its jobs (the \
      _NOCHECK variants skip that); lanes = frames per call (the library picks its lanes). \
-     ARCH: the manager init_mb_mgr_auto sets up, and the AVX2 one too where auto picks \
-     AVX-512 (1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
+     ARCH: the manager init_mb_mgr_auto sets up, then every other this CPU runs (AVX2, AVX, \
+     SSE; 1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
      the one that takes CCM jobs: 1.3's cipher-only and hash-only bursts \
      (IMB_SUBMIT_CIPHER_BURST, IMB_SUBMIT_HASH_BURST) take no AEAD. Before timing, at every \
      size, each manager's and API's ciphertext and MIC are checked equal to the engine's on \
