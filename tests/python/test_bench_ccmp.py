@@ -2,7 +2,8 @@
 results [{impl, mode, lanes, frame_bytes, cycles_per_byte, gb_per_s, us_per_frame}], bound),
 covers every implementation, mode and frame size, and its figures agree with one another
 (GB/s, µs per frame and cycles per byte describe the same time); where intel-ipsec-mb is
-installed its rows are there with the comparison per size and on frames of mixed lengths.
+installed its rows are there with the comparison per size and on frames of mixed lengths, both
+sides timed on one stream at every batch size and compared at their best.
 Checks the schema and consistency only: speed is reported by the benchmark, never asserted
 here."""
 
@@ -20,6 +21,9 @@ from conftest import skip_for_cpu
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 SIZES = [64, 256, 512, 1024, 1500, 2304]
+# The batch-size rows: calls of these many frames, then the whole stream (--quick: 1024
+# frames) in one call.
+BATCHES, QUICK_STREAM_FRAMES = [8, 32, 128, 512], 1024
 # The mixed rows: 64 frames of 28..=1500 octets; their frame_bytes is the mean length.
 MIXED_FRAMES, MIXED_MEAN = 64, {"type": "integer", "minimum": 28, "maximum": 1500}
 
@@ -30,8 +34,11 @@ CPU_FLAGS = ["aes", "vaes", "vpclmulqdq", "avx2", "avx512f", "avx512vl"]
 
 SCHEMA = {
     "type": "object",
-    "required": ["machine", "results", "bound", "mic_ctr_split", "alone", "threads", "versus_ipsec_mb"],
+    "required": ["schema", "machine", "results", "batch_sizes", "bound", "mic_ctr_split", "alone", "threads",
+                 "versus_ipsec_mb"],
     "properties": {
+        # 2: batch_sizes, and versus_ipsec_mb at each side's best batch size.
+        "schema": {"const": 2},
         "machine": {
             "type": "object",
             "required": ["commit", "cpu", "cpu_flags", "backend", "backend_forced", "tsc_hz", "tsc_per_core_cycle",
@@ -78,6 +85,27 @@ SCHEMA = {
                     # (mixed: 64).
                     "lanes": {"type": "integer", "enum": [1, 2, 4, 8, 16, 32, 64]},
                     "frame_bytes": {"anyOf": [{"enum": SIZES}, MIXED_MEAN]},
+                    "cycles_per_byte": NUMBER,
+                    "gb_per_s": NUMBER,
+                    "us_per_frame": NUMBER,
+                },
+            },
+        },
+        "batch_sizes": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["impl", "mode", "frame_bytes", "frames_per_call", "stream", "frames",
+                             "cycles_per_byte", "gb_per_s", "us_per_frame"],
+                "additionalProperties": False,
+                "properties": {
+                    "impl": {"anyOf": [{"const": "wlansec"}, {"type": "string", "pattern": IPSEC_MB_ROW}]},
+                    "mode": {"enum": ["multibuffer", "mixed"]},
+                    "frame_bytes": {"anyOf": [{"enum": SIZES}, MIXED_MEAN]},
+                    "frames_per_call": {"type": "integer", "minimum": 1},
+                    "stream": {"type": "boolean"},
+                    "frames": {"type": "integer", "minimum": 1},
                     "cycles_per_byte": NUMBER,
                     "gb_per_s": NUMBER,
                     "us_per_frame": NUMBER,
@@ -149,12 +177,18 @@ SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["mode", "frame_bytes", "wlansec_multibuffer_cycles_per_byte", "ipsec_mb_best",
-                             "ipsec_mb_cycles_per_byte", "wlansec_speedup"],
+                "required": ["mode", "frame_bytes", "wlansec_frames_per_call", "wlansec_stream",
+                             "wlansec_cycles_per_byte", "ipsec_mb_best", "ipsec_mb_frames_per_call",
+                             "ipsec_mb_stream", "ipsec_mb_cycles_per_byte", "wlansec_speedup"],
+                "additionalProperties": False,
                 "properties": {"mode": {"enum": ["multibuffer", "mixed"]},
                                "frame_bytes": {"anyOf": [{"enum": SIZES}, MIXED_MEAN]},
-                               "wlansec_multibuffer_cycles_per_byte": NUMBER,
+                               "wlansec_frames_per_call": {"type": "integer", "minimum": 1},
+                               "wlansec_stream": {"type": "boolean"},
+                               "wlansec_cycles_per_byte": NUMBER,
                                "ipsec_mb_best": {"type": "string", "pattern": IPSEC_MB_ROW},
+                               "ipsec_mb_frames_per_call": {"type": "integer", "minimum": 1},
+                               "ipsec_mb_stream": {"type": "boolean"},
                                "ipsec_mb_cycles_per_byte": NUMBER, "wlansec_speedup": NUMBER},
             },
         },
@@ -255,8 +289,8 @@ def test_lane_step_ceilings_for_the_vaes_widths_this_cpu_has(report):
 def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
     """Where the library and its header are installed the rows must be there (build.rs built
     the shim, the library loaded): every size and the mixed lengths, job and burst API, each
-    manager timed, on the multi-buffer rows' frames; and the comparison per setting names the
-    fastest of them. Without the library this is a skip (a failure under WLANSEC_REQUIRE_ALL=1:
+    manager timed, on the multi-buffer rows' frames; each manager's batch-size rows; and a
+    comparison per setting of the batch-size rows. Without the library this is a skip (a failure under WLANSEC_REQUIRE_ALL=1:
     scripts/setup.sh installs it)."""
     info = report["machine"]["intel_ipsec_mb"]
     installed = os.path.exists("/usr/include/intel-ipsec-mb.h") and ctypes.util.find_library("IPSec_MB")
@@ -272,15 +306,51 @@ def test_intel_ipsec_mb_rows_beside_wlansec_at_every_size(report):
     assert sorted((r["impl"], r["mode"], r["frame_bytes"], r["lanes"]) for r in ipsec) == sorted(
         (f"ipsec-mb {arch} {api}", *setting) for arch in info["archs_timed"] for api in ("job", "burst")
         for setting in settings)
-    assert [(v["mode"], v["frame_bytes"]) for v in report["versus_ipsec_mb"]] == [s[:2] for s in settings]
+    batch_settings = [("multibuffer", size) for size in SIZES] + [("mixed", stream_mean(report))]
+    assert [(v["mode"], v["frame_bytes"]) for v in report["versus_ipsec_mb"]] == batch_settings
+    names = ["wlansec"] + [f"ipsec-mb {arch} {api}" for arch in info["archs_timed"] for api in ("job", "burst")]
+    assert {r["impl"] for r in report["batch_sizes"]} == set(names)
+
+
+def stream_mean(report):
+    return next(r["frame_bytes"] for r in report["batch_sizes"] if r["mode"] == "mixed")
+
+
+def test_every_batch_size_and_the_stream_for_each_side(report):
+    """Every implementation timed on each setting's stream in calls of every batch size and as
+    one call of the whole stream (the anchor's queue kept full, one flush): --quick too."""
+    implementations = {r["impl"] for r in report["batch_sizes"]}
+    assert "wlansec" in implementations
+    settings = [("multibuffer", size) for size in SIZES] + [("mixed", stream_mean(report))]
+    for impl in implementations:
+        for mode, size in settings:
+            rows = [r for r in report["batch_sizes"] if (r["impl"], r["mode"], r["frame_bytes"]) == (impl, mode, size)]
+            assert [(r["frames_per_call"], r["stream"], r["frames"]) for r in rows] == [
+                (b, False, QUICK_STREAM_FRAMES) for b in BATCHES] + [(QUICK_STREAM_FRAMES, True, QUICK_STREAM_FRAMES)], (
+                impl, mode, size)
+    # Each row times the whole stream: its figures describe one time, as the results' do.
+    for r in report["batch_sizes"]:
+        seconds = r["us_per_frame"] * 1e-6
+        tolerance = 1 / r["frame_bytes"] if r["mode"] == "mixed" else 1e-6
+        assert math.isclose(r["gb_per_s"], r["frame_bytes"] / seconds / 1e9, rel_tol=tolerance), r
+
+
+def test_speedup_compares_each_side_at_its_best_batch_size(report):
+    """Recomputed from the rows: per setting, the engine's fastest batch size against
+    intel-ipsec-mb's fastest manager, API and batch size, each named with its frames per call."""
+    if report["machine"]["intel_ipsec_mb"]["version"] is None:
+        pytest.skip("intel-ipsec-mb rows not run (test_intel_ipsec_mb_rows_beside_wlansec_at_every_size says why)")
+    assert report["versus_ipsec_mb"]
     for v in report["versus_ipsec_mb"]:
-        at_size = [r for r in ipsec if (r["mode"], r["frame_bytes"]) == (v["mode"], v["frame_bytes"])]
-        best = min(at_size, key=lambda r: r["cycles_per_byte"])
-        ours = next(r for r in report["results"] if (r["impl"], r["mode"], r["frame_bytes"]) ==
-                    ("wlansec", v["mode"], v["frame_bytes"]))
-        assert (v["ipsec_mb_best"], v["ipsec_mb_cycles_per_byte"]) == (best["impl"], best["cycles_per_byte"])
-        assert v["wlansec_multibuffer_cycles_per_byte"] == ours["cycles_per_byte"]
-        assert math.isclose(v["wlansec_speedup"], best["cycles_per_byte"] / ours["cycles_per_byte"], rel_tol=1e-9)
+        rows = [r for r in report["batch_sizes"] if (r["mode"], r["frame_bytes"]) == (v["mode"], v["frame_bytes"])]
+        ours = min((r for r in rows if r["impl"] == "wlansec"), key=lambda r: r["cycles_per_byte"])
+        theirs = min((r for r in rows if r["impl"] != "wlansec"), key=lambda r: r["cycles_per_byte"])
+        assert (v["wlansec_frames_per_call"], v["wlansec_stream"], v["wlansec_cycles_per_byte"]) == (
+            ours["frames_per_call"], ours["stream"], ours["cycles_per_byte"])
+        assert (v["ipsec_mb_best"], v["ipsec_mb_frames_per_call"], v["ipsec_mb_stream"],
+                v["ipsec_mb_cycles_per_byte"]) == (
+            theirs["impl"], theirs["frames_per_call"], theirs["stream"], theirs["cycles_per_byte"])
+        assert math.isclose(v["wlansec_speedup"], theirs["cycles_per_byte"] / ours["cycles_per_byte"], rel_tol=1e-9)
 
 
 def test_the_summarizer_reads_runs_and_pairs(report, tmp_path):

@@ -6,12 +6,16 @@
 //! settings; one frame's latency alone (LFENCE around each call) beside its time back to
 //! back; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
 //! Where intel-ipsec-mb is installed, its AES-CCM-128 (job API and burst API) on the
-//! multi-buffer row's frames and keys, checked octet for octet against the engine first.
+//! multi-buffer row's frames and keys, checked octet for octet against the engine first; and
+//! both sides on one long stream of frames at every batch size (calls of 8 to 512 frames, and
+//! the whole stream in one call: intel-ipsec-mb's queue kept full, one flush at the end),
+//! every "ahead" comparing each side at its fastest.
 //!
 //! Frames are payloads of `frame_bytes` octets with a 22-octet AAD and an 8-octet MIC, as in
 //! the published figures.
 
 mod alone;
+mod batch_sizes;
 mod bound;
 mod clock;
 mod frames;
@@ -30,8 +34,10 @@ use wlansec_core::engine::{Backend, Engine};
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
 
 use super::cpu;
+use super::ipsec_mb::IpsecMb;
 
-use frames::SIZES;
+use batch_sizes::Stream;
+use frames::{QUICK_STREAM_FRAMES, SIZES, STREAM_FRAMES};
 use ipsec_mb_rows::IpsecMbInfo;
 use machine::{CpuFlags, Machine};
 use report::Report;
@@ -65,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine.backend().name(),
         clock.repeats
     );
-    let ipsec_mb = ipsec_mb_rows::open();
+    let ipsec_mb = IpsecMb::open_every_manager();
     match &ipsec_mb {
         Ok(libs) => eprintln!(
             "bench ccmp: intel-ipsec-mb {} (init_mb_mgr_auto: {}; timed: {})",
@@ -91,6 +97,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     eprintln!("bench ccmp: frames of mixed lengths");
     results.extend(throughput::measure_mixed(&clock, engine, ipsec_mb.as_deref().unwrap_or_default(), &mut rng)?);
     bound.per_result = bound::per_result(&bound, &results, engine.backend());
+    let stream_frames = if args.quick { QUICK_STREAM_FRAMES } else { STREAM_FRAMES };
+    let mut batch_sizes = Vec::new();
+    // Its own seed: the other rows' frames stay the same as before these rows existed.
+    let mut stream_rng = ChaCha8Rng::seed_from_u64(2);
+    for bytes in SIZES.map(Some).into_iter().chain([None]) {
+        let what = bytes.map_or("mixed-length".to_string(), |b| format!("{b}-byte"));
+        eprintln!("bench ccmp: a stream of {stream_frames} {what} frames at every batch size");
+        let mut stream = Stream::new(&mut stream_rng, stream_frames, bytes);
+        batch_sizes.extend(batch_sizes::measure(&clock, engine, ipsec_mb.as_deref().unwrap_or_default(), &mut stream)?);
+    }
     eprintln!("bench ccmp: MIC/CTR split");
     let mic_ctr_split = mic_ctr::measure(&clock, &mut rng);
     eprintln!("bench ccmp: one frame alone");
@@ -103,7 +119,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .map_or(f64::NAN, |r| r.gb_per_s)
     };
     let threads = sharded::measure(&clock, engine, &mut rng, kernel_gb_per_s)?;
-    let versus_ipsec_mb = ipsec_mb_rows::versus(&results);
+    let versus_ipsec_mb = ipsec_mb_rows::versus(&batch_sizes);
     let mut notes: Vec<String> = report::NOTES.iter().map(|n| n.to_string()).collect();
     if let Err(why) = &ipsec_mb {
         notes.push(format!("no intel-ipsec-mb rows: {why:#}"));
@@ -123,7 +139,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             load_average,
             intel_ipsec_mb: IpsecMbInfo::of(&ipsec_mb),
         },
+        schema: report::SCHEMA,
         results,
+        batch_sizes,
         bound,
         mic_ctr_split,
         alone,

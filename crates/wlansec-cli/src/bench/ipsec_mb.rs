@@ -55,6 +55,18 @@ impl Arch {
             Arch::Avx512 => "avx512",
         }
     }
+
+    /// Whether to set up this architecture's manager beside init_mb_mgr_auto's: the CPU
+    /// runs its code (AVX-512's is left to init_mb_mgr_auto, which picks it wherever it
+    /// runs; the no-AES-NI code is not an anchor).
+    fn beside_auto(self) -> bool {
+        match self {
+            Arch::Avx512 | Arch::NoAesNi => false,
+            Arch::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Arch::Avx => std::arch::is_x86_feature_detected!("avx"),
+            Arch::Sse => std::arch::is_x86_feature_detected!("sse4.2") && std::arch::is_x86_feature_detected!("aes"),
+        }
+    }
 }
 
 /// The bench row's implementation name.
@@ -181,6 +193,19 @@ impl IpsecMb {
             ),
             _ => bail!("intel-ipsec-mb: could not allocate a multi-buffer manager"),
         }
+    }
+
+    /// Every manager this CPU runs: init_mb_mgr_auto's first, then the others, widest first
+    /// (1.3's AVX-512 CCM is the slower one on short frames, so the narrower ones count).
+    pub fn open_every_manager() -> Result<Vec<Self>> {
+        let auto = IpsecMb::open(None)?;
+        let auto_arch = auto.arch();
+        let others = [Arch::Avx2, Arch::Avx, Arch::Sse].into_iter().filter(|&a| a != auto_arch && a.beside_auto());
+        let mut libs = vec![auto];
+        for arch in others {
+            libs.push(IpsecMb::open(Some(arch))?);
+        }
+        Ok(libs)
     }
 
     #[cfg(not(ipsec_mb))]
@@ -352,8 +377,7 @@ mod tests {
 
     const SIZES: [usize; 6] = [64, 256, 512, 1024, 1500, 2304];
 
-    /// The library's managers the bench times (`init_mb_mgr_auto`'s, and AVX2's where the
-    /// CPU has it). The `..._with_ipsec_mb` tests need libipsec-mb: without it they get none
+    /// The library's managers the bench times (every one the CPU runs). The `..._with_ipsec_mb` tests need libipsec-mb: without it they get none
     /// and print `skipped:`, or fail where WLANSEC_REQUIRE_ALL=1 (scripts/setup.sh installs
     /// it, so a missing library there is a broken setup, not a skip).
     fn managers() -> Vec<IpsecMb> {
@@ -362,13 +386,7 @@ mod tests {
             cfg!(ipsec_mb) || !std::path::Path::new("/usr/include/intel-ipsec-mb.h").exists(),
             "intel-ipsec-mb.h is installed but build.rs did not build the shim"
         );
-        let mut archs = vec![None];
-        if std::arch::is_x86_feature_detected!("avx2") {
-            archs.push(Some(Arch::Avx2));
-        } else {
-            println!("skipped: the AVX2 manager (this CPU lacks AVX2)");
-        }
-        match archs.into_iter().map(IpsecMb::open).collect::<Result<Vec<_>>>() {
+        match IpsecMb::open_every_manager() {
             Ok(libs) => libs,
             Err(why) => {
                 let required = std::env::var_os("WLANSEC_REQUIRE_ALL").is_some_and(|v| v == "1");

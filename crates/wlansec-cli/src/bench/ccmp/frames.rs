@@ -11,6 +11,13 @@ pub const MIXED: &str = "mixed";
 pub const MIXED_FRAMES: usize = 64;
 pub const MIXED_LENGTHS: std::ops::RangeInclusive<usize> = 28..=1500;
 pub const AAD_LEN: usize = 22;
+/// Frames per call of the batch-size rows; after them, the whole stream in one call.
+pub const BATCHES: [usize; 4] = [8, 32, 128, 512];
+/// Frames of the stream the batch-size rows walk (`--quick`: fewer), and the stations
+/// whose keys they take in turn.
+pub const STREAM_FRAMES: usize = 4096;
+pub const QUICK_STREAM_FRAMES: usize = 1024;
+pub const STREAM_STATIONS: usize = 64;
 
 /// `len` octets from `rng`.
 pub fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {

@@ -1,15 +1,15 @@
 //! intel-ipsec-mb as the anchor: its AES-CCM-128 managers, its job and burst rows on the
 //! multi-buffer rows' own frames and keys (checked octet for octet against the engine before
-//! any is timed), and per setting wlansec's multi-buffer row against its fastest row.
+//! any is timed), and per setting each side at its fastest batch size against the other.
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 use wlansec_core::engine::Engine;
 
-use crate::bench::ipsec_mb::{self, Api, Arch, CcmInput, IpsecMb, KeySchedule};
+use crate::bench::ipsec_mb::{self, Api, CcmInput, IpsecMb, KeySchedule};
 
+use super::batch_sizes::BatchRow;
 use super::clock::{Clock, Measured};
-use super::frames::{MIXED, SIZES};
 
 /// CCMP frames behind random 802.11 headers added to the agreement check at each size.
 const CHECK_FRAMES: usize = 16;
@@ -38,30 +38,26 @@ impl IpsecMbInfo {
     }
 }
 
-/// One setting: wlansec's multi-buffer row against intel-ipsec-mb's fastest.
+/// One setting: each side at its fastest batch size (`batch_sizes`), wlansec's engine
+/// against intel-ipsec-mb's fastest manager, API and batch size.
 #[derive(Serialize)]
 pub struct Versus {
     /// `multibuffer` (frames of `frame_bytes` octets) or `mixed` (their mean).
     pub mode: &'static str,
     pub frame_bytes: usize,
-    pub wlansec_multibuffer_cycles_per_byte: f64,
-    /// intel-ipsec-mb's fastest row at this size (architecture and API).
+    /// wlansec's fastest frames per call (`_stream`: the whole stream in one call).
+    pub wlansec_frames_per_call: usize,
+    pub wlansec_stream: bool,
+    pub wlansec_cycles_per_byte: f64,
+    /// intel-ipsec-mb's fastest row (architecture and API) and its frames per call
+    /// (`_stream`: the whole stream, one flush at the end).
     pub ipsec_mb_best: &'static str,
+    pub ipsec_mb_frames_per_call: usize,
+    pub ipsec_mb_stream: bool,
     pub ipsec_mb_cycles_per_byte: f64,
-    /// intel-ipsec-mb's cycles/byte over wlansec's: above 1, wlansec is faster.
+    /// intel-ipsec-mb's cycles/byte over wlansec's, both at their best: above 1, wlansec is
+    /// faster.
     pub wlansec_speedup: f64,
-}
-
-/// intel-ipsec-mb's managers: init_mb_mgr_auto's first, then AVX2's where auto picked
-/// AVX-512 (the AVX-512 code of 1.3 is the slower one on short frames).
-pub fn open() -> Result<Vec<IpsecMb>> {
-    let auto = IpsecMb::open(None)?;
-    let avx2 = auto.arch() == Arch::Avx512 && std::arch::is_x86_feature_detected!("avx2");
-    let mut libs = vec![auto];
-    if avx2 {
-        libs.push(IpsecMb::open(Some(Arch::Avx2))?);
-    }
-    Ok(libs)
 }
 
 /// intel-ipsec-mb's job and burst rows (`mode`) on the multi-buffer row's frames (`buffers`,
@@ -109,24 +105,76 @@ pub fn measure(
     Ok(rows)
 }
 
-/// Per size and for the mixed lengths, where both have rows.
-pub fn versus(results: &[Measured]) -> Vec<Versus> {
-    let settings = SIZES.iter().map(|&bytes| ("multibuffer", Some(bytes))).chain([(MIXED, None)]);
+/// Per setting of the batch-size rows, in their order, where both sides have rows.
+pub fn versus(rows: &[BatchRow]) -> Vec<Versus> {
+    let mut settings: Vec<(&'static str, usize)> = Vec::new();
+    for r in rows {
+        if !settings.contains(&(r.mode, r.frame_bytes)) {
+            settings.push((r.mode, r.frame_bytes));
+        }
+    }
+    let fastest = |mode: &str, bytes: usize, wlansec: bool| {
+        rows.iter()
+            .filter(|r| r.mode == mode && r.frame_bytes == bytes && (r.implementation == "wlansec") == wlansec)
+            .min_by(|a, b| a.cycles_per_byte.total_cmp(&b.cycles_per_byte))
+    };
     settings
+        .into_iter()
         .filter_map(|(mode, bytes)| {
-            let at_size = results.iter().filter(|r| r.mode == mode && bytes.is_none_or(|b| r.frame_bytes == b));
-            let wlansec = at_size.clone().find(|r| r.implementation == "wlansec")?;
-            let best = at_size
-                .filter(|r| r.implementation.starts_with("ipsec-mb"))
-                .min_by(|a, b| a.cycles_per_byte.total_cmp(&b.cycles_per_byte))?;
+            let (ours, theirs) = (fastest(mode, bytes, true)?, fastest(mode, bytes, false)?);
             Some(Versus {
                 mode,
-                frame_bytes: wlansec.frame_bytes,
-                wlansec_multibuffer_cycles_per_byte: wlansec.cycles_per_byte,
-                ipsec_mb_best: best.implementation,
-                ipsec_mb_cycles_per_byte: best.cycles_per_byte,
-                wlansec_speedup: best.cycles_per_byte / wlansec.cycles_per_byte,
+                frame_bytes: bytes,
+                wlansec_frames_per_call: ours.frames_per_call,
+                wlansec_stream: ours.stream,
+                wlansec_cycles_per_byte: ours.cycles_per_byte,
+                ipsec_mb_best: theirs.implementation,
+                ipsec_mb_frames_per_call: theirs.frames_per_call,
+                ipsec_mb_stream: theirs.stream,
+                ipsec_mb_cycles_per_byte: theirs.cycles_per_byte,
+                wlansec_speedup: theirs.cycles_per_byte / ours.cycles_per_byte,
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(implementation: &'static str, frames_per_call: usize, cycles_per_byte: f64) -> BatchRow {
+        BatchRow {
+            implementation,
+            mode: "multibuffer",
+            frame_bytes: 1500,
+            frames_per_call,
+            stream: frames_per_call == 4096,
+            frames: 4096,
+            cycles_per_byte,
+            gb_per_s: 1.0,
+            us_per_frame: 1.0,
+        }
+    }
+
+    /// Neither side's per-call row stands for it: each is taken at its fastest batch size,
+    /// whichever that is, and the ratio is of those two.
+    #[test]
+    fn versus_takes_each_side_at_its_fastest_batch_size() {
+        let rows = [
+            row("wlansec", 8, 0.50),
+            row("wlansec", 512, 0.40),
+            row("wlansec", 4096, 0.45),
+            row("ipsec-mb avx512 job", 32, 0.80),
+            row("ipsec-mb avx512 job", 4096, 0.60),
+            row("ipsec-mb avx2 burst", 512, 0.70),
+        ];
+        let [v] = &versus(&rows)[..] else { panic!("one setting") };
+        assert_eq!((v.wlansec_frames_per_call, v.wlansec_stream, v.wlansec_cycles_per_byte), (512, false, 0.40));
+        assert_eq!(
+            (v.ipsec_mb_best, v.ipsec_mb_frames_per_call, v.ipsec_mb_stream, v.ipsec_mb_cycles_per_byte),
+            ("ipsec-mb avx512 job", 4096, true, 0.60)
+        );
+        assert!((v.wlansec_speedup - 1.5).abs() < 1e-12);
+        assert!(versus(&rows[..3]).is_empty(), "no intel-ipsec-mb rows: no comparison");
+    }
 }

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::alone::Alone;
+use super::batch_sizes::BatchRow;
 use super::bound::Bound;
 use super::clock::Measured;
 use super::frames::{MIXED, MIXED_LENGTHS, SIZES};
@@ -17,11 +18,19 @@ use super::machine::Machine;
 use super::mic_ctr::MicCtr;
 use super::sharded::Scaling;
 
+/// The JSON layout's version. 2: `batch_sizes` added, and `versus_ipsec_mb` compares each
+/// side at its fastest batch size (1: wlansec's multibuffer row against intel-ipsec-mb's
+/// rows of as many frames per call).
+pub const SCHEMA: u32 = 2;
+
 /// Everything one run measured.
 #[derive(Serialize)]
 pub struct Report {
+    pub schema: u32,
     pub machine: Machine,
     pub results: Vec<Measured>,
+    /// Both sides on one stream of frames per setting, at every batch size and as one call.
+    pub batch_sizes: Vec<BatchRow>,
     pub bound: Bound,
     /// The published tables' layout: CBC-MAC and CTR time per frame for 1-, 2-, 4-, 8-way.
     pub mic_ctr_split: Vec<MicCtr>,
@@ -29,14 +38,14 @@ pub struct Report {
     pub alone: Vec<Alone>,
     /// The sharded engine on 1 and 2 worker threads.
     pub threads: Vec<Scaling>,
-    /// Per frame size: wlansec's multi-buffer row against intel-ipsec-mb's fastest row.
+    /// Per setting of `batch_sizes`: each side at its fastest batch size.
     pub versus_ipsec_mb: Vec<Versus>,
     /// How the settings are defined (what is inside the timed loop).
     pub notes: Vec<String>,
 }
 
 /// What each setting times.
-pub const NOTES: [&str; 6] = [
+pub const NOTES: [&str; 8] = [
     "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
      station's AES round keys are expanded once (engine::Key, as an AP caches each \
      station's schedule), outside the timed loop; per frame the loop builds the job \
@@ -68,13 +77,25 @@ pub const NOTES: [&str; 6] = [
      call all frames are submitted (job: IMB_SUBMIT_JOB per frame; burst: IMB_SUBMIT_BURST) \
      and then flushed, every job's status checked, as wlansec's batch checks its jobs (the \
      _NOCHECK variants skip that); lanes = frames per call (the library picks its lanes). \
-     ARCH: the manager init_mb_mgr_auto sets up, and the AVX2 one too where auto picks \
-     AVX-512 (1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
+     ARCH: the manager init_mb_mgr_auto sets up, then every other this CPU runs (AVX2, AVX, \
+     SSE; 1.3's AVX-512 CCM is the slower on short frames). The generic burst API is \
      the one that takes CCM jobs: 1.3's cipher-only and hash-only bursts \
      (IMB_SUBMIT_CIPHER_BURST, IMB_SUBMIT_HASH_BURST) take no AEAD. Before timing, at every \
      size, each manager's and API's ciphertext and MIC are checked equal to the engine's on \
      those frames and on 16 frames behind random 802.11 headers (AAD 22 to 30 octets); a \
      difference stops the bench",
+    "batch_sizes: per frame size and for mixed lengths, one stream of 4096 frames (--quick: \
+     1024), each under one of 64 station keys in turn (expanded outside the timed loop), \
+     sealed in calls of 8, 32, 128 and 512 frames and as one call of the whole stream, by \
+     the engine (seal_batch per call) and by every intel-ipsec-mb manager the CPU runs, job \
+     and burst API (per call all frames submitted, then the queue flushed: in the stream \
+     row, jobs are submitted as the manager accepts them and its queue is flushed once, at \
+     the end; the burst API also flushes when the queue has no room for the next burst); \
+     each manager and API first checked against the engine on the whole stream. Every row \
+     times the whole stream: only the frames per call differ",
+    "versus_ipsec_mb (schema 2): per setting of batch_sizes, the engine at its fastest \
+     frames per call against intel-ipsec-mb's fastest manager, API and frames per call; \
+     wlansec_speedup is the latter's cycles/byte over the former's",
 ];
 
 /// The tables on standard output.
@@ -164,29 +185,72 @@ pub fn print(report: &Report) {
             t.load_average[2]
         );
     }
-    if !report.versus_ipsec_mb.is_empty() {
-        println!(
-            "intel-ipsec-mb {} (init_mb_mgr_auto: {}); wlansec multi-buffer vs its fastest row, cycles/byte:",
-            m.intel_ipsec_mb.version.as_deref().unwrap_or("?"),
-            m.intel_ipsec_mb.arch.unwrap_or("?")
-        );
-        for v in &report.versus_ipsec_mb {
-            let setting = match v.mode {
-                MIXED => format!("mixed {}..{} (mean {})", MIXED_LENGTHS.start(), MIXED_LENGTHS.end(), v.frame_bytes),
-                _ => format!("{:>6}", v.frame_bytes),
-            };
-            println!(
-                "{setting} bytes: wlansec {:.3}, {} {:.3}: wlansec x{:.2}",
-                v.wlansec_multibuffer_cycles_per_byte, v.ipsec_mb_best, v.ipsec_mb_cycles_per_byte, v.wlansec_speedup
-            );
-        }
-        println!();
-    }
+    print_batch_sizes(report);
     println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
     println!();
     for note in &report.notes {
         println!("note: {note}");
     }
+}
+
+/// The batch-size rows, one line per implementation and setting, and each side at its best.
+fn print_batch_sizes(report: &Report) {
+    let rows = &report.batch_sizes;
+    let Some(first) = rows.first() else { return };
+    let per_line = rows.iter().take_while(|r| (r.implementation, r.mode) == (first.implementation, first.mode)).count();
+    println!(
+        "A stream of {} frames per setting, by frames per call (stream: all in one call), cycles/byte:",
+        first.frames
+    );
+    print!("{:<12} {:<21}", "bytes", "impl");
+    for r in &rows[..per_line] {
+        print!(" {:>9}", if r.stream { "stream".to_string() } else { r.frames_per_call.to_string() });
+    }
+    println!();
+    for line in rows.chunks(per_line) {
+        let setting = match line[0].mode {
+            MIXED => format!("mixed {}", line[0].frame_bytes),
+            _ => line[0].frame_bytes.to_string(),
+        };
+        print!("{setting:<12} {:<21}", line[0].implementation);
+        for r in line {
+            print!(" {:>9.3}", r.cycles_per_byte);
+        }
+        println!();
+    }
+    println!();
+    if report.versus_ipsec_mb.is_empty() {
+        return;
+    }
+    let m = &report.machine;
+    println!(
+        "intel-ipsec-mb {} (init_mb_mgr_auto: {}); each side at its fastest frames per call, cycles/byte:",
+        m.intel_ipsec_mb.version.as_deref().unwrap_or("?"),
+        m.intel_ipsec_mb.arch.unwrap_or("?")
+    );
+    let calls = |per_call: usize, stream: bool| {
+        if stream {
+            "the stream".to_string()
+        } else {
+            format!("{per_call} frames/call")
+        }
+    };
+    for v in &report.versus_ipsec_mb {
+        let setting = match v.mode {
+            MIXED => format!("mixed {}..{} (mean {})", MIXED_LENGTHS.start(), MIXED_LENGTHS.end(), v.frame_bytes),
+            _ => format!("{:>6}", v.frame_bytes),
+        };
+        println!(
+            "{setting} bytes: wlansec {:.3} ({}), {} {:.3} ({}): wlansec x{:.2}",
+            v.wlansec_cycles_per_byte,
+            calls(v.wlansec_frames_per_call, v.wlansec_stream),
+            v.ipsec_mb_best,
+            v.ipsec_mb_cycles_per_byte,
+            calls(v.ipsec_mb_frames_per_call, v.ipsec_mb_stream),
+            v.wlansec_speedup
+        );
+    }
+    println!();
 }
 
 /// The report as JSON into `path`.
