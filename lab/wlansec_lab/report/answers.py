@@ -93,10 +93,12 @@ def tcp_answers(ctx: dict) -> list[Answer]:
     section = "TCP: throughput and RTT vs packet size"
     rows = []
     costs, means = (ctx.get("tcp") or {}).get("hw") or {}, ctx.get("tcp_means") or {}
-    for k, (what, unit, study, fmt) in enumerate((("throughput", "Mbit/s less", 2.9, "{:.2f}"), ("RTT", "ms more", 0.19, "{:+.3f}"))):
+    for k, (what, unit, study, fmt, study_fmt) in enumerate((("throughput", "Mbit/s less", 2.9, "{:.2f}", "{:.1f}"),
+                                                             ("RTT", "ms more", 0.19, "{:+.3f}", "{:.2f}"))):
         per = [c[k] for c in costs.values() if c[k]]
         answer = Answer(f"{LI_KOLAHI}: WPA2 costs TCP {what} (card crypto inline)", section,
-                        f"{pub.TCP_WPA2_COST['windows'][k]:g}–{pub.TCP_WPA2_COST['fedora'][k]:g} {unit} than open", "", "", "")
+                        f"{study_fmt.format(pub.TCP_WPA2_COST['windows'][k])}–{study_fmt.format(pub.TCP_WPA2_COST['fedora'][k])} "
+                        f"{unit} than open", "", "", "")
         if per:
             answer.ours = f"{span([d.diff for d in per], fmt)} {unit}"
             answer.verdict, count = ci_verdict([(d.low, d.high) for d in per], study, 0.0)
