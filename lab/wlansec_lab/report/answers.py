@@ -128,7 +128,7 @@ def tcp_answers(ctx: dict) -> list[Answer]:
                         f"{claim['value']:g} {unit} at {claim['size']} B", "—", "", UNRESOLVED)
         d = gaps.get(key)
         if key not in gaps:
-            answer.significance = f"{claim['size']} B is not among this run's sizes"
+            answer.significance = f"this run has no IPv4 and IPv6 pair at {claim['size']} B"
         elif d is None:
             answer.significance = ONE_RUN
         else:

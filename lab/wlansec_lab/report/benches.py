@@ -13,7 +13,7 @@ from wlansec_lab import published_values as pub
 from wlansec_lab.ciphers import STUDY_ALGORITHMS, STUDY_CIPHERS, label as cipher_label
 from wlansec_lab.report.data import AES_SOFT_RUN, ALGREDO, algredo_virtex4, load_raw, mode_of, point_stat
 from wlansec_lab.report.figures import ccmp_figure, cipher_claims_figure, hardware_figure
-from wlansec_lab.report.render import details, figure, md_table, not_run, num
+from wlansec_lab.report.render import details, figure, key_figure_link, md_table, not_run, num
 from wlansec_lab.report.statistics import (CLAIM_CASES, cipher_energy_ratios, frame_us, parallel_speedups, percent_of_aes,
                                            study_claims)
 from wlansec_lab.udpvideo import PACKET
@@ -156,7 +156,7 @@ def ccmp_section(out: Path, ctx: dict) -> str:
     ctx["key_figures"].append((fig_path, "A line chart of CCMP-128 sealing throughput in GB/s against frame size (log axis) on "
                                "one core, one line per engine: single frame, multi-buffer and the Enhanced N-lane settings.",
                                "**Host CCMP** (`wlansec bench ccmp`, one core): GB/s against frame size per engine.", "CCMP engines (host)"))
-    return (details(f"µs per frame: {len(rows)} engines × {len(sizes)} sizes, each the median of n = "
+    return (key_figure_link(fig_path) + "\n\n" + details(f"µs per frame: {len(rows)} engines × {len(sizes)} sizes, each the median of n = "
                     f"{b['machine'].get('repeats', '?')} timed repeats (load average at the start {b['machine'].get('load_average')})",
                     md_table(["engine", *[f"{s} B" for s in sizes]], rows)) +
             f"\n\nPublished ({pub.HAYAJNEH}): host encryption and authentication take “20–40 μs” on 2011 CPUs, against "
@@ -211,7 +211,7 @@ def ciphers_section(out: Path, ctx: dict) -> str:
     ctx["ciphers"] = _cipher_reading(rows, bench, soft)
     ctx["cipher_ratios"] = rows
     ctx["cipher_soft_aes"] = soft
-    return (f"{energy}\n\nOurs: n = {meta.get('repeats', '?')} timed repeat(s) per cipher, file and direction, "
+    return ((key_figure_link(claims) + "\n\n" if claims else "") + f"{energy}\n\nOurs: n = {meta.get('repeats', '?')} timed repeat(s) per cipher, file and direction, "
             "their median kept (the repeats' spread is not recorded, so the spread shown is over the files); the study's n "
             f"is not stated.\n\n{table}\n\n{ctx['ciphers']}\n\n" +
             details(f"The bench's {len(plots)} figures: throughput, energy, time against size" +
@@ -343,7 +343,7 @@ def hardware_section(out: Path, ctx: dict) -> str:
                                "study's 3.7× speedup and 2.4× area as dashed lines.",
                                "**Hardware** (ECP5): throughput against area beside the published core, and the parallel cores "
                                "against the study's speedup.", "Hardware"))
-    return (f"Ours: Fmax is the median over nextpnr placement seeds (Yosys + nextpnr; "
+    return (key_figure_link(fig_path) + "\n\nOurs: Fmax is the median over nextpnr placement seeds (Yosys + nextpnr; "
             "every seed, min–max, commit and tools in hdl/reports/), resources one deterministic synthesis; cycles from the "
             "cocotb benches, asserted on every frame and checked against vectors the `wlansec` CLI emits. `–`: not "
             "measured at the current RTL.\n\n" + details(f"Every design: {len(body)} rows", table) +

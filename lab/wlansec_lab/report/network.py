@@ -17,7 +17,7 @@ from wlansec_lab.plotstyle import series
 from wlansec_lab.report.figures import files_figure, save_figure, tcp_cost_figure, tcp_figure, video_figure
 from wlansec_lab.report.data import (CARD_MPDU_BYTES, card_costs_us, card_mhz, files_order, load_raw, medium_floor, mode_label,
                                      mode_of, point_runs, point_stat, sorted_modes, study_cipher_times)
-from wlansec_lab.report.render import details, figure, md_table, not_run, num, spread_text
+from wlansec_lab.report.render import details, figure, key_figure_link, md_table, not_run, num, spread_text
 from wlansec_lab.report.statistics import release_error_correlation
 
 
@@ -117,13 +117,14 @@ def video_section(out: Path, ctx: dict) -> str:
     if vs_open:
         ctx["key_figures"].append((vs_open, vs_open_alt, "**Video** (g54, through the AP): delay and jitter over open's, "
                                    "the study's ratios as stars.", "Video: delay, jitter, throughput"))
-        shown = figure(values, values_alt, "The values behind the ratios: delay, jitter, throughput and loss per mode.")
+        shown = key_figure_link(vs_open) + "\n\n" + figure(values, values_alt, "The values behind the ratios: delay, jitter, "
+                                                              "throughput and loss per mode.")
     else:
         ctx["key_figures"].append((values, values_alt, "**Video** (g54, through the AP): delay, jitter, throughput and loss per "
                                    "mode; one run per point, so no comparison with open is drawn.", "Video: delay, jitter, throughput"))
-        shown = ("> No comparison with open is drawn: each mode's delay and jitter as a ratio to open's, with its bootstrap "
-                 "95 % CI beside the study's ratios, and the increase with its Welch CI, need two runs per point or more, and "
-                 "this run has one. A full run (`make lab`, 40 runs per point) draws them.")
+        shown = (key_figure_link(values) + "\n\n> No comparison with open is drawn: each mode's delay and jitter as a ratio "
+                 "to open's, with its bootstrap 95 % CI beside the study's ratios, and the increase with its Welch CI, need two "
+                 "runs per point or more, and this run has one. A full run (`make lab`, 40 runs per point) draws them.")
     for m in modes:
         for prof in profiles:
             e = by.get((m, prof))
@@ -223,7 +224,7 @@ def tcp_section(out: Path, ctx: dict) -> str:
             "> No cost figure is drawn: WPA2's throughput and RTT cost over open per size, with its Welch 95 % CI beside the "
             "study's 2.8–3 Mbit/s and 0.18–0.20 ms, needs two runs per point or more, and this run has one. A full run "
             "(`make lab`, 40 runs per point) draws it.")
-    return ((figure(cards_path, "The same line charts on log axes with every card model, the MCU card an order of magnitude "
+    return (key_figure_link(fig_path) + "\n\n" + (figure(cards_path, "The same line charts on log axes with every card model, the MCU card an order of magnitude "
                     "below the others.", "Every card model (log axes).") + "\n\n" if cards_path else "") + cost + "\n\n" +
             details(f"Per point: {len(rows)} rows (IP version, size, mode)", md_table(
                 ["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
@@ -343,7 +344,7 @@ def files_section(out: Path, ctx: dict) -> str:
                                "TKIP's time as a multiple of open's on the same network and file.",
                                "**Files** (the study's text and video files, ad hoc and BSS): open's transfer time, and what WEP "
                                "and TKIP add.", "Files: transmission time of encrypted files"))
-    return (details(f"Per point: {len(rows)} rows (security, topology, signal, file)", md_table(
+    return (key_figure_link(fig_path) + "\n\n" + details(f"Per point: {len(rows)} rows (security, topology, signal, file)", md_table(
         ["security", "topology", "signal", "file", "n", "transfer s", "std (±95% CI)", "÷ open [95% CI], Welch",
          "Mbit/s", "encrypt + transfer + decrypt s, per cipher (CBC, wlansec)"], rows)) +
             "\n\nn: runs per point after the warm-up; ÷ open: the transfer time over open's on the same network and file, "

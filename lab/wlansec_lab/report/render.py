@@ -48,6 +48,16 @@ def figure(path: str, alt: str, caption: str) -> str:
     return f"![{alt}]({path})\n{caption}"
 
 
+def figure_id(path: str) -> str:
+    """A figure's fragment id on the page, from its file's name."""
+    return "figure-" + anchor(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+
+
+def key_figure_link(path: str) -> str:
+    """A section's pointer to its key figure, shown once, near the top of the page."""
+    return f"Key figure: [above, under Key figures](#{figure_id(path)})."
+
+
 def details(summary: str, body: str) -> str:
     """A block the reader opens on demand (raw tables, logs, configuration); GitHub renders
     report.md's the same way."""
@@ -119,7 +129,7 @@ def html_page(md: str) -> str:
             continue
         if m := re.match(r"^!\[(.*?)\]\((.*?)\)$", line):
             caption = lines[i + 1] if i + 1 < len(lines) and lines[i + 1].strip() else ""
-            out.append(f"<figure><img alt=\"{html.escape(m[1])}\" src=\"{html.escape(m[2])}\">" +
+            out.append(f"<figure id='{figure_id(m[2])}'><img alt=\"{html.escape(m[1])}\" src=\"{html.escape(m[2])}\">" +
                        (f"<figcaption>{_inline(caption)}</figcaption>" if caption else "") + "</figure>")
             i += 2 if caption else 1
             continue
