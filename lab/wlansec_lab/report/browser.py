@@ -127,7 +127,8 @@ def check(page: Path, screenshots: Path | None = None) -> Findings:
             driver.save_screenshot(str(shot))
             found.screenshots.append(shot)
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
-        found.print_hides_contents = driver.execute_script("return getComputedStyle(document.querySelector('nav')).display === 'none';")
+        found.print_hides_contents = driver.execute_script("const nav = document.querySelector('nav');"
+                                                           " return nav !== null && getComputedStyle(nav).display === 'none';")
         found.console_errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         driver.quit()
