@@ -7,6 +7,7 @@ pub mod element;
 pub mod handshake;
 pub mod kdf;
 pub mod keywrap;
+pub mod sae;
 pub mod tdls;
 
 pub use eapol::{EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, KeyIntegrity, Message};
