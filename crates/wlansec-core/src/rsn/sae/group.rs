@@ -132,6 +132,13 @@ macro_rules! on_curve {
 }
 pub(super) use on_curve;
 
+impl Group {
+    /// A uniform scalar in 2..r (`prime_len` octets): what rand and mask are drawn from.
+    pub fn random_scalar(self, rng: &mut impl CryptoRng) -> Zeroizing<Vec<u8>> {
+        on_curve!(self, random_scalar(rng))
+    }
+}
+
 type Fe<C> = <C as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
 type Sc<C> = <C as elliptic_curve::CurveArithmetic>::Scalar;
 
@@ -280,7 +287,7 @@ impl<C: SaeCurve> Hunt<C> {
 }
 
 /// A scalar in 2..r, uniformly: rand and mask of the commit (12.4.5.2).
-pub(super) fn random_scalar<C: SaeCurve>(rng: &mut impl CryptoRng) -> Zeroizing<Vec<u8>> {
+fn random_scalar<C: SaeCurve>(rng: &mut impl CryptoRng) -> Zeroizing<Vec<u8>> {
     loop {
         let s = Sc::<C>::random(rng);
         if !bool::from(s.is_zero() | s.ct_eq(&Sc::<C>::ONE)) {

@@ -68,8 +68,8 @@ impl Instance {
         rng: &mut impl CryptoRng,
     ) -> Result<Instance, SaeError> {
         loop {
-            let rand = on_curve!(pwe.group(), group::random_scalar(rng));
-            let mask = on_curve!(pwe.group(), group::random_scalar(rng));
+            let rand = pwe.group().random_scalar(rng);
+            let mask = pwe.group().random_scalar(rng);
             match Self::with_rand_mask(role, pwe.clone(), identifier, &rand, &mask) {
                 Err(SaeError::ScalarOutOfRange) => continue,
                 other => return other,
