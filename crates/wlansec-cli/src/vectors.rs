@@ -143,7 +143,9 @@ fn run_sae(args: SaeArgs) -> Result<ExitCode> {
         let (sta, ap) = (addr(), addr());
         let pwe = match &token {
             Some(pt) => PasswordElement::from_token(pt, sta, ap)?,
-            None => PasswordElement::hunting_and_pecking(group, &password, sta, ap, &mut rng, &mut LoopCost::default())?,
+            None => {
+                PasswordElement::hunting_and_pecking(group, &password, sta, ap, &mut rng, &mut LoopCost::default())?
+            }
         };
         let secrets: Vec<_> = (0..4).map(|_| group.random_scalar(&mut rng)).collect();
         let id = password.identifier();

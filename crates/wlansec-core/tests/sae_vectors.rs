@@ -6,7 +6,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use wlansec_core::rsn::sae::{
-    Instance, LoopCost, Password, PasswordElement, PasswordToken, Role, SaeEvent, Group, HUNTING_AND_PECKING_ITERATIONS,
+    Group, Instance, LoopCost, Password, PasswordElement, PasswordToken, Role, SaeEvent, HUNTING_AND_PECKING_ITERATIONS,
 };
 use wlansec_core::wire::MacAddr;
 
@@ -109,7 +109,8 @@ fn revmd_d2_1_commit_confirm_with_password_identifier() {
     .unwrap();
     assert_eq!(hex::encode(pwe.as_bytes()), v["computed_only"]["pwe"].as_str().unwrap());
     let mut sta =
-        Instance::with_rand_mask(Role::Station, pwe, Some(identifier), &hex(input, "rand"), &hex(input, "mask")).unwrap();
+        Instance::with_rand_mask(Role::Station, pwe, Some(identifier), &hex(input, "rand"), &hex(input, "mask"))
+            .unwrap();
     assert_eq!(sta.commit_frame(), frame(1, &hex(expected, "commit_message")));
     let events = sta.handle(&frame(1, &hex(input, "peer_commit_message"))).unwrap();
     assert_eq!(events, vec![SaeEvent::Send(frame(2, &hex(expected, "confirm_message")))]);
@@ -118,6 +119,8 @@ fn revmd_d2_1_commit_confirm_with_password_identifier() {
     assert_eq!(hex::encode(keys.pmk().as_bytes()), expected["pmk"].as_str().unwrap());
     assert_eq!(hex::encode(keys.pmkid()), expected["pmkid"].as_str().unwrap());
     let events = sta.handle(&frame(2, &hex(expected, "peer_confirm_message"))).unwrap();
-    assert!(matches!(events.as_slice(), [SaeEvent::Accepted { pmkid, .. }] if hex::encode(pmkid) == expected["pmkid"].as_str().unwrap()));
+    assert!(
+        matches!(events.as_slice(), [SaeEvent::Accepted { pmkid, .. }] if hex::encode(pmkid) == expected["pmkid"].as_str().unwrap())
+    );
     assert!(sta.is_accepted());
 }

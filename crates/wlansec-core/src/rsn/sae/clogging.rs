@@ -65,6 +65,9 @@ impl AntiClogging {
 
 impl fmt::Debug for AntiClogging {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AntiClogging").field("threshold", &self.threshold).field("rotate_at", &self.rotate_at).finish_non_exhaustive()
+        f.debug_struct("AntiClogging")
+            .field("threshold", &self.threshold)
+            .field("rotate_at", &self.rotate_at)
+            .finish_non_exhaustive()
     }
 }

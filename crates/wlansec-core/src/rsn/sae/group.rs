@@ -89,7 +89,9 @@ impl Group {
 }
 
 /// A curve of [`Group`], with the two conversions its `Uint` type has to make concretely.
-pub(super) trait SaeCurve: PrimeCurveParams + elliptic_curve::hazmat::FieldArithmetic<FieldElement: OsswuMap> {
+pub(super) trait SaeCurve:
+    PrimeCurveParams + elliptic_curve::hazmat::FieldArithmetic<FieldElement: OsswuMap>
+{
     const GROUP: Group;
 
     /// `hash mod (r - 1) + 1` as a scalar (12.4.4.2.3: val for PWE = [val]PT); `hash` is at

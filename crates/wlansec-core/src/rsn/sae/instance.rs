@@ -41,8 +41,13 @@ enum State {
     /// Our commit is out; waiting for the peer's.
     Committed,
     /// Both commits known, our confirm out; waiting for the peer's confirm.
-    Confirmed { peer: Commit, keys: SaeKeys },
-    Accepted { keys: SaeKeys },
+    Confirmed {
+        peer: Commit,
+        keys: SaeKeys,
+    },
+    Accepted {
+        keys: SaeKeys,
+    },
 }
 
 /// One protocol instance with one peer. Its secrets (the password element, rand, the keys)
@@ -89,7 +94,8 @@ impl Instance {
         if identifier.is_some_and(|id| id.len() > 253) {
             return Err(SaeError::IdentifierTooLong);
         }
-        let (scalar, element) = on_curve!(pwe.group(), group::commit(pwe.as_bytes(), rand, mask)).ok_or(SaeError::ScalarOutOfRange)?;
+        let (scalar, element) =
+            on_curve!(pwe.group(), group::commit(pwe.as_bytes(), rand, mask)).ok_or(SaeError::ScalarOutOfRange)?;
         Ok(Instance {
             role,
             pwe,
@@ -170,7 +176,9 @@ impl Instance {
         match &self.state {
             State::Committed => {}
             // A retransmitted commit: the peer lost our confirm.
-            State::Confirmed { peer: known, .. } if *known == peer => return Ok(vec![SaeEvent::Send(self.confirm_frame()?)]),
+            State::Confirmed { peer: known, .. } if *known == peer => {
+                return Ok(vec![SaeEvent::Send(self.confirm_frame()?)])
+            }
             _ => return Err(SaeError::Unexpected("commit")),
         }
         let group = self.group();
@@ -181,7 +189,8 @@ impl Instance {
             return Err(SaeError::Reflection);
         }
         let k = on_curve!(group, group::shared_secret(self.pwe.as_bytes(), &self.rand, &peer.scalar, &peer.element))?;
-        let sum = on_curve!(group, group::scalar_sum(&self.own.scalar, &peer.scalar)).ok_or(SaeError::ScalarOutOfRange)?;
+        let sum =
+            on_curve!(group, group::scalar_sum(&self.own.scalar, &peer.scalar)).ok_or(SaeError::ScalarOutOfRange)?;
         let hash = match self.pwe.method() {
             PweMethod::HuntingAndPecking => KdfHash::Sha256,
             PweMethod::HashToElement => group.hash(),
@@ -237,6 +246,10 @@ impl fmt::Debug for Instance {
             State::Confirmed { .. } => "Confirmed",
             State::Accepted { .. } => "Accepted",
         };
-        f.debug_struct("Instance").field("role", &self.role).field("group", &self.group()).field("state", &state).finish_non_exhaustive()
+        f.debug_struct("Instance")
+            .field("role", &self.role)
+            .field("group", &self.group())
+            .field("state", &state)
+            .finish_non_exhaustive()
     }
 }

@@ -33,9 +33,15 @@ pub(super) fn hkdf_expand(hash: KdfHash, prk: &[u8], info: &[u8], out: &mut [u8]
     // The PRK is a whole hash output and SAE asks for at most 99 octets: both always valid.
     match hash {
         KdfHash::Sha1 => unreachable!("SAE has no SHA-1 group"),
-        KdfHash::Sha256 => Hkdf::<Sha256>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength)),
-        KdfHash::Sha384 => Hkdf::<Sha384>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength)),
-        KdfHash::Sha512 => Hkdf::<Sha512>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength)),
+        KdfHash::Sha256 => {
+            Hkdf::<Sha256>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength))
+        }
+        KdfHash::Sha384 => {
+            Hkdf::<Sha384>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength))
+        }
+        KdfHash::Sha512 => {
+            Hkdf::<Sha512>::from_prk(prk).and_then(|h| h.expand(info, out).map_err(|_| hkdf::InvalidPrkLength))
+        }
     }
     .unwrap_or_else(|_| unreachable!())
 }

@@ -92,9 +92,15 @@ pub enum SaeMessage<'a> {
     Commit(CommitRepr<'a>),
     Confirm(ConfirmRepr<'a>),
     /// Status ANTI_CLOGGING_TOKEN_REQUIRED: resend the commit with this token.
-    TokenRequired { group: u16, token: &'a [u8] },
+    TokenRequired {
+        group: u16,
+        token: &'a [u8],
+    },
     /// Any other status: the peer refused (`transaction` says which message).
-    Refused { transaction: u16, status: StatusCode },
+    Refused {
+        transaction: u16,
+        status: StatusCode,
+    },
 }
 
 impl<'a> SaeMessage<'a> {
@@ -108,7 +114,9 @@ impl<'a> SaeMessage<'a> {
         let payload = &frame.buffer[AuthFrame::<&[u8]>::HEADER_LEN..];
         match (transaction, status) {
             (TRANSACTION_COMMIT, StatusCode::SUCCESS) => CommitRepr::parse(payload, false).map(SaeMessage::Commit),
-            (TRANSACTION_COMMIT, StatusCode::SAE_HASH_TO_ELEMENT) => CommitRepr::parse(payload, true).map(SaeMessage::Commit),
+            (TRANSACTION_COMMIT, StatusCode::SAE_HASH_TO_ELEMENT) => {
+                CommitRepr::parse(payload, true).map(SaeMessage::Commit)
+            }
             (TRANSACTION_COMMIT, StatusCode::ANTI_CLOGGING_TOKEN_REQUIRED) => {
                 let group = le16(payload, "token request")?;
                 let rest = &payload[2..];

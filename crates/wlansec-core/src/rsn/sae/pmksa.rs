@@ -37,9 +37,7 @@ impl PmksaCache {
 
     /// The entry of `peer` named `pmkid` (compared in constant time), if alive at `now`.
     pub fn get(&self, peer: MacAddr, pmkid: &[u8; 16], now: u64) -> Option<&PmksaEntry> {
-        self.entries
-            .get(&peer)
-            .filter(|e| bool::from(e.pmkid.ct_eq(pmkid)) && now < e.expires_at)
+        self.entries.get(&peer).filter(|e| bool::from(e.pmkid.ct_eq(pmkid)) && now < e.expires_at)
     }
 
     pub fn remove(&mut self, peer: MacAddr) -> Option<PmksaEntry> {

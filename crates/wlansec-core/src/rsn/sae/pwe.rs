@@ -114,7 +114,10 @@ impl PasswordElement {
 
 impl fmt::Debug for PasswordElement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PasswordElement").field("group", &self.group).field("method", &self.method).finish_non_exhaustive()
+        f.debug_struct("PasswordElement")
+            .field("group", &self.group)
+            .field("method", &self.method)
+            .finish_non_exhaustive()
     }
 }
 
@@ -187,7 +190,11 @@ impl PasswordToken {
         Self::derive_with_steps(group, ssid, password).map(|(pt, _)| pt)
     }
 
-    pub fn derive_with_steps(group: Group, ssid: &[u8], password: &Password) -> Result<(PasswordToken, TokenSteps), SaeError> {
+    pub fn derive_with_steps(
+        group: Group,
+        ssid: &[u8],
+        password: &Password,
+    ) -> Result<(PasswordToken, TokenSteps), SaeError> {
         let hash = group.hash();
         let identifier = password.identifier.as_deref().unwrap_or_default();
         let pwd_seed = hmac(hash, ssid, &[&password.password, identifier]);
@@ -196,7 +203,8 @@ impl PasswordToken {
         let mut pwd_value2 = Zeroizing::new(vec![0u8; len]);
         hkdf_expand(hash, &pwd_seed, b"SAE Hash to Element u1 P1", &mut pwd_value1);
         hkdf_expand(hash, &pwd_seed, b"SAE Hash to Element u2 P2", &mut pwd_value2);
-        let element = on_curve!(group, group::pt_from_values(&pwd_value1, &pwd_value2)).ok_or(SaeError::NoPasswordElement)?;
+        let element =
+            on_curve!(group, group::pt_from_values(&pwd_value1, &pwd_value2)).ok_or(SaeError::NoPasswordElement)?;
         Ok((PasswordToken { group, element }, TokenSteps { pwd_seed, pwd_value1, pwd_value2 }))
     }
 

@@ -94,11 +94,13 @@ impl Responder {
     /// [`SaeError::status`] says how to answer.
     pub fn handle(&mut self, peer: MacAddr, frame: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<SaeEvent>, SaeError> {
         let message = SaeMessage::parse(frame)?;
-        let fresh_commit = matches!(message, SaeMessage::Commit(_))
-            && self.instances.get(&peer).is_none_or(Instance::is_accepted);
+        let fresh_commit =
+            matches!(message, SaeMessage::Commit(_)) && self.instances.get(&peer).is_none_or(Instance::is_accepted);
         let events = if let (true, SaeMessage::Commit(commit)) = (fresh_commit, &message) {
             // Before any password element is derived: a flood costs one HMAC per frame.
-            if self.clogging.required(self.open_commits()) && !commit.token.is_some_and(|t| self.clogging.check(peer, t)) {
+            if self.clogging.required(self.open_commits())
+                && !commit.token.is_some_and(|t| self.clogging.check(peer, t))
+            {
                 let mut out = Vec::new();
                 let h2e = self.config.method == PweMethod::HashToElement;
                 emit_token_request(commit.group.id(), &self.clogging.token(peer), h2e, &mut out);
@@ -126,10 +128,16 @@ impl Responder {
         Ok(events)
     }
 
-    fn password_element(&self, group: Group, peer: MacAddr, rng: &mut impl CryptoRng) -> Result<PasswordElement, SaeError> {
+    fn password_element(
+        &self,
+        group: Group,
+        peer: MacAddr,
+        rng: &mut impl CryptoRng,
+    ) -> Result<PasswordElement, SaeError> {
         match self.config.method {
             PweMethod::HashToElement => {
-                let pt = self.tokens.iter().find(|t| t.group() == group).ok_or(SaeError::UnsupportedGroup(group.id()))?;
+                let pt =
+                    self.tokens.iter().find(|t| t.group() == group).ok_or(SaeError::UnsupportedGroup(group.id()))?;
                 PasswordElement::from_token(pt, self.config.own, peer)
             }
             PweMethod::HuntingAndPecking => PasswordElement::hunting_and_pecking(

@@ -29,7 +29,8 @@ fn pwe(group: Group, method: PweMethod, own: MacAddr, peer: MacAddr, password: &
             PasswordElement::from_token(&pt, own, peer).unwrap()
         }
         PweMethod::HuntingAndPecking => {
-            PasswordElement::hunting_and_pecking(group, password, own, peer, &mut rng(7), &mut LoopCost::default()).unwrap()
+            PasswordElement::hunting_and_pecking(group, password, own, peer, &mut rng(7), &mut LoopCost::default())
+                .unwrap()
         }
     }
 }
@@ -129,13 +130,17 @@ fn password_identifier_must_match() {
     let mut ap = responder(PweMethod::HashToElement, &[Group::P256]);
     let err = ap.handle(STA, &sta.commit_frame(), &mut rng(2)).unwrap_err();
     assert_eq!(err.status(), Some(StatusCode::UNKNOWN_PASSWORD_IDENTIFIER));
-    assert_eq!(sta.handle(&sta.commit_frame()[..7]).unwrap_err().status(), Some(StatusCode::REFUSED_REASON_UNSPECIFIED));
+    assert_eq!(
+        sta.handle(&sta.commit_frame()[..7]).unwrap_err().status(),
+        Some(StatusCode::REFUSED_REASON_UNSPECIFIED)
+    );
 }
 
 /// A peer commit with `scalar` and `element` in place of the station's.
 fn forged_commit(group: Group, scalar: &[u8], element: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    CommitRepr { group, h2e: true, token: None, scalar, element, password_identifier: None, rejected_groups: None }.emit(&mut out);
+    CommitRepr { group, h2e: true, token: None, scalar, element, password_identifier: None, rejected_groups: None }
+        .emit(&mut out);
     out
 }
 
@@ -305,7 +310,8 @@ fn dragonblood_hunting_and_pecking_work_independent_of_password() {
             let password = Password::new(format!("password {i} {}", "x".repeat(i as usize)).as_bytes(), None);
             let peer = MacAddr([0x02, 0, 0, 0, 9, i as u8]);
             let mut cost = LoopCost::default();
-            PasswordElement::hunting_and_pecking(group, &password, STA, peer, &mut rng(u64::from(i)), &mut cost).unwrap();
+            PasswordElement::hunting_and_pecking(group, &password, STA, peer, &mut rng(u64::from(i)), &mut cost)
+                .unwrap();
             costs.push(cost);
         }
         let blocks = group.prime_len().div_ceil(32) as u32;
@@ -336,7 +342,8 @@ fn rfc9380_sswu_map_p256() {
     use elliptic_curve::point::AffineCoordinates;
     let path = format!("{}/../../tests/vectors/sae.json", env!("CARGO_MANIFEST_DIR"));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let cases: Vec<&Value> = doc["vectors"].as_array().unwrap().iter().filter(|v| v["kind"] == "rfc9380_hash_to_curve").collect();
+    let cases: Vec<&Value> =
+        doc["vectors"].as_array().unwrap().iter().filter(|v| v["kind"] == "rfc9380_hash_to_curve").collect();
     assert_eq!(cases.len(), 5);
     for case in cases {
         let e = &case["expected"];
