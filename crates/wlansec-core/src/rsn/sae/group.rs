@@ -227,8 +227,8 @@ fn is_square_blind<C: SaeCurve>(v: &Fe<C>, qr: &Fe<C>, qnr: &Fe<C>, rng: &mut im
     let with_qnr = blinded * qnr;
     let num = Fe::<C>::conditional_select(&with_qnr, &with_qr, odd);
     // LGR(num) = 1 when blinded by the residue; = -1 when blinded by the non-residue.
-    let square = num.sqrt().is_some() & !num.is_zero();
-    Choice::conditional_select(&!num.sqrt().is_some(), &square, odd)
+    let has_root = num.sqrt().is_some();
+    Choice::conditional_select(&!has_root, &(has_root & !num.is_zero()), odd)
 }
 
 fn random_nonzero<C: SaeCurve>(rng: &mut impl CryptoRng) -> Fe<C> {

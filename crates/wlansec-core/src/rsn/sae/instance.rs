@@ -175,9 +175,15 @@ impl Instance {
         let peer = Commit { scalar: commit.scalar.to_vec(), element: commit.element.to_vec() };
         match &self.state {
             State::Committed => {}
-            // A retransmitted commit: the peer lost our confirm.
+            // A retransmitted commit: the peer lost our answer (an access point's is its
+            // commit and its confirm).
             State::Confirmed { peer: known, .. } if *known == peer => {
-                return Ok(vec![SaeEvent::Send(self.confirm_frame()?)])
+                let mut events = Vec::new();
+                if self.role == Role::AccessPoint {
+                    events.push(SaeEvent::Send(self.commit_frame()));
+                }
+                events.push(SaeEvent::Send(self.confirm_frame()?));
+                return Ok(events);
             }
             _ => return Err(SaeError::Unexpected("commit")),
         }

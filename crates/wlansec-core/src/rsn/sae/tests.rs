@@ -67,6 +67,11 @@ fn run_exchange(sta: &mut Instance, ap: &mut Responder, r: &mut ChaCha8Rng) -> (
     let answer = ap.handle(STA, &sta.commit_frame(), r).unwrap();
     let [ap_commit, ap_confirm] = <[Vec<u8>; 2]>::try_from(sent(&answer)).unwrap();
     let sta_confirm = sent(&sta.handle(&ap_commit).unwrap()).remove(0);
+    // The station's commit again (our answer was lost): the same commit and a new confirm.
+    let again = sent(&ap.handle(STA, &sta.commit_frame(), r).unwrap());
+    assert_eq!(again[0], ap_commit);
+    assert_ne!(again[1], ap_confirm);
+    let ap_confirm = again[1].clone();
     let (sta_pmk, sta_pmkid) = accepted(&sta.handle(&ap_confirm).unwrap()).unwrap();
     let (ap_pmk, ap_pmkid) = accepted(&ap.handle(STA, &sta_confirm, r).unwrap()).unwrap();
     assert_eq!(sta_pmk, ap_pmk);
