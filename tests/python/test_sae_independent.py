@@ -189,9 +189,9 @@ def shared_secret(curve, pwe, rand, peer_scalar, peer_element):
     return k[0].to_bytes(curve.length, "big")
 
 
-def keys(curve, h2e, k, scalar_sum):
+def keys(curve, h2e, k, scalar_sum, rejected_groups=b""):
     hash_ = curve.hash if h2e else hashes.SHA256
-    keyseed = mac(hash_, bytes(hash_.digest_size), k)
+    keyseed = mac(hash_, rejected_groups or bytes(hash_.digest_size), k)
     context = scalar_sum.to_bytes(curve.length, "big")
     bits = (hash_.digest_size + 32) * 8
     _, out = kdf(hash_, keyseed, b"SAE KCK and PMK", context, bits)
@@ -260,10 +260,12 @@ def test_python_side_reproduces_annex_j10_hash_to_element():
     assert curve.encode(pwe).hex() == e["pwe"]
 
 
-def exchanges(wlansec, group, method, identifier=None):
+def exchanges(wlansec, group, method, identifier=None, rejected=()):
     cmd = [wlansec, "vectors", "sae", "--group", str(group), "--method", method, "--count", "2", "--seed", str(group)]
     if identifier:
         cmd += ["--identifier", identifier]
+    if rejected:
+        cmd += ["--rejected-groups", ",".join(map(str, rejected))]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines()]
 
@@ -272,11 +274,14 @@ def exchanges(wlansec, group, method, identifier=None):
 @pytest.mark.parametrize("method", ["h2e", "hnp"])
 def test_exchange_recomputed_independently(wlansec, group, method):
     curve = CURVES[group]
-    identifier = "guest" if method == "h2e" else None
-    for x in exchanges(wlansec, group, method, identifier):
+    h2e = method == "h2e"
+    identifier = "guest" if h2e else None
+    # Hash-to-element: the station lists the other groups as rejected; the list salts keyseed.
+    rejected = [g for g in CURVES if g != group] if h2e else []
+    rejected_list = b"".join(g.to_bytes(2, "little") for g in rejected)
+    for x in exchanges(wlansec, group, method, identifier, rejected):
         sta, ap = bytes.fromhex(x["sta"]), bytes.fromhex(x["ap"])
         password = bytes.fromhex(x["password"])
-        h2e = method == "h2e"
         if h2e:
             pt, _, _ = password_token(curve, bytes.fromhex(x["ssid"]), password, identifier.encode())
             assert curve.encode(pt).hex() == x["pt"]
@@ -290,14 +295,17 @@ def test_exchange_recomputed_independently(wlansec, group, method):
         for name in ("sta", "ap"):
             frame_h2e, scalar, element, rest = parse_commit(curve, bytes.fromhex(f[f"{name}_commit"]))
             assert frame_h2e == h2e
-            assert rest == (bytes([255, 1 + len(identifier), 33]) + identifier.encode() if identifier else b"")
+            elements = bytes([255, 1 + len(identifier), 33]) + identifier.encode() if identifier else b""
+            if name == "sta" and rejected_list:
+                elements += bytes([255, 1 + len(rejected_list), 92]) + rejected_list
+            assert rest == elements
             rand, mask = int(x[f"{name}_rand"], 16), int(x[f"{name}_mask"], 16)
             assert (scalar, element) == commit(curve, pwe, rand, mask)
             sides[name] = (rand, scalar, element)
         (sta_rand, sta_scalar, sta_element), (ap_rand, ap_scalar, ap_element) = sides["sta"], sides["ap"]
         k = shared_secret(curve, pwe, sta_rand, ap_scalar, ap_element)
         assert k == shared_secret(curve, pwe, ap_rand, sta_scalar, sta_element)
-        hash_, kck, pmk, pmkid = keys(curve, h2e, k, (sta_scalar + ap_scalar) % curve.n)
+        hash_, kck, pmk, pmkid = keys(curve, h2e, k, (sta_scalar + ap_scalar) % curve.n, rejected_list)
         assert (kck.hex(), pmk.hex(), pmkid.hex()) == (x["kck"], x["pmk"], x["pmkid"])
 
         sc, value = parse_confirm(bytes.fromhex(f["sta_confirm"]))

@@ -70,6 +70,9 @@ struct SaeArgs {
     /// Password identifier sent in both commits.
     #[arg(long)]
     identifier: Option<String>,
+    /// Groups the station says were rejected before (hash-to-element), e.g. 20,21.
+    #[arg(long, value_delimiter = ',')]
+    rejected_groups: Vec<u16>,
     /// Number of exchanges.
     #[arg(long, default_value_t = 1)]
     count: u64,
@@ -150,6 +153,7 @@ fn run_sae(args: SaeArgs) -> Result<ExitCode> {
         let secrets: Vec<_> = (0..4).map(|_| group.random_scalar(&mut rng)).collect();
         let id = password.identifier();
         let mut sta_side = Instance::with_rand_mask(Role::Station, pwe.clone(), id, &secrets[0], &secrets[1])?;
+        sta_side.reject_groups(&args.rejected_groups);
         let mut ap_side = Instance::with_rand_mask(Role::AccessPoint, pwe.clone(), id, &secrets[2], &secrets[3])?;
         let sta_commit = sta_side.commit_frame();
         let [ap_commit, ap_confirm] = <[Vec<u8>; 2]>::try_from(sent(ap_side.handle(&sta_commit)?))

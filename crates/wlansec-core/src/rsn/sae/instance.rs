@@ -58,6 +58,10 @@ pub struct Instance {
     rand: Zeroizing<Vec<u8>>,
     own: Commit,
     identifier: Option<Vec<u8>>,
+    /// The Rejected Groups list (group numbers, 2 octets little-endian each) of a
+    /// hash-to-element exchange: a station's own, sent in its commit; an access point's
+    /// from the station's commit. It salts the keyseed.
+    rejected_groups: Option<Vec<u8>>,
     token: Option<Vec<u8>>,
     send_confirm: u16,
     state: State,
@@ -102,10 +106,20 @@ impl Instance {
             rand: Zeroizing::new(rand.to_vec()),
             own: Commit { scalar, element },
             identifier: identifier.map(<[u8]>::to_vec),
+            rejected_groups: None,
             token: None,
             send_confirm: 0,
             state: State::Committed,
         })
+    }
+
+    /// A station's hash-to-element commit lists the groups the access point refused (status
+    /// UNSUPPORTED_FINITE_CYCLIC_GROUP) before this one, so the access point can tell a
+    /// downgrade (12.4.5.3); the list salts the keyseed. Ignored for hunting-and-pecking.
+    pub fn reject_groups(&mut self, ids: &[u16]) {
+        let list: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+        let h2e = self.pwe.method() == PweMethod::HashToElement;
+        self.rejected_groups = (h2e && !list.is_empty() && self.role == Role::Station).then_some(list);
     }
 
     pub fn group(&self) -> Group {
@@ -139,7 +153,7 @@ impl Instance {
             scalar: &self.own.scalar,
             element: &self.own.element,
             password_identifier: self.identifier.as_deref(),
-            rejected_groups: None,
+            rejected_groups: self.rejected_groups.as_deref().filter(|_| self.role == Role::Station),
         }
         .emit(&mut out);
         out
@@ -172,6 +186,9 @@ impl Instance {
         if commit.password_identifier != self.identifier.as_deref() {
             return Err(SaeError::UnknownPasswordIdentifier);
         }
+        if commit.h2e && self.role == Role::AccessPoint {
+            self.rejected_groups = commit.rejected_groups.map(<[u8]>::to_vec);
+        }
         let peer = Commit { scalar: commit.scalar.to_vec(), element: commit.element.to_vec() };
         match &self.state {
             State::Committed => {}
@@ -201,7 +218,7 @@ impl Instance {
             PweMethod::HuntingAndPecking => KdfHash::Sha256,
             PweMethod::HashToElement => group.hash(),
         };
-        let keys = SaeKeys::derive(hash, &k, &sum);
+        let keys = SaeKeys::derive(hash, self.rejected_groups.as_deref(), &k, &sum);
         self.state = State::Confirmed { peer, keys };
         let mut events = Vec::new();
         if self.role == Role::AccessPoint {

@@ -77,13 +77,15 @@ pub struct SaeKeys {
 }
 
 impl SaeKeys {
-    /// keyseed = H(<0>n, k); KCK || PMK = KDF-Hash-Length(keyseed, "SAE KCK and PMK",
+    /// keyseed = H(salt, k); KCK || PMK = KDF-Hash-Length(keyseed, "SAE KCK and PMK",
     /// (commit-scalar + peer-commit-scalar) mod r); PMKID = the first 128 bits of that sum.
-    /// `hash` is SHA-256 for hunting-and-pecking, the group's for hash-to-element; the PMK
-    /// is 256 bits either way (AKM 8), the KCK one hash long.
-    pub(super) fn derive(hash: KdfHash, k: &[u8], scalar_sum: &[u8]) -> SaeKeys {
+    /// `hash` is SHA-256 for hunting-and-pecking, the group's for hash-to-element; the salt
+    /// is the Rejected Groups list a hash-to-element commit carried, else <0>n. The PMK is
+    /// 256 bits either way (AKM 8), the KCK one hash long.
+    pub(super) fn derive(hash: KdfHash, rejected_groups: Option<&[u8]>, k: &[u8], scalar_sum: &[u8]) -> SaeKeys {
         let len = hash.output_len();
-        let keyseed = hmac(hash, &vec![0u8; len], &[k]);
+        let zeros = vec![0u8; len];
+        let keyseed = hmac(hash, rejected_groups.unwrap_or(&zeros), &[k]);
         let mut out = Zeroizing::new(vec![0u8; len + Pmk::LEN]);
         // At most 64 + 32 octets: within the KDF's 16-bit length.
         kdf(hash, &keyseed, b"SAE KCK and PMK", scalar_sum, &mut out).unwrap_or_else(|_| unreachable!());

@@ -87,6 +87,9 @@ pub enum SaeError {
     TokenRequired,
     /// No password element could be derived (hunting-and-pecking found none; PT at infinity).
     NoPasswordElement,
+    /// A hash-to-element commit names as rejected a group this side offers: someone refused
+    /// the stronger group in our name (a downgrade).
+    RejectedGroupOffered(u16),
     /// A password identifier longer than an element can carry (253 octets).
     IdentifierTooLong,
     /// The peer refused our message with this status.
@@ -123,6 +126,7 @@ impl fmt::Display for SaeError {
             SaeError::UnknownPasswordIdentifier => write!(f, "unknown password identifier"),
             SaeError::TokenRequired => write!(f, "anti-clogging token required"),
             SaeError::NoPasswordElement => write!(f, "no password element could be derived"),
+            SaeError::RejectedGroupOffered(g) => write!(f, "peer says group {g} was rejected, but it is offered here"),
             SaeError::IdentifierTooLong => write!(f, "password identifier longer than 253 octets"),
             SaeError::Refused(s) => write!(f, "peer refused with status {}", s.0),
         }

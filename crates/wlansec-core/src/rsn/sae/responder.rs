@@ -109,6 +109,13 @@ impl Responder {
             if !self.config.groups.contains(&commit.group) {
                 return Err(SaeError::UnsupportedGroup(commit.group.id()));
             }
+            let rejected = commit.rejected_groups.unwrap_or_default().chunks_exact(2);
+            if let Some(id) = rejected
+                .map(|g| u16::from_le_bytes([g[0], g[1]]))
+                .find(|&id| commit.h2e && Group::from_id(id).is_some_and(|g| self.config.groups.contains(&g)))
+            {
+                return Err(SaeError::RejectedGroupOffered(id));
+            }
             let pwe = self.password_element(commit.group, peer, rng)?;
             let mut instance = Instance::new(Role::AccessPoint, pwe, self.config.password.identifier(), rng)?;
             let events = instance.handle(frame)?;

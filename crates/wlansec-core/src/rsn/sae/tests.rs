@@ -329,6 +329,25 @@ fn dragonblood_hunting_and_pecking_work_independent_of_password() {
     }
 }
 
+/// Group downgrade: a hash-to-element commit that lists as rejected a group the access point
+/// offers (an attacker answered UNSUPPORTED_FINITE_CYCLIC_GROUP in its name) is refused; a
+/// true list salts the keyseed on both sides and the exchange completes.
+#[test]
+fn rejected_groups_downgrade_refused() {
+    let mut ap = responder(PweMethod::HashToElement, &[Group::P384, Group::P256]);
+    let r = &mut rng(2);
+    let mut sta = station(Group::P256, PweMethod::HashToElement, STA, 1);
+    sta.reject_groups(&[20]);
+    assert_eq!(ap.handle(STA, &sta.commit_frame(), r), Err(SaeError::RejectedGroupOffered(20)));
+
+    let mut sta = station(Group::P256, PweMethod::HashToElement, STA, 1);
+    sta.reject_groups(&[21]);
+    let plain = station(Group::P256, PweMethod::HashToElement, STA, 1);
+    assert_ne!(sta.commit_frame(), plain.commit_frame());
+    let (sta_pmkid, ap_pmkid) = run_exchange(&mut sta, &mut ap, r);
+    assert_eq!(sta_pmkid, ap_pmkid);
+}
+
 /// Secrets never reach Debug output.
 #[test]
 fn debug_redacts_secrets() {
