@@ -15,7 +15,8 @@
 //! outside 1 < s < r and elements off the curve are refused ([`group`]); a commit equal to
 //! our own is dropped as a reflection ([`Instance`]); a wrong confirm changes nothing; the
 //! open commits past a threshold must carry an anti-clogging token ([`clogging`]);
-//! hunting-and-pecking's work does not depend on the password ([`pwe`]).
+//! hunting-and-pecking's work does not depend on the password ([`pwe`]); a Rejected Groups
+//! list naming an offered group is refused as a downgrade ([`Responder`]).
 
 pub mod clogging;
 pub mod group;
