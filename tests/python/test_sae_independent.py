@@ -240,6 +240,11 @@ def test_python_side_reproduces_annex_j10_hunting_and_pecking():
     curve = CURVES[19]
     pwe, counter = hunting_and_pecking(curve, i["password"].encode(), bytes.fromhex(i["addr1"]), bytes.fromhex(i["addr2"]))
     assert curve.encode(pwe).hex() == e["pwe"] and counter == 2
+    for n, step in e["hnp_intermediates"].items():
+        seed = mac(hashes.SHA256, max_min(bytes.fromhex(i["addr1"]), bytes.fromhex(i["addr2"])),
+                   i["password"].encode(), bytes([int(n)]))
+        value, _ = kdf(hashes.SHA256, seed, b"SAE Hunting and Pecking", curve.p.to_bytes(32, "big"), 256)
+        assert (seed.hex(), value.to_bytes(32, "big").hex()) == (step["pwd_seed"], step["pwd_value"])
     rand, mask = int(i["rand"], 16), int(i["mask"], 16)
     scalar, element = commit(curve, pwe, rand, mask)
     assert scalar.to_bytes(32, "big").hex() == e["commit_scalar"] and curve.encode(element).hex() == e["commit_element"]
@@ -247,6 +252,25 @@ def test_python_side_reproduces_annex_j10_hunting_and_pecking():
     k = shared_secret(curve, pwe, rand, peer_scalar, peer_element)
     _, kck, pmk, pmkid = keys(curve, False, k, (scalar + peer_scalar) % curve.n)
     assert (kck.hex(), pmk.hex(), pmkid.hex()) == (e["kck"], e["pmk"], e["pmkid"])
+
+
+def test_python_side_reproduces_the_draft_confirm_vector():
+    """P802.11-REVmd/D2.1 J.10: the only published confirm values (identifier in pwd-seed)."""
+    v = published("sae_hnp", 19, 1)
+    i, e = v["inputs"], v["expected"]
+    curve = CURVES[19]
+    password = (i["password"] + i["password_identifier_in_pwd_seed"]).encode()
+    pwe, _ = hunting_and_pecking(curve, password, bytes.fromhex(i["addr1"]), bytes.fromhex(i["addr2"]))
+    rand, mask = int(i["rand"], 16), int(i["mask"], 16)
+    scalar, element = commit(curve, pwe, rand, mask)
+    peer_scalar, peer_element = int(i["peer_commit_scalar"], 16), curve.decode(bytes.fromhex(i["peer_commit_element"]))
+    k = shared_secret(curve, pwe, rand, peer_scalar, peer_element)
+    hash_, kck, pmk, _ = keys(curve, False, k, (scalar + peer_scalar) % curve.n)
+    assert (kck.hex(), pmk.hex()) == (e["kck"], e["pmk"])
+    ours = confirm(hash_, kck, 1, scalar, element, peer_scalar, peer_element, curve)
+    theirs = confirm(hash_, kck, 1, peer_scalar, peer_element, scalar, element, curve)
+    assert (b"\x01\x00" + ours).hex() == e["confirm_message"]
+    assert (b"\x01\x00" + theirs).hex() == e["peer_confirm_message"]
 
 
 def test_python_side_reproduces_annex_j10_hash_to_element():
