@@ -120,9 +120,14 @@ impl<'a> SaeMessage<'a> {
             (TRANSACTION_COMMIT, StatusCode::ANTI_CLOGGING_TOKEN_REQUIRED) => {
                 let group = le16(payload, "token request")?;
                 let rest = &payload[2..];
-                // In hash-to-element the token comes in its container element.
-                let token = match parse_elements(rest)? {
-                    Elements { token: Some(token), .. } => token,
+                // In hash-to-element the token comes in its container element, the only
+                // thing after the group; otherwise the rest is the token itself.
+                let token = match rest {
+                    [ELEMENT_EXTENSION, len, EXT_ANTI_CLOGGING_TOKEN, token @ ..]
+                        if usize::from(*len) == token.len() + 1 =>
+                    {
+                        token
+                    }
                     _ => rest,
                 };
                 Ok(SaeMessage::TokenRequired { group, token })

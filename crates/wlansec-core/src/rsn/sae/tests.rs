@@ -269,6 +269,19 @@ fn dragonblood_commit_flood_demands_token_and_legitimate_station_completes() {
     assert!(accepted(&ap.handle(STA, &sta_confirm, r).unwrap()).is_some());
 }
 
+/// A token request carries the token bare (hunting-and-pecking) or in its container element
+/// (hash-to-element); either way the station gets the token back whole, whatever its octets.
+#[test]
+fn token_requests_round_trip_in_both_forms() {
+    for token in [vec![0xffu8, 0x40, 0x5d, 1, 2, 3], vec![7u8; 32], vec![0x01, 0xff]] {
+        for h2e in [false, true] {
+            let mut frame = Vec::new();
+            message::emit_token_request(19, &token, h2e, &mut frame);
+            assert_eq!(SaeMessage::parse(&frame), Ok(SaeMessage::TokenRequired { group: 19, token: &token }));
+        }
+    }
+}
+
 #[test]
 fn anti_clogging_token_outlives_one_rotation_not_two() {
     let r = &mut rng(1);
