@@ -186,9 +186,6 @@ impl Instance {
         if commit.password_identifier != self.identifier.as_deref() {
             return Err(SaeError::UnknownPasswordIdentifier);
         }
-        if commit.h2e && self.role == Role::AccessPoint {
-            self.rejected_groups = commit.rejected_groups.map(<[u8]>::to_vec);
-        }
         let peer = Commit { scalar: commit.scalar.to_vec(), element: commit.element.to_vec() };
         match &self.state {
             State::Committed => {}
@@ -218,6 +215,9 @@ impl Instance {
             PweMethod::HuntingAndPecking => KdfHash::Sha256,
             PweMethod::HashToElement => group.hash(),
         };
+        if commit.h2e && self.role == Role::AccessPoint {
+            self.rejected_groups = commit.rejected_groups.map(<[u8]>::to_vec);
+        }
         let keys = SaeKeys::derive(hash, self.rejected_groups.as_deref(), &k, &sum);
         self.state = State::Confirmed { peer, keys };
         let mut events = Vec::new();
