@@ -91,11 +91,13 @@ struct Driven {
     design: Design,
     tk: Option<[u8; 16]>,
     ctrl: Option<u32>,
+    /// FRAMES_DROPPED when last read (read only when a frame did not come out).
+    dropped: u32,
 }
 
 impl Driven {
     fn new(design: Design) -> Result<Self> {
-        Ok(Driven { p: Peripheral::new(design)?, design, tk: None, ctrl: None })
+        Ok(Driven { p: Peripheral::new(design)?, design, tk: None, ctrl: None, dropped: 0 })
     }
 
     /// TK and CTRL as a frame needs them.
@@ -111,6 +113,14 @@ impl Driven {
             self.ctrl = Some(ctrl);
         }
         Ok(())
+    }
+
+    /// Whether the frame that did not come out was dropped (FRAMES_DROPPED moved).
+    fn dropped(&mut self) -> Result<bool> {
+        let now = self.p.read(reg::FRAMES_DROPPED)?;
+        let moved = now != self.dropped;
+        self.dropped = now;
+        Ok(moved)
     }
 
     /// A fresh model after a hang (the frame half in cannot be taken back).
@@ -187,13 +197,12 @@ impl Card {
             self.seal.p.write(reg::PN_HI, (pn >> 32) as u32)?;
             self.next_pn = pn;
         }
-        let dropped = self.seal.p.read(reg::FRAMES_DROPPED)?;
         out.clear();
         if self.seal.p.transfer(plain, out, budget(plain.len())).is_none() {
             if self.seal.p.read(reg::STATUS)? & reg::PN_EXHAUSTED != 0 {
                 return Ok(Outcome::PnExhausted);
             }
-            if self.seal.p.read(reg::FRAMES_DROPPED)? != dropped {
+            if self.seal.dropped()? {
                 return Ok(Outcome::Dropped);
             }
             self.seal.restart()?;
@@ -216,10 +225,9 @@ impl Card {
         let start = self.open.p.cycles();
         let ctrl = if rules.ht_control { reg::HT_CONTROL } else { 0 } | reg::ENABLE;
         self.open.configure(tk, ctrl)?;
-        let dropped = self.open.p.read(reg::FRAMES_DROPPED)?;
         out.clear();
         let Some(transfer) = self.open.p.transfer(protected, out, budget(protected.len())) else {
-            if self.open.p.read(reg::FRAMES_DROPPED)? != dropped {
+            if self.open.dropped()? {
                 return Ok(Outcome::Dropped);
             }
             self.open.restart()?;

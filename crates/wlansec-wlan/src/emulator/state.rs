@@ -18,6 +18,7 @@ use crate::ibss::IbssStation;
 use crate::medium::Medium;
 use crate::netns::{self, NodeAddrs};
 use crate::security::SecurityMode;
+use crate::verilog::{self, CcmpOn};
 use crate::{Error, Result};
 
 /// Keep at most this many release errors for the statistics (the log file has them all).
@@ -50,13 +51,30 @@ struct Node {
 }
 
 /// A frame on its way from the air into a node, due at `due_ns`.
-#[derive(PartialEq, Eq)]
 struct Delivery {
     due_ns: u64,
     seq: u64,
     to: usize,
-    mpdu: Vec<u8>,
+    bytes: usize,
+    frame: Arrival,
 }
+
+/// What reaches the node when a delivery is due.
+enum Arrival {
+    /// The MPDU, for the node's machine to take then.
+    Mpdu(Vec<u8>),
+    /// What the machine made of it when the frame came off the air: the node's card opened
+    /// it then (its crypto time is known only once the RTL has run), and the outputs wait
+    /// for that time.
+    Taken(Vec<Output>),
+}
+
+impl PartialEq for Delivery {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due_ns, self.seq) == (other.due_ns, other.seq)
+    }
+}
+impl Eq for Delivery {}
 
 impl Ord for Delivery {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -100,6 +118,18 @@ impl State {
         let profile = if config.poor_signal { LinkProfile::poor_signal(phy) } else { LinkProfile::clear(phy) };
         let card: CryptoModel = config.card.parse()?;
         let ap_crypto: CryptoModel = config.ap_crypto.parse()?;
+        if matches!(card, CryptoModel::Verilog { .. }) {
+            return Err(Error::Verilog("it is the access point's (--ap-crypto), not the stations' card".into()));
+        }
+        let ap_card = match ap_crypto {
+            CryptoModel::Verilog { .. } if !config.ibss() => {
+                if mode != SecurityMode::Ccmp {
+                    return Err(Error::Verilog(format!("the RTL is CCMP-128: it needs --security ccmp, not {mode}")));
+                }
+                Some(verilog::open_card()?)
+            }
+            _ => None,
+        };
         let station_card = if mode.host_protected() { CryptoModel::Host } else { card };
         // The access point's address, which an IBSS keeps as its BSSID.
         let ap_mac = &netns::nodes(&config.name, 0)[0].mac;
@@ -119,8 +149,11 @@ impl State {
                 .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
+                let on = ap_card.clone().map_or(CcmpOn::Host, CcmpOn::Card);
                 Machine::Ap(
-                    AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey),
+                    AccessPoint::with_ccmp_on(network(&config.passphrase), on)
+                        .map_err(node)?
+                        .with_gtk_rekey(config.gtk_rekey),
                 )
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
@@ -135,7 +168,11 @@ impl State {
                 Machine::Sta(Station::new(network(pass), mac).map_err(node)?)
             };
             attach(&addrs).map_err(node)?;
-            let crypto = CryptoEngine::new(if machine.is_ap() { ap_crypto.clone() } else { station_card.clone() });
+            let crypto = match (&ap_card, machine.is_ap()) {
+                (Some(card), true) => CryptoEngine::on_card(ap_crypto.clone(), card.clone()),
+                (None, true) => CryptoEngine::new(ap_crypto.clone()),
+                (_, false) => CryptoEngine::new(station_card.clone()),
+            };
             nodes.push(Node { addrs, mac, machine, crypto, host_crypto_ns: 0 });
         }
         let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed).with_ampdu(config.ampdu);
@@ -223,13 +260,26 @@ impl State {
                     if j == t.from || !(a1.is_group() || a1 == self.nodes[j].mac) {
                         continue;
                     }
-                    let due = if protected {
-                        self.nodes[j].crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns)
-                    } else {
-                        t.end_ns
+                    let node = &mut self.nodes[j];
+                    let (due, frame) = match node.crypto.card().cloned() {
+                        // The card opens the frame as it comes off the air (every frame the
+                        // node hears is taken then, so they keep their order).
+                        Some(card) => {
+                            let before = verilog::open_cycles(&card);
+                            let mut out = Vec::new();
+                            let _ = node.machine.on_air(&t.mpdu, &mut out);
+                            let cycles = verilog::open_cycles(&card) - before;
+                            (node.crypto.done_after_cycles(t.end_ns, cycles), Arrival::Taken(out))
+                        }
+                        None if protected => (
+                            node.crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns),
+                            Arrival::Mpdu(t.mpdu.clone()),
+                        ),
+                        None => (t.end_ns, Arrival::Mpdu(t.mpdu.clone())),
                     };
                     self.delivery_seq += 1;
-                    self.deliveries.push(Delivery { due_ns: due, seq: self.delivery_seq, to: j, mpdu: t.mpdu.clone() });
+                    let (seq, bytes) = (self.delivery_seq, t.mpdu.len());
+                    self.deliveries.push(Delivery { due_ns: due, seq, to: j, bytes, frame });
                 }
             }
             let mut released = false;
@@ -237,14 +287,20 @@ impl State {
             while self.deliveries.peek().is_some_and(|d| d.due_ns <= now + spin_ns) {
                 let d = self.deliveries.pop().unwrap_or_else(|| unreachable!());
                 let actual = io.wait_until(d.due_ns);
-                self.record_release(d.due_ns, actual, d.to, d.mpdu.len(), io);
-                let mut out = Vec::new();
-                let started = io.now_ns();
-                let _ = self.nodes[d.to].machine.on_air(&d.mpdu, &mut out);
-                let done = io.now_ns();
-                if self.mode.host_protected() {
-                    self.nodes[d.to].host_crypto_ns += done - started;
-                }
+                self.record_release(d.due_ns, actual, d.to, d.bytes, io);
+                let (out, done) = match d.frame {
+                    Arrival::Mpdu(mpdu) => {
+                        let mut out = Vec::new();
+                        let started = io.now_ns();
+                        let _ = self.nodes[d.to].machine.on_air(&mpdu, &mut out);
+                        let done = io.now_ns();
+                        if self.mode.host_protected() {
+                            self.nodes[d.to].host_crypto_ns += done - started;
+                        }
+                        (out, done)
+                    }
+                    Arrival::Taken(out) => (out, io.now_ns()),
+                };
                 self.dispatch(d.to, out, done, io);
                 released = true;
             }
