@@ -374,7 +374,9 @@ pub(super) fn ampdu(args: &UpArgs) -> Result<usize> {
 pub(super) fn validate(args: &UpArgs) -> Result<()> {
     let mode: SecurityMode = args.security().parse()?;
     ampdu(args)?;
-    args.card.parse::<CryptoModel>()?;
+    if let CryptoModel::Verilog { .. } = args.card.parse::<CryptoModel>()? {
+        bail!("--card verilog: the Verilog card is the access point's (--ap-crypto verilog:MHZ)");
+    }
     if let CryptoModel::Verilog { .. } = args.ap_crypto.parse::<CryptoModel>()? {
         if !wlansec_wlan::verilog::BUILT {
             bail!("--ap-crypto verilog: this wlansec was built without the `verilog` feature (make build)");
