@@ -133,14 +133,17 @@ pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
 
 impl CryptoModel {
     /// Modelled microseconds to protect (or unprotect) one MPDU; 0 when this model adds
-    /// nothing (host crypto, a line-rate card, or no crypto at all) and for the Verilog card,
-    /// whose every frame costs what its RTL counted ([`CryptoEngine`] asks it).
+    /// nothing (host crypto, a line-rate card, or no crypto at all). The Verilog card has no
+    /// model: each frame costs what its RTL counted ([`CryptoEngine`] asks it).
     pub fn cost_us(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<f64> {
         if mode == SecurityMode::Open {
             return Ok(0.0);
         }
         Ok(match self {
-            CryptoModel::Host | CryptoModel::Hw | CryptoModel::Verilog { .. } => 0.0,
+            CryptoModel::Host | CryptoModel::Hw => 0.0,
+            CryptoModel::Verilog { .. } => {
+                return Err(Error::Verilog("its cost is the cycles its RTL counts for each frame, not a model".into()))
+            }
             CryptoModel::Fixed { us } => *us,
             CryptoModel::Mcu { mhz } => {
                 let mode = mode.to_string();
