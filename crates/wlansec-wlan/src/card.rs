@@ -254,7 +254,10 @@ mod tests {
         assert_eq!("hw".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, 1500).unwrap(), 0);
         assert_eq!("fixed:20000".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Tkip, 64).unwrap(), 20_000_000);
         assert_eq!("fixed:5".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Open, 64).unwrap(), 0);
-        for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu"] {
+        let verilog = "verilog:104".parse::<CryptoModel>().unwrap();
+        assert_eq!((verilog.to_string(), &verilog), ("verilog:104".into(), &CryptoModel::Verilog { mhz: 104.0 }));
+        assert!(verilog.cost_ns(SecurityMode::Ccmp, 1500).is_err(), "the Verilog card has no cost model");
+        for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu", "verilog:0", "verilog"] {
             assert!(bad.parse::<CryptoModel>().is_err(), "{bad}");
         }
     }
@@ -265,6 +268,14 @@ mod tests {
         assert_eq!(e.done_at(0, SecurityMode::Ccmp, 100).unwrap(), 10_000);
         assert_eq!(e.done_at(1_000, SecurityMode::Ccmp, 100).unwrap(), 20_000);
         assert_eq!(e.done_at(50_000, SecurityMode::Ccmp, 100).unwrap(), 60_000);
+    }
+
+    #[test]
+    fn the_verilog_card_costs_its_cycles_at_its_clock() {
+        let mut e = CryptoEngine::new(CryptoModel::Verilog { mhz: 104.0 });
+        assert_eq!(e.done_after_cycles(0, 1040), 10_000);
+        assert_eq!(e.done_after_cycles(5_000, 104), 11_000, "a frame waits for the one ahead");
+        assert_eq!((e.frames, e.busy_ns), (2, 11_000));
     }
 
     #[test]

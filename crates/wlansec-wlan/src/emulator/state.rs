@@ -447,6 +447,8 @@ mod tests {
     struct VirtualIo {
         now_ns: u64,
         to_host: Vec<(usize, Vec<u8>)>,
+        /// When each frame of `to_host` reached its host.
+        to_host_at: Vec<u64>,
         captured: usize,
         released: usize,
     }
@@ -461,6 +463,7 @@ mod tests {
         }
         fn to_host(&mut self, node: usize, frame: &[u8]) {
             self.to_host.push((node, frame.to_vec()));
+            self.to_host_at.push(self.now_ns);
         }
         fn capture(&mut self, _start_ns: u64, _mpdu: &[u8]) {
             self.captured += 1;
@@ -473,10 +476,14 @@ mod tests {
 
     /// An access point and two stations on a WEP network (no handshake: no PBKDF2 to wait for).
     fn wep_network() -> (State, VirtualIo) {
+        network("wep", "abcde", "sw")
+    }
+
+    fn network(security: &str, passphrase: &str, ap_crypto: &str) -> (State, VirtualIo) {
         let config: Config = serde_json::from_value(serde_json::json!({
-            "name": "test", "ssid": "lab", "passphrase": "abcde", "station_passphrase": null,
-            "security": "wep", "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
-            "ap_crypto": "sw", "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
+            "name": "test", "ssid": "lab", "passphrase": passphrase, "station_passphrase": null,
+            "security": security, "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
+            "ap_crypto": ap_crypto, "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
         }))
         .unwrap();
         let mut attached = Vec::new();
@@ -501,7 +508,10 @@ mod tests {
 
     /// The WEP network started, and run until every station is connected.
     fn joined_wep_network() -> (State, VirtualIo) {
-        let (mut state, mut io) = wep_network();
+        joined(wep_network())
+    }
+
+    fn joined((mut state, mut io): (State, VirtualIo)) -> (State, VirtualIo) {
         state.start(&mut io);
         let connected =
             |s: &State, _: &VirtualIo| s.status(0.0).nodes.iter().all(|n| n.state == StationState::Connected);
@@ -557,5 +567,35 @@ mod tests {
         let (reply, _) = answer(&mut state, &mut io, "inject replay");
         assert_eq!(reply, r#"{"ok":true,"injected":"replay","from":"sta2"}"#);
         assert_eq!(state.medium.queued(2), 2, "the frame and its copy");
+    }
+
+    /// A frame from station 1 to the access point's host: when it got there, and the cycles
+    /// the access point's Verilog card spent opening frames (None on the host engine).
+    #[cfg(feature = "verilog")]
+    fn to_the_access_points_host(ap_crypto: &str) -> (u64, Option<u64>) {
+        let (mut state, mut io) = joined(network("ccmp", "correct horse", ap_crypto));
+        let opened = |state: &State| state.nodes[0].crypto.card().map(verilog::open_cycles);
+        let before = opened(&state);
+        let mut frame = [[2, 0x77, 0, 0, 0, 0xfe], [2, 0x77, 0, 0, 0, 1]].concat();
+        frame.extend_from_slice(&[0x08, 0x00]);
+        frame.extend_from_slice(&[0x45; 1500]);
+        state.on_host(1, &frame, &mut io);
+        assert!(run_until(&mut state, &mut io, |_, io| io.to_host.contains(&(0, frame.clone()))));
+        let at = io.to_host.iter().position(|f| *f == (0, frame.clone())).expect("delivered");
+        (io.to_host_at[at], opened(&state).zip(before).map(|(after, before)| after - before))
+    }
+
+    #[cfg(feature = "verilog")]
+    #[test]
+    fn a_frame_the_verilog_card_opens_reaches_the_host_its_cycles_later_with_verilator() {
+        if let Err(e) = verilog::open_card() {
+            assert_ne!(std::env::var("WLANSEC_REQUIRE_ALL").as_deref(), Ok("1"), "{e}");
+            return println!("skipped: {e}");
+        }
+        let (host_engine, _) = to_the_access_points_host("sw");
+        let (card, cycles) = to_the_access_points_host("verilog:104");
+        let cycles = cycles.expect("the card opened the frame");
+        assert!((1_000..1_300).contains(&cycles), "{cycles} cycles for a 1500-octet body");
+        assert_eq!(card - host_engine, (cycles as f64 * 1e3 / 104.0) as u64);
     }
 }
