@@ -19,7 +19,7 @@ use std::rc::Rc;
 use wlansec_core::suite::{Ccmp128, Decapsulated, FrameSuite, Peeked, Pn};
 use wlansec_core::wire::{Frame, Rules};
 
-pub use model::{Design, Peripheral};
+pub use model::{Design, Peripheral, Transfer};
 
 /// Why the RTL could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
