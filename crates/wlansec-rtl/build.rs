@@ -47,6 +47,13 @@ fn main() {
             let _ = std::fs::remove_dir_all(&building);
         }
     }
+    // Models of earlier inputs are not used again.
+    let key = models.file_name().expect("a key").to_owned();
+    for entry in std::fs::read_dir(target.join("verilated")).into_iter().flatten().flatten() {
+        if entry.file_name() != key && !entry.file_name().to_string_lossy().contains("building") {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
     println!("cargo::rustc-link-search=native={}", models.display());
     println!("cargo::rustc-link-lib=static={LIB}");
     println!("cargo::rustc-link-lib=dylib=stdc++");
