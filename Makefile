@@ -13,8 +13,10 @@ OUT := out
 setup:
 	@bash scripts/setup.sh
 
+# The verilog feature: `wlan up --ap-crypto verilog:MHZ` (the RTL verilated; scripts/setup.sh
+# installs verilator).
 build: setup
-	cargo build --release --locked -p wlansec-cli
+	cargo build --release --locked -p wlansec-cli --features verilog
 
 # The main job: the engine's self-check, then a quick run of every lab experiment on the
 # emulated WLAN, and the report (out/lab/report/index.html). Needs root (namespaces, TAP).
@@ -48,7 +50,7 @@ test: build
 	@bash scripts/test.sh
 
 test-rust:
-	cargo test --workspace --locked
+	cargo test --workspace --locked --features wlansec-cli/verilog
 
 test-python:
 	WLANSEC=$(abspath $(WLANSEC)) $(PY) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup tests/python
@@ -58,7 +60,7 @@ test-python:
 lint:
 	cargo fmt --all --check
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
-	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy --workspace --all-targets --locked --features wlansec-cli/verilog -- -D warnings
 	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
 
 # `wlansec decrypt` against airdecap-ng on one ~250 MB synthetic capture, one core each

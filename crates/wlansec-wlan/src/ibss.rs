@@ -30,6 +30,7 @@ use crate::node::{
     Counters, Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
+use crate::verilog::CcmpOn;
 use crate::Result;
 
 mod admission;
@@ -80,7 +81,7 @@ impl IbssStation {
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng)?;
+        let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng, &CcmpOn::Host)?;
         Ok(IbssStation {
             config,
             mac,

@@ -34,6 +34,7 @@ use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent}
 use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::tkip::Countermeasures;
+use crate::verilog::CcmpOn;
 use crate::Result;
 
 /// One station as the access point knows it.
@@ -91,14 +92,22 @@ pub struct AccessPoint {
     /// The IGTK, when the access point offers management frame protection.
     integrity: Option<pmf::IntegrityGroup>,
     countermeasures: Countermeasures,
+    /// Where the CCMP keys it installs run (the host engine, or its Verilog card).
+    ccmp_on: CcmpOn,
     pub counters: Counters,
 }
 
 impl AccessPoint {
     pub fn new(config: NetworkConfig) -> Result<Self> {
+        Self::with_ccmp_on(config, CcmpOn::Host)
+    }
+
+    /// An access point whose CCMP keys (pairwise and group) run `on` the host engine or a
+    /// Verilog card.
+    pub fn with_ccmp_on(config: NetworkConfig, on: CcmpOn) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let group = GroupKeys::of(&credential, config.mode, &mut rng)?;
+        let group = GroupKeys::of(&credential, config.mode, &mut rng, on.clone())?;
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
         let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
         Ok(AccessPoint {
@@ -116,6 +125,7 @@ impl AccessPoint {
             rekey: keys::RekeyTimer::default(),
             integrity,
             countermeasures: Countermeasures::default(),
+            ccmp_on: on,
             counters: Counters::default(),
         })
     }
@@ -479,7 +489,7 @@ impl AccessPoint {
                 }
                 Event::InstallPairwise { tk } => {
                     if let Some(a) = self.stations.get_mut(&sta) {
-                        a.keys = Some(LinkKeys::pairwise_under(self.config.mode, tk.as_bytes(), a.rules)?);
+                        a.keys = Some(self.ccmp_on.pairwise(self.config.mode, tk.as_bytes(), a.rules)?);
                     }
                     self.pipeline.forget(sta);
                 }
