@@ -8,11 +8,14 @@
 
 mod keys;
 mod summary;
+mod write_behind;
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -25,6 +28,7 @@ use wlansec_core::wire::MacAddr;
 use crate::output::{AtomicFile, FileFormat};
 use crate::sigbus;
 use crate::usage::usage;
+use write_behind::WriteBehind;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -58,6 +62,11 @@ pub struct Args {
     /// and counted, so any stream decrypts in bounded memory (at least 4).
     #[arg(long, value_name = "N", default_value_t = wlansec_core::decrypt::DEFAULT_MAX_STATE)]
     max_links: usize,
+    /// 1: read, decrypt and write on one thread; more: the capture file's pages are mapped in
+    /// and the output is written on threads of their own beside the decryption (3 at most)
+    /// [default: the available cores]. The output is the same.
+    #[arg(long, value_name = "N")]
+    threads: Option<NonZeroUsize>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -68,7 +77,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut decryptor = Decryptor::new(given.keys, ssid, args.bssid, form)?.with_max_state(args.max_links);
 
     let stdin = args.input.as_os_str() == "-";
-    let mut input = Input::open(&args.input)?;
+    let threads = args.threads.or_else(|| std::thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get);
+    let mut input = Input::open(&args.input, threads == 1)?;
     let output = match (&args.output, stdin) {
         (Some(output), _) => output.clone(),
         (None, false) => default_output(&args.input),
@@ -88,13 +98,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let (Some(file), Input::Mapped(_)) = (&out_file, &input) {
         sigbus::guard(&args.input, file.temporary_path());
     }
-    let sink: Box<dyn Write> = match &out_file {
+    let sink: Box<dyn Write + Send> = match &out_file {
         Some(file) => Box::new(file.handle()?),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(std::io::stdout()),
     };
+    let sink = if threads > 1 { WriteBehind::spawn(sink)? } else { WriteBehind::inline(sink) };
     // The output keeps the input's file format (its default name keeps its extension).
     let format = args.format.map_or(input.format(), Into::into);
-    let mut writer = Writer::new(BufWriter::with_capacity(1 << 20, sink), link, format)?;
+    let mut writer = Writer::new(sink, link, format)?;
 
     let started = Instant::now();
     let mut unreadable = 0u64;
@@ -142,6 +153,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Ok(writer.flush()?)
     };
     match &mut input {
+        Input::Mapped(map) if threads > 1 => {
+            let map: &memmap2::Mmap = map;
+            let stop = AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| map_in(map, &stop));
+                let decrypted = decrypt_run(&mut Reader::new(map)?);
+                stop.store(true, Ordering::Relaxed);
+                decrypted
+            })?
+        }
         Input::Mapped(map) => decrypt_run(&mut Reader::new(map)?)?,
         Input::Stream(stream) => stream.for_each_run(decrypt_run)?,
     }
@@ -149,7 +170,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some((link, _)) = wrong_link_type.filter(|_| stats.packets_read == 0) {
         bail!("wrong link type {link}{}: {} has no 802.11 frames", link_name(link), args.input.display());
     }
-    writer.finish()?.into_inner().map_err(|e| e.into_error())?.flush()?;
+    let octets_read = input.octets_read();
+    // Unmapped while the last of the output is written.
+    drop(input);
+    writer.finish()?.finish()?;
     if let Some(file) = out_file {
         file.commit()?;
     }
@@ -164,9 +188,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     write_summary(&args, &stats, &seen)?;
     eprintln!(
         "wlansec decrypt: {} MB in {:.3} s ({:.0} MB/s) -> {}",
-        input.octets_read() / 1_000_000,
+        octets_read / 1_000_000,
         elapsed.as_secs_f64(),
-        input.octets_read() as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
+        octets_read as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
         output.display()
     );
     if psk && stats.handshakes == 0 {
@@ -268,6 +292,21 @@ fn prefetch(bytes: &[u8]) {
     let _ = bytes;
 }
 
+/// Map the capture's pages in, front to back, ahead of the decryption reading them (until
+/// `stop`): otherwise each first touch of 16 pages stops the decryption for a page fault,
+/// or mapping them all before it starts (`MAP_POPULATE`) delays it by as long.
+fn map_in(map: &memmap2::Mmap, stop: &AtomicBool) {
+    const STEP: usize = 1 << 21;
+    for offset in (0..map.len()).step_by(STEP) {
+        let populated = map.advise_range(memmap2::Advice::PopulateRead, offset, STEP.min(map.len() - offset));
+        // An error (an older kernel, a file truncated meanwhile) leaves the pages to be
+        // faulted in as they are read.
+        if populated.is_err() || stop.load(Ordering::Relaxed) {
+            return;
+        }
+    }
+}
+
 /// Exit status of a run that decrypted a capture only up to a damaged record.
 const PARTIAL: u8 = 3;
 
@@ -280,14 +319,20 @@ enum Input {
 }
 
 impl Input {
-    fn open(path: &Path) -> Result<Self> {
+    /// `populate`: map the file's pages in before returning (else [`map_in`] does it on a
+    /// thread of its own).
+    fn open(path: &Path, populate: bool) -> Result<Self> {
         let source: Box<dyn Read> = if path.as_os_str() == "-" {
             Box::new(std::io::stdin().lock())
         } else {
             let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
             // SAFETY: the map is read-only and only read; a truncation by another process
             // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
-            match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+            let mut options = memmap2::MmapOptions::new();
+            if populate {
+                options.populate();
+            }
+            match unsafe { options.map(&file) } {
                 Ok(map) if !map.is_empty() => {
                     // The file header, checked before any output is made.
                     Reader::new(&map).with_context(|| path.display().to_string())?;
