@@ -111,11 +111,18 @@ impl Drop for WriteBehind {
 
 impl Write for WriteBehind {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    /// Two calls a record (its header, its frame): without `write`'s loop around it.
+    #[inline]
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
         if self.buffer.len() + data.len() > BUFFER_LEN {
             self.hand_off()?;
         }
         self.buffer.extend_from_slice(data);
-        Ok(data.len())
+        Ok(())
     }
 
     /// Push what is buffered on to the output (a reader downstream sees it).
