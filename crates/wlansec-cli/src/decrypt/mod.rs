@@ -326,12 +326,12 @@ impl Input {
             Box::new(std::io::stdin().lock())
         } else {
             let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-            // SAFETY: the map is read-only and only read; a truncation by another process
-            // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
             let mut options = memmap2::MmapOptions::new();
             if populate {
                 options.populate();
             }
+            // SAFETY: the map is read-only and only read; a truncation by another process
+            // meanwhile raises SIGBUS, which `sigbus::guard` turns into a clean exit.
             match unsafe { options.map(&file) } {
                 Ok(map) if !map.is_empty() => {
                     // The file header, checked before any output is made.
