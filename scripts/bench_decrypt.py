@@ -7,7 +7,10 @@ one thread and one core (`--threads 1`, `taskset -c 0`), the same on N threads a
 plain copies of the capture on one core (`cp`, which copies inside the kernel, and `dd
 bs=1M`, a read + write loop). The capture (CCMP-128, several stations, a rekey, no
 fragments: airdecap-ng crashes on short last fragments) lives on tmpfs when there is one, so
-every tool reads and writes memory. CPU time is user + system from the kernel's accounting
+every tool reads and writes memory. As root each tool runs under SCHED_FIFO (`chrt -f 10`,
+`--no-fifo`: not), so the other load of a shared machine does not stretch its wall time (the
+CPU time it does not change); the kernel's real-time throttling still leaves the others 5 %
+of each second. CPU time is user + system from the kernel's accounting
 of each child, the figure that stays fair on a shared machine; wall time is the figure the
 threads are for. Each tool's output of the previous run is deleted before its timed run,
 outside the timing, for every tool alike: otherwise freeing the old file's pages (a rename
@@ -15,7 +18,7 @@ over it, or a truncating open) would be charged to the next run. Reports the rat
 are stated in (airdecap-ng CPU / wlansec CPU; wlansec wall on N threads / copy wall), the CPU
 model and flags and the commit; prints a table, writes JSON.
 
-    python3 scripts/bench_decrypt.py [--frames 300000] [--runs 3] [--threads N]
+    python3 scripts/bench_decrypt.py [--frames 300000] [--runs 3] [--threads N] [--no-fifo]
                                      [--json out/bench_decrypt.json] [--baseline OLD_WLANSEC]
 
 `--baseline` runs a second wlansec binary (an older build) alternately on one core on the
@@ -41,11 +44,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SSID, PASSPHRASE = "wlansec-bench", "correct horse battery"
 
 
-def timed(cmd, cores):
-    """Run `cmd` pinned to `cores` (taskset's list); returns (wall s, user s, system s, stdout)."""
+def timed(cmd, cores, fifo):
+    """Run `cmd` pinned to `cores` (taskset's list), under SCHED_FIFO if `fifo`; returns
+    (wall s, user s, system s, stdout)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    run = subprocess.run(["taskset", "-c", cores, *cmd], capture_output=True, text=True)
+    run = subprocess.run(["taskset", "-c", cores, *(["chrt", "-f", "10"] if fifo else []), *cmd],
+                         capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if run.returncode != 0:
@@ -97,6 +102,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                     help="threads (and cores) of the multi-threaded run (default: every core)")
+    ap.add_argument("--fifo", action=argparse.BooleanOptionalAction, default=os.geteuid() == 0 and bool(shutil.which("chrt")),
+                    help="run each tool under SCHED_FIFO (default: when root)")
     ap.add_argument("--json", default=str(ROOT / "out" / "bench_decrypt.json"))
     ap.add_argument("--wlansec", default=os.environ.get("WLANSEC", str(ROOT / "target" / "release" / "wlansec")))
     ap.add_argument("--baseline", help="an older wlansec binary to run alternately (before/after a change)")
@@ -144,7 +151,7 @@ def main():
         for run in range(args.runs):
             for name, (output, cmd, pinned) in tools.items():
                 output.unlink(missing_ok=True)
-                wall, user, system, stdout = timed(cmd, pinned)
+                wall, user, system, stdout = timed(cmd, pinned, args.fifo)
                 cpu = user + system
                 results[name]["wall_s"].append(wall)
                 results[name]["cpu_s"].append(cpu)
@@ -181,7 +188,8 @@ def main():
     model, flags = cpu_info()
 
     print()
-    print(f"capture: {size_mb:.0f} MB, CCMP-128, 8 stations, rekey; medians of {args.runs}; {model} ({' '.join(flags)})")
+    print(f"capture: {size_mb:.0f} MB, CCMP-128, 8 stations, rekey; medians of {args.runs}"
+          f"{', SCHED_FIFO' if args.fifo else ''}; {model} ({' '.join(flags)})")
     print(f"{'tool':<30}{'cores':>6}{'cpu s':>8}{'user':>7}{'sys':>7}{'MB/cpu-s':>10}{'wall s':>8}{'MB/wall-s':>11}"
           f"{'decrypted':>11}")
     for name, r in rows.items():
@@ -208,6 +216,7 @@ def main():
         "runs": args.runs,
         "threads": threads,
         "pinning": {name: f"taskset -c {tools[name][2]}" for name in tools},
+        "sched_fifo": args.fifo,
         "host": {"machine": platform.machine(), "cpu_model": model, "cpu_flags": flags, "cpus": os.cpu_count(),
                  "load_avg": os.getloadavg()},
         "commit": built_from(args.wlansec),
