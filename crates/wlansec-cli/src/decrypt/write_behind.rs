@@ -11,8 +11,8 @@ use std::thread::JoinHandle;
 /// Octets handed to the output at a time: large writes cost the kernel least per octet.
 const BUFFER_LEN: usize = 1 << 20;
 
-/// Full buffers that may wait for the writing thread; with the one being filled and the
-/// one being written, memory stays at `BUFFER_LEN * (QUEUED + 2)`.
+/// Full buffers that may wait for the writing thread; with the one being written, the one
+/// being handed over and the next being filled, memory stays within `BUFFER_LEN * (QUEUED + 3)`.
 const QUEUED: usize = 2;
 
 pub struct WriteBehind {
@@ -46,7 +46,7 @@ impl WriteBehind {
                 // pipe sees the frames of a live capture as they come.
                 sink.flush()?;
                 buffer.clear();
-                let _ = give_back.send(buffer);
+                let _ = give_back.try_send(buffer);
             }
             Ok(())
         })?;
@@ -103,7 +103,8 @@ impl Out {
 }
 
 impl Drop for WriteBehind {
-    /// An output abandoned on an error: the thread is stopped before the output file is removed.
+    /// An output abandoned on an error: the thread has written what it was given before the
+    /// output file is removed.
     fn drop(&mut self) {
         let _ = self.out.join();
     }
