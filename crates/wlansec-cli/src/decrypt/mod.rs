@@ -136,14 +136,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if mpdus.is_empty() {
                 break;
             }
-            // The next window's octets, fetched a share with each frame written: all at once
-            // they filled the core's miss buffers and stalled it.
-            let ahead = packets.unread();
-            let ahead = &ahead[..PREFETCH.min(ahead.len())];
-            decryptor.process_batch(&mpdus, |i, frame| {
-                prefetch(ahead.get(i * PREFETCH_SHARE..).map_or(&[], |a| &a[..PREFETCH_SHARE.min(a.len())]));
-                writer.write(timestamps[i], frame)
-            })?;
+            decryptor.process_batch(&mpdus, |i, frame| writer.write(timestamps[i], frame))?;
         }
         Ok(writer.flush()?)
     };
@@ -245,31 +238,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// How far ahead of the window being decrypted the capture is fetched into the caches: about
-/// a window's worth of records (64 of them at up to about 1 KB in a typical capture).
-const PREFETCH: usize = 64 << 10;
-
 /// Packets go to the decryptor in windows of this many, so runs of CCMP frames share engine
 /// batches.
 const WINDOW: usize = 64;
-
-/// The share of [`PREFETCH`] fetched as each frame of a window is written.
-const PREFETCH_SHARE: usize = PREFETCH / WINDOW;
-
-/// Ask the CPU to fetch `bytes` into its (level 2) cache while the window before them is
-/// decrypted. Reading the capture front to back, each record's first octets otherwise miss
-/// every cache and the TLB (the hardware prefetchers stop at 4 KiB page boundaries): a
-/// tenth of the run went to that one load (measured with `perf record`).
-fn prefetch(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    for line in bytes.chunks(64) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        // SAFETY: SSE is part of x86_64; a prefetch is a hint that reads nothing.
-        unsafe { _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = bytes;
-}
 
 /// Exit status of a run that decrypted a capture only up to a damaged record.
 const PARTIAL: u8 = 3;
