@@ -94,17 +94,18 @@ struct Scratch {
     tasks: Vec<FrameTask<'static>>,
     /// Protecting: where each task's MIC goes.
     mic_slots: Vec<&'static mut [u8; MIC_LEN]>,
-    /// Opening: each task's received MIC, and its frame.
+    /// Opening: each task's received MIC, and the frames past the first checks.
     mics: Vec<[u8; MIC_LEN]>,
     opening: Vec<Opening>,
 }
 
-/// A frame of a chunk being opened: where it is in the chunk, where its data is in its
-/// MPDU, and its security header.
+/// A frame of a chunk being opened: where it is in the chunk, its security header, and
+/// where its data is in its MPDU (its task is the next one), or why the replay check refused
+/// it before the chunk's PNs were committed.
 struct Opening {
     at: usize,
-    data: Range<usize>,
     peeked: Peeked,
+    data: Result<Range<usize>, Error>,
 }
 
 impl Worker {
@@ -281,8 +282,10 @@ impl Worker {
 
     /// Parse, check (Key ID, replay, length: each refuses its own frame) and make the task
     /// of every frame of the chunk in one pass, open the tasks in one engine batch, then
-    /// check and commit PNs in arrival order (a frame replayed within the chunk passes the
-    /// first check but not the second).
+    /// check and commit PNs in arrival order: a frame replayed within the chunk passes the
+    /// first check but not the second, and a frame the first check refused is refused
+    /// against the counters as they stand at its turn (the error names the last PN
+    /// accepted before it, as a sequential receiver's does).
     fn open(&mut self, chunk: &mut [Box<Packet>]) {
         let Worker { engine, rules, keys, counters, scratch, .. } = self;
         let mut aads = [const { MaybeUninit::<Aad>::uninit() }; BATCH];
@@ -292,14 +295,12 @@ impl Worker {
         let frames = chunk.iter_mut().enumerate().filter(|(_, packet)| packet.outcome.is_ok());
         for ((at, packet), aad) in frames.zip(&mut aads) {
             let number = packet.number as usize;
-            let replay = &counters[number].replay;
             let Packet { buf, start, outcome, .. } = &mut **packet;
             let mpdu = &mut buf[*start..];
             let checked = framing::prepare_decapsulate(mpdu, *rules).and_then(|(prepared, peeked)| {
                 if peeked.key_id != KEY_ID {
                     return Err(Error::KeyId { expected: KEY_ID, got: peeked.key_id });
                 }
-                replay.check(peeked.class, peeked.pn)?;
                 Ok((prepared, peeked))
             });
             let (prepared, peeked) = match checked {
@@ -309,6 +310,10 @@ impl Worker {
                     continue;
                 }
             };
+            if let Err(e) = counters[number].replay.check(peeked.class, peeked.pn) {
+                opening.push(Opening { at, peeked, data: Err(e) });
+                continue;
+            }
             let aad = aad.write(prepared.aad);
             let (data, mic) = mpdu[prepared.data.start..].split_at_mut(prepared.data.len());
             let key = keys[number].as_deref().expect("checked by `work`");
@@ -317,7 +322,7 @@ impl Worker {
                 Ok(task) => {
                     tasks.push(task);
                     mics.push(*mic.first_chunk().expect("the MIC, by framing"));
-                    opening.push(Opening { at, data: prepared.data, peeked });
+                    opening.push(Opening { at, peeked, data: Ok(prepared.data) });
                 }
                 Err(e) => *outcome = Err(e),
             }
@@ -325,14 +330,25 @@ impl Worker {
         let verdicts = engine.open_tasks(&mut tasks, &mics);
         scratch.tasks = reuse(&mut tasks);
         scratch.mics = mics;
-        for (Opening { at, data, peeked }, index) in opening.drain(..).zip(0..) {
+        let mut task = 0;
+        for Opening { at, peeked, data } in opening.drain(..) {
             let packet = &mut chunk[at];
             let replay = &mut counters[packet.number as usize].replay;
-            let buf = &mut packet.buf[packet.start..];
-            let opened = match verdicts & (1 << index) != 0 {
-                false => Err(Error::MicFailure),
-                true => replay
-                    .receive(peeked, || framing::finish_decapsulate(buf, data, peeked, framing::Gap::HeaderForward)),
+            let opened = match data {
+                // Counters only rise: a PN refused before the chunk's commits still is.
+                Err(first) => Err(replay.check(peeked.class, peeked.pn).err().unwrap_or(first)),
+                Ok(data) => {
+                    task += 1;
+                    match verdicts & (1 << (task - 1)) != 0 {
+                        false => Err(Error::MicFailure),
+                        true => {
+                            let buf = &mut packet.buf[packet.start..];
+                            replay.receive(peeked, || {
+                                framing::finish_decapsulate(buf, data, peeked, framing::Gap::HeaderForward)
+                            })
+                        }
+                    }
+                }
             };
             match opened {
                 Ok(done) => {
