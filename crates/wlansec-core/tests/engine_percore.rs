@@ -3,6 +3,9 @@
 //! per station refuses, a full ring takes what fits and says so, dropping the engine with
 //! frames in flight returns, and bad frames come back with typed errors.
 
+// Packets are handled in boxes here as the engine's rings move them.
+#![allow(clippy::vec_box)]
+
 use std::time::Duration;
 
 use wlansec_core::engine::percore::{Direction, Packet, PerCoreEngine, RingFull};
