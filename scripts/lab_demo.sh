@@ -24,4 +24,7 @@ printf '\n== laboratory: wlansec-lab run %s\n' "$LAB_ARGS"
 # wlansec-lab brings the WLAN up for each configuration and always tears it down at the end.
 # shellcheck disable=SC2086
 WLANSEC="$WLANSEC" "$LAB" run $LAB_ARGS --name "$LAB_NAME" --out "$OUT" --wlansec "$WLANSEC" --keep-selftest
-echo "report: $OUT/report/index.html"
+# The page as a reader sees it: opened in headless Chromium, checked, screenshots beside it.
+printf '\n== the report in a browser (wlansec_lab.report.browser)\n'
+.venv/bin/python -m wlansec_lab.report.browser "$OUT/report/index.html"
+echo "report: $OUT/report/index.html (screenshots: $OUT/report/screenshots/)"

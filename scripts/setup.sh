@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 # berkeley-abc: ABC, the bounded model checker of hdl/formal (`make -C hdl formal`).
 # ccache: every Verilator bench compiles the same runtime (verilated*.cpp); compiled once.
 # time: GNU time, the peak resident set of a command the Python tests run (tests/python/conftest.py).
-APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev berkeley-abc ccache time)
+# chromium, chromium-driver: the laboratory report opened in a real browser (tests/python/test_report_browser.py);
+# one source package, so apt keeps the browser and its driver at the same version (Debian's
+# security archive carries only the current one: pinning it would break this script at the next update).
+APT_PACKAGES=(tshark aircrack-ng iverilog verilator iperf3 qperf valgrind iproute2 libssl-dev pkg-config iputils-ping libipsec-mb-dev berkeley-abc ccache time chromium chromium-driver)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

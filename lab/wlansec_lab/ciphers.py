@@ -4,7 +4,7 @@ published energy ratios beside ours.
     python -m wlansec_lab.ciphers results.json --out out/ciphers
 
 Writes throughput.png (per algorithm, text and video), energy.png (µJ/byte, encrypt and
-decrypt), time_vs_size.png, key_size.png and ratios.md, and prints the ratio table with a
+decrypt), time_vs_size.png, key_size.png (where a cipher ran at more than one key size) and ratios.md, and prints the ratio table with a
 one-line reading of where today's CPU changes the study's conclusion.
 """
 
@@ -15,12 +15,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from wlansec_lab import PUBLISHED  # noqa: E402
+from wlansec_lab import PUBLISHED
+from wlansec_lab.plotstyle import PUBLISHED as PUBLISHED_COLOUR, save
 
 STUDY = PUBLISHED / "cipher_power_wireless_2009.json"
 
@@ -79,7 +77,7 @@ def _present(agg, algos, kind, direction):
     return [a for a in algos if (*a, kind, direction) in agg]
 
 
-def plot_throughput(report: dict, agg: dict, out: Path) -> Path:
+def plot_throughput(report: dict, agg: dict, out: Path, fmt: str = "png") -> Path:
     openssl = {(r["cipher"], r["key_bits"], r["mode"], r["direction"]): r["mb_per_s"]
                for r in report["records"] if r["impl"] == "openssl"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
@@ -91,17 +89,17 @@ def plot_throughput(report: dict, agg: dict, out: Path) -> Path:
             ax.bar([p + off for p in x], ys, width=0.4, label=f"wlansec {direction}")
         os_x = [p for p, a in zip(x, algos) if (*a, "encrypt") in openssl]
         os_y = [openssl[(*a, "encrypt")] for a in algos if (*a, "encrypt") in openssl]
-        ax.scatter(os_x, os_y, marker="D", color="black", zorder=3, label="openssl speed -evp (encrypt)")
+        ax.scatter(os_x, os_y, marker="D", color=PUBLISHED_COLOUR, zorder=3, label="openssl speed -evp (encrypt)")
         ax.set_xticks(list(x), [label(*a) for a in algos], rotation=45, ha="right")
         ax.set_yscale("log")
         ax.set_title(f"Throughput, {kind} data (total bytes / total time)")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("MB/s (10^6 B/s, log)")
     axes[0].legend(fontsize=8)
-    return _save(fig, out / "throughput.png")
+    return save(fig, out / f"throughput.{fmt}")
 
 
-def plot_energy(report: dict, agg: dict, out: Path) -> Path:
+def plot_energy(report: dict, agg: dict, out: Path, fmt: str = "png") -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
     for ax, direction in zip(axes, ("encrypt", "decrypt")):
         algos = _present(agg, ALGORITHMS, "text", direction)
@@ -115,10 +113,10 @@ def plot_energy(report: dict, agg: dict, out: Path) -> Path:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel(f"µJ/byte (log) — {energy_method(report)}")
     axes[0].legend(fontsize=8)
-    return _save(fig, out / "energy.png")
+    return save(fig, out / f"energy.{fmt}")
 
 
-def plot_time_vs_size(report: dict, out: Path) -> Path:
+def plot_time_vs_size(report: dict, out: Path, fmt: str = "png") -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
     for ax, direction in zip(axes, ("encrypt", "decrypt")):
         for a in ALGORITHMS:
@@ -133,22 +131,21 @@ def plot_time_vs_size(report: dict, out: Path) -> Path:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("median wall time (ms, log)")
     axes[0].legend(fontsize=7, ncol=2)
-    return _save(fig, out / "time_vs_size.png")
+    return save(fig, out / f"time_vs_size.{fmt}")
 
 
-def plot_key_size(report: dict, out: Path) -> Path:
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
-    series = defaultdict(list)
+def plot_key_size(report: dict, out: Path, fmt: str = "png") -> Path | None:
+    """Throughput and energy against key size; None where every cipher ran at one key size."""
+    series = defaultdict(lambda: defaultdict(list))  # cipher → key bits → records
     for r in report["records"]:
         if r["impl"] == "wlansec" and r["mode"] == "CBC" and r["direction"] == "encrypt" and kind_of(r["data"]) == "text":
-            series[r["cipher"]].append((r["key_bits"], r))
-    for cipher, pts in sorted(series.items()):
-        by_bits = defaultdict(list)
-        for bits, r in pts:
-            by_bits[bits].append(r)
+            series[r["cipher"]][r["key_bits"]].append(r)
+    swept = {cipher: by_bits for cipher, by_bits in sorted(series.items()) if len(by_bits) > 1}
+    if not swept:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for cipher, by_bits in swept.items():
         bits = sorted(by_bits)
-        if len(bits) < 2:
-            continue
         # Per key size, the study's totals: bytes / time and energy weighted by bytes.
         mbps = [sum(r["bytes"] for r in by_bits[b]) / sum(r["wall_s"] for r in by_bits[b]) / 1e6 for b in bits]
         uj = [sum(r["energy_uj_per_byte"] * r["bytes"] for r in by_bits[b]) / sum(r["bytes"] for r in by_bits[b]) for b in bits]
@@ -161,14 +158,7 @@ def plot_key_size(report: dict, out: Path) -> Path:
         ax.set_title(title)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    return _save(fig, out / "key_size.png")
-
-
-def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / f"key_size.{fmt}")
 
 
 CONDITIONS = {
@@ -232,12 +222,18 @@ def ratio_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def plot_all(report: dict, agg: dict, out: Path, fmt: str = "png") -> list[Path]:
+    """Every plot of a bench report that has data, in `fmt` (png, or svg for the lab's report)."""
+    plots = [plot_throughput(report, agg, out, fmt), plot_energy(report, agg, out, fmt),
+             plot_time_vs_size(report, out, fmt), plot_key_size(report, out, fmt)]
+    return [p for p in plots if p]
+
+
 def run(json_path: Path, out: Path) -> dict:
     report = load(json_path)
     out.mkdir(parents=True, exist_ok=True)
     agg = aggregate(report["records"])
-    plots = [plot_throughput(report, agg, out), plot_energy(report, agg, out),
-             plot_time_vs_size(report, out), plot_key_size(report, out)]
+    plots = plot_all(report, agg, out)
     rows = ratios(agg)
     line = reading(agg, rows)
     text = (f"# Cipher energy vs the 2009 study\n\nEnergy: {energy_method(report)}; CPU: {report['meta']['cpu']}.\n\n"

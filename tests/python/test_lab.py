@@ -167,7 +167,7 @@ def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
     row = next(line for line in hardware.splitlines() if line.startswith("| ccmp_core | ecp5 |"))
     assert f"| {core['luts']} |" in row and f"| {core['fmax_mhz']:g} |" in row
     assert "Algredo-Badillo 2010, Table 2 layout" in hardware and "770 ns" in hardware and "2830 ns" in hardware
-    assert (tmp_path / "figures" / "hardware.png").stat().st_size > 10_000
+    assert (tmp_path / "figures" / "hardware.svg").stat().st_size > 10_000
     reading = md.split("## Reading", 1)[1]
     assert "Hardware, iterative CCMP" in reading
     parallel_measured = any(r["design"].startswith("ccmp_core_n") and r.get("fmax_mhz") for r in summary)
@@ -207,7 +207,7 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
     md = (report.write(tmp_path) / "report.md").read_text()
     for title in report.SECTIONS:
         assert f"## {title}" in md
-    for figure in ("video.png", "tcp.png", "files.png", "ccmp.png", "hardware.png"):
+    for figure in ("video.svg", "tcp.svg", "files.svg", "ccmp.svg", "hardware.svg"):
         assert (tmp_path / "figures" / figure).stat().st_size > 10_000
     assert "veth stand-in" in md and "Li, Kolahi" in md and "Hayajneh" in md and "Table II layout" in md
     assert (tmp_path / "report" / "index.html").read_text().count("<h2>") == len(report.SECTIONS)

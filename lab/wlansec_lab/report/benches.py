@@ -8,12 +8,12 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from wlansec_lab import ROOT, cardmodel
+from wlansec_lab import ROOT, cardmodel, ciphers
 from wlansec_lab import published_values as pub
 from wlansec_lab.ciphers import STUDY_ALGORITHMS, STUDY_CIPHERS, label as cipher_label
 from wlansec_lab.report.data import AES_SOFT_RUN, ALGREDO, algredo_virtex4, load_raw, mode_of, point_stat
-from wlansec_lab.report.figures import ccmp_figure, hardware_figure
-from wlansec_lab.report.render import md_table, not_run, num
+from wlansec_lab.report.figures import ccmp_figure, cipher_claims_figure, hardware_figure
+from wlansec_lab.report.render import details, figure, key_figure_link, md_table, not_run, num
 from wlansec_lab.report.statistics import (CLAIM_CASES, cipher_energy_ratios, frame_us, parallel_speedups, percent_of_aes,
                                            study_claims)
 from wlansec_lab.udpvideo import PACKET
@@ -24,8 +24,13 @@ def selftest_section(out: Path, ctx: dict) -> str:
     if not p.exists():
         return "*Not run: no selftest.txt.*"
     text = p.read_text().strip()
+    # The check's verdicts, one line each (the last selftest line is the run's final word).
+    results = list(dict.fromkeys(line.strip() for line in text.splitlines()
+                                 if line.startswith(("selftest:", "tshark decrypted")) or "FAIL" in line))
     return ("The foundation demo's checks, run first: every published vector through the engine, and "
-            "(in `make demo`) tshark decrypting a capture wlansec protected.\n\n```\n" + text[-3000:] + "\n```")
+            "(in `make demo`) tshark decrypting a capture wlansec protected.\n\n" +
+            "\n".join(f"- `{line}`" for line in results) + "\n\n" +
+            details("The self-check's output", "```\n" + text[-3000:] + "\n```"))
 
 
 def card_model_section(out: Path, ctx: dict) -> str:
@@ -86,15 +91,16 @@ def card_model_section(out: Path, ctx: dict) -> str:
             f"(per-frame work a protected frame needs, transmit or receive), a hardware CCMP **engine** in each card and in the AP "
             f"(cycles per block × blocks ÷ clock, the whole frame before it passes on), and the **air** time of CCMP's 16 octets "
             f"(the 802.11 airtime model's TXTIME). A round trip (one frame each way through the AP) crosses 4 drivers, 8 engine "
-            f"operations and 4 hops; bulk TCP is a pipeline whose slowest stage, the shared medium, sets its pace. Parameters:\n\n"
-            f"{params}\n\n"
+            f"operations and 4 hops; bulk TCP is a pipeline whose slowest stage, the shared medium, sets its pace.\n\n"
+            + details("The model's parameters and their sources", params) + "\n\n"
             f"**Calibration** (the only fitted figure): {pub.LI_KOLAHI}: “{c['quote']}” — "
             f"{cardmodel.OS_LABEL[c['os']]}, IPv{c['ip']}, {c['size']} B: +{c['rtt_ms']} ms. It is the only 0.19 ms the study ties "
             f"to a packet size, and {c['size']} B is the middle of its six sizes, so every other prediction extrapolates from an "
             f"interior point. Solved for the driver overhead: {model.driver_us:.2f} µs per frame and station; the model then gives "
             f"{model.rtt_cost_us(calib_body) / 1000:.3f} ms there. Nothing is refitted below.\n\n"
             f"The model's RTT cost per size (the stages for Fedora 12, IPv4; a hop's 16 octets cost 0 or 4 µs, as they do or do "
-            f"not spill into one more OFDM symbol):\n\n{stages}\n\n" + "\n\n".join(tables) +
+            f"not spill into one more OFDM symbol):\n\n" + details("RTT cost per size, by stage", stages) + "\n\n" +
+            details(f"Its {sum(len(g[1]) for g in groups)} predictions beside the published figures", "\n\n".join(tables)) +
             f"\n\nTolerances: a published per-size figure is held to a 95 % interval of the study's WPA2 − open difference, from its "
             "Table 1/2 standard deviations at that size over its 40 runs (1.96 × √((σ_open² + σ_WPA2²)/40)) plus half the printed "
             "0.01 step; a conclusion (“for both IPv4 and IPv6”, no size) to its printed digit at every size; a video ratio to "
@@ -147,11 +153,28 @@ def ccmp_section(out: Path, ctx: dict) -> str:
     at = {name: next((p[2] for p in pts if p[0] == big), None) for name, pts in series.items()}
     ctx["ccmp"] = at
     ctx["ccmp_1500"] = {name: next((p[2] for p in pts if p[0] == 1500), None) for name, pts in series.items()}
-    return (f"![ccmp]({fig_path})\n\nµs per frame, each the median of n = {b['machine'].get('repeats', '?')} timed repeats "
-            f"(load average at the start {b['machine'].get('load_average')}):\n\n" + md_table(["engine", *[f"{s} B" for s in sizes]], rows) +
+    ctx["key_figures"].append((fig_path, "A line chart of CCMP-128 sealing throughput in GB/s against frame size (log axis) on "
+                               "one core, one line per engine: single frame, multi-buffer and the Enhanced N-lane settings.",
+                               "**Host CCMP** (`wlansec bench ccmp`, one core): GB/s against frame size per engine.", "CCMP engines (host)"))
+    return (key_figure_link(fig_path) + "\n\n" + details(f"µs per frame: {len(rows)} engines × {len(sizes)} sizes, each the median of n = "
+                    f"{b['machine'].get('repeats', '?')} timed repeats (load average at the start {b['machine'].get('load_average')})",
+                    md_table(["engine", *[f"{s} B" for s in sizes]], rows)) +
             f"\n\nPublished ({pub.HAYAJNEH}): host encryption and authentication take “20–40 μs” on 2011 CPUs, against "
             f"“10–50 ms” at the NIC; FPGA parallel design {pub.HW_PARALLEL_NS:g} ns vs standard {pub.HW_STANDARD_NS:g} ns "
             f"({pub.HW_SPEEDUP}×).")
+
+
+#: The cipher bench's plots (`wlansec_lab.ciphers`): alt text and caption.
+CIPHER_PLOTS = {
+    "throughput": ("Bar charts, log axis: MB/s per cipher, encrypt and decrypt, text and video data, openssl speed as diamonds.",
+                   "Throughput per cipher (total bytes ÷ total time, the study's way)."),
+    "energy": ("Bar charts, log axis: µJ per byte per cipher, text and video data, encrypt and decrypt.",
+               "Energy per byte (the study's V × I × t model: a time)."),
+    "time_vs_size": ("Line charts, log axis: each cipher's median encrypt and decrypt time against file size.",
+                     "Time against file size, text and video files."),
+    "key_size": ("Line charts: throughput and energy against key size, CBC encryption of text, one line per cipher.",
+                 "Throughput and energy against key size."),
+}
 
 
 def ciphers_section(out: Path, ctx: dict) -> str:
@@ -160,10 +183,18 @@ def ciphers_section(out: Path, ctx: dict) -> str:
         return msg
     if data["status"] != "ok":
         return f"*{data['status']}: {data.get('error')}*"
-    imgs = "\n\n".join(f"![{Path(p).stem}]({p})" for p in data.get("plots", []))
     bench = json.loads((out / "raw" / data["json"]).read_text())
     meta = bench.get("meta", {})
     rows = cipher_energy_ratios(bench)
+    # The bench's own plots again, as SVG in the report's palette, from its raw file.
+    plots = ciphers.plot_all(bench, ciphers.aggregate(bench["records"]), out / "figures" / "ciphers", "svg")
+    imgs = "\n\n".join(figure(str(p.relative_to(out)), CIPHER_PLOTS[p.stem][0], CIPHER_PLOTS[p.stem][1]) for p in plots)
+    claims = cipher_claims_figure(out, rows)
+    if claims:
+        ctx["key_figures"].append((claims, "A bar chart, log axis: for each of the study's claims (Blowfish-128 and RC6-128, text "
+                                   "or video, encrypt or decrypt), our energy as % of AES-128's, total over the files with the "
+                                   "per-file range, the study's figure as a star, AES-128 at 100 %.",
+                                   "**Ciphers** (energy = time on this CPU): the study's “% of AES's power” claims and ours.", "Ciphers"))
     ctx["cipher_rows"] = {**ctx.get("cipher_rows", {}), "ciphers": sorted({cipher_label(r["cipher"], r["key_bits"], r["mode"])
                                                                            for r in bench["records"] if r["impl"] == "wlansec"
                                                                            and (r["cipher"], r["key_bits"], r["mode"]) in STUDY_ALGORITHMS})}
@@ -180,9 +211,12 @@ def ciphers_section(out: Path, ctx: dict) -> str:
     ctx["ciphers"] = _cipher_reading(rows, bench, soft)
     ctx["cipher_ratios"] = rows
     ctx["cipher_soft_aes"] = soft
-    return (imgs + f"\n\n{energy}\n\nOurs: n = {meta.get('repeats', '?')} timed repeat(s) per cipher, file and direction, "
+    return ((key_figure_link(claims) + "\n\n" if claims else "") + f"{energy}\n\nOurs: n = {meta.get('repeats', '?')} timed repeat(s) per cipher, file and direction, "
             "their median kept (the repeats' spread is not recorded, so the spread shown is over the files); the study's n "
-            f"is not stated.\n\n{table}\n\n{backends}\n\n{ctx['ciphers']}\n\nPublished: {pub.CIPHER_2009}.")
+            f"is not stated.\n\n{table}\n\n{ctx['ciphers']}\n\n" +
+            details(f"The bench's {len(plots)} figures: throughput, energy, time against size" +
+                    (", key size" if "key_size" in {p.stem for p in plots} else " (one key size per cipher: no key-size figure)"), imgs) +
+            "\n\n" + details("With and without AES instructions", backends) + f"\n\nPublished: {pub.CIPHER_2009}.")
 
 
 def aes_backend_text(bench: dict, soft_run: Path = AES_SOFT_RUN) -> tuple[str, dict | None]:
@@ -303,11 +337,17 @@ def hardware_section(out: Path, ctx: dict) -> str:
     ctx["hardware"] = {"core": core, "parallel": parallel, "v4": v4,
                        "multi": max((r for r in ecp5.values() if r["design"].startswith("ccmp_multi") and r.get("gbps")),
                                     key=lambda r: r["gbps"], default=None)}
-    return (f"![hardware]({fig_path})\n\nOurs: Fmax is the median over nextpnr placement seeds (Yosys + nextpnr; "
+    ctx["key_figures"].append((fig_path, "Left: a log-log scatter of throughput against LUT4s for every ECP5 design, squares "
+                               "CCMP and circles AES alone, green with block RAM, the published Virtex-4 AES-CCMP core as a "
+                               "black cross. Right: bars of each parallel core's speedup and area over the standard core, the "
+                               "study's 3.7× speedup and 2.4× area as dashed lines.",
+                               "**Hardware** (ECP5): throughput against area beside the published core, and the parallel cores "
+                               "against the study's speedup.", "Hardware"))
+    return (key_figure_link(fig_path) + "\n\nOurs: Fmax is the median over nextpnr placement seeds (Yosys + nextpnr; "
             "every seed, min–max, commit and tools in hdl/reports/), resources one deterministic synthesis; cycles from the "
             "cocotb benches, asserted on every frame and checked against vectors the `wlansec` CLI emits. `–`: not "
-            "measured at the current RTL.\n\n" + table +
+            "measured at the current RTL.\n\n" + details(f"Every design: {len(body)} rows", table) +
             f"\n\nPublished: {pub.HAYAJNEH}: FPGA parallel design {pub.HW_PARALLEL_NS:g} ns vs standard {pub.HW_STANDARD_NS:g} ns "
             f"({pub.HW_SPEEDUP}×) at {pub.HW_LE_RATIO}× the logic elements (Cyclone II); {ALGREDO}: {v4['Throughput (Gbps)']} Gb/s at "
-            f"{v4['Clock (MHz)']} MHz in {v4['LUTs']} LUTs + {v4['BRAM']} BRAM.\n\n"
-            "The same results in the published tables' layouts (from hdl/reports/README.md):\n\n" + layouts)
+            f"{v4['Clock (MHz)']} MHz in {v4['LUTs']} LUTs + {v4['BRAM']} BRAM.\n\n" +
+            details("The same results in the published tables' layouts (from hdl/reports/README.md)", layouts))

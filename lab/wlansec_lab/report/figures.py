@@ -1,26 +1,23 @@
-"""The report's figures (matplotlib, written to OUT/figures), in the published layouts."""
+"""The report's figures (matplotlib, written to OUT/figures as SVG), in the published layouts
+and the palette of `wlansec_lab.plotstyle`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import matplotlib.ticker
 
-matplotlib.use("Agg")
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-
-from wlansec_lab import published_values as pub  # noqa: E402
-from wlansec_lab.experiments import file_kb  # noqa: E402
-from wlansec_lab.report.data import ci_half, files_order, mode_label, point_stat  # noqa: E402
+from wlansec_lab import published_values as pub
+from wlansec_lab.experiments import file_kb
+from wlansec_lab.plotstyle import OKABE_ITO, PUBLISHED, save, series
+from wlansec_lab.report.data import ci_half, files_order, mode_label, point_stat
 
 
 def save_figure(fig, out: Path, name: str) -> str:
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(out / "figures" / name, dpi=100)
-    plt.close(fig)
-    return f"figures/{name}"
+    """OUT/figures/NAME.svg, as the report refers to it."""
+    save(fig, out / "figures" / f"{name}.svg")
+    return f"figures/{name}.svg"
 
 
 def log_ticks(axis) -> None:
@@ -35,19 +32,23 @@ def log_ticks(axis) -> None:
 RATIO_AXIS_TOP = 2.6
 
 
-def video_figure(out: Path, by: dict, modes: list, profiles: list, ratios: dict, diffs: dict) -> str:
-    """Values (log: a card that cannot keep up is orders of magnitude above the others), the
-    increase over open with its Welch CI, and the ratio to open on a linear axis with its
-    bootstrap CI and the published ratio as a point."""
-    panels = [("One-way delay (mean, 95% CI)", "ms", "delay_ms_mean", "log"),
-              ("RFC 3550 jitter (mean, 95% CI)", "ms", "jitter_ms", "log"),
-              ("Throughput delivered (mean, 95% CI)", "Mbit/s", "throughput_mbps", "linear"),
-              ("Loss (mean, 95% CI)", "%", "loss_percent", "linear"),
-              ("Delay increase over open (Welch 95% CI)", "ms", 0, "diff"),
-              ("Jitter increase over open (Welch 95% CI)", "ms", 1, "diff"),
-              ("Delay ratio to open (bootstrap 95% CI; ★ published)", "× open", 0, "ratio"),
-              ("Jitter ratio to open (bootstrap 95% CI; ★ published)", "× open", 1, "ratio")]
-    fig, axes = plt.subplots(2, 4, figsize=(22, 10))
+VIDEO_VALUE_PANELS = [("One-way delay (mean, 95% CI)", "ms", "delay_ms_mean", "log"),
+                      ("RFC 3550 jitter (mean, 95% CI)", "ms", "jitter_ms", "log"),
+                      ("Throughput delivered (mean, 95% CI)", "Mbit/s", "throughput_mbps", "linear"),
+                      ("Loss (mean, 95% CI)", "%", "loss_percent", "linear")]
+VIDEO_COMPARISON_PANELS = [("Delay ratio to open (bootstrap 95% CI; ★ published)", "× open", 0, "ratio"),
+                           ("Jitter ratio to open (bootstrap 95% CI; ★ published)", "× open", 1, "ratio"),
+                           ("Delay increase over open (Welch 95% CI)", "ms", 0, "diff"),
+                           ("Jitter increase over open (Welch 95% CI)", "ms", 1, "diff")]
+
+
+def video_figure(out: Path, by: dict, modes: list, profiles: list, ratios: dict, diffs: dict, comparison: bool) -> str:
+    """`comparison` False: the values per mode and traffic type (log where a card that cannot
+    keep up is orders of magnitude above the others). True: the ratio to open on a linear axis
+    with its bootstrap CI and the published ratio as a star, and the increase over open with
+    its Welch CI (the caller draws it only where some point has two runs or more)."""
+    panels = VIDEO_COMPARISON_PANELS if comparison else VIDEO_VALUE_PANELS
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
     width = 0.8 / max(1, len(profiles))
     for ax, (title, unit, what, kind) in zip(axes.flat, panels):
         extent = [0.0, 0.0]  # symlog's autoscale clips bars; its limits are set from the values
@@ -70,7 +71,7 @@ def video_figure(out: Path, by: dict, modes: list, profiles: list, ratios: dict,
             shown = [min(y, RATIO_AXIS_TOP) for y in ys] if kind == "ratio" else ys
             errs = [[l if y <= RATIO_AXIS_TOP or kind != "ratio" else 0 for l, y in zip(lo, ys)],
                     [h if y <= RATIO_AXIS_TOP or kind != "ratio" else 0 for h, y in zip(hi, ys)]]
-            ax.bar(xs, shown, width, yerr=errs, capsize=3, label=prof)
+            ax.bar(xs, shown, width, yerr=errs, capsize=3, label=prof, color=series(j))
             if kind == "ratio":
                 for x, y in zip(xs, ys):
                     if y > RATIO_AXIS_TOP:
@@ -78,7 +79,7 @@ def video_figure(out: Path, by: dict, modes: list, profiles: list, ratios: dict,
         if kind == "ratio":
             for i, m in enumerate(modes):
                 if m[0] in pub.VIDEO_RATIO:
-                    ax.plot([i + 0.4 - width / 2], [pub.VIDEO_RATIO[m[0]]], "k*", ms=12,
+                    ax.plot([i + 0.4 - width / 2], [pub.VIDEO_RATIO[m[0]]], "*", color=PUBLISHED, ms=12,
                             label="published" if m[0] == "enhanced" else None)
             ax.axhline(1.0, color="grey", lw=1)
             ax.set_ylim(0, RATIO_AXIS_TOP)
@@ -93,7 +94,7 @@ def video_figure(out: Path, by: dict, modes: list, profiles: list, ratios: dict,
             ax.set_yscale("log")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    return save_figure(fig, out, "video.png")
+    return save_figure(fig, out, "video-vs-open" if comparison else "video")
 
 
 def tcp_figure(by: dict, modes: list, ips: list, sizes: list, colors: dict, log: bool):
@@ -146,8 +147,8 @@ def tcp_cost_figure(costs: dict, ips: list, sizes: list):
                         ax.annotate("n.s.", (s, d.high), fontsize=7, ha="center", va="bottom")
             published = [(s, v) for (m, i, s), v in points.items() if m == metric and i == ip]
             if published:
-                ax.plot(*zip(*published), "k*", ms=12, label="published at the size its text names (Fedora 12)")
-            ax.axhline(overall, color="k", ls=":", lw=1, label=f"published conclusion ({overall:g}, all sizes)")
+                ax.plot(*zip(*published), "*", color=PUBLISHED, ms=12, label="published at the size its text names (Fedora 12)")
+            ax.axhline(overall, color=PUBLISHED, ls=":", lw=1, label=f"published conclusion ({overall:g}, all sizes)")
             ax.axhline(0, color="grey", lw=1)
             ax.set_title(f"WPA2 cost, {'throughput' if metric == 'throughput' else 'RTT'}, IPv{ip}", fontsize=9)
             ax.set_ylabel(unit)
@@ -189,7 +190,7 @@ def files_figure(out: Path, nets: list) -> str:
         if a.get_legend_handles_labels()[0]:
             a.legend(fontsize=7)
     log_ticks(ax.yaxis)
-    return save_figure(fig, out, "files.png")
+    return save_figure(fig, out, "files")
 
 
 def ccmp_figure(out: Path, series: dict, machine: dict) -> str:
@@ -203,7 +204,7 @@ def ccmp_figure(out: Path, series: dict, machine: dict) -> str:
     ax.set_title(f"CCMP-128 seal, one core ({machine.get('cpu')}, backend {machine.get('backend')})")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    return save_figure(fig, out, "ccmp.png")
+    return save_figure(fig, out, "ccmp")
 
 
 def hardware_figure(out: Path, ecp5: dict, v4: dict, parallel: list) -> str:
@@ -213,11 +214,11 @@ def hardware_figure(out: Path, ecp5: dict, v4: dict, parallel: list) -> str:
     for r in ecp5.values():
         if r.get("gbps"):
             family = "s" if r["design"].startswith("ccmp") else "o"
-            ax.scatter(r["luts"], r["gbps"], marker=family, color="tab:blue" if not r["brams"] else "tab:green")
+            ax.scatter(r["luts"], r["gbps"], marker=family, color=OKABE_ITO["blue"] if not r["brams"] else OKABE_ITO["bluish green"])
             ax.annotate(r["design"], (r["luts"], r["gbps"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
-    ax.scatter(v4["LUTs"], v4["Throughput (Gbps)"], marker="X", s=80, color="tab:red")
+    ax.scatter(v4["LUTs"], v4["Throughput (Gbps)"], marker="X", s=80, color=PUBLISHED)
     ax.annotate(f"published: AES-CCMP Virtex-4 ({v4['BRAM']} BRAM)", (v4["LUTs"], v4["Throughput (Gbps)"]), fontsize=7,
-                color="tab:red", xytext=(-20, -16), textcoords="offset points")
+                color=PUBLISHED, xytext=(-20, -16), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
     log_ticks(ax.xaxis)
@@ -227,13 +228,38 @@ def hardware_figure(out: Path, ecp5: dict, v4: dict, parallel: list) -> str:
     ax.set_title("Throughput vs area: squares CCMP, circles AES alone")
     ax.grid(alpha=0.3, which="both")
     xs = range(len(parallel))
-    bx.bar([x - 0.2 for x in xs], [p[2] for p in parallel], width=0.4, label="speedup, time per frame at Fmax")
-    bx.bar([x + 0.2 for x in xs], [p[3] for p in parallel], width=0.4, label="LUT4s × standard")
-    bx.axhline(pub.HW_SPEEDUP, color="tab:blue", ls="--", lw=1, label=f"published speedup {pub.HW_SPEEDUP}×")
-    bx.axhline(pub.HW_LE_RATIO, color="tab:orange", ls="--", lw=1, label=f"published LEs {pub.HW_LE_RATIO}× standard")
+    bx.bar([x - 0.2 for x in xs], [p[2] for p in parallel], width=0.4, color=OKABE_ITO["blue"], label="speedup, time per frame at Fmax")
+    bx.bar([x + 0.2 for x in xs], [p[3] for p in parallel], width=0.4, color=OKABE_ITO["orange"], label="LUT4s × standard")
+    bx.axhline(pub.HW_SPEEDUP, color=OKABE_ITO["blue"], ls="--", lw=1, label=f"published speedup {pub.HW_SPEEDUP}×")
+    bx.axhline(pub.HW_LE_RATIO, color=OKABE_ITO["orange"], ls="--", lw=1, label=f"published LEs {pub.HW_LE_RATIO}× standard")
     bx.set_xticks(list(xs), [p[0] for p in parallel], fontsize=7)
     bx.set_ylabel("× the standard design")
     bx.set_title("Parallel (N-way CBC-MAC + CTR) vs standard CCMP core")
     bx.legend(fontsize=7)
     bx.grid(alpha=0.3, axis="y")
-    return save_figure(fig, out, "hardware.png")
+    return save_figure(fig, out, "hardware")
+
+
+def cipher_claims_figure(out: Path, rows: list[dict]) -> str | None:
+    """The study's “% of AES's power” claims beside ours (energy = time on this CPU): ours the
+    total over the kind's files with the per-file range, the study's figure a star, AES-128 the
+    line at 100 %. None without a claim of ours."""
+    rows = [r for r in rows if r["per_file"] and r["ours_percent"]]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    xs = range(len(rows))
+    ours = [r["ours_percent"] for r in rows]
+    ax.bar(xs, ours, 0.6, color=[series(0) if r["label"].startswith("Blowfish") else series(1) for r in rows],
+           yerr=[[o - r["per_file"][0] for o, r in zip(ours, rows)], [r["per_file"][-1] - o for o, r in zip(ours, rows)]],
+           capsize=3, label="ours: total over the files (bars: per-file min–max)")
+    ax.plot(xs, [r["published_percent"] for r in rows], "*", color=PUBLISHED, ms=12, label="published")
+    ax.axhline(100, color="grey", lw=1, label="AES-128 (100 %)")
+    ax.set_yscale("log")
+    log_ticks(ax.yaxis)
+    ax.set_xticks(list(xs), [f"{r['label']}\n{r['data']} {r['direction']}" for r in rows], fontsize=8)
+    ax.set_ylabel("energy (= time) as % of AES-128's")
+    ax.set_title("Cipher energy relative to AES-128: the study's claims and ours (CBC)")
+    ax.grid(axis="y", alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return save_figure(fig, out, "cipher-claims")

@@ -13,10 +13,11 @@ from wlansec_lab import published_values as pub
 from wlansec_lab import significance as sig
 from wlansec_lab.ciphers import STUDY_CIPHERS
 from wlansec_lab.experiments import CARD_SECURITIES, CARDS, file_kb
+from wlansec_lab.plotstyle import series
 from wlansec_lab.report.figures import files_figure, save_figure, tcp_cost_figure, tcp_figure, video_figure
 from wlansec_lab.report.data import (CARD_MPDU_BYTES, card_costs_us, card_mhz, files_order, load_raw, medium_floor, mode_label,
                                      mode_of, point_runs, point_stat, sorted_modes, study_cipher_times)
-from wlansec_lab.report.render import md_table, not_run, num, spread_text
+from wlansec_lab.report.render import details, figure, key_figure_link, md_table, not_run, num, spread_text
 from wlansec_lab.report.statistics import release_error_correlation
 
 
@@ -55,7 +56,8 @@ def config_section(out: Path, ctx: dict) -> str:
         lines.insert(4, "- Medium seed (`wlan up --seed`): a fresh one per round, derived from the run seed and the round "
                      f"(`runner.medium_seed`), so repeats draw independent losses and backoffs; rounds 0–{len(longest) - 1}: "
                      f"{', '.join(map(str, longest[:4]))}{' …' if len(longest) > 4 else ''}")
-    return "\n".join(lines)
+    return ("The machine, the testbed and its settings, the card models and each experiment's medium (PHY, link, "
+            "aggregation, topology, crypto models).\n\n" + details(f"Configuration: {len(lines)} lines", "\n".join(lines)))
 
 
 def ampdu_text(ampdu: int | None, short: bool = False) -> str:
@@ -104,7 +106,25 @@ def video_section(out: Path, ctx: dict) -> str:
     for (m, prof) in by:
         ratios[(m, prof)] = tuple(sig.ratio(runs(open_mode, prof, k), runs(m, prof, k)) for k in ("delay_ms_mean", "jitter_ms"))
         diffs[(m, prof)] = tuple(sig.welch(runs(open_mode, prof, k), runs(m, prof, k)) for k in ("delay_ms_mean", "jitter_ms"))
-    fig_path = video_figure(out, by, modes, profiles, ratios, diffs)
+    values = video_figure(out, by, modes, profiles, ratios, diffs, comparison=False)
+    tested = any(r for pair in ratios.values() for r in pair)
+    vs_open = video_figure(out, by, modes, profiles, ratios, diffs, comparison=True) if tested else None
+    values_alt = ("Bar charts of the video experiment per security mode and card model, one bar per traffic type: one-way "
+                  "delay and jitter (log axes), throughput delivered and loss, each with its 95 % CI.")
+    vs_open_alt = ("Bar charts of each security mode's video delay and jitter as a ratio to open's on the same traffic, with "
+                   "bootstrap 95 % CIs and the study's ratios as stars (Enhanced 1.2×, WPA2 2×), and the increase over open "
+                   "in ms with Welch 95 % CIs.")
+    if vs_open:
+        ctx["key_figures"].append((vs_open, vs_open_alt, "**Video** (g54, through the AP): delay and jitter over open's, "
+                                   "the study's ratios as stars.", "Video: delay, jitter, throughput"))
+        shown = key_figure_link(vs_open) + "\n\n" + figure(values, values_alt, "The values behind the ratios: delay, jitter, "
+                                                              "throughput and loss per mode.")
+    else:
+        ctx["key_figures"].append((values, values_alt, "**Video** (g54, through the AP): delay, jitter, throughput and loss per "
+                                   "mode; one run per point, so no comparison with open is drawn.", "Video: delay, jitter, throughput"))
+        shown = (key_figure_link(values) + "\n\n> No comparison with open is drawn: each mode's delay and jitter as a ratio "
+                 "to open's, with its bootstrap 95 % CI beside the study's ratios, and the increase with its Welch CI, need two "
+                 "runs per point or more, and this run has one. A full run (`make lab`, 40 runs per point) draws them.")
     for m in modes:
         for prof in profiles:
             e = by.get((m, prof))
@@ -120,14 +140,15 @@ def video_section(out: Path, ctx: dict) -> str:
                          num(e["release_error_p99_us"]["median"], "{:.0f}"), len(e["errors"]) or ""])
     ctx["video"] = ratios
     ctx["video_diffs"] = diffs
+    ctx["video_means"] = {key: (point_stat(e, "delay_ms_mean"), point_stat(e, "jitter_ms")) for key, e in by.items()}
     ctx["video_open_delay_ms"] = [point_stat(e, "delay_ms_mean") for (m, _), e in by.items() if m == open_mode and point_stat(e, "delay_ms_mean")]
     ctx["video_loss"] = {(m, prof): point_stat(e, "loss_percent") for (m, prof), e in by.items()}
     ctx.setdefault("release_error_p99", {})["video"] = [e["release_error_p99_us"]["median"] for e in by.values()
                                                         if e["release_error_p99_us"]["median"] is not None]
-    return (f"![video]({fig_path})\n\n" +
-            md_table(["mode [card]", "traffic", "n", "delay ms", "std (±95% CI)", "jitter ms", "std (±95% CI)", "loss %", "Mbit/s",
-                      "delay − open ms [95% CI], Welch", "jitter − open ms [95% CI], Welch", "delay ÷ open [95% CI]",
-                      "jitter ÷ open [95% CI]", "published ÷ open", "release err p99 µs", "errors"], rows) +
+    return (shown + "\n\n" + details(f"Per point: {len(rows)} rows (mode, traffic type)", md_table(
+        ["mode [card]", "traffic", "n", "delay ms", "std (±95% CI)", "jitter ms", "std (±95% CI)", "loss %", "Mbit/s",
+         "delay − open ms [95% CI], Welch", "jitter − open ms [95% CI], Welch", "delay ÷ open [95% CI]",
+         "jitter ÷ open [95% CI]", "published ÷ open", "release err p99 µs", "errors"], rows)) +
             f"\n\nn: runs per point after the warm-up. Differences: Welch's t-test (unequal variances) against open on the "
             "same traffic, its 95 % CI, t and two-sided p (“significant” means p < 0.05); ratios: mean ÷ open's mean with a "
             f"percentile bootstrap 95 % CI ({sig.BOOTSTRAP_RESAMPLES} resamples). Published ({pub.HAYAJNEH}): "
@@ -148,7 +169,7 @@ def tcp_section(out: Path, ctx: dict) -> str:
     ips = sorted({k[1] for k in by})
     modes = sorted_modes(k[0] for k in by)
     stds = pub.tcp_std_table()
-    colors = {m: f"C{i % 10}" for i, m in enumerate(modes)}
+    colors = {m: series(i) for i, m in enumerate(modes)}
     open_mode = ("open", "hw")
 
     def runs(m, ip, s, metric):
@@ -156,8 +177,8 @@ def tcp_section(out: Path, ctx: dict) -> str:
     # The study's layout (linear, open vs WPA2 with the card's crypto inline); then every card
     # model on log axes, since the MCU card sits an order of magnitude away from the others.
     inline = [m for m in modes if m[1] == "hw"]
-    fig_path = save_figure(tcp_figure(by, inline, ips, sizes, colors, log=False), out, "tcp.png")
-    cards_path = save_figure(tcp_figure(by, modes, ips, sizes, colors, log=True), out, "tcp-cards.png") if inline != modes else None
+    fig_path = save_figure(tcp_figure(by, inline, ips, sizes, colors, log=False), out, "tcp")
+    cards_path = save_figure(tcp_figure(by, modes, ips, sizes, colors, log=True), out, "tcp-cards") if inline != modes else None
     rows, costs = [], defaultdict(dict)  # card → (ip, size) → (throughput cost, RTT cost), Welch
     for ip in ips:
         for s in sizes:
@@ -176,8 +197,10 @@ def tcp_section(out: Path, ctx: dict) -> str:
                              "—" if dt is None else dt.verdict("{:+.2f}").replace(" at 95 %", ""),
                              "—" if dr is None else dr.verdict("{:+.3f}").replace(" at 95 %", ""),
                              num(e["release_error_p99_us"]["median"], "{:.0f}"), len(e["errors"]) or ""])
-    cost_path = save_figure(tcp_cost_figure(costs["hw"], ips, sizes), out, "tcp-cost.png") if costs.get("hw") else None
+    tested = any(c for pair in costs.get("hw", {}).values() for c in pair)
+    cost_path = save_figure(tcp_cost_figure(costs["hw"], ips, sizes), out, "tcp-cost") if tested else None
     ctx["tcp"] = dict(costs)
+    ctx["tcp_means"] = {key: (point_stat(e, "iperf3_mbps"), point_stat(e, "qperf_rtt_ms")) for key, e in by.items()}
     ctx["tcp_open"] = {(ip, s): point_stat(e, "iperf3_mbps") for (m, ip, s), e in by.items() if m == open_mode and point_stat(e, "iperf3_mbps") is not None}
     ctx["tcp_open_rtt"] = [point_stat(e, "qperf_rtt_ms") for (m, _, _), e in by.items() if m == open_mode and point_stat(e, "qperf_rtt_ms") is not None]
     ctx["tcp_rtt_std"] = [point_stat(e, "qperf_rtt_ms", "std") for (m, _, _), e in by.items() if m[1] == "hw" and point_stat(e, "qperf_rtt_ms", "std")]
@@ -189,11 +212,24 @@ def tcp_section(out: Path, ctx: dict) -> str:
                                                       if e["release_error_p99_us"]["median"] is not None]
     ctx["tcp_ampdu"] = sorted({d.get("ampdu") or 1 for d in data.get("testbed", []) if d.get("kind") == "emulated WLAN"})
     ranges = "; ".join(f"{pub.MODE_LABEL[s]} IPv{ip}: {t[0]}–{t[1]} Mbit/s, RTT {r[0]}–{r[1]} ms" for (s, ip), (t, r) in pub.TCP_RANGES.items())
-    return (f"![tcp]({fig_path})\n\n" + (f"Every card model (log axes):\n\n![tcp-cards]({cards_path})\n\n" if cards_path else "") +
-            (f"WPA2 [hw]'s cost per size (linear axes; n.s.: not significant at 95 %):\n\n![tcp-cost]({cost_path})\n\n" if cost_path else "") +
-            md_table(["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
-                      "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s [95% CI], Welch",
-                      "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows) +
+    ctx["key_figures"].append((fig_path, "Line charts of TCP throughput (iperf3 and qperf, top) and round-trip time (bottom) "
+                               "against packet size, one column per IP version, open and WPA2 with the card's crypto inline, "
+                               "error bars one standard deviation, the study's ranges over the sizes as shaded bands.",
+                               "**TCP** (n-mcs7-40, A-MPDU): throughput and RTT against packet size, the study's ranges as bands.",
+                               "TCP: throughput and RTT vs packet size"))
+    cost = (figure(cost_path, "Line charts of WPA2's throughput cost and RTT cost over open against packet size, one column per "
+                   "IP version, with Welch 95 % CIs, n.s. where not significant, the study's per-size costs as stars and its "
+                   "overall cost as a dotted line.", "WPA2 [hw]'s cost per size (linear axes; n.s.: not significant at 95 %).")
+            if cost_path else
+            "> No cost figure is drawn: WPA2's throughput and RTT cost over open per size, with its Welch 95 % CI beside the "
+            "study's 2.8–3 Mbit/s and 0.18–0.20 ms, needs two runs per point or more, and this run has one. A full run "
+            "(`make lab`, 40 runs per point) draws it.")
+    return (key_figure_link(fig_path) + "\n\n" + (figure(cards_path, "The same line charts on log axes with every card model, the MCU card an order of magnitude "
+                    "below the others.", "Every card model (log axes).") + "\n\n" if cards_path else "") + cost + "\n\n" +
+            details(f"Per point: {len(rows)} rows (IP version, size, mode)", md_table(
+                ["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
+                 "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s [95% CI], Welch",
+                 "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows)) +
             f"\n\nn: runs per point after the warm-up (the study: 40). Costs: Welch's t-test against open at the same IP "
             "version and size, its 95 % CI, t and two-sided p (“significant” means p < 0.05). Release error: the emulated "
             "medium's intended vs actual frame release time, " + ctx.setdefault("release_window", _release_window(data)) +
@@ -303,9 +339,14 @@ def files_section(out: Path, ctx: dict) -> str:
         "illegibly:\n\n" + md_table(["algorithm", "col 1", "col 2", "col 3", "col 4", "col 5"],
                                     [[alg, *[num(v) for v in vals]] for alg, vals in study[tid].items()])
         for tid, kind in (("Table II", "text"), ("Table III", "video")))
-    return (f"![files]({fig_path})\n\n" +
-            md_table(["security", "topology", "signal", "file", "n", "transfer s", "std (±95% CI)", "÷ open [95% CI], Welch",
-                      "Mbit/s", "encrypt + transfer + decrypt s, per cipher (CBC, wlansec)"], rows) +
+    ctx["key_figures"].append((fig_path, "Two line charts against file size (log axes): left, open's transfer time per network "
+                               "(ad hoc or infrastructure, excellent or poor signal) with one standard deviation; right, WEP's and "
+                               "TKIP's time as a multiple of open's on the same network and file.",
+                               "**Files** (the study's text and video files, ad hoc and BSS): open's transfer time, and what WEP "
+                               "and TKIP add.", "Files: transmission time of encrypted files"))
+    return (key_figure_link(fig_path) + "\n\n" + details(f"Per point: {len(rows)} rows (security, topology, signal, file)", md_table(
+        ["security", "topology", "signal", "file", "n", "transfer s", "std (±95% CI)", "÷ open [95% CI], Welch",
+         "Mbit/s", "encrypt + transfer + decrypt s, per cipher (CBC, wlansec)"], rows)) +
             "\n\nn: runs per point after the warm-up; ÷ open: the transfer time over open's on the same network and file, "
             "bootstrap 95 % CI, and Welch's t-test of the difference (n.s.: not significant at 95 %); the cipher times are "
             "medians of the cipher bench's repeats (its spread is not recorded)." +
@@ -313,5 +354,5 @@ def files_section(out: Path, ctx: dict) -> str:
              f" ({next(e['skipped'] for e in data['summary'] if e['skipped'])})" if skipped else "") +
             "\n\nThe link carries the ciphertext, whose length is the plaintext's plus at most one block, and nothing on the "
             "air compresses, so one transfer per file and network configuration serves every cipher; each cipher's encryption "
-            "and decryption time comes from `wlansec bench ciphers` on the same file.\n\n" + "\n\n".join(layouts) +
-            "\n\n" + published)
+            "and decryption time comes from `wlansec bench ciphers` on the same file.\n\n" +
+            details("Ours and the study's in its Tables II and III layout", "\n\n".join(layouts) + "\n\n" + published))

@@ -83,6 +83,12 @@ def frame_us(r: dict) -> float | None:
     return c / f if (c and f) else None
 
 
+def algredo_mbps_per_mhz(core: dict) -> float:
+    """A CCMP core's throughput per MHz on Algredo-Badillo's Eq. 1 accounting (the two AAD
+    blocks counted as data, 94 + 2 blocks per 1500-octet frame)."""
+    return (94 + 2) * 128 / core["cycles_per_frame_1500"]
+
+
 def verdict(lo: float, hi: float, published: float) -> str:
     """Our range [lo, hi] against a published figure: it reproduces it (holds it, or an end lies within
     10 % of it), stays below or overshoots it."""
