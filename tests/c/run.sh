@@ -22,7 +22,7 @@ mkdir -p "$build"
 if [ "${1:-}" = --bench ]; then
   cc "${cflags[@]}" -o "$build/bench_overhead" tests/c/bench_overhead.c "${shared[@]}"
   cargo build --release --locked -q -p wlansec-c --example rust_api_bench
-  exec python3 tests/c/bench_overhead.py "$build/bench_overhead" "$CARGO_TARGET_DIR/release/examples/rust_api_bench"
+  exec python3 tests/c/bench_overhead.py "$build/bench_overhead" "${CARGO_TARGET_DIR:-$root/target}/release/examples/rust_api_bench" "${ROUNDS:-7}"
 fi
 
 ipsec_mb=()

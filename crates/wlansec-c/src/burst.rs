@@ -374,3 +374,18 @@ pub unsafe extern "C" fn wlansec_burst_poll(burst: *mut wlansec_burst, out: *mut
         _ => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_list_keeps_its_allocation_from_call_to_call() {
+        let mut spare: Vec<Job<'static>> = Vec::with_capacity(TASK_CHUNK);
+        let pointer = spare.as_ptr();
+        let list = take_list(&mut spare);
+        assert_eq!((list.capacity(), list.as_ptr()), (TASK_CHUNK, pointer));
+        keep_list(&mut spare, list);
+        assert_eq!((spare.capacity(), spare.as_ptr()), (TASK_CHUNK, pointer));
+    }
+}

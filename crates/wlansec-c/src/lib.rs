@@ -15,6 +15,8 @@
 
 #![allow(non_camel_case_types)]
 
+#[cfg(test)]
+mod abi_tests;
 pub mod burst;
 pub mod key;
 pub mod status;

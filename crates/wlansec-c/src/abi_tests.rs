@@ -6,9 +6,9 @@
 use core::ffi::c_int;
 use core::ptr;
 
-use wlansec::burst::*;
-use wlansec::key::*;
-use wlansec::wlansec_status::{self, *};
+use crate::burst::*;
+use crate::key::*;
+use crate::wlansec_status::{self, *};
 use wlansec_core::engine::{EnhancedCcm, EnhancedCcmp, Variant, Ways};
 use wlansec_core::gen::{random_mpdu, ChaCha8Rng, Rng, SeedableRng, Shapes};
 use wlansec_core::suite::{Ccmp128, Ccmp256, FrameSuite, Gcmp128, Gcmp256, Pn};
