@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test` after the build: the lints first (a quick failure), then the hardware benches
 # (CPU-bound, logged to out/hdl-test.log and shown at the end) beside the Rust, the C
-# library's and the Python tests (whose workers mostly wait on the processes they start). Each part says how long it took.
+# library's and the Python tests (whose workers mostly wait on the processes they start).
+# Each part says how long it took.
 set -uo pipefail
 MAKE_=(make --no-print-directory)
 

@@ -38,9 +38,12 @@ for link in shared static; do
   cc "${cflags[@]}" -I"$build" -o "$build/test_$link" tests/c/test_wlansec.c "${libs[@]}" "${ipsec_mb[@]}"
   cc "${cflags[@]}" -o "$build/seal_frame_$link" examples/c/seal_frame.c "${libs[@]}"
 done
-# The static build must not load the shared library, the shared one must.
-if ldd "$build/test_static" | grep -q libwlansec; then echo "test-c: test_static loads libwlansec.so" >&2; exit 1; fi
-ldd "$build/test_shared" | grep -q "libwlansec.so.0 => $libdir/" || { echo "test-c: test_shared does not load $libdir/libwlansec.so.0" >&2; exit 1; }
+# The static build must not load the shared library, the shared one must (ldd's output is
+# kept first: `grep -q` stops reading early, which pipefail would count as a failure).
+static_deps=$(ldd "$build/test_static")
+shared_deps=$(ldd "$build/test_shared")
+if grep -q libwlansec <<< "$static_deps"; then echo "test-c: test_static loads libwlansec.so" >&2; exit 1; fi
+grep -q "libwlansec.so.0 => $libdir/" <<< "$shared_deps" || { echo "test-c: test_shared does not load $libdir/libwlansec.so.0" >&2; exit 1; }
 for link in shared static; do
   echo "== $link"
   "$build/seal_frame_$link" > /dev/null
