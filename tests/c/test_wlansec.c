@@ -188,7 +188,7 @@ static void test_refusals(wlansec_burst *burst)
         CHECK(wlansec_key_overhead(ccmp) == 16 && wlansec_key_overhead(gcmp) == 24 && wlansec_key_overhead(NULL) == 0,
               "overheads");
         CHECK(wlansec_key_mic_len(ccmp) == 8 && wlansec_key_mic_len(gcmp) == 16, "MIC lengths");
-        for (int s = WLANSEC_OK; s <= WLANSEC_ERR_PANIC; s++)
+        for (int s = WLANSEC_OK; s <= WLANSEC_ERR_NO_KEY; s++)
                 CHECK(strcmp(wlansec_status_message(s), "unknown status") != 0, "message of %d", s);
         CHECK(strcmp(wlansec_status_message(-7), "unknown status") == 0, "message of -7");
         wlansec_key_free(NULL);
@@ -251,7 +251,7 @@ static void test_burst_queue(void)
         make_frames();
         for (size_t i = 0; i < FRAMES; i++)
                 jobs[i] = job_of(i == 7 ? gcmp : key, &frames[i], i);
-        CHECK_STATUS(wlansec_burst_submit(queue, WLANSEC_OP_SEAL, jobs, FRAMES, &accepted), WLANSEC_ERR_BURST_FULL,
+        CHECK_STATUS(wlansec_burst_submit(queue, WLANSEC_OP_SEAL, jobs, FRAMES, &accepted), WLANSEC_ERR_QUEUE_FULL,
                      "150 jobs into 100 places");
         CHECK(accepted == 100, "accepted %zu", accepted);
         /* 64 or more waiting: the queue ran all it held before returning. */
@@ -295,6 +295,93 @@ static void test_burst_queue(void)
         CHECK(frames[3].data[0] != frames[3].plain[0] || frames[3].len == 0, "tampered frame kept its ciphertext");
         wlansec_burst_free(queue);
         wlansec_key_free(gcmp);
+        wlansec_key_free(key);
+}
+
+/* Submit `n` packets (all taken: the rings have room) and poll them all back. */
+static void engine_round(wlansec_engine *engine, unsigned direction, wlansec_packet **packets, size_t n)
+{
+        wlansec_packet *in[32];
+        size_t accepted = 0, polled = 0;
+
+        memcpy(in, packets, n * sizeof(*in));
+        CHECK_STATUS(wlansec_engine_submit(engine, direction, in, n, &accepted), WLANSEC_OK, "submit");
+        CHECK(accepted == n && in[0] == NULL, "taken %zu of %zu, entries set to NULL", accepted, n);
+        while (polled < accepted) {
+                wlansec_engine_wait(engine, 100000);
+                polled += wlansec_engine_poll(engine, packets + polled, n - polled);
+        }
+}
+
+/* The per-core engine: one station's MPDUs protected with PNs 1, 2, ... as wlansec_protect
+ * does, opened again, and the same frames once more refused as replays; a station without
+ * a key refused. */
+static void test_per_core_engine(void)
+{
+        const struct vector *v = &vectors[0]; /* a CCMP-128 data frame */
+        enum { N = 20 };
+        wlansec_engine *engine = NULL;
+        wlansec_packet *packets[N + 1];
+        wlansec_key *key = new_key(WLANSEC_SUITE_CCMP128, v->tk, v->tk_len);
+        const uint8_t *mpdu;
+        uint8_t want[256];
+        size_t len, want_len;
+
+        CHECK_STATUS(wlansec_engine_new(2, 0, &engine), WLANSEC_OK, "engine");
+        CHECK(wlansec_engine_cores(engine) == 2, "two workers");
+        CHECK_STATUS(wlansec_engine_add_station(engine, 7, 1, v->tk, v->tk_len), WLANSEC_OK, "station 7");
+        for (size_t i = 0; i <= N; i++) {
+                CHECK_STATUS(wlansec_packet_new(v->plain_len, &packets[i]), WLANSEC_OK, "packet");
+                CHECK_STATUS(wlansec_packet_set(packets[i], i == N ? 8 : 7, i, v->plain, v->plain_len), WLANSEC_OK,
+                             "fill");
+        }
+        engine_round(engine, WLANSEC_PROTECT, packets, N + 1);
+        for (size_t i = 0; i <= N; i++) {
+                uint64_t tag = wlansec_packet_tag(packets[i]);
+                wlansec_status status = wlansec_packet_result(packets[i], &mpdu, &len);
+
+                if (wlansec_packet_station(packets[i]) == 8) {
+                        CHECK(status == WLANSEC_ERR_NO_KEY, "station without a key: %d", status);
+                        continue;
+                }
+                memcpy(want, v->plain, v->plain_len);
+                CHECK_STATUS(wlansec_protect(key, want, sizeof(want), v->plain_len, tag + 1, 0, &want_len), WLANSEC_OK,
+                             "protect");
+                CHECK(status == WLANSEC_OK && len == want_len && memcmp(mpdu, want, len) == 0,
+                      "packet %llu as wlansec_protect with PN %llu", (unsigned long long)tag,
+                      (unsigned long long)tag + 1);
+        }
+        for (int round = 0; round < 2; round++) {
+                for (size_t i = 0; i <= N; i++) {
+                        if (wlansec_packet_station(packets[i]) == 8) {
+                                wlansec_packet *keyless = packets[i];
+
+                                packets[i] = packets[N];
+                                packets[N] = keyless;
+                        }
+                }
+                for (size_t i = 0; i < N; i++) {
+                        uint64_t tag = wlansec_packet_tag(packets[i]);
+
+                        memcpy(want, v->plain, v->plain_len);
+                        wlansec_protect(key, want, sizeof(want), v->plain_len, tag + 1, 0, &want_len);
+                        wlansec_packet_set(packets[i], 7, tag, want, want_len);
+                }
+                engine_round(engine, WLANSEC_UNPROTECT, packets, N);
+                for (size_t i = 0; i < N; i++) {
+                        wlansec_status status = wlansec_packet_result(packets[i], &mpdu, &len);
+
+                        if (round == 0)
+                                CHECK(status == WLANSEC_OK && len == v->plain_len &&
+                                              memcmp(mpdu + 2, v->plain + 2, len - 2) == 0,
+                                      "opened %zu: %d", i, status);
+                        else
+                                CHECK(status == WLANSEC_ERR_REPLAY, "replay %zu refused: %d", i, status);
+                }
+        }
+        for (size_t i = 0; i <= N; i++)
+                wlansec_packet_free(packets[i]);
+        wlansec_engine_free(engine);
         wlansec_key_free(key);
 }
 
@@ -435,6 +522,7 @@ int main(void)
         test_published_vectors(burst);
         test_refusals(burst);
         test_burst_queue();
+        test_per_core_engine();
 #ifdef WLANSEC_TEST_IPSEC_MB
         test_against_ipsec_mb(burst);
         printf("test_wlansec: checked against intel-ipsec-mb %s\n", IMB_VERSION_STR);

@@ -9,10 +9,24 @@
  * may be NULL only with length 0); out-pointers documented as optional may be NULL. No
  * call unwinds or aborts on bad input: an internal error gives WLANSEC_ERR_PANIC.
  *
+ * Three ways to work:
+ *  - one frame at a time: wlansec_protect / wlansec_unprotect (whole MPDUs, MIC appended),
+ *    wlansec_seal / wlansec_open (nonce and AAD built by the caller, MIC detached);
+ *  - bursts on the calling thread (CCMP-128, Enhanced CCMP-N): wlansec_burst_seal/_open,
+ *    or wlansec_burst_submit, _flush, _poll;
+ *  - the per-core engine: MPDUs of many stations submitted as packets to one worker thread
+ *    per core (wlansec_engine_submit), which keeps each station's key, transmit PN and
+ *    replay counters; completions polled (wlansec_engine_poll).
+ *
  * Ownership:
- *  - wlansec_key and wlansec_burst are opaque handles. The library allocates them
- *    (wlansec_key_new*, wlansec_burst_new) and the caller frees each exactly once
- *    (wlansec_key_free, wlansec_burst_free). Freeing a key erases its key material.
+ *  - wlansec_key, wlansec_burst, wlansec_engine and wlansec_packet are opaque handles. The
+ *    library allocates them (wlansec_key_new*, wlansec_burst_new, wlansec_engine_new,
+ *    wlansec_packet_new) and the caller frees each exactly once (the matching *_free).
+ *    Freeing a key (or an engine, for its stations' keys) erases the key material.
+ *  - A packet belongs to the caller, except from wlansec_engine_submit (which sets the
+ *    entries it took to NULL) until wlansec_engine_poll hands it back: meanwhile the engine
+ *    owns it and the caller must not touch it. wlansec_engine_free frees the packets still
+ *    in flight.
  *  - The library keeps no pointer to the caller's memory after a call returns, except for
  *    jobs queued with wlansec_burst_submit: the job descriptor (with its nonce) is copied,
  *    but aad, data and mic are used in place. Those buffers and the key must stay valid,
@@ -30,6 +44,8 @@
  *  - A wlansec_burst is one thread's engine context: one thread at a time may call it
  *    (it may move between threads). Use one per thread, as with one multi-buffer manager
  *    per core.
+ *  - A wlansec_engine runs its own worker threads; one caller thread at a time may call it
+ *    (it may move between threads). A packet the caller owns may go to any thread.
  *  - wlansec_status_message and wlansec_backend_name return static strings, safe from any
  *    thread.
  *
@@ -45,6 +61,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+typedef struct wlansec_packet wlansec_packet;
 
 // Octets of the CCM nonce of CCMP-128/256 and Enhanced CCMP-N (`wlansec_seal`, `wlansec_job`).
 #define WLANSEC_CCMP_NONCE_LEN 13
@@ -80,11 +98,16 @@ typedef enum {
   WLANSEC_ERR_UNSUPPORTED = 6,
   // The MIC did not verify: wrong key or tampered frame. The data is left as it came.
   WLANSEC_ERR_MIC_FAILURE = 7,
-  // The burst queue holds `capacity` jobs: poll completions before submitting more.
-  WLANSEC_ERR_BURST_FULL = 8,
+  // A burst queue or an engine ring is full: poll completions before submitting more.
+  WLANSEC_ERR_QUEUE_FULL = 8,
   // An internal error (a bug in libwlansec): the call was abandoned; the buffers it was
   // given may hold partial results.
   WLANSEC_ERR_PANIC = 9,
+  // The per-core engine refused a received frame whose PN is not above the last one
+  // accepted for its station and TID (a replay).
+  WLANSEC_ERR_REPLAY = 10,
+  // The per-core engine has no key for the packet's station.
+  WLANSEC_ERR_NO_KEY = 11,
 } wlansec_status;
 
 // The suites of `wlansec_key_new` (Enhanced CCMP-N has `wlansec_key_new_enhanced`).
@@ -107,9 +130,20 @@ typedef enum {
   WLANSEC_OP_OPEN = 1,
 } wlansec_op;
 
+// What `wlansec_engine_submit` does to its packets.
+typedef enum {
+  // Protect each plaintext MPDU with its station's key and next PN (transmit).
+  WLANSEC_PROTECT = 0,
+  // Verify, replay-check and decrypt each protected MPDU from its station (receive).
+  WLANSEC_UNPROTECT = 1,
+} wlansec_direction;
+
 // One thread's engine context for bursts (opaque). Made by `wlansec_burst_new`, freed by
 // `wlansec_burst_free`.
 typedef struct wlansec_burst wlansec_burst;
+
+// The per-core engine (opaque). Made by `wlansec_engine_new`, freed by `wlansec_engine_free`.
+typedef struct wlansec_engine wlansec_engine;
 
 // A temporal key set up for one suite (opaque). Made by `wlansec_key_new` or
 // `wlansec_key_new_enhanced`, freed by `wlansec_key_free`, which erases the key material.
@@ -178,7 +212,7 @@ wlansec_status wlansec_burst_open(wlansec_burst *burst, wlansec_job *jobs, size_
 // their buffers). Whenever a whole engine batch (64 jobs) is waiting, the queue runs what
 // it holds before returning. `*accepted` (if not NULL) is how many jobs were queued: all
 // of them, or as many as the capacity left room for, and then the call returns
-// `WLANSEC_ERR_BURST_FULL`.
+// `WLANSEC_ERR_QUEUE_FULL`.
 //
 // # Safety
 // `burst` is a live context no other thread uses during the call; `jobs` points to `n`
@@ -316,6 +350,120 @@ wlansec_status wlansec_open(const wlansec_key *key,
                             size_t data_len,
                             const uint8_t *mic,
                             size_t mic_len);
+
+// Make a per-core engine of `cores` workers (0: one per CPU this process may run on), each
+// holding at most `ring_capacity` packets in flight (0: 1024), and store it in `*out` (NULL
+// on failure). The workers start at once and are pinned to a core each where the OS allows.
+//
+// # Safety
+// `out` is valid for a write of a pointer.
+wlansec_status wlansec_engine_new(size_t cores, size_t ring_capacity, wlansec_engine **out);
+
+// Stop the engine's workers and free it, with every packet still in flight (submitted and
+// not polled). NULL is ignored.
+//
+// # Safety
+// `engine` is NULL or an engine from `wlansec_engine_new` not freed before and not in use.
+void wlansec_engine_free(wlansec_engine *engine);
+
+// The number of workers. 0 for NULL.
+//
+// # Safety
+// `engine` is NULL or a live engine no other thread uses during the call.
+size_t wlansec_engine_cores(const wlansec_engine *engine);
+
+// Install (or replace) the pairwise key of `station` for the packets submitted after this
+// call: the 16-octet TK for CCMP-128 (`ways` = 1) or Enhanced CCMP-N (`ways` = N = 2, 4,
+// 8). Its transmit PN restarts at 1 and its replay counters at 0. The engine's frames
+// carry Key ID 0.
+//
+// # Safety
+// `engine` is a live engine no other thread uses during the call; `tk` points to `tk_len`
+// readable octets (copied).
+wlansec_status wlansec_engine_add_station(wlansec_engine *engine,
+                                          uint32_t station,
+                                          uint32_t ways,
+                                          const uint8_t *tk,
+                                          size_t tk_len);
+
+// Hand packets from the front of `packets[0..n)` to the engine for `direction` (a
+// `wlansec_direction`), in order, until one finds its worker's ring full. `*accepted` is how
+// many the engine took: it owns them now, and their entries in `packets` are set to NULL;
+// the rest stay the caller's, unchanged. `WLANSEC_ERR_QUEUE_FULL` when the first packet's
+// worker was full (nothing taken). A packet for a station without a key is taken and
+// completes with `WLANSEC_ERR_NO_KEY`.
+//
+// # Safety
+// `engine` is a live engine no other thread uses during the call; `packets` points to `n`
+// writable entries, each a live packet handle the caller owns (none twice).
+wlansec_status wlansec_engine_submit(wlansec_engine *engine,
+                                     uint32_t direction,
+                                     wlansec_packet **packets,
+                                     size_t n,
+                                     size_t *accepted);
+
+// Move up to `max` completed packets to `out[0..)`; returns how many. The caller owns them
+// again (any thread may use them); `wlansec_packet_result` tells each one's outcome. A
+// station's packets come back in the order they were submitted. 0 for a NULL `engine` or
+// `out`.
+//
+// # Safety
+// `engine` is NULL or a live engine no other thread uses during the call; `out` is NULL or
+// points to `max` writable entries.
+size_t wlansec_engine_poll(wlansec_engine *engine, wlansec_packet **out, size_t max);
+
+// Wait up to `timeout_us` microseconds for a completion: 1 when one is ready to poll, 0
+// when none came in time or nothing is in flight.
+//
+// # Safety
+// `engine` is NULL or a live engine no other thread uses during the call.
+int wlansec_engine_wait(wlansec_engine *engine, uint64_t timeout_us);
+
+// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets, protected,
+// without growing (it grows for longer ones), and store it in `*out` (NULL on failure).
+//
+// # Safety
+// `out` is valid for a write of a pointer.
+wlansec_status wlansec_packet_new(size_t mpdu_capacity, wlansec_packet **out);
+
+// Free a packet the caller owns. NULL is ignored.
+//
+// # Safety
+// `packet` is NULL or a live packet the caller owns (not in flight), not freed before.
+void wlansec_packet_free(wlansec_packet *packet);
+
+// Fill a packet with a copy of the MPDU `mpdu[0..len)` for (or from) `station`, tagged `tag`
+// (returned by `wlansec_packet_tag`, not read by the library).
+//
+// # Safety
+// `packet` is a live packet the caller owns; `mpdu` points to `len` readable octets.
+wlansec_status wlansec_packet_set(wlansec_packet *packet,
+                                  uint32_t station,
+                                  uint64_t tag,
+                                  const uint8_t *mpdu,
+                                  size_t len);
+
+// The packet's outcome: `WLANSEC_OK` with its MPDU (before submission: as filled; after
+// completion: protected or opened) in `*mpdu`, `*len`, or why the engine refused it. The
+// MPDU pointer is valid until the packet is filled, submitted or freed.
+//
+// # Safety
+// `packet` is a live packet the caller owns; `mpdu` and `len` are NULL or valid for a write.
+wlansec_status wlansec_packet_result(const wlansec_packet *packet,
+                                     const uint8_t **mpdu,
+                                     size_t *len);
+
+// The caller's tag of the packet (0 for NULL).
+//
+// # Safety
+// `packet` is NULL or a live packet the caller owns.
+uint64_t wlansec_packet_tag(const wlansec_packet *packet);
+
+// The packet's station (0 for NULL).
+//
+// # Safety
+// `packet` is NULL or a live packet the caller owns.
+uint32_t wlansec_packet_station(const wlansec_packet *packet);
 
 // A one-line English message for a status code: a static string the caller must not free.
 // Any integer is accepted; one that is no status gives "unknown status".

@@ -177,7 +177,7 @@ fn enhanced_ccmp_seals_as_its_reference_alone_at_once_and_queued() {
             // SAFETY: the jobs' buffers stay live and untouched until polled.
             let status =
                 unsafe { wlansec_burst_submit(burst, 0, jobs[next..].as_ptr(), jobs.len() - next, &mut accepted) };
-            assert!(matches!(status, WLANSEC_OK | WLANSEC_ERR_BURST_FULL));
+            assert!(matches!(status, WLANSEC_OK | WLANSEC_ERR_QUEUE_FULL));
             next += accepted;
             let mut out = [jobs[0]; 16];
             // SAFETY: a live context and 16 writable jobs.
@@ -221,5 +221,155 @@ fn a_job_the_engine_refuses_fails_alone_and_the_rest_of_the_burst_is_done() {
             6 => assert_eq!((job.status, &frame.data), (status(WLANSEC_ERR_NULL_POINTER), &frame.plain)),
             _ => assert_eq!((job.status, &frame.data, frame.mic), (status(WLANSEC_OK), &frame.want.0, frame.want.1)),
         }
+    }
+}
+
+/// Every packet polled from `engine` until `count` have come back (waiting for them).
+fn poll_all(engine: *mut crate::percore::wlansec_engine, count: usize) -> Vec<*mut crate::percore::wlansec_packet> {
+    use crate::percore::*;
+    let mut done = vec![ptr::null_mut(); count];
+    let mut polled = 0;
+    while polled < count {
+        // SAFETY: a live engine; `done[polled..]` has `count - polled` writable entries.
+        unsafe {
+            wlansec_engine_wait(engine, 100_000);
+            polled += wlansec_engine_poll(engine, done[polled..].as_mut_ptr(), count - polled);
+        }
+    }
+    done
+}
+
+/// A live packet's tag.
+fn tag(packet: *mut crate::percore::wlansec_packet) -> u64 {
+    // SAFETY: the callers pass live packets the test owns.
+    unsafe { crate::percore::wlansec_packet_tag(packet) }
+}
+
+#[test]
+fn the_per_core_engine_protects_as_the_golden_model_and_refuses_replays() {
+    use crate::percore::*;
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let tks = [[1u8; 16], [2u8; 16]];
+    let mut engine = ptr::null_mut();
+    // SAFETY: valid out-pointer; then a live engine and readable keys.
+    unsafe {
+        assert_eq!(wlansec_engine_new(2, 8, &mut engine), WLANSEC_OK);
+        for (station, tk) in tks.iter().enumerate() {
+            let ways = [1, 4][station];
+            assert_eq!(wlansec_engine_add_station(engine, station as u32, ways, tk.as_ptr(), 16), WLANSEC_OK);
+        }
+        assert_eq!(wlansec_engine_add_station(engine, 5, 3, tks[0].as_ptr(), 16), WLANSEC_ERR_INVALID_ARGUMENT);
+    }
+    let goldens: [Box<dyn FrameSuite>; 2] = [
+        Box::new(Ccmp128::new(&tks[0]).unwrap()),
+        Box::new(EnhancedCcmp::keyed(&tks[1], Ways::N4, Variant::DomainSeparated).unwrap()),
+    ];
+    // 30 frames, alternating stations, and one for station 9, which has no key.
+    let mut plains = Vec::new();
+    let mut packets: Vec<*mut wlansec_packet> = (0..31)
+        .map(|at| {
+            let mut plain = Vec::new();
+            let body_len = (rng.next_u32() % 700) as usize;
+            random_mpdu(&mut rng, Shapes { management: false }, body_len, &mut plain);
+            let mut packet = ptr::null_mut();
+            let station = if at == 30 { 9 } else { at % 2 };
+            // SAFETY: valid out-pointer; then a live packet and `plain` readable.
+            unsafe {
+                assert_eq!(wlansec_packet_new(plain.len(), &mut packet), WLANSEC_OK);
+                assert_eq!(wlansec_packet_set(packet, station, at as u64, plain.as_ptr(), plain.len()), WLANSEC_OK);
+            }
+            plains.push(plain);
+            packet
+        })
+        .collect();
+    // Rings of 8 per worker: submit what is taken, poll, go on.
+    let mut done = Vec::new();
+    let mut next = 0;
+    while next < packets.len() {
+        let mut accepted = 0;
+        // SAFETY: a live engine; the entries from `next` are live packets this test owns.
+        let status = unsafe {
+            wlansec_engine_submit(engine, 0, packets[next..].as_mut_ptr(), packets.len() - next, &mut accepted)
+        };
+        assert!(matches!(status, WLANSEC_OK | WLANSEC_ERR_QUEUE_FULL), "{status:?}");
+        assert!(packets[next..next + accepted].iter().all(|p| p.is_null()), "taken entries are NULL");
+        next += accepted;
+        done.extend(poll_all(engine, accepted));
+    }
+    let result = |packet: *mut wlansec_packet| {
+        let (mut mpdu, mut len) = (ptr::null(), 0);
+        // SAFETY: a live packet this test owns; its MPDU lives until it is filled or freed.
+        unsafe {
+            let status = wlansec_packet_result(packet, &mut mpdu, &mut len);
+            (status, (status == WLANSEC_OK).then(|| core::slice::from_raw_parts(mpdu, len).to_vec()))
+        }
+    };
+    let mut pns = [0u64; 2];
+    done.sort_by_key(|&p| tag(p));
+    for (at, &packet) in done.iter().enumerate() {
+        let (status, mpdu) = result(packet);
+        if at == 30 {
+            assert_eq!(status, WLANSEC_ERR_NO_KEY);
+            continue;
+        }
+        let station = at % 2;
+        pns[station] += 1;
+        let mut want = plains[at].clone();
+        want.resize(want.len() + 16, 0);
+        let len = goldens[station].encapsulate(&mut want, plains[at].len(), Pn::new(pns[station]).unwrap(), 0).unwrap();
+        want.truncate(len);
+        assert_eq!((status, mpdu), (WLANSEC_OK, Some(want)), "frame {at}");
+    }
+    // Back through the engine: opened, then the same frames again are replays.
+    for round in 0..2 {
+        let mut batch: Vec<*mut wlansec_packet> = done[..30].to_vec();
+        for &packet in &batch {
+            let (_, mpdu) = result(packet);
+            let mpdu = mpdu.unwrap_or_default();
+            // SAFETY: a live packet this test owns.
+            unsafe {
+                let (station, tag) = (wlansec_packet_station(packet), wlansec_packet_tag(packet));
+                assert_eq!(wlansec_packet_set(packet, station, tag, mpdu.as_ptr(), mpdu.len()), WLANSEC_OK);
+            }
+        }
+        let mut back = Vec::new();
+        for chunk in batch.chunks_mut(8) {
+            let mut accepted = 0;
+            // SAFETY: live packets this test owns.
+            unsafe {
+                assert_eq!(wlansec_engine_submit(engine, 1, chunk.as_mut_ptr(), chunk.len(), &mut accepted), WLANSEC_OK)
+            };
+            back.extend(poll_all(engine, accepted));
+        }
+        for &packet in &back {
+            let at = tag(packet) as usize;
+            let (status, mpdu) = result(packet);
+            match round {
+                0 => assert_eq!((status, mpdu.map(|m| m[2..].to_vec())), (WLANSEC_OK, Some(plains[at][2..].to_vec()))),
+                _ => assert_eq!(status, WLANSEC_ERR_REPLAY, "frame {at} again"),
+            }
+            if round == 0 {
+                // Protect it again for the replay round: the protected MPDU is the golden one.
+                let mut want = plains[at].clone();
+                want.resize(want.len() + 16, 0);
+                let station = at % 2;
+                let pn = (at / 2 + 1) as u64;
+                let len = goldens[station].encapsulate(&mut want, plains[at].len(), Pn::new(pn).unwrap(), 0).unwrap();
+                // SAFETY: a live packet this test owns.
+                unsafe { wlansec_packet_set(packet, station as u32, at as u64, want.as_ptr(), len) };
+            }
+        }
+        done[..30].copy_from_slice(&{
+            let mut sorted = back;
+            sorted.sort_by_key(|&p| tag(p));
+            sorted
+        });
+    }
+    // SAFETY: every packet is this test's, each freed once; then the engine.
+    unsafe {
+        for packet in done {
+            wlansec_packet_free(packet);
+        }
+        wlansec_engine_free(engine);
     }
 }

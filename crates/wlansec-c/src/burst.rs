@@ -277,7 +277,7 @@ pub unsafe extern "C" fn wlansec_burst_open(
 /// their buffers). Whenever a whole engine batch (64 jobs) is waiting, the queue runs what
 /// it holds before returning. `*accepted` (if not NULL) is how many jobs were queued: all
 /// of them, or as many as the capacity left room for, and then the call returns
-/// `WLANSEC_ERR_BURST_FULL`.
+/// `WLANSEC_ERR_QUEUE_FULL`.
 ///
 /// # Safety
 /// `burst` is a live context no other thread uses during the call; `jobs` points to `n`
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn wlansec_burst_submit(
         unsafe { put(accepted, taken.len()) };
         match taken.len() == n {
             true => Ok(()),
-            false => Err(WLANSEC_ERR_BURST_FULL),
+            false => Err(WLANSEC_ERR_QUEUE_FULL),
         }
     })
 }

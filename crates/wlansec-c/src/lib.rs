@@ -4,7 +4,10 @@
 //!   time: a whole MPDU protected in place with the MIC appended, or CCM/GCM over data the
 //!   caller framed, with a detached MIC.
 //! * [`burst`]: many frames per call through the multi-buffer engine, at once or queued
-//!   (submit, flush, poll).
+//!   (submit, flush, poll), on the calling thread.
+//! * [`percore`]: the per-core engine: whole MPDUs of many stations submitted to one worker
+//!   thread per core, which keeps each station's key, PNs and replay counters; completions
+//!   polled.
 //! * [`status`]: the status codes and their messages.
 //!
 //! The header `include/wlansec.h` is generated from this crate by cbindgen with
@@ -19,6 +22,7 @@
 mod abi_tests;
 pub mod burst;
 pub mod key;
+pub mod percore;
 pub mod status;
 
 pub use burst::{wlansec_burst, wlansec_job};

@@ -28,11 +28,16 @@ pub enum wlansec_status {
     WLANSEC_ERR_UNSUPPORTED = 6,
     /// The MIC did not verify: wrong key or tampered frame. The data is left as it came.
     WLANSEC_ERR_MIC_FAILURE = 7,
-    /// The burst queue holds `capacity` jobs: poll completions before submitting more.
-    WLANSEC_ERR_BURST_FULL = 8,
+    /// A burst queue or an engine ring is full: poll completions before submitting more.
+    WLANSEC_ERR_QUEUE_FULL = 8,
     /// An internal error (a bug in libwlansec): the call was abandoned; the buffers it was
     /// given may hold partial results.
     WLANSEC_ERR_PANIC = 9,
+    /// The per-core engine refused a received frame whose PN is not above the last one
+    /// accepted for its station and TID (a replay).
+    WLANSEC_ERR_REPLAY = 10,
+    /// The per-core engine has no key for the packet's station.
+    WLANSEC_ERR_NO_KEY = 11,
 }
 
 use wlansec_status::*;
@@ -49,6 +54,8 @@ impl From<Error> for wlansec_status {
             | Error::ExtIvNotSet
             | Error::KeyId { .. } => WLANSEC_ERR_MALFORMED_FRAME,
             Error::OutOfRange { .. } => WLANSEC_ERR_INVALID_ARGUMENT,
+            Error::Replay { .. } => WLANSEC_ERR_REPLAY,
+            Error::NoKey { .. } => WLANSEC_ERR_NO_KEY,
             _ => WLANSEC_ERR_UNSUPPORTED,
         }
     }
@@ -65,12 +72,14 @@ impl wlansec_status {
             WLANSEC_ERR_MALFORMED_FRAME => c"malformed or truncated frame",
             WLANSEC_ERR_UNSUPPORTED => c"not supported by this suite or path",
             WLANSEC_ERR_MIC_FAILURE => c"MIC verification failed (wrong key or tampered frame)",
-            WLANSEC_ERR_BURST_FULL => c"burst queue full: poll completions first",
+            WLANSEC_ERR_QUEUE_FULL => c"queue full: poll completions first",
             WLANSEC_ERR_PANIC => c"internal error in libwlansec",
+            WLANSEC_ERR_REPLAY => c"replayed frame: PN not above the last one accepted",
+            WLANSEC_ERR_NO_KEY => c"no key for the packet's station",
         }
     }
 
-    const ALL: [wlansec_status; 10] = [
+    const ALL: [wlansec_status; 12] = [
         WLANSEC_OK,
         WLANSEC_ERR_NULL_POINTER,
         WLANSEC_ERR_INVALID_ARGUMENT,
@@ -79,8 +88,10 @@ impl wlansec_status {
         WLANSEC_ERR_MALFORMED_FRAME,
         WLANSEC_ERR_UNSUPPORTED,
         WLANSEC_ERR_MIC_FAILURE,
-        WLANSEC_ERR_BURST_FULL,
+        WLANSEC_ERR_QUEUE_FULL,
         WLANSEC_ERR_PANIC,
+        WLANSEC_ERR_REPLAY,
+        WLANSEC_ERR_NO_KEY,
     ];
 }
 
