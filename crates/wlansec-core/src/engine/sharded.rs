@@ -129,7 +129,13 @@ impl ShardedEngine {
                 let _ = self.cores.submit(direction, &mut self.outgoing);
             }
             if self.cores.poll(&mut batch.packets, usize::MAX) == 0 {
-                self.cores.wait(WAIT);
+                // Everything submitted: wait for all of it; rings full: for half of it, then
+                // refill them.
+                let count = match self.outgoing.is_empty() {
+                    true => self.cores.in_flight(),
+                    false => self.cores.in_flight().div_ceil(2),
+                };
+                self.cores.wait_for(count, WAIT);
             }
         }
         batch.packets.rotate_left(spare);

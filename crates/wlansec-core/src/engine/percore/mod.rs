@@ -28,15 +28,15 @@
 //!   says how many it took, and nothing ever blocks on a full ring. The rings are allocated
 //!   once; in steady state no call allocates.
 //! * Threads: workers are pinned to a core each where the OS allows it. An idle worker polls
-//!   its ring briefly, then parks until a submission wakes it; [`PerCoreEngine::wait`] parks
-//!   the caller likewise until a completion is ready. The engine is `Send` but not shared:
+//!   its ring briefly, then parks until a submission wakes it; [`PerCoreEngine::wait_for`]
+//!   parks the caller likewise until enough completions are ready. The engine is `Send` but not shared:
 //!   one thread at a time submits and polls (every method takes `&mut self`); a packet,
 //!   once completed, may go to any thread.
 
 mod worker;
 
 use core::time::Duration;
-use std::sync::atomic::{fence, AtomicBool, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{JoinHandle, Thread};
 use std::time::Instant;
@@ -65,10 +65,15 @@ const HEADROOM: usize = PN_HEADER_LEN;
 /// Submission ring slots beyond the packet capacity, for key installs.
 const KEY_SLOTS: usize = 16;
 
-/// How long an idle thread (a worker waiting for frames, the caller for completions) polls
-/// before it parks: waking a parked thread costs tens of microseconds on a virtual machine.
-/// It yields while it polls, so threads sharing a core still take turns.
+/// How long an idle worker polls its ring before it parks: waking a parked thread costs tens
+/// of microseconds on a virtual machine, and a stream's next burst usually comes sooner. It
+/// yields while it polls, so threads sharing a core still take turns.
 const SPIN: Duration = Duration::from_micros(200);
+
+/// How long a waiting caller polls before it parks: shortly, since it usually waits for
+/// many completions and, on a machine with as many workers as cores, polls on one of
+/// their cores.
+const CALLER_SPIN: Duration = Duration::from_micros(20);
 
 /// What the engine does to a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,20 +210,30 @@ struct Core {
     stations: u32,
 }
 
-/// What a worker uses to wake a caller parked in [`PerCoreEngine::wait`].
+/// The completions ready over all workers, and what a worker uses to wake a caller parked
+/// in [`PerCoreEngine::wait_for`] once enough are.
 #[derive(Default)]
 struct CallerWake {
+    /// Completions pushed and not yet polled. A worker adds a chunk's after pushing them, so
+    /// the caller may poll them first: the count then dips below zero for a moment.
+    ready: AtomicIsize,
+    /// The caller is parked, or about to park, until `ready` reaches `want`.
     waiting: AtomicBool,
+    want: AtomicUsize,
     thread: Mutex<Option<Thread>>,
 }
 
 impl CallerWake {
-    /// Wake the caller if it is parked (or about to park) waiting for completions.
-    fn wake(&self) {
-        // Pairs with the caller's fence between raising `waiting` and its last look at the
-        // rings: either it sees this worker's completions, or this sees it waiting.
+    /// Count `pushed` completions just pushed, and wake the caller if it waits for them.
+    fn completed(&self, pushed: usize) {
+        let ready = self.ready.fetch_add(pushed as isize, Ordering::AcqRel) + pushed as isize;
+        // Pairs with the caller's fence between raising `waiting` and its last look at
+        // `ready`: either it sees these completions, or this sees it waiting.
         fence(Ordering::SeqCst);
-        if self.waiting.load(Ordering::Relaxed) && self.waiting.swap(false, Ordering::AcqRel) {
+        if self.waiting.load(Ordering::Relaxed)
+            && ready >= self.want.load(Ordering::Relaxed) as isize
+            && self.waiting.swap(false, Ordering::AcqRel)
+        {
             if let Some(thread) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
                 thread.unpark();
             }
@@ -272,6 +287,12 @@ impl PerCoreEngine {
             })
             .collect::<Vec<_>>();
         PerCoreEngine { room: vec![0; cores.len()], cores, routes: HashMap::default(), capacity, caller, next_poll: 0 }
+    }
+
+    /// The cores this process may run on (its CPU affinity), at least one: as many workers
+    /// as the machine can run at once.
+    pub fn available_cores() -> usize {
+        core_affinity::get_core_ids().map_or(1, |ids| ids.len().max(1))
     }
 
     /// The number of workers.
@@ -392,39 +413,56 @@ impl PerCoreEngine {
                 moved += 1;
             }
         }
+        self.caller.ready.fetch_sub(moved as isize, Ordering::AcqRel);
         self.next_poll = (self.next_poll + 1) % cores;
         moved
     }
 
     /// Wait until a completion is ready to poll (true), nothing is in flight (false, at
-    /// once) or `timeout` has passed (false).
+    /// once) or `timeout` has passed (false): `wait_for(1, timeout)`.
     pub fn wait(&mut self, timeout: Duration) -> bool {
-        let ready = |cores: &[Core]| cores.iter().any(|core| !core.completions.is_empty());
+        self.wait_for(1, timeout)
+    }
+
+    /// Wait until `count` completions (or all those in flight, if fewer) are ready to poll
+    /// (true), or `timeout` has passed (false). Waiting for many at a time keeps the caller
+    /// off the cores while the workers run: the workers wake it once, when enough are
+    /// ready, rather than for every chunk.
+    pub fn wait_for(&mut self, count: usize, timeout: Duration) -> bool {
+        let count = count.min(self.in_flight());
+        let ready = |caller: &CallerWake| caller.ready.load(Ordering::Acquire) >= count as isize;
+        if count == 0 || ready(&self.caller) {
+            return true;
+        }
         let start = Instant::now();
-        loop {
-            if ready(&self.cores) {
+        while start.elapsed() < CALLER_SPIN {
+            std::thread::yield_now();
+            if ready(&self.caller) {
                 return true;
             }
-            if self.in_flight() == 0 || start.elapsed() >= timeout {
+        }
+        let mut thread = self.caller.thread.lock().unwrap_or_else(|e| e.into_inner());
+        if thread.as_ref().is_none_or(|t| t.id() != std::thread::current().id()) {
+            *thread = Some(std::thread::current());
+        }
+        drop(thread);
+        self.caller.want.store(count, Ordering::Relaxed);
+        loop {
+            self.caller.waiting.store(true, Ordering::Relaxed);
+            // Pairs with `CallerWake::completed`: completions counted before this fence
+            // are seen below, those counted after it find `waiting` raised and unpark
+            // this thread.
+            fence(Ordering::SeqCst);
+            if ready(&self.caller) {
+                self.caller.waiting.store(false, Ordering::Relaxed);
+                return true;
+            }
+            let left = timeout.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                self.caller.waiting.store(false, Ordering::Relaxed);
                 return false;
             }
-            if start.elapsed() < SPIN {
-                std::thread::yield_now();
-                continue;
-            }
-            let mut thread = self.caller.thread.lock().unwrap_or_else(|e| e.into_inner());
-            if thread.as_ref().is_none_or(|t| t.id() != std::thread::current().id()) {
-                *thread = Some(std::thread::current());
-            }
-            drop(thread);
-            self.caller.waiting.store(true, Ordering::Relaxed);
-            // Pairs with `CallerWake::wake`: a completion pushed before this fence is seen
-            // below, one pushed after it finds `waiting` raised and unparks this thread.
-            fence(Ordering::SeqCst);
-            if !ready(&self.cores) {
-                std::thread::park_timeout(timeout.saturating_sub(start.elapsed()));
-            }
-            self.caller.waiting.store(false, Ordering::Relaxed);
+            std::thread::park_timeout(left);
         }
     }
 }

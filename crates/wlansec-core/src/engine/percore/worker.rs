@@ -146,6 +146,7 @@ impl Worker {
     /// Take requests until the chunk holds `BATCH` packets or the next request is a key or
     /// a packet of the other direction (installing keys met before the first packet).
     fn gather(&mut self) {
+        self.prefetch_ahead();
         while self.chunk.len() < BATCH {
             match (self.requests.peek(), self.chunk.first()) {
                 (Ok(Request::Key { .. }), Some(_)) => return,
@@ -162,6 +163,21 @@ impl Worker {
                 Err(_) => return,
             }
         }
+    }
+
+    /// Start loading the packets (their own fields, not yet their frames) of this chunk and
+    /// the next: the caller's core wrote them last, and each would otherwise miss the cache
+    /// in turn as `gather` reads it.
+    fn prefetch_ahead(&mut self) {
+        let ahead = self.requests.slots().min(2 * BATCH);
+        let Ok(requests) = self.requests.read_chunk(ahead) else { return };
+        let (first, second) = requests.as_slices();
+        for request in first.iter().chain(second) {
+            if let Request::Packet(packet) = request {
+                prefetch_packet(packet);
+            }
+        }
+        // Dropped without a commit: nothing is taken from the ring.
     }
 
     fn install(&mut self, number: u32, key: Box<Key>) {
@@ -196,6 +212,7 @@ impl Worker {
 
     /// Hand the chunk's packets back, in order, and wake the caller if it waits for them.
     fn complete(&mut self) {
+        let pushed = self.chunk.len();
         for mut packet in self.chunk.drain(..) {
             // The caller holds at most the completion ring's capacity in flight, so there is
             // room; should there not be, wait for the caller to poll (or drop the engine).
@@ -207,11 +224,10 @@ impl Worker {
                 if self.shared.stop.load(Ordering::Acquire) {
                     return;
                 }
-                self.caller.wake();
                 std::thread::yield_now();
             }
         }
-        self.caller.wake();
+        self.caller.completed(pushed);
     }
 
     /// Work the chunk: its packets all go one direction.
@@ -363,8 +379,9 @@ impl Worker {
     }
 }
 
-/// Start loading the octets of a packet that the framing reads before the kernels stream
-/// through it: its MAC header and, to open, its MIC. The buffers are scattered over the heap
+/// Start loading the octets of a packet that the framing touches before the kernels stream
+/// through it: its MAC header, and the end of its MPDU (the MIC, read to open, written
+/// behind it to protect). The buffers are scattered over the heap
 /// (and were last written by the caller's core), so the hardware prefetchers do not see them
 /// coming; the chunk is gathered before it is worked, which gives the loads time.
 fn prefetch(packet: &Packet) {
@@ -377,9 +394,24 @@ fn prefetch(packet: &Packet) {
             // Head room, MAC and PN headers: up to 52 octets, which may cross a line.
             _mm_prefetch::<_MM_HINT_T0>(mpdu.start.cast());
             _mm_prefetch::<_MM_HINT_T0>(mpdu.start.wrapping_add(HEADROOM + 43).cast());
-            if packet.direction == Direction::Unprotect {
-                _mm_prefetch::<_MM_HINT_T0>(mpdu.end.wrapping_sub(MIC_LEN).cast());
-            }
+            // Opening reads the MIC there; protecting writes it just behind.
+            _mm_prefetch::<_MM_HINT_T0>(mpdu.end.wrapping_sub(MIC_LEN).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = packet;
+}
+
+/// Start loading a packet's own fields (it spans two cache lines at most).
+fn prefetch_packet(packet: &Packet) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let fields: *const Packet = packet;
+        // SAFETY: prefetching has no effect on memory, and these point into the packet.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(fields.cast());
+            _mm_prefetch::<_MM_HINT_T0>(fields.cast::<i8>().wrapping_add(size_of::<Packet>() - 1));
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
