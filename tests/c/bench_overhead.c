@@ -141,7 +141,7 @@ int main(void)
                                         check(wlansec_packet_set(packets[i], 0, i, mpdu, HEADER + len));
                                 check(wlansec_engine_submit(engine, WLANSEC_PROTECT, packets, BURST, &accepted));
                                 while (polled < BURST) {
-                                        wlansec_engine_wait(engine, 1000000);
+                                        wlansec_engine_wait(engine, BURST - polled, 1000000);
                                         polled += wlansec_engine_poll(engine, packets + polled, BURST - polled);
                                 }
                         }

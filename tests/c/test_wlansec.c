@@ -308,7 +308,7 @@ static void engine_round(wlansec_engine *engine, unsigned direction, wlansec_pac
         CHECK_STATUS(wlansec_engine_submit(engine, direction, in, n, &accepted), WLANSEC_OK, "submit");
         CHECK(accepted == n && in[0] == NULL, "taken %zu of %zu, entries set to NULL", accepted, n);
         while (polled < accepted) {
-                wlansec_engine_wait(engine, 100000);
+                wlansec_engine_wait(engine, accepted - polled, 100000);
                 polled += wlansec_engine_poll(engine, packets + polled, n - polled);
         }
 }

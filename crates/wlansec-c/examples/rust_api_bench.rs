@@ -111,7 +111,7 @@ fn main() {
             }
             assert_eq!(per_core.submit(Direction::Protect, &mut packets), Ok(BURST));
             while packets.len() < BURST {
-                per_core.wait(std::time::Duration::from_secs(1));
+                per_core.wait_for(BURST - packets.len(), std::time::Duration::from_secs(1));
                 per_core.poll(&mut packets, BURST);
             }
         });

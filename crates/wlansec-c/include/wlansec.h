@@ -351,7 +351,7 @@ wlansec_status wlansec_open(const wlansec_key *key,
                             const uint8_t *mic,
                             size_t mic_len);
 
-// Make a per-core engine of `cores` workers (0: one per CPU this process may run on), each
+// Make a per-core engine of `cores` workers (0: one per core this process may run on), each
 // holding at most `ring_capacity` packets in flight (0: 1024), and store it in `*out` (NULL
 // on failure). The workers start at once and are pinned to a core each where the OS allows.
 //
@@ -412,12 +412,13 @@ wlansec_status wlansec_engine_submit(wlansec_engine *engine,
 // points to `max` writable entries.
 size_t wlansec_engine_poll(wlansec_engine *engine, wlansec_packet **out, size_t max);
 
-// Wait up to `timeout_us` microseconds for a completion: 1 when one is ready to poll, 0
-// when none came in time or nothing is in flight.
+// Wait until `count` completions (or all those in flight, if fewer) are ready to poll: 1,
+// or 0 when `timeout_us` microseconds passed first. Waiting for many at a time keeps the
+// caller off the workers' cores: they wake it once, when enough are ready.
 //
 // # Safety
 // `engine` is NULL or a live engine no other thread uses during the call.
-int wlansec_engine_wait(wlansec_engine *engine, uint64_t timeout_us);
+int wlansec_engine_wait(wlansec_engine *engine, size_t count, uint64_t timeout_us);
 
 // Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets, protected,
 // without growing (it grows for longer ones), and store it in `*out` (NULL on failure).

@@ -232,7 +232,7 @@ fn poll_all(engine: *mut crate::percore::wlansec_engine, count: usize) -> Vec<*m
     while polled < count {
         // SAFETY: a live engine; `done[polled..]` has `count - polled` writable entries.
         unsafe {
-            wlansec_engine_wait(engine, 100_000);
+            wlansec_engine_wait(engine, count - polled, 100_000);
             polled += wlansec_engine_poll(engine, done[polled..].as_mut_ptr(), count - polled);
         }
     }

@@ -44,7 +44,7 @@ fn into_handle(packet: Box<Packet>) -> *mut wlansec_packet {
     Box::into_raw(packet).cast()
 }
 
-/// Make a per-core engine of `cores` workers (0: one per CPU this process may run on), each
+/// Make a per-core engine of `cores` workers (0: one per core this process may run on), each
 /// holding at most `ring_capacity` packets in flight (0: 1024), and store it in `*out` (NULL
 /// on failure). The workers start at once and are pinned to a core each where the OS allows.
 ///
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn wlansec_engine_new(
         // SAFETY: `out` is valid for a write (caller's contract).
         unsafe { out.write(core::ptr::null_mut()) };
         let cores = match cores {
-            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            0 => PerCoreEngine::available_cores(),
             n => n,
         };
         let capacity = match ring_capacity {
@@ -224,20 +224,21 @@ pub unsafe extern "C" fn wlansec_engine_poll(
     moved
 }
 
-/// Wait up to `timeout_us` microseconds for a completion: 1 when one is ready to poll, 0
-/// when none came in time or nothing is in flight.
+/// Wait until `count` completions (or all those in flight, if fewer) are ready to poll: 1,
+/// or 0 when `timeout_us` microseconds passed first. Waiting for many at a time keeps the
+/// caller off the workers' cores: they wake it once, when enough are ready.
 ///
 /// # Safety
 /// `engine` is NULL or a live engine no other thread uses during the call.
 #[no_mangle]
-pub unsafe extern "C" fn wlansec_engine_wait(engine: *mut wlansec_engine, timeout_us: u64) -> c_int {
+pub unsafe extern "C" fn wlansec_engine_wait(engine: *mut wlansec_engine, count: usize, timeout_us: u64) -> c_int {
     // SAFETY: NULL or a live engine used by no other thread now (caller's contract).
     let Some(engine) = (unsafe { engine.as_mut() }) else {
         return 0;
     };
     let mut ready = false;
     let _ = guard(|| {
-        ready = engine.engine.wait(Duration::from_micros(timeout_us));
+        ready = engine.engine.wait_for(count, Duration::from_micros(timeout_us));
         Ok(())
     });
     c_int::from(ready)
