@@ -33,6 +33,22 @@ use core::slice;
 
 use status::wlansec_status::*;
 
+// What the header promises, checked by the compiler: a key may be shared by threads, an
+// engine and a packet may move between them, and the ciphers of the key handles erase their
+// key schedules when dropped (the engine's `Key` does so in its `Drop`).
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    const fn movable<T: Send>() {}
+    const fn erased_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    shared::<wlansec_key>();
+    movable::<percore::wlansec_engine>();
+    movable::<percore::wlansec_packet>();
+    erased_on_drop::<aes::Aes128>();
+    erased_on_drop::<aes::Aes256>();
+    erased_on_drop::<aes_gcm::Aes128Gcm>();
+    erased_on_drop::<aes_gcm::Aes256Gcm>();
+};
+
 /// `len` octets at `ptr`, which may be null only when `len` is 0.
 ///
 /// # Safety
