@@ -1,8 +1,9 @@
 /*
  * libwlansec: IEEE 802.11 CCMP-128/256, GCMP-128/256 and Enhanced CCMP-N, one frame at a
- * time or in bursts on a multi-buffer engine.
+ * time, in bursts on a multi-buffer engine, or through a per-core engine.
  *
- * Link with `pkg-config --cflags --libs wlansec` (shared) or add `--static` (static).
+ * Link with `pkg-config --cflags --libs wlansec` (shared library), or link
+ * PREFIX/lib/libwlansec.a and the libraries of `pkg-config --static --libs wlansec`.
  *
  * Status: every call that can fail returns a wlansec_status; wlansec_status_message() gives
  * a static message for it. Pointers and lengths are checked before use (a buffer pointer
@@ -49,8 +50,9 @@
  *  - wlansec_status_message and wlansec_backend_name return static strings, safe from any
  *    thread.
  *
- * Packet numbers: the caller assigns transmit PNs (never repeat one under a key) and keeps
- * the receive replay counters (wlansec_unprotect reports each frame's PN and Key ID).
+ * Packet numbers: one frame at a time and in bursts, the caller assigns transmit PNs (never
+ * repeat one under a key) and keeps the receive replay counters (wlansec_unprotect reports
+ * each frame's PN and Key ID); the per-core engine keeps both per station.
  */
 
 
@@ -62,6 +64,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// One frame for the per-core engine (opaque): an MPDU in a buffer with room for the
+// protection overhead, its station and the caller's tag. Made by `wlansec_packet_new`,
+// freed by `wlansec_packet_free`; reused by filling it again.
 typedef struct wlansec_packet wlansec_packet;
 
 // Octets of the CCM nonce of CCMP-128/256 and Enhanced CCMP-N (`wlansec_seal`, `wlansec_job`).
