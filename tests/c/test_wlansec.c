@@ -327,7 +327,16 @@ static void test_per_core_engine(void)
         uint8_t want[256];
         size_t len, want_len;
 
+        CHECK_STATUS(wlansec_engine_new(2, WLANSEC_MAX_RING_CAPACITY + 1, &engine), WLANSEC_ERR_INVALID_ARGUMENT,
+                     "a ring too large");
+        CHECK_STATUS(wlansec_engine_new(WLANSEC_MAX_CORES + 1, 0, &engine), WLANSEC_ERR_INVALID_ARGUMENT,
+                     "too many cores");
+        CHECK_STATUS(wlansec_packet_new(SIZE_MAX, &packets[0]), WLANSEC_ERR_INVALID_ARGUMENT, "a packet too large");
+        CHECK(packets[0] == NULL, "failed packet_new sets *out to NULL");
+        CHECK_STATUS(wlansec_engine_submit(NULL, 0, packets, 1, NULL), WLANSEC_ERR_NULL_POINTER, "NULL engine");
         CHECK_STATUS(wlansec_engine_new(2, 0, &engine), WLANSEC_OK, "engine");
+        CHECK_STATUS(wlansec_engine_submit(engine, 0, packets, 1, NULL), WLANSEC_ERR_NULL_POINTER, "NULL packet");
+        CHECK_STATUS(wlansec_engine_submit(engine, 2, packets, 0, NULL), WLANSEC_ERR_INVALID_ARGUMENT, "direction 2");
         CHECK(wlansec_engine_cores(engine) == 2, "two workers");
         CHECK_STATUS(wlansec_engine_add_station(engine, 7, 1, v->tk, v->tk_len), WLANSEC_OK, "station 7");
         for (size_t i = 0; i <= N; i++) {

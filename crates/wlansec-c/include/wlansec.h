@@ -81,6 +81,16 @@ typedef struct wlansec_packet wlansec_packet;
 // Octets of the MIC of CCMP-256, GCMP-128 and GCMP-256.
 #define WLANSEC_LONG_MIC_LEN 16
 
+// The most workers `wlansec_engine_new` starts.
+#define WLANSEC_MAX_CORES 1024
+
+// The most packets `wlansec_engine_new` lets a worker hold in flight.
+#define WLANSEC_MAX_RING_CAPACITY (1 << 20)
+
+// The longest MPDU a packet takes: more than any the engine protects (CCMP's length field
+// counts at most 65535 data octets, a MAC header at most 36).
+#define WLANSEC_MAX_MPDU_LEN (1 << 17)
+
 // What a call did: `WLANSEC_OK`, or why it refused or failed. A refused call changed
 // nothing the caller can see, except where its description says otherwise.
 typedef enum {
@@ -356,13 +366,15 @@ wlansec_status wlansec_open(const wlansec_key *key,
                             const uint8_t *mic,
                             size_t mic_len);
 
-// Make a per-core engine of `cores` workers (0: one per core this process may run on), each
-// holding at most `ring_capacity` packets in flight (0: 1024), and store it in `*out` (NULL
-// on failure). The workers start at once and are pinned to a core each where the OS allows.
+// Make a per-core engine of `cores` workers (0: one per core this process may run on; at
+// most `WLANSEC_MAX_CORES`), each holding at most `ring_capacity` packets in flight (0: 1024;
+// at most `WLANSEC_MAX_RING_CAPACITY`), and store it in `*out` (NULL on failure). The workers start at once and are pinned to a core each where the OS allows.
 //
 // # Safety
 // `out` is valid for a write of a pointer.
-wlansec_status wlansec_engine_new(size_t cores, size_t ring_capacity, wlansec_engine **out);
+wlansec_status wlansec_engine_new(size_t cores,
+                                  size_t ring_capacity,
+                                  wlansec_engine **out);
 
 // Stop the engine's workers and free it, with every packet still in flight (submitted and
 // not polled). NULL is ignored.
@@ -425,8 +437,9 @@ size_t wlansec_engine_poll(wlansec_engine *engine, wlansec_packet **out, size_t 
 // `engine` is NULL or a live engine no other thread uses during the call.
 int wlansec_engine_wait(wlansec_engine *engine, size_t count, uint64_t timeout_us);
 
-// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets, protected,
-// without growing (it grows for longer ones), and store it in `*out` (NULL on failure).
+// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets (at most
+// `WLANSEC_MAX_MPDU_LEN`), protected, without growing (it grows for longer ones), and store
+// it in `*out` (NULL on failure).
 //
 // # Safety
 // `out` is valid for a write of a pointer.
@@ -438,8 +451,9 @@ wlansec_status wlansec_packet_new(size_t mpdu_capacity, wlansec_packet **out);
 // `packet` is NULL or a live packet the caller owns (not in flight), not freed before.
 void wlansec_packet_free(wlansec_packet *packet);
 
-// Fill a packet with a copy of the MPDU `mpdu[0..len)` for (or from) `station`, tagged `tag`
-// (returned by `wlansec_packet_tag`, not read by the library).
+// Fill a packet with a copy of the MPDU `mpdu[0..len)` (at most `WLANSEC_MAX_MPDU_LEN`
+// octets) for (or from) `station`, tagged `tag` (returned by `wlansec_packet_tag`, not read
+// by the library).
 //
 // # Safety
 // `packet` is a live packet the caller owns; `mpdu` points to `len` readable octets.

@@ -13,6 +13,14 @@ use wlansec_core::engine::{Engine, Mode, Ways};
 use crate::status::wlansec_status::{self, *};
 use crate::{bytes, guard, put};
 
+/// The most workers `wlansec_engine_new` starts.
+pub const WLANSEC_MAX_CORES: usize = 1024;
+/// The most packets `wlansec_engine_new` lets a worker hold in flight.
+pub const WLANSEC_MAX_RING_CAPACITY: usize = 1 << 20;
+/// The longest MPDU a packet takes: more than any the engine protects (CCMP's length field
+/// counts at most 65535 data octets, a MAC header at most 36).
+pub const WLANSEC_MAX_MPDU_LEN: usize = 1 << 17;
+
 /// What `wlansec_engine_submit` does to its packets.
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -44,9 +52,9 @@ fn into_handle(packet: Box<Packet>) -> *mut wlansec_packet {
     Box::into_raw(packet).cast()
 }
 
-/// Make a per-core engine of `cores` workers (0: one per core this process may run on), each
-/// holding at most `ring_capacity` packets in flight (0: 1024), and store it in `*out` (NULL
-/// on failure). The workers start at once and are pinned to a core each where the OS allows.
+/// Make a per-core engine of `cores` workers (0: one per core this process may run on; at
+/// most `WLANSEC_MAX_CORES`), each holding at most `ring_capacity` packets in flight (0: 1024;
+/// at most `WLANSEC_MAX_RING_CAPACITY`), and store it in `*out` (NULL on failure). The workers start at once and are pinned to a core each where the OS allows.
 ///
 /// # Safety
 /// `out` is valid for a write of a pointer.
@@ -70,6 +78,9 @@ pub unsafe extern "C" fn wlansec_engine_new(
             0 => DEFAULT_RING_CAPACITY,
             n => n,
         };
+        if cores > WLANSEC_MAX_CORES || capacity > WLANSEC_MAX_RING_CAPACITY {
+            return Err(WLANSEC_ERR_INVALID_ARGUMENT);
+        }
         let engine = PerCoreEngine::with_ring_capacity(cores, Engine::new(), capacity);
         let handle = wlansec_engine { scratch: Vec::with_capacity(capacity), engine };
         // SAFETY: `out` is valid for a write (caller's contract).
@@ -244,8 +255,9 @@ pub unsafe extern "C" fn wlansec_engine_wait(engine: *mut wlansec_engine, count:
     c_int::from(ready)
 }
 
-/// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets, protected,
-/// without growing (it grows for longer ones), and store it in `*out` (NULL on failure).
+/// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets (at most
+/// `WLANSEC_MAX_MPDU_LEN`), protected, without growing (it grows for longer ones), and store
+/// it in `*out` (NULL on failure).
 ///
 /// # Safety
 /// `out` is valid for a write of a pointer.
@@ -254,6 +266,11 @@ pub unsafe extern "C" fn wlansec_packet_new(mpdu_capacity: usize, out: *mut *mut
     guard(|| {
         if out.is_null() {
             return Err(WLANSEC_ERR_NULL_POINTER);
+        }
+        // SAFETY: `out` is valid for a write (caller's contract).
+        unsafe { out.write(core::ptr::null_mut()) };
+        if mpdu_capacity > WLANSEC_MAX_MPDU_LEN {
+            return Err(WLANSEC_ERR_INVALID_ARGUMENT);
         }
         let packet = into_handle(Box::new(Packet::with_capacity(mpdu_capacity)));
         // SAFETY: `out` is valid for a write (caller's contract).
@@ -274,8 +291,9 @@ pub unsafe extern "C" fn wlansec_packet_free(packet: *mut wlansec_packet) {
     }
 }
 
-/// Fill a packet with a copy of the MPDU `mpdu[0..len)` for (or from) `station`, tagged `tag`
-/// (returned by `wlansec_packet_tag`, not read by the library).
+/// Fill a packet with a copy of the MPDU `mpdu[0..len)` (at most `WLANSEC_MAX_MPDU_LEN`
+/// octets) for (or from) `station`, tagged `tag` (returned by `wlansec_packet_tag`, not read
+/// by the library).
 ///
 /// # Safety
 /// `packet` is a live packet the caller owns; `mpdu` points to `len` readable octets.
@@ -292,6 +310,9 @@ pub unsafe extern "C" fn wlansec_packet_set(
         let packet = unsafe { packet.as_mut() }.ok_or(WLANSEC_ERR_NULL_POINTER)?;
         // SAFETY: `len` readable octets (caller's contract).
         let mpdu = unsafe { bytes(mpdu, len) }?;
+        if len > WLANSEC_MAX_MPDU_LEN {
+            return Err(WLANSEC_ERR_INVALID_ARGUMENT);
+        }
         packet.0.set(station, tag, mpdu);
         Ok(())
     })
