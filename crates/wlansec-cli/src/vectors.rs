@@ -1,5 +1,6 @@
 //! `wlansec vectors`: golden vectors from the engine, as JSON Lines, for benches that check
-//! another implementation (the Verilog cores) against this one.
+//! another implementation (the Verilog cores) against this one; `wlansec vectors sae`: whole
+//! SAE exchanges with their secrets, for the independent implementation of the Python tests.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -9,15 +10,21 @@ use anyhow::{anyhow, Result};
 use serde::Serialize;
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes, MAX_MSDU_LEN};
 use wlansec_core::registry::SuiteId;
+use wlansec_core::rsn::sae::{
+    Group, Instance, LoopCost, Password, PasswordElement, PasswordToken, PweMethod, Role, SaeEvent,
+};
 use wlansec_core::suite::{ccmp, Aad, Pn};
-use wlansec_core::wire::{Frame, Rules};
+use wlansec_core::wire::{Frame, MacAddr, Rules};
 
 use crate::output::AtomicFile;
 use crate::suites::{self, VariantArgs};
 use crate::usage::usage;
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    kind: Option<Kind>,
     #[arg(long, value_parser = suites::any_suite(), default_value = "ccmp128")]
     suite: SuiteId,
     #[command(flatten)]
@@ -40,6 +47,150 @@ pub struct Args {
     /// Write here instead of stdout.
     #[arg(long, short)]
     out: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand)]
+enum Kind {
+    /// Whole SAE exchanges (station and access point) with the secrets each side drew.
+    Sae(SaeArgs),
+}
+
+#[derive(clap::Args)]
+struct SaeArgs {
+    /// Finite cyclic group: 19 (P-256), 20 (P-384) or 21 (P-521).
+    #[arg(long, default_value_t = 19, value_parser = sae_group)]
+    group: u16,
+    /// Password element: h2e (hash-to-element) or hnp (hunting-and-pecking).
+    #[arg(long, default_value = "h2e", value_parser = ["h2e", "hnp"])]
+    method: String,
+    #[arg(long, default_value = "wlansec")]
+    ssid: String,
+    #[arg(long, default_value = "correct horse battery staple")]
+    password: String,
+    /// Password identifier sent in both commits.
+    #[arg(long)]
+    identifier: Option<String>,
+    /// Groups the station says were rejected before (hash-to-element), e.g. 20,21.
+    #[arg(long, value_delimiter = ',')]
+    rejected_groups: Vec<u16>,
+    /// Number of exchanges.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Seed of the deterministic generator (addresses, rand and mask).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn sae_group(arg: &str) -> std::result::Result<u16, String> {
+    let id: u16 = arg.parse().map_err(|e| format!("{e}"))?;
+    Group::from_id(id).map(|_| id).ok_or_else(|| "19, 20 or 21".to_string())
+}
+
+#[derive(Serialize)]
+struct SaeVector {
+    group: u16,
+    method: String,
+    ssid: String,
+    password: String,
+    identifier: Option<String>,
+    sta: String,
+    ap: String,
+    sta_rand: String,
+    sta_mask: String,
+    ap_rand: String,
+    ap_mask: String,
+    frames: SaeFrames,
+    pwe: String,
+    pt: Option<String>,
+    kck: String,
+    pmk: String,
+    pmkid: String,
+}
+
+#[derive(Serialize)]
+struct SaeFrames {
+    sta_commit: String,
+    ap_commit: String,
+    sta_confirm: String,
+    ap_confirm: String,
+}
+
+/// The frames an event list asks to send.
+fn sent(events: Vec<SaeEvent>) -> Vec<Vec<u8>> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            SaeEvent::Send(frame) => Some(frame),
+            SaeEvent::Accepted { .. } => None,
+        })
+        .collect()
+}
+
+fn run_sae(args: SaeArgs) -> Result<ExitCode> {
+    let group = Group::from_id(args.group).ok_or_else(|| anyhow!("group {} not supported", args.group))?;
+    let method = if args.method == "h2e" { PweMethod::HashToElement } else { PweMethod::HuntingAndPecking };
+    let password = Password::new(args.password.as_bytes(), args.identifier.as_deref().map(str::as_bytes));
+    let token = match method {
+        PweMethod::HashToElement => Some(PasswordToken::derive(group, args.ssid.as_bytes(), &password)?),
+        PweMethod::HuntingAndPecking => None,
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let mut out = BufWriter::new(io::stdout().lock());
+    for _ in 0..args.count {
+        let mut addr = || {
+            let mut a = [0u8; 6];
+            rng.fill_bytes(&mut a);
+            a[0] = (a[0] & 0xfc) | 0x02;
+            MacAddr(a)
+        };
+        let (sta, ap) = (addr(), addr());
+        let pwe = match &token {
+            Some(pt) => PasswordElement::from_token(pt, sta, ap)?,
+            None => {
+                PasswordElement::hunting_and_pecking(group, &password, sta, ap, &mut rng, &mut LoopCost::default())?
+            }
+        };
+        let secrets: Vec<_> = (0..4).map(|_| group.random_scalar(&mut rng)).collect();
+        let id = password.identifier();
+        let mut sta_side = Instance::with_rand_mask(Role::Station, pwe.clone(), id, &secrets[0], &secrets[1])?;
+        sta_side.reject_groups(&args.rejected_groups);
+        let mut ap_side = Instance::with_rand_mask(Role::AccessPoint, pwe.clone(), id, &secrets[2], &secrets[3])?;
+        let sta_commit = sta_side.commit_frame();
+        let [ap_commit, ap_confirm] = <[Vec<u8>; 2]>::try_from(sent(ap_side.handle(&sta_commit)?))
+            .map_err(|_| anyhow!("the access point did not answer with a commit and a confirm"))?;
+        let sta_confirm = sent(sta_side.handle(&ap_commit)?).remove(0);
+        sta_side.handle(&ap_confirm)?;
+        ap_side.handle(&sta_confirm)?;
+        let keys = sta_side.keys().ok_or_else(|| anyhow!("the exchange did not complete"))?;
+        let vector = SaeVector {
+            group: args.group,
+            method: args.method.clone(),
+            ssid: hex::encode(&args.ssid),
+            password: hex::encode(&args.password),
+            identifier: args.identifier.clone(),
+            sta: hex::encode(sta.0),
+            ap: hex::encode(ap.0),
+            sta_rand: hex::encode(&*secrets[0]),
+            sta_mask: hex::encode(&*secrets[1]),
+            ap_rand: hex::encode(&*secrets[2]),
+            ap_mask: hex::encode(&*secrets[3]),
+            frames: SaeFrames {
+                sta_commit: hex::encode(&sta_commit),
+                ap_commit: hex::encode(&ap_commit),
+                sta_confirm: hex::encode(&sta_confirm),
+                ap_confirm: hex::encode(&ap_confirm),
+            },
+            pwe: hex::encode(pwe.as_bytes()),
+            pt: token.as_ref().map(|pt| hex::encode(pt.as_bytes())),
+            kck: hex::encode(keys.kck().as_bytes()),
+            pmk: hex::encode(keys.pmk().as_bytes()),
+            pmkid: hex::encode(keys.pmkid()),
+        };
+        serde_json::to_writer(&mut out, &vector)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A frame body length: 0 up to the largest MSDU.
@@ -68,6 +219,9 @@ struct Vector {
 const EDGE_LENGTHS: [usize; 10] = [0, 1, 15, 16, 17, 31, 32, 33, MAX_MSDU_LEN - 1, MAX_MSDU_LEN];
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if let Some(Kind::Sae(sae)) = args.kind {
+        return run_sae(sae);
+    }
     if args.min_len > args.max_len {
         return Err(usage(anyhow!("--min-len {} is above --max-len {}", args.min_len, args.max_len)));
     }
