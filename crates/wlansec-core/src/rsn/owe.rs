@@ -250,17 +250,9 @@ impl OweStation {
         if ap.group != self.group.id() {
             return Err(OweError::GroupMismatch { asked: self.group.id(), got: ap.group });
         }
-        check_len(self.group, ap.public_key)?;
         let z = on_curve!(self.group, shared_x(&self.keys.secret, ap.public_key))?;
         Ok(derive(self.group, &z, &self.keys.public, ap.public_key))
     }
-}
-
-fn check_len(group: OweGroup, public_key: &[u8]) -> Result<(), OweError> {
-    if public_key.len() != group.prime_len() {
-        return Err(OweError::InvalidPublicKey);
-    }
-    Ok(())
 }
 
 /// The access point's side: given the station's Diffie-Hellman Parameter element (whole)
@@ -293,7 +285,6 @@ pub fn respond_with_secret(
 ) -> Result<(Vec<u8>, OweKeys), OweError> {
     let group = requested_group(sta_element, offered)?;
     let sta = DhParameterRepr::parse(sta_element).map_err(|_| OweError::InvalidPublicKey)?;
-    check_len(group, sta.public_key)?;
     let own = KeyPair::from_secret(group, secret)?;
     let z = on_curve!(group, shared_x(&own.secret, sta.public_key))?;
     let element = DhParameterRepr { group: group.id(), public_key: &own.public }

@@ -104,7 +104,8 @@ impl AccessPoint {
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
         let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
         let protects_beacons = offers_pmf && config.beacon_protection;
-        let beacon_integrity = protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
+        let beacon_integrity =
+            protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
         Ok(AccessPoint {
             table: admission::Table::new(config.max_stations),
             config,

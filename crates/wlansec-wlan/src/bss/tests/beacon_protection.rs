@@ -36,7 +36,8 @@ fn deliver(stas: &mut [Station], mpdu: &[u8]) -> u64 {
 /// Announcement: mode 1, channel 11, count 3), unsigned.
 fn channel_switch_beacon() -> Vec<u8> {
     let elements = ElementsBuilder::new().ssid(b"wlansec").unwrap().element(37, &[1, 11, 3]).unwrap().build();
-    let beacon = BeaconRepr { timestamp: 7, beacon_interval: 100, capability: 0x11, elements: Elements::new(&elements) };
+    let beacon =
+        BeaconRepr { timestamp: 7, beacon_interval: 100, capability: 0x11, elements: Elements::new(&elements) };
     ManagementBody::Beacon(beacon).to_mpdu(MacAddr::BROADCAST, AP, AP, SequenceControl::new(3000, 0)).unwrap()
 }
 
