@@ -83,12 +83,13 @@ struct OweVector {
 }
 
 fn run_owe(args: OweArgs) -> Result<ExitCode> {
-    use wlansec_core::rsn::owe::{self, OweGroup, OweStation};
-    let group = OweGroup::from_id(args.group).map_err(|e| usage(anyhow!("{e}")))?;
+    use wlansec_core::rsn::owe::{self, OweStation};
+    let group = Group::from_id(args.group)
+        .ok_or_else(|| usage(anyhow!("OWE group {} not supported (19, 20 or 21)", args.group)))?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut out = BufWriter::new(io::stdout().lock());
     for _ in 0..args.count {
-        let (sta_secret, ap_secret) = (group.random_secret(&mut rng), group.random_secret(&mut rng));
+        let (sta_secret, ap_secret) = (group.random_scalar(&mut rng), group.random_scalar(&mut rng));
         let sta = OweStation::with_secret(group, &sta_secret)?;
         let sta_element = sta.request_element();
         let (ap_element, ap_keys) = owe::respond_with_secret(&sta_element, &[group], &ap_secret)?;

@@ -7,7 +7,7 @@ use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
 use wlansec_core::rsn::eapol::{EapolKey, KeyDescriptorVersion};
 use wlansec_core::rsn::element::{ElementKind, RsnElementRepr};
 use wlansec_core::rsn::kdf::{pmk_from_passphrase, Pmk, Secret};
-use wlansec_core::rsn::owe::{respond, OweGroup, OweStation};
+use wlansec_core::rsn::owe::{respond, Group, OweStation};
 use wlansec_core::rsn::{Akm, Authenticator, CipherSuite, Event, HandshakeError, MfpPolicy, Params, Supplicant};
 use wlansec_core::wire::MacAddr;
 use wlansec_core::Error;
@@ -59,10 +59,10 @@ fn four_way(
 fn an_owe_association_keys_a_four_way_handshake_on_each_group() {
     let mut rng = ChaCha8Rng::seed_from_u64(18);
     for (group, mic_len, kck_len, kek_len) in
-        [(OweGroup::P256, 16, 16, 16), (OweGroup::P384, 24, 24, 32), (OweGroup::P521, 32, 32, 32)]
+        [(Group::P256, 16, 16, 16), (Group::P384, 24, 24, 32), (Group::P521, 32, 32, 32)]
     {
         let sta = OweStation::new(group, &mut rng);
-        let (ap_element, ap_keys) = respond(&sta.request_element(), &OweGroup::ALL, &mut rng).unwrap();
+        let (ap_element, ap_keys) = respond(&sta.request_element(), &Group::ALL, &mut rng).unwrap();
         let sta_keys = sta.complete(&ap_element).unwrap();
         let p = params(Akm::Owe, CipherSuite::Ccmp128);
         let mut a = Authenticator::new(p.clone(), ap_keys.pmk, 1, secret(0x5a)).unwrap();
