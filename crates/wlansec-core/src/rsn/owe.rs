@@ -103,8 +103,8 @@ fn public_x<C: PrimeCurveParams>(secret: &[u8]) -> Result<Vec<u8>, OweError> {
     Ok(public.x().to_vec())
 }
 
-/// The x-coordinate of the point `secret` times `peer`, `peer` given as its x-coordinate (either y gives the
-/// same x, so the sign need not travel).
+/// The x-coordinate of `secret` times the point `peer`, given as its x-coordinate (either
+/// y gives the same x, so the sign need not travel).
 fn shared_x<C: PrimeCurveParams>(secret: &[u8], peer_x: &[u8]) -> Result<Zeroizing<Vec<u8>>, OweError> {
     let x = FieldBytes::<C>::try_from(peer_x).map_err(|_| OweError::InvalidPublicKey)?;
     let peer = AffinePoint::<C>::decompress(&x, Choice::from(0)).into_option().ok_or(OweError::InvalidPublicKey)?;
