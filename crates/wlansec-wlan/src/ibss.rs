@@ -313,6 +313,7 @@ impl IbssStation {
                 | Event::PairwiseComplete
                 | Event::GroupComplete
                 | Event::InstallIntegrityGroup { .. }
+                | Event::InstallBeaconIntegrity { .. }
                 | Event::MicFailureReported { .. } => {}
             }
         }

@@ -13,12 +13,13 @@ use rand_chacha::rand_core::CryptoRng;
 
 pub use crate::error::HandshakeError;
 use crate::error::{Error, Result};
+use crate::rsn::eapol::KeyIntegrity;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
-use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
+use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
-use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IgtkKey};
+use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IntegrityKey, IntegrityKind};
 
 mod request;
 
@@ -34,6 +35,9 @@ pub enum Event {
     /// Install an integrity group temporal key (802.11w; Key ID 4 or 5) for BIP, its replay
     /// counter starting at `ipn` (frames must carry a higher IPN).
     InstallIntegrityGroup { key_id: u16, igtk: Secret, ipn: u64 },
+    /// Install a beacon integrity group key (beacon protection; Key ID 6 or 7) for BIP on
+    /// beacons, its replay counter starting at `bipn`.
+    InstallBeaconIntegrity { key_id: u16, bigtk: Secret, bipn: u64 },
     /// The 4-way handshake completed.
     PairwiseComplete,
     /// A group key handshake completed.
@@ -60,14 +64,30 @@ pub struct Params {
 }
 
 impl Params {
-    /// The key descriptor version the AKM and pairwise cipher call for (12.7.2).
+    /// The key descriptor version the AKM and pairwise cipher call for (12.7.2): 1 to 3,
+    /// or 0 (AKM-defined) for SAE, OWE and the others whose AKM names the MIC.
     pub fn version(&self) -> Result<KeyDescriptorVersion> {
-        match (self.akm, self.pairwise) {
-            (Akm::Psk | Akm::Ieee8021x, CipherSuite::Tkip) => Ok(KeyDescriptorVersion::HmacMd5Rc4),
-            (Akm::Psk | Akm::Ieee8021x, _) => Ok(KeyDescriptorVersion::HmacSha1Aes),
-            (Akm::PskSha256 | Akm::Ieee8021xSha256, _) => Ok(KeyDescriptorVersion::AesCmac),
-            _ => Err(Error::Unsupported("AKM without a key descriptor version 1-3")),
+        if self.akm.is_ft() {
+            return Err(Error::Unsupported("an FT AKM's PTK comes from PMK-R1"));
         }
+        Ok(AkmKeys::of(self.akm, None)?.descriptor_version(self.pairwise))
+    }
+
+    /// The key hierarchy of the AKM with `pmk`: OWE and SAE-EXT-KEY take their hash from
+    /// the Diffie-Hellman group, whose hash's length the PMK has (32, 48 or 64 octets:
+    /// groups 19, 20, 21), as hostapd picks it.
+    fn keys(&self, pmk: &Pmk) -> Result<AkmKeys> {
+        let group = match pmk.as_bytes().len() {
+            48 => 20,
+            64 => 21,
+            _ => 19,
+        };
+        AkmKeys::of(self.akm, Some(group))
+    }
+
+    /// The PTK of a handshake with these nonces.
+    fn ptk(&self, pmk: &Pmk, keys: &AkmKeys, anonce: &[u8; 32], snonce: &[u8; 32]) -> Result<Ptk> {
+        derive_ptk_with(pmk, keys, usize::from(self.tk_len()?), self.aa, self.spa, anonce, snonce)
     }
 
     fn tk_len(&self) -> Result<u16> {
@@ -98,8 +118,8 @@ fn frame(
     }
 }
 
-/// Build, encrypt and sign a frame that carries Key Data under the PTK.
-fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
+/// Build, encrypt and sign (with `integrity`) a frame that carries Key Data under the PTK.
+fn sealed(ptk: &Ptk, integrity: KeyIntegrity, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
     let version = repr.key_info.version()?;
     let encrypted;
     let mut repr = repr;
@@ -107,7 +127,7 @@ fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
         encrypted = eapol::encrypt_key_data(version, ptk.kek.as_bytes(), &repr.key_iv, repr.key_data)?;
         repr.key_data = &encrypted;
     }
-    repr.to_signed_bytes(ptk.kck.as_bytes())
+    repr.to_signed_bytes_with(integrity, ptk.kck.as_bytes())
 }
 
 /// Where the authenticator is; the states after message 2 hold the PTK it derived, so no
@@ -137,6 +157,8 @@ impl AuthState {
 pub struct Authenticator {
     params: Params,
     version: KeyDescriptorVersion,
+    /// The AKM's key hierarchy: KDF hash, KCK/KEK lengths and MIC.
+    keys: AkmKeys,
     pmk: Pmk,
     state: AuthState,
     counter: u64,
@@ -144,7 +166,9 @@ pub struct Authenticator {
     gtk: (u8, Secret),
     gtk_rsc: u64,
     /// The IGTK message 3 and group message 1 carry, when management frames are protected.
-    igtk: Option<IgtkKey>,
+    igtk: Option<IntegrityKey>,
+    /// The BIGTK they carry, when beacons are protected.
+    bigtk: Option<IntegrityKey>,
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
@@ -158,6 +182,7 @@ impl Authenticator {
         check_gtk_key_id(gtk_key_id)?;
         Ok(Authenticator {
             version: params.version()?,
+            keys: params.keys(&pmk)?,
             params,
             pmk,
             state: AuthState::Idle,
@@ -166,6 +191,7 @@ impl Authenticator {
             gtk: (gtk_key_id, gtk),
             gtk_rsc: 0,
             igtk: None,
+            bigtk: None,
             retries: 0,
             max_sends: 4,
             last_request: None,
@@ -188,7 +214,20 @@ impl Authenticator {
     /// `start` to give the current IPN, or before `rekey_group` to rotate the IGTK with the
     /// GTK. An all-zero key, or a Key ID other than 4 or 5, is refused.
     pub fn set_igtk(&mut self, key_id: u16, igtk: Secret, ipn: u64) -> Result<()> {
-        self.igtk = Some(IgtkKey::new(key_id, igtk, ipn)?);
+        self.igtk = Some(IntegrityKey::new(IntegrityKind::Igtk, key_id, igtk, ipn)?);
+        Ok(())
+    }
+
+    /// Distribute a BIGTK too (beacon protection): Key ID 6 or 7, its current BIPN.
+    pub fn with_bigtk(mut self, key_id: u16, bigtk: Secret, bipn: u64) -> Result<Self> {
+        self.set_bigtk(key_id, bigtk, bipn)?;
+        Ok(self)
+    }
+
+    /// The BIGTK (and BIPN: the last one a beacon carried) the next message 3 and group
+    /// message 1 carry, as `set_igtk` for the IGTK.
+    pub fn set_bigtk(&mut self, key_id: u16, bigtk: Secret, bipn: u64) -> Result<()> {
+        self.bigtk = Some(IntegrityKey::new(IntegrityKind::Bigtk, key_id, bigtk, bipn)?);
         Ok(())
     }
 
@@ -254,28 +293,32 @@ impl Authenticator {
     fn send_current(&mut self) -> Result<Vec<Event>> {
         self.counter += 1;
         let v = self.version;
+        let integrity = self.keys.integrity_of(v);
         let bytes = match &self.state {
             AuthState::SentM1 => {
                 frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[])
-                    .to_signed_bytes(&[])?
+                    .to_signed_bytes_with(integrity, &[])?
             }
             AuthState::SentM3 { ptk } => {
                 let data =
                     KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
-                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
+                let data = IntegrityKey::add_to(self.igtk.as_ref(), data)?;
+                let data = IntegrityKey::add_to(self.bigtk.as_ref(), data)?.build();
                 let flags = KeyInfo::PAIRWISE
                     | KeyInfo::ACK
                     | KeyInfo::MIC
                     | KeyInfo::INSTALL
                     | KeyInfo::SECURE
                     | KeyInfo::ENCRYPTED_KEY_DATA;
-                sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
+                let m3 = frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data);
+                sealed(ptk, integrity, m3)?
             }
             AuthState::SentG1 { ptk } => {
                 let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
-                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
+                let data = IntegrityKey::add_to(self.igtk.as_ref(), data)?;
+                let data = IntegrityKey::add_to(self.bigtk.as_ref(), data)?.build();
                 let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
-                sealed(ptk, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
+                sealed(ptk, integrity, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
             }
             _ => return Ok(Vec::new()),
         };
@@ -285,7 +328,7 @@ impl Authenticator {
     /// Handle an EAPOL-Key frame from the supplicant. Frames that fail a check are refused
     /// with an error and change nothing.
     pub fn receive(&mut self, bytes: &[u8]) -> Result<Vec<Event>> {
-        let view = EapolKey::new_checked(bytes)?;
+        let view = EapolKey::new_checked_with_mic_len(bytes, self.keys.integrity_of(self.version).mic_len())?;
         let info = view.key_info();
         if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
@@ -300,9 +343,8 @@ impl Authenticator {
         match (&self.state, info.has(KeyInfo::PAIRWISE)) {
             (AuthState::SentM1, true) => {
                 let snonce = view.nonce();
-                let p = &self.params;
-                let ptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &self.anonce, &snonce)?;
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                let ptk = self.params.ptk(&self.pmk, &self.keys, &self.anonce, &snonce)?;
+                self.verify_mic(&ptk, bytes)?;
                 if !rsne_matches(view.key_data(), &self.params.sta_rsne) {
                     return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay2 }.into());
                 }
@@ -318,7 +360,7 @@ impl Authenticator {
                         HandshakeError::Unexpected { expected: Some(Message::FourWay4), got: Message::FourWay2 };
                     return Err(unexpected.into());
                 }
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.verify_mic(ptk, bytes)?;
                 let tk = ptk.tk.clone();
                 self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
                     AuthState::SentM3 { ptk } => AuthState::Done { ptk },
@@ -327,7 +369,7 @@ impl Authenticator {
                 Ok(vec![Event::InstallPairwise { tk }, Event::PairwiseComplete])
             }
             (AuthState::SentG1 { ptk }, false) => {
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.verify_mic(ptk, bytes)?;
                 self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
                     AuthState::SentG1 { ptk } => AuthState::Done { ptk },
                     other => other,
@@ -336,6 +378,13 @@ impl Authenticator {
             }
             (state, _) => Err(HandshakeError::Unexpected { expected: state.expects(), got: view.message() }.into()),
         }
+    }
+}
+
+impl Authenticator {
+    /// Check a frame's MIC under `ptk` with the AKM's MIC.
+    fn verify_mic(&self, ptk: &Ptk, bytes: &[u8]) -> Result<()> {
+        eapol::verify_mic_with(self.keys.integrity_of(self.version), ptk.kck.as_bytes(), bytes)
     }
 }
 
@@ -349,6 +398,8 @@ fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
 pub struct Supplicant {
     params: Params,
     version: KeyDescriptorVersion,
+    /// The AKM's key hierarchy: KDF hash, KCK/KEK lengths and MIC.
+    keys: AkmKeys,
     pmk: Pmk,
     /// The highest replay counter of a frame whose MIC verified.
     last_counter: Option<u64>,
@@ -362,8 +413,8 @@ pub struct Supplicant {
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
     installed_gtks: Vec<Secret>,
-    /// Every IGTK installed in this association, the same way.
-    installed_igtks: Vec<Secret>,
+    /// Every IGTK and BIGTK installed in this association, the same way.
+    installed_integrity_keys: Vec<Secret>,
     /// The replay counter of the last request (MIC failure report) this side sent.
     request_counter: u64,
 }
@@ -372,6 +423,7 @@ impl Supplicant {
     pub fn new(params: Params, pmk: Pmk) -> Result<Self> {
         Ok(Supplicant {
             version: params.version()?,
+            keys: params.keys(&pmk)?,
             params,
             pmk,
             last_counter: None,
@@ -379,7 +431,7 @@ impl Supplicant {
             snonce_spent: false,
             ptk: None,
             installed_gtks: Vec::new(),
-            installed_igtks: Vec::new(),
+            installed_integrity_keys: Vec::new(),
             request_counter: 0,
         })
     }
@@ -387,6 +439,11 @@ impl Supplicant {
     /// The PTK in force, once message 3 has been accepted.
     pub fn ptk(&self) -> Option<&Ptk> {
         self.ptk.as_ref()
+    }
+
+    /// The MIC of this side's EAPOL-Key frames.
+    fn integrity(&self) -> KeyIntegrity {
+        self.keys.integrity_of(self.version)
     }
 
     fn check_counter(&self, counter: u64) -> Result<()> {
@@ -399,7 +456,7 @@ impl Supplicant {
     /// Handle an EAPOL-Key frame from the authenticator. `rng` gives the SNonce of a new
     /// handshake. Frames that fail a check are refused with an error and change nothing.
     pub fn receive(&mut self, bytes: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<Event>> {
-        let view = EapolKey::new_checked(bytes)?;
+        let view = EapolKey::new_checked_with_mic_len(bytes, self.integrity().mic_len())?;
         let info = view.key_info();
         if !info.has(KeyInfo::ACK) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
@@ -421,7 +478,7 @@ impl Supplicant {
                         fresh
                     }
                 };
-                let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
+                let tptk = p.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
                 let m2 = frame(
                     self.version,
                     KeyInfo::PAIRWISE | KeyInfo::MIC,
@@ -431,7 +488,7 @@ impl Supplicant {
                     0,
                     &p.sta_rsne,
                 )
-                .to_signed_bytes(tptk.kck.as_bytes())?;
+                .to_signed_bytes_with(self.integrity(), tptk.kck.as_bytes())?;
                 self.snonce = Some(snonce);
                 self.snonce_spent = false;
                 Ok(vec![Event::Send(m2)])
@@ -451,15 +508,15 @@ impl Supplicant {
         let snonce = self
             .snonce
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay3 })?;
-        let p = &self.params;
-        let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
-        eapol::verify_mic(tptk.kck.as_bytes(), bytes)?;
+        let tptk = self.params.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
+        eapol::verify_mic_with(self.integrity(), tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         if !rsne_matches(&key_data, &self.params.ap_rsne) {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
         }
         let gtk = find_gtk(&key_data)?;
-        let igtk = IgtkKey::find(&key_data)?;
+        let igtk = IntegrityKey::find(IntegrityKind::Igtk, &key_data)?;
+        let bigtk = IntegrityKey::find(IntegrityKind::Bigtk, &key_data)?;
         refuse_zero(&tptk.tk)?;
         if let Some((_, g)) = &gtk {
             refuse_zero(g)?;
@@ -476,7 +533,7 @@ impl Supplicant {
             0,
             &[],
         )
-        .to_signed_bytes(tptk.kck.as_bytes())?;
+        .to_signed_bytes_with(self.integrity(), tptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(m4)];
         if self.ptk.as_ref().map(|installed| &installed.tk) != Some(&tptk.tk) {
             events.push(Event::InstallPairwise { tk: tptk.tk.clone() });
@@ -486,7 +543,8 @@ impl Supplicant {
         if let Some((key_id, g)) = gtk {
             events.extend(self.install_gtk(key_id, g, view.key_rsc()));
         }
-        events.extend(igtk.and_then(|k| self.install_igtk(k)));
+        events.extend(igtk.and_then(|k| self.install_integrity(k)));
+        events.extend(bigtk.and_then(|k| self.install_integrity(k)));
         Ok(events)
     }
 
@@ -495,7 +553,7 @@ impl Supplicant {
             .ptk
             .as_ref()
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::Group1 })?;
-        eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+        eapol::verify_mic_with(self.integrity(), ptk.kck.as_bytes(), bytes)?;
         if !view.key_info().has(KeyInfo::ENCRYPTED_KEY_DATA) {
             let why = "without encrypted Key Data";
             return Err(HandshakeError::Flags { message: Message::Group1, why }.into());
@@ -503,13 +561,15 @@ impl Supplicant {
         let key_data = eapol::decrypt_key_data(self.version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         let (key_id, gtk) = find_gtk(&key_data)?.ok_or(HandshakeError::NoGtk)?;
         refuse_zero(&gtk)?;
-        let igtk = IgtkKey::find(&key_data)?;
+        let igtk = IntegrityKey::find(IntegrityKind::Igtk, &key_data)?;
+        let bigtk = IntegrityKey::find(IntegrityKind::Bigtk, &key_data)?;
         self.last_counter = Some(view.replay_counter());
         let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
-            .to_signed_bytes(ptk.kck.as_bytes())?;
+            .to_signed_bytes_with(self.integrity(), ptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(g2)];
         events.extend(self.install_gtk(key_id, gtk, view.key_rsc()));
-        events.extend(igtk.and_then(|k| self.install_igtk(k)));
+        events.extend(igtk.and_then(|k| self.install_integrity(k)));
+        events.extend(bigtk.and_then(|k| self.install_integrity(k)));
         events.push(Event::GroupComplete);
         Ok(events)
     }
@@ -523,12 +583,15 @@ impl Supplicant {
         Some(Event::InstallGroup { key_id, gtk, rsc })
     }
 
-    /// Install an IGTK unless it was installed before, as for the GTK.
-    fn install_igtk(&mut self, k: IgtkKey) -> Option<Event> {
-        if self.installed_igtks.contains(&k.igtk) {
+    /// Install an IGTK or BIGTK unless it was installed before, as for the GTK.
+    fn install_integrity(&mut self, k: IntegrityKey) -> Option<Event> {
+        if self.installed_integrity_keys.contains(&k.key) {
             return None;
         }
-        self.installed_igtks.push(k.igtk.clone());
-        Some(Event::InstallIntegrityGroup { key_id: k.key_id, igtk: k.igtk, ipn: k.ipn })
+        self.installed_integrity_keys.push(k.key.clone());
+        Some(match k.kind {
+            IntegrityKind::Igtk => Event::InstallIntegrityGroup { key_id: k.key_id, igtk: k.key, ipn: k.ipn },
+            IntegrityKind::Bigtk => Event::InstallBeaconIntegrity { key_id: k.key_id, bigtk: k.key, bipn: k.ipn },
+        })
     }
 }

@@ -91,6 +91,8 @@ pub struct AccessPoint {
     rekey: keys::RekeyTimer,
     /// The IGTK, when the access point offers management frame protection.
     integrity: Option<pmf::IntegrityGroup>,
+    /// The BIGTK its beacons are signed under, with beacon protection.
+    beacon_integrity: Option<pmf::IntegrityGroup>,
     countermeasures: Countermeasures,
     /// Where the CCMP keys it installs run (the host engine, or its Verilog card).
     ccmp_on: CcmpOn,
@@ -110,6 +112,9 @@ impl AccessPoint {
         let group = GroupKeys::of(&credential, config.mode, &mut rng, on.clone())?;
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
         let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
+        let protects_beacons = offers_pmf && config.beacon_protection;
+        let beacon_integrity =
+            protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
         Ok(AccessPoint {
             table: admission::Table::new(config.max_stations),
             config,
@@ -124,6 +129,7 @@ impl AccessPoint {
             now_ms: 0,
             rekey: keys::RekeyTimer::default(),
             integrity,
+            beacon_integrity,
             countermeasures: Countermeasures::default(),
             ccmp_on: on,
             counters: Counters::default(),
@@ -147,9 +153,22 @@ impl AccessPoint {
         self.config.bssid
     }
 
-    /// The beacon that announces the network (SSID, rates, RSN element).
+    /// The beacon that announces the network (SSID, rates, RSN element); with beacon
+    /// protection, also the Extended Capabilities that say so, and signed with BIP under the
+    /// BIGTK (its MME last).
     pub fn beacon(&mut self) -> Result<Vec<u8>> {
-        beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())
+        let mut mpdu = beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())?;
+        let Some(bigtk) = self.beacon_integrity.as_mut() else { return Ok(mpdu) };
+        mpdu.extend_from_slice(&pmf::BEACON_PROTECTION_CAPABILITY);
+        bigtk.protect(mpdu)
+    }
+
+    /// A beacon of the test's making signed under the BIGTK, as the access point signs its
+    /// own (a genuine channel switch announcement, say).
+    #[cfg(test)]
+    pub(crate) fn sign_beacon(&mut self, mpdu: Vec<u8>) -> Result<Vec<u8>> {
+        let bigtk = self.beacon_integrity.as_mut().ok_or(crate::Error::Frame(Error::NoKey { group: true }))?;
+        bigtk.protect(mpdu)
     }
 
     /// The stations in the table, then the few that failed lately (AID 0, with the reason).
@@ -433,6 +452,9 @@ impl AccessPoint {
                 if let (true, Some(integrity)) = (mfp, &self.integrity) {
                     auth = auth.with_igtk(pmf::IGTK_KEY_ID, integrity.key().clone(), integrity.ipn())?;
                 }
+                if let (true, Some(bigtk)) = (mfp, &self.beacon_integrity) {
+                    auth = auth.with_bigtk(bigtk.key_id(), bigtk.key().clone(), bigtk.ipn())?;
+                }
                 let events = auth.start(&mut self.rng)?;
                 assoc.authenticator = Some(auth);
                 events
@@ -520,8 +542,10 @@ impl AccessPoint {
                     return Ok(());
                 }
                 Event::MicFailureReported { .. } if self.config.mode == SecurityMode::Tkip => self.mic_failure(out)?,
-                Event::InstallGroup { .. } | Event::MicFailureReported { .. } | Event::InstallIntegrityGroup { .. } => {
-                }
+                Event::InstallGroup { .. }
+                | Event::MicFailureReported { .. }
+                | Event::InstallIntegrityGroup { .. }
+                | Event::InstallBeaconIntegrity { .. } => {}
             }
         }
         Ok(())

@@ -44,6 +44,9 @@ const CONFIG_ERRORS_REPORTED: u32 = 3;
 /// protection policies (31) and RSN elements (40 to 46).
 const POLICY_STATUSES: [u16; 8] = [31, 40, 41, 42, 43, 44, 45, 46];
 
+/// Element ID of the Channel Switch Announcement (9.4.2.18).
+const CHANNEL_SWITCH_ANNOUNCEMENT: u8 = 37;
+
 /// Listen interval a station asks for, in beacon intervals.
 const LISTEN_INTERVAL: u16 = 10;
 /// A station (supplicant side).
@@ -77,6 +80,10 @@ pub struct Station {
     /// send its access point: its ID and deadline.
     sa_query: Option<([u8; 2], u64)>,
     integrity: pmf::IntegrityReceiver,
+    /// The BIGTK, with beacon protection: once installed, every beacon must verify.
+    beacon_integrity: pmf::IntegrityReceiver,
+    /// The channel the access point's last Channel Switch Announcement moved it to.
+    channel: Option<u8>,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -106,6 +113,8 @@ impl Station {
             link_rules: Rules::default(),
             sa_query: None,
             integrity: pmf::IntegrityReceiver::default(),
+            beacon_integrity: pmf::IntegrityReceiver::default(),
+            channel: None,
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng: fresh_rng(),
@@ -134,6 +143,12 @@ impl Station {
         &self.state
     }
 
+    /// The channel the access point announced a switch to (Channel Switch Announcement in
+    /// its beacon), if it did: where the station follows it.
+    pub fn channel(&self) -> Option<u8> {
+        self.channel
+    }
+
     /// Begin joining: send the open-system Authentication request.
     pub fn start(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.state = StationState::Authenticating;
@@ -145,6 +160,7 @@ impl Station {
         self.sa_query = None;
         self.link_rules = Rules::default();
         self.integrity = pmf::IntegrityReceiver::default();
+        self.beacon_integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
         let bssid = self.config.bssid;
         let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
@@ -287,7 +303,13 @@ impl Station {
         // A management frame this machine cannot parse is ignored, as one it does not use.
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
         match (body, &self.state) {
-            (ManagementBody::Beacon(beacon), _) => self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec),
+            (ManagementBody::Beacon(beacon), _) => {
+                self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec);
+                if let Some(csa) = beacon.elements.find(CHANNEL_SWITCH_ANNOUNCEMENT) {
+                    // Mode, New Channel Number, Count (9.4.2.18).
+                    self.channel = csa.data().get(1).copied().or(self.channel);
+                }
+            }
             (ManagementBody::Action(action), _) => self.action(action, protected, out)?,
             (ManagementBody::Authentication(auth), StationState::Authenticating)
                 if auth.transaction_sequence == 2 && auth.status == STATUS_SUCCESS =>
@@ -404,6 +426,9 @@ impl Station {
                     self.group_rx.install(key_id, key);
                 }
                 Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
+                Event::InstallBeaconIntegrity { key_id, bigtk, bipn } => {
+                    self.beacon_integrity.install(key_id, &bigtk, bipn)?
+                }
                 Event::PairwiseComplete => self.connected(),
                 Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}
             }

@@ -7,6 +7,7 @@ use super::*;
 use crate::node::{data_mpdus, qos_header};
 
 mod admission;
+mod beacon_protection;
 mod group;
 mod michael;
 mod model;
