@@ -156,10 +156,21 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
         rows.append(["one frame (stitched CBC-MAC and CTR), 1500 B", f"{single:.3f}"])
     if enh8:
         rows.append(["Enhanced CCMP N=8, one frame, 1500 B", f"{enh8:.3f}"])
-    sharded = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["threads"]
-                       if t["direction"] == d and t["threads"] == 1
-                       and t.get("mode", "multibuffer") == "multibuffer"]) for d in ("protect", "unprotect")]
-    rows.append(["sharded engine, one thread, protecting / opening (× the kernel)", " / ".join(f"{v:.3f}" for v in sharded)])
+    def threads_median(field, cores, mode="multibuffer"):
+        return [statistics.median([t[field] for r in runs for t in r["threads"]
+                                   if t["direction"] == d and t["threads"] == cores
+                                   and t.get("mode", "multibuffer") == mode]) for d in ("protect", "unprotect")]
+    if "mode" in runs[0]["threads"][0]:  # the per-core engine: one pinned worker per core, rings
+        rows.append(["per-core engine, one core, 1500 B, protecting / opening (× the kernel on the same frames)",
+                     " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
+        most = max(t["threads"] for t in runs[0]["threads"])
+        for mode, what in (("multibuffer", "1500 B"), ("mixed", "mixed lengths")):
+            if most > 1:
+                rows.append([f"per-core engine, {most} cores ÷ one core, {what}, protecting / opening",
+                             " / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))])
+    else:
+        rows.append(["sharded engine, one thread, protecting / opening (× the kernel)",
+                     " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
     return [r + [cpu, commit, where] for r in rows]
 
 
