@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import HDL, design_rtl, seeds_median  # noqa: E402
-from report import FIGURE, NETLISTS, figure, summary_table  # noqa: E402
+from report import FIGURE, FIGURE_MARK, NETLISTS, figure, summary_table  # noqa: E402
 
 # What a hardware figure looks like in prose: a count or measure with its unit, or any
 # decimal number (run times, standards' clause numbers and tool versions aside). Such a
@@ -49,6 +49,10 @@ def loose_figures(text):
 def figure_problems(text, rows, netlists, where):
     """Each named figure of `text` whose text is not what the reports give now."""
     found = []
+    marks = len(FIGURE_MARK.findall(text))
+    if marks != 2 * len(FIGURE.findall(text)):
+        found.append(f"{where}: {marks} figure marks for {len(FIGURE.findall(text))} whole figures: "
+                     f"an opening mark without its closing one, or one inside another")
     for m in FIGURE.finditer(text):
         try:
             want = figure(m[1], rows, netlists)

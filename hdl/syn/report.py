@@ -403,7 +403,8 @@ def speedup(par, std):
 # hdl/README.md's figures: `<!-- fig NAME -->text<!-- /fig -->`, the text rewritten by this
 # script from summary.json (NAME = design[:target].key, target ecp5 unless named) or from
 # netlists.json (NAME = netlist:top.key), and checked by syn/check_figures.py.
-FIGURE = re.compile(r"<!-- fig ([\w:.]+) -->(.*?)<!-- /fig -->", re.S)
+FIGURE = re.compile(r"<!-- fig ([\w:.]+) -->((?:(?!<!-- /?fig).)*)<!-- /fig -->", re.S)
+FIGURE_MARK = re.compile(r"<!-- /?fig\b")
 
 
 def figure(name, rs, netlists):
@@ -422,6 +423,7 @@ def figure(name, rs, netlists):
         "fmax": lambda: fmt(r["fmax_mhz"]), "spread": lambda: f"{fmt(r['fmax_min_mhz'])}–{fmt(r['fmax_max_mhz'])}",
         "seeds": lambda: str(len([f for f in r["fmax_by_seed"].values() if f is not None])),
         "cycles": lambda: fmt(r["cycles_per_frame_1500"]), "gbps": lambda: fmt(r["gbps"]),
+        "frame_us": lambda: fmt(round(r["cycles_per_frame_1500"] / r["fmax_mhz"], 2)),
         # An AES core's block rate, 128 bits a block (aes128_p004: and Table 5's, a round call a block).
         "block_gbps": lambda: fmt(round(128 * r["fmax_mhz"] / per_block / 1000, 3)),
         "call_gbps": lambda: fmt(round(128 * r["fmax_mhz"] / P004_CALL_CYCLES / 1000, 3)),

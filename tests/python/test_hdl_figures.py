@@ -100,3 +100,11 @@ def test_a_standard_core_of_another_router_is_not_compared():
     eight = next(r for r in rows if r["design"] == "ccmp_core_n8_bram")
     others = [r for r in rows if r["design"] != eight["standard"]]
     assert report.standard_of(eight, others) is None
+
+
+def test_an_unclosed_figure_mark_is_refused():
+    text = "the core's `<!-- fig ccmp_core.fmax -->` and <!-- fig ccmp_core.luts -->11,610<!-- /fig -->"
+    found = check_figures.figure_problems(text, summary(), netlists(), "README.md")
+    assert any("figure marks" in p for p in found)
+    # and report.py rewrites only the whole figure, not the text between the two marks
+    assert report.fill_figures(text, summary(), netlists()).startswith("the core's `<!-- fig ccmp_core.fmax -->` and")
