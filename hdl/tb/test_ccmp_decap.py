@@ -56,9 +56,10 @@ async def check(dut, jobs, stall, seed, label, max_stall=1):
 async def first_frame_after_reset_and_idle(dut):
     """The first frame after each of several resets, its descriptor 0, 1, 2 or 7 cycles after
     the reset ends: every plaintext beat, the first one too, and the verdict. Verilator 5.006
-    (its default optimisation) lost this beat on the unsplit gate-level netlist, the CTR unit's
-    AES state flipping while the core idled; the same netlist passes this test under Icarus
-    (`make test`'s gate-level run, hdl/README.md), as does the RTL under both simulators."""
+    gets this beat wrong on the gate-level netlist without `splitnets` (false combinational
+    loops through multi-bit wires, hdl/README.md) while the published vectors pass; the same
+    netlist passes here under Icarus, registers starting at x (`make test` runs this test on
+    the split netlist under Icarus, and on the RTL under both simulators)."""
     jobs = [decap_job(r) for r in frames(len(IDLE_AFTER_RESET), suite=SUITE, seed=79,
                                          min_len=2 * WIDTH + 1, max_len=3 * WIDTH)]
     bench = Bench(dut, FIELDS, seed=7)
