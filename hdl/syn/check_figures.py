@@ -25,6 +25,7 @@ LOOSE_FIGURE = re.compile(rf"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?{HARDWARE_UNIT}(?!\w
                           r"|(?<![\w.])\d[\d,]*\.\d+(?![\d.])|(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d.])")
 NOT_A_FIGURE = re.compile(r"(?:cocotb|Verilator|Icarus|Yosys|nextpnr)\W{0,2}$")
 DURATION = re.compile(r"\s?(?:s|min|minutes?|hours?|h)\b")
+CYCLES = re.compile(r"\s?cycles\b")
 
 
 def loose_figures(text):
@@ -40,7 +41,7 @@ def loose_figures(text):
         bare = FIGURE.sub(lambda m: " " * len(m[0]), line)
         for m in LOOSE_FIGURE.finditer(bare):
             if (m[0].startswith("802.11") or NOT_A_FIGURE.search(bare[:m.start()])
-                    or DURATION.match(bare, m.end())):
+                    or DURATION.match(bare, m.end()) or CYCLES.match(bare, m.end())):
                 continue
             found.append((number, m[0]))
     return found
