@@ -16,6 +16,8 @@ from pathlib import Path
 HDL = Path(__file__).resolve().parents[1]
 RECORDS = HDL / "reports" / "designs"
 SUMMARY = HDL / "reports" / "summary.json"
+NETLISTS = HDL / "reports" / "netlists.json"
+HDL_README = HDL / "README.md"
 sys.path.insert(0, str(HDL / "syn"))
 from provenance import design_rtl, seeds_median  # noqa: E402
 PUBLISHED = HDL / "reports" / "published"
@@ -41,15 +43,38 @@ ANCHORS = [("tiny_aes (fully pipelined AES-128)", 136.0, 1, 12687, 144),
            ("OpenCores aes_core (iterative AES-128)", 105.0, 12, 4584, 0)]
 
 
+def netlist_twin(design):
+    """The design whose netlist a router variant places (`*_router2`: the same entry in
+    syn/synth.py's DESIGNS routed by another router; syn/synth.py's ROUTERS)."""
+    return re.sub(r"_router\d$", "", design)
+
+
 def lut_twin(design):
     """The LUT-mapped design of a block-RAM one (*_bram: S-boxes, *_tbox: T-tables)."""
-    return re.sub(r"_(bram|tbox)$", "", design)
+    return re.sub(r"_(bram|tbox)$", "", netlist_twin(design))
+
+
+def router_of(r):
+    """The nextpnr router a row was placed and routed with (records before the router was
+    recorded ran router1); None when it was not placed."""
+    return (r.get("router") or "router1") if r.get("fmax_by_seed") else None
+
+
+def standard_of(r, rs):
+    """The standard core (N = 1, no header unit) that a CCMP row's speed-up and ratios are taken
+    against: the same S-box mapping on the same target, placed and routed by the same router,
+    so that the comparison is router to router (a design not placed takes router1's)."""
+    mapping = lambda d: netlist_twin(d)[len(lut_twin(d)):]  # "", "_bram" or "_tbox"
+    candidates = [s for s in rs if s["target"] == r["target"] and lut_twin(s["design"]) == "ccmp_core"
+                  and mapping(s["design"]) == mapping(r["design"])]
+    router = router_of(r) or "router1"
+    return next((s for s in candidates if router_of(s) == router), None)
 
 
 def measured(kind, design, rtl_hash, key):
     """A count from build/<kind>/ measured on the RTL `rtl_hash`: the design's own run, else
     its LUT twin's (a *_bram/*_tbox design is the same RTL; the benches show equal counts)."""
-    for name in (design, lut_twin(design)):
+    for name in dict.fromkeys((design, netlist_twin(design), lut_twin(design))):
         for suffix in ("-verilator", "-icarus", ""):  # Verilator's count first, where both ran
             path = HDL / "build" / kind / f"{name}{suffix}.json"
             if path.exists():
@@ -66,8 +91,10 @@ def rows():
         r = json.loads(path.read_text())
         if r["rtl_hash"] != design_rtl(r["top"])["rtl_hash"]:
             continue  # measured on other RTL: listed as not measured
-        before = previous.get((r["design"], r["target"]), {})
-        kept = lambda key: before.get(key) if before.get("rtl_hash") == r["rtl_hash"] else None
+        # A router variant's cycles and toggles are its netlist twin's (the same RTL).
+        befores = [previous.get((d, r["target"]), {}) for d in (r["design"], netlist_twin(r["design"]))]
+        kept = lambda key: next((b[key] for b in befores if b.get("rtl_hash") == r["rtl_hash"]
+                                 and b.get(key) is not None), None)
         base = lut_twin(r["design"])
         c = (AES_BLOCKS_1500 * AES_CYCLES_PER_BLOCK[base] if base in AES_CYCLES_PER_BLOCK
              else measured("cycles", r["design"], r["rtl_hash"], "cycles_per_frame_1500") or kept("cycles_per_frame_1500"))
@@ -91,6 +118,27 @@ def rows():
             "pnr_target_mhz": r.get("pnr_target_mhz", 100.0) if seeds else None,
             "pnr_timing_weight": r.get("pnr_timing_weight", 10) if seeds else None,
         })
+    for r in out:  # an N-way core against the standard core of its S-box mapping and router
+        std = standard_of(r, out) if WAYS.get(lut_twin(r["design"]), 1) > 1 else None
+        timed = std and all(x.get(k) for x in (r, std) for k in ("fmax_mhz", "cycles_per_frame_1500"))
+        r["standard"] = std["design"] if std else None
+        r["speedup_1500"] = round(speedup(r, std), 2) if timed else None
+    return out
+
+
+def netlist_rows():
+    """reports/netlists.json: the cells and flip-flops of each gate-level netlist at the current
+    RTL, from build/netlist/<top>.json (syn/netlist_stat.py, as `make test` builds the
+    netlists), else the entry already kept for this RTL; an entry of other RTL is dropped."""
+    previous = json.loads(NETLISTS.read_text()) if NETLISTS.exists() else {}
+    built = {p.stem: p for p in (HDL / "build" / "netlist").glob("*.json") if not p.stem.endswith("-stat")}
+    out = {}
+    for top in sorted(set(previous) | set(built)):
+        now = design_rtl(top)["rtl_hash"]
+        fresh = [json.loads(built[top].read_text())] if top in built else []
+        entry = next((e for e in fresh + [previous.get(top, {})] if e.get("rtl_hash") == now), None)
+        if entry:
+            out[top] = entry
     return out
 
 
@@ -192,11 +240,14 @@ def parallel_layouts(rs):
     V (power/energy, here the toggle proxy), standard vs 2/4/8-way, on ecp5. Each design is
     set against the standard design of its own S-box mapping (LUTs, or block RAM)."""
     ecp5 = {r["design"]: r for r in rs if r["target"] == "ecp5"}
-    designs = [d for d in WAYS if d in ecp5] + [f"{d}_bram" for d in WAYS if f"{d}_bram" in ecp5]
-    std_of = lambda d: ecp5.get("ccmp_core_bram" if d.endswith("_bram") else "ccmp_core") or {}
+    designs = [d for style in ("", "_bram") for d in ecp5 if lut_twin(d) in WAYS
+               and netlist_twin(d) == lut_twin(d) + style]
+    designs.sort(key=lambda d: (netlist_twin(d).endswith("_bram"), WAYS[lut_twin(d)], d))
+    std_of = lambda d: standard_of(ecp5[d], rs) or {}
     ways = lambda d: WAYS[lut_twin(d)]
     ratio = lambda a, b: round(a / b, 2) if (a is not None and b) else None
     vs = lambda d, key: ratio(ecp5[d][key], std_of(d).get(key))
+    router = lambda d: router_of(ecp5[d]) or "–"
     res = table(["design", "ways N", "LUT4s", "FFs", "BRAMs", "LUTs × standard", "FFs × standard", "BRAMs × standard"],
                 [[d, ways(d), ecp5[d]["luts"], ecp5[d]["ffs"], ecp5[d]["brams"], vs(d, "luts"), vs(d, "ffs"),
                   vs(d, "brams")] for d in designs]
@@ -206,12 +257,12 @@ def parallel_layouts(rs):
                    [[d, *path_figures(ecp5[d]), ecp5[d]["fmax_mhz"], spread(ecp5[d])] for d in designs])
     time_ns = lambda r: round(r["cycles_per_frame_1500"] / r["fmax_mhz"] * 1000, 1) \
         if (r.get("cycles_per_frame_1500") and r.get("fmax_mhz")) else None
-    speed = table(["design", "cycles / 1500 B", "speedup (cycles)", "time / 1500 B at Fmax (ns)", "speedup (time)",
-                   "LUTs × standard"],
-                  [[d, ecp5[d]["cycles_per_frame_1500"], ratio(std_of(d).get("cycles_per_frame_1500"),
+    speed = table(["design", "router", "cycles / 1500 B", "speedup (cycles)", "time / 1500 B at Fmax (ns)",
+                   "speedup (time, against the standard core of the same router)", "LUTs × standard"],
+                  [[d, router(d), ecp5[d]["cycles_per_frame_1500"], ratio(std_of(d).get("cycles_per_frame_1500"),
                                                                ecp5[d]["cycles_per_frame_1500"]),
                     time_ns(ecp5[d]), ratio(time_ns(std_of(d)), time_ns(ecp5[d])), vs(d, "luts")] for d in designs]
-                  + [["published: standard → parallel (Cyclone II, Modelsim)", "–", "–", "2830 → 770", 3.7, 2.4]])
+                  + [["published: standard → parallel (Cyclone II, Modelsim)", "–", "–", "–", "2830 → 770", 3.7, 2.4]])
     per_cycle = lambda r: round(r["toggles_per_frame"] / r["cycles_per_frame_1500"]) \
         if (r.get("toggles_per_frame") and r.get("cycles_per_frame_1500")) else None
     energy = table(["design", "toggles / frame (energy proxy)", "× standard", "toggles / cycle (power proxy)",
@@ -314,16 +365,20 @@ def goals_layout(rs):
             body.append([f"iterative `{name}` ≥ 100 MHz, ≥ 12.6 Mb/s/MHz",
                          (f"{no_median(core)}; area only: {area(core)}" if core else gone), "–"])
     for style in ("", "_bram"):
-        std, par = ecp5.get("ccmp_core" + style), ecp5.get("ccmp_core_n8" + style)
+        par = ecp5.get("ccmp_core_n8" + style)
+        std = standard_of(par, rs) if par else None
         label = f"8-way core ≥ 3.7× the standard core's frame time ({'block-RAM' if style else 'LUT'} S-boxes), area stated"
         if std and par and std.get("fmax_mhz") and par.get("fmax_mhz") and par.get("cycles_per_frame_1500"):
-            t = lambda r: r["cycles_per_frame_1500"] / r["fmax_mhz"]
-            x = t(std) / t(par)
-            body.append([label, f"**{round(x, 2)}×** at the median Fmax of each: {fmt(par['cycles_per_frame_1500'])} cycles at "
+            x = par["speedup_1500"]
+            body.append([label, f"**{fmt(x)}×** at the median Fmax of each, both routed by {router_of(par)} "
+                                f"(`{std['design']}`): {fmt(par['cycles_per_frame_1500'])} cycles at "
                                 f"{fmt(par['fmax_mhz'])} MHz ({spread(par)}) vs {fmt(std['cycles_per_frame_1500'])} at "
                                 f"{fmt(std['fmax_mhz'])} MHz; area {par['luts']} vs {std['luts']} LUT4, {par['ffs']} vs "
                                 f"{std['ffs']} FF, {par['brams']} vs {std['brams']} EBR; 8-way {path(par)}",
                          f"{'yes' if x >= 3.7 else 'no'}: {pct(x, 3.7)}"])
+        elif par and par.get("fmax_mhz"):
+            body.append([label, f"no standard core routed by {router_of(par)} at the current RTL to compare with "
+                                f"(`make -C hdl synth SYNTH_DESIGNS=ccmp_core{style}_{router_of(par)}:ecp5`)", "–"])
         else:
             body.append([label, (f"{no_median(par)}; area only: {area(par)}{too_big(par)}" if par else gone), "–"])
     for name, style in (("ccmp_multi_r1", "LUT S-boxes"), ("ccmp_multi_r1_split_bram", "block-RAM S-boxes")):
@@ -336,6 +391,61 @@ def goals_layout(rs):
         else:
             body.append([label, (f"{no_median(multi)}; area only: {area(multi)}" if multi else gone), "–"])
     return table(["goal", "reached (median over placement seeds)", "met?"], body)
+
+
+def speedup(par, std):
+    """How many times faster a frame of 1500 octets goes through `par` than through `std`, each
+    at its median Fmax."""
+    t = lambda r: r["cycles_per_frame_1500"] / r["fmax_mhz"]
+    return t(std) / t(par)
+
+
+# hdl/README.md's figures: `<!-- fig NAME -->text<!-- /fig -->`, the text rewritten by this
+# script from summary.json (NAME = design[:target].key, target ecp5 unless named) or from
+# netlists.json (NAME = netlist:top.key), and checked by syn/check_figures.py.
+FIGURE = re.compile(r"<!-- fig ([\w:.]+) -->((?:(?!<!-- /?fig).)*)<!-- /fig -->", re.S)
+FIGURE_MARK = re.compile(r"<!-- /?fig\b")
+
+
+def figure(name, rs, netlists):
+    """The text of one named figure; KeyError for a name that names nothing measured."""
+    subject, key = name.rsplit(".", 1)
+    count = lambda v: f"{v:,}"
+    if subject.startswith("netlist:"):
+        return count(netlists[subject.split(":", 1)[1]][key])
+    design, _, target = subject.partition(":")
+    r = next((r for r in rs if r["design"] == design and r["target"] == (target or "ecp5")), None)
+    if r is None:
+        raise KeyError(f"{design}:{target or 'ecp5'} has no row in summary.json")
+    per_block = AES_CYCLES_PER_BLOCK.get(lut_twin(design))
+    values = {
+        "luts": lambda: count(r["luts"]), "ffs": lambda: count(r["ffs"]), "brams": lambda: count(r["brams"]),
+        "fmax": lambda: fmt(r["fmax_mhz"]), "spread": lambda: f"{fmt(r['fmax_min_mhz'])}–{fmt(r['fmax_max_mhz'])}",
+        "seeds": lambda: str(len([f for f in r["fmax_by_seed"].values() if f is not None])),
+        "cycles": lambda: fmt(r["cycles_per_frame_1500"]), "gbps": lambda: fmt(r["gbps"]),
+        "frame_us": lambda: fmt(round(r["cycles_per_frame_1500"] / r["fmax_mhz"], 2)),
+        # An AES core's block rate, 128 bits a block (aes128_p004: and Table 5's, a round call a block).
+        "block_gbps": lambda: fmt(round(128 * r["fmax_mhz"] / per_block / 1000, 3)),
+        "call_gbps": lambda: fmt(round(128 * r["fmax_mhz"] / P004_CALL_CYCLES / 1000, 3)),
+        "speedup": lambda: fmt(r["speedup_1500"]), "standard": lambda: r["standard"],
+        "router": lambda: router_of(r),
+    }
+    if key not in values:
+        raise KeyError(f"no figure {key!r} (one of {', '.join(values)})")
+    text = values[key]()
+    if text in (None, "–"):
+        raise KeyError(f"{name} is not measured at the current RTL")
+    return text
+
+
+def fill_figures(text, rs, netlists):
+    """`text` with every named figure rewritten; unknown names are left for check_figures.py."""
+    def one(m):
+        try:
+            return f"<!-- fig {m[1]} -->{figure(m[1], rs, netlists)}<!-- /fig -->"
+        except (KeyError, TypeError, ZeroDivisionError):
+            return m[0]
+    return FIGURE.sub(one, text)
 
 
 def replace_between(text, marker, content):
@@ -363,7 +473,10 @@ def main():
                                       if missing else "")
     text = replace_between(readme.read_text(), "TABLE", table_text)
     text = replace_between(text, "GOALS", goals_layout(rs))
-    readme.write_text(replace_between(text, "LAYOUTS", layouts))
+    netlists = netlist_rows()
+    NETLISTS.write_text(json.dumps(netlists, indent=1) + "\n")
+    readme.write_text(fill_figures(replace_between(text, "LAYOUTS", layouts), rs, netlists))
+    HDL_README.write_text(fill_figures(HDL_README.read_text(), rs, netlists))
     for r in rs:
         print(r["design"], r["target"], r["luts"], r["fmax_mhz"], spread(r), r["cycles_per_frame_1500"])
 
