@@ -37,7 +37,7 @@ REWRITE = ".venv/bin/python scripts/readme_results.py"
 # The engine's headline sets: a results folder, the archive of its `wlansec bench ccmp --json`
 # runs and the runs' names in it (one set of alternating runs on one CPU).
 ENGINE_SETS = [
-    ("2026-11-29-anchor-best", "runs.tar.gz", r"run-c\d-\d+\.json"),
+    ("2026-11-29-per-core", "runs.tar.gz", r"raw/run-all-\d+\.json"),
     ("2026-11-29-zen3-mixed-lengths", "runs-f7027e5.tar.gz", r"run-c\d-\d+\.json"),
     ("2026-11-28-zen4-host-engine", "runs.tar.gz", r"e00f9a0/run-c\d-\d+\.json"),
 ]
@@ -161,13 +161,13 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
                                    if t["direction"] == d and t["threads"] == cores
                                    and t.get("mode", "multibuffer") == mode]) for d in ("protect", "unprotect")]
     if "mode" in runs[0]["threads"][0]:  # the per-core engine: one pinned worker per core, rings
-        rows.append(["per-core engine, one core, 1500 B, protecting / opening (× the kernel on the same frames)",
+        rows.append(["per-core engine, one core, 1500 B, sealing / opening (× the kernel, same frames)",
                      " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
         most = max(t["threads"] for t in runs[0]["threads"])
-        for mode, what in (("multibuffer", "1500 B"), ("mixed", "mixed lengths")):
-            if most > 1:
-                rows.append([f"per-core engine, {most} cores ÷ one core, {what}, protecting / opening",
-                             " / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))])
+        if most > 1:
+            rows.append([f"per-core engine, {most} cores ÷ one, sealing / opening, 1500 B; mixed",
+                         "; ".join(" / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))
+                                   for mode in ("multibuffer", "mixed"))])
     else:
         rows.append(["sharded engine, one thread, protecting / opening (× the kernel)",
                      " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
