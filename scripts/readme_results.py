@@ -46,6 +46,7 @@ WITHDRAWN = object()
 # Capture decryption: a results folder and its `scripts/bench_decrypt.py --json` file (or an
 # archive and the file's name in it), newest first.
 DECRYPT_RUNS = [
+    ("2026-11-29-decrypt-threads", "decrypt.json", None),
     ("2026-11-29-bounded-state", "decrypt.json", None),
     ("2026-11-29-zen3-mixed-lengths", "decrypt-f7027e5.json", None),
     ("2026-11-28-zen4-host-engine", "runs.tar.gz", "e00f9a0/decrypt.json"),
@@ -205,10 +206,11 @@ def decrypt() -> list[str]:
         rows.append([f"{d['capture_mb']:.0f} MB, {d['frames']:,} frames, one core each, medians of {d['runs']}",
                      f"{ours['mb_per_cpu_s']:,.0f}", f"{theirs['mb_per_cpu_s']:,.0f}",
                      f"**{ours['mb_per_cpu_s'] / theirs['mb_per_cpu_s']:.1f}×**",
+                     f"{d['wall_over_copy']['copy (cp)']:.2f}× on {d['threads']} threads" if "wall_over_copy" in d else "—",
                      cpu_name(d["host"]["cpu_model"]), short(d.get("commit")), link(folder)])
     return ["`wlansec decrypt` against airdecap-ng on one synthetic CCMP-128 capture (8 stations, a rekey), "
-            "MB per CPU-second:", ""] + \
-        table(["capture", "wlansec", "airdecap-ng", "ratio", "CPU", "commit", "raw runs"], rows)
+            "MB per CPU-second, and the wall time against a plain copy of the capture:", ""] + \
+        table(["capture", "wlansec", "airdecap-ng", "ratio", "wall ÷ `cp`", "CPU", "commit", "raw runs"], rows)
 
 
 # ---------------------------------------------------------------- hardware
