@@ -6,6 +6,7 @@
 
 pub mod ft;
 mod kde;
+pub mod owe;
 
 pub use kde::{kde_type, key_data_items, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
 

@@ -15,7 +15,8 @@ pub use crate::error::HandshakeError;
 use crate::error::{Error, Result};
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
-use crate::rsn::kdf::{derive_ptk, Pmk, Ptk, Secret};
+use crate::rsn::eapol::KeyIntegrity;
+use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
 use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IgtkKey};
@@ -60,14 +61,30 @@ pub struct Params {
 }
 
 impl Params {
-    /// The key descriptor version the AKM and pairwise cipher call for (12.7.2).
+    /// The key descriptor version the AKM and pairwise cipher call for (12.7.2): 1 to 3,
+    /// or 0 (AKM-defined) for SAE, OWE and the others whose AKM names the MIC.
     pub fn version(&self) -> Result<KeyDescriptorVersion> {
-        match (self.akm, self.pairwise) {
-            (Akm::Psk | Akm::Ieee8021x, CipherSuite::Tkip) => Ok(KeyDescriptorVersion::HmacMd5Rc4),
-            (Akm::Psk | Akm::Ieee8021x, _) => Ok(KeyDescriptorVersion::HmacSha1Aes),
-            (Akm::PskSha256 | Akm::Ieee8021xSha256, _) => Ok(KeyDescriptorVersion::AesCmac),
-            _ => Err(Error::Unsupported("AKM without a key descriptor version 1-3")),
+        if self.akm.is_ft() {
+            return Err(Error::Unsupported("an FT AKM's PTK comes from PMK-R1"));
         }
+        Ok(AkmKeys::of(self.akm, None)?.descriptor_version(self.pairwise))
+    }
+
+    /// The key hierarchy of the AKM with `pmk`: OWE and SAE-EXT-KEY take their hash from
+    /// the Diffie-Hellman group, whose hash's length the PMK has (32, 48 or 64 octets:
+    /// groups 19, 20, 21), as hostapd picks it.
+    fn keys(&self, pmk: &Pmk) -> Result<AkmKeys> {
+        let group = match pmk.as_bytes().len() {
+            48 => 20,
+            64 => 21,
+            _ => 19,
+        };
+        AkmKeys::of(self.akm, Some(group))
+    }
+
+    /// The PTK of a handshake with these nonces.
+    fn ptk(&self, pmk: &Pmk, keys: &AkmKeys, anonce: &[u8; 32], snonce: &[u8; 32]) -> Result<Ptk> {
+        derive_ptk_with(pmk, keys, usize::from(self.tk_len()?), self.aa, self.spa, anonce, snonce)
     }
 
     fn tk_len(&self) -> Result<u16> {
@@ -98,8 +115,8 @@ fn frame(
     }
 }
 
-/// Build, encrypt and sign a frame that carries Key Data under the PTK.
-fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
+/// Build, encrypt and sign (with `integrity`) a frame that carries Key Data under the PTK.
+fn sealed(ptk: &Ptk, integrity: KeyIntegrity, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
     let version = repr.key_info.version()?;
     let encrypted;
     let mut repr = repr;
@@ -107,7 +124,7 @@ fn sealed(ptk: &Ptk, repr: EapolKeyRepr<'_>) -> Result<Vec<u8>> {
         encrypted = eapol::encrypt_key_data(version, ptk.kek.as_bytes(), &repr.key_iv, repr.key_data)?;
         repr.key_data = &encrypted;
     }
-    repr.to_signed_bytes(ptk.kck.as_bytes())
+    repr.to_signed_bytes_with(integrity, ptk.kck.as_bytes())
 }
 
 /// Where the authenticator is; the states after message 2 hold the PTK it derived, so no
@@ -137,6 +154,8 @@ impl AuthState {
 pub struct Authenticator {
     params: Params,
     version: KeyDescriptorVersion,
+    /// The AKM's key hierarchy: KDF hash, KCK/KEK lengths and MIC.
+    keys: AkmKeys,
     pmk: Pmk,
     state: AuthState,
     counter: u64,
@@ -158,6 +177,7 @@ impl Authenticator {
         check_gtk_key_id(gtk_key_id)?;
         Ok(Authenticator {
             version: params.version()?,
+            keys: params.keys(&pmk)?,
             params,
             pmk,
             state: AuthState::Idle,
@@ -254,10 +274,11 @@ impl Authenticator {
     fn send_current(&mut self) -> Result<Vec<Event>> {
         self.counter += 1;
         let v = self.version;
+        let integrity = self.keys.integrity_of(v);
         let bytes = match &self.state {
             AuthState::SentM1 => {
                 frame(v, KeyInfo::PAIRWISE | KeyInfo::ACK, self.params.tk_len()?, self.counter, self.anonce, 0, &[])
-                    .to_signed_bytes(&[])?
+                    .to_signed_bytes_with(integrity, &[])?
             }
             AuthState::SentM3 { ptk } => {
                 let data =
@@ -269,13 +290,14 @@ impl Authenticator {
                     | KeyInfo::INSTALL
                     | KeyInfo::SECURE
                     | KeyInfo::ENCRYPTED_KEY_DATA;
-                sealed(ptk, frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data))?
+                let m3 = frame(v, flags, self.params.tk_len()?, self.counter, self.anonce, self.gtk_rsc, &data);
+                sealed(ptk, integrity, m3)?
             }
             AuthState::SentG1 { ptk } => {
                 let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
                 let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
                 let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
-                sealed(ptk, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
+                sealed(ptk, integrity, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
             }
             _ => return Ok(Vec::new()),
         };
@@ -285,7 +307,7 @@ impl Authenticator {
     /// Handle an EAPOL-Key frame from the supplicant. Frames that fail a check are refused
     /// with an error and change nothing.
     pub fn receive(&mut self, bytes: &[u8]) -> Result<Vec<Event>> {
-        let view = EapolKey::new_checked(bytes)?;
+        let view = EapolKey::new_checked_with_mic_len(bytes, self.keys.integrity_of(self.version).mic_len())?;
         let info = view.key_info();
         if info.has(KeyInfo::ACK) || !info.has(KeyInfo::MIC) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
@@ -300,9 +322,8 @@ impl Authenticator {
         match (&self.state, info.has(KeyInfo::PAIRWISE)) {
             (AuthState::SentM1, true) => {
                 let snonce = view.nonce();
-                let p = &self.params;
-                let ptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &self.anonce, &snonce)?;
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                let ptk = self.params.ptk(&self.pmk, &self.keys, &self.anonce, &snonce)?;
+                self.verify_mic(&ptk, bytes)?;
                 if !rsne_matches(view.key_data(), &self.params.sta_rsne) {
                     return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay2 }.into());
                 }
@@ -318,7 +339,7 @@ impl Authenticator {
                         HandshakeError::Unexpected { expected: Some(Message::FourWay4), got: Message::FourWay2 };
                     return Err(unexpected.into());
                 }
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.verify_mic(ptk, bytes)?;
                 let tk = ptk.tk.clone();
                 self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
                     AuthState::SentM3 { ptk } => AuthState::Done { ptk },
@@ -327,7 +348,7 @@ impl Authenticator {
                 Ok(vec![Event::InstallPairwise { tk }, Event::PairwiseComplete])
             }
             (AuthState::SentG1 { ptk }, false) => {
-                eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+                self.verify_mic(ptk, bytes)?;
                 self.state = match std::mem::replace(&mut self.state, AuthState::Idle) {
                     AuthState::SentG1 { ptk } => AuthState::Done { ptk },
                     other => other,
@@ -336,6 +357,13 @@ impl Authenticator {
             }
             (state, _) => Err(HandshakeError::Unexpected { expected: state.expects(), got: view.message() }.into()),
         }
+    }
+}
+
+impl Authenticator {
+    /// Check a frame's MIC under `ptk` with the AKM's MIC.
+    fn verify_mic(&self, ptk: &Ptk, bytes: &[u8]) -> Result<()> {
+        eapol::verify_mic_with(self.keys.integrity_of(self.version), ptk.kck.as_bytes(), bytes)
     }
 }
 
@@ -349,6 +377,8 @@ fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
 pub struct Supplicant {
     params: Params,
     version: KeyDescriptorVersion,
+    /// The AKM's key hierarchy: KDF hash, KCK/KEK lengths and MIC.
+    keys: AkmKeys,
     pmk: Pmk,
     /// The highest replay counter of a frame whose MIC verified.
     last_counter: Option<u64>,
@@ -372,6 +402,7 @@ impl Supplicant {
     pub fn new(params: Params, pmk: Pmk) -> Result<Self> {
         Ok(Supplicant {
             version: params.version()?,
+            keys: params.keys(&pmk)?,
             params,
             pmk,
             last_counter: None,
@@ -389,6 +420,11 @@ impl Supplicant {
         self.ptk.as_ref()
     }
 
+    /// The MIC of this side's EAPOL-Key frames.
+    fn integrity(&self) -> KeyIntegrity {
+        self.keys.integrity_of(self.version)
+    }
+
     fn check_counter(&self, counter: u64) -> Result<()> {
         match self.last_counter {
             Some(last) if counter <= last => Err(Error::Replay { pn: counter, last }),
@@ -399,7 +435,7 @@ impl Supplicant {
     /// Handle an EAPOL-Key frame from the authenticator. `rng` gives the SNonce of a new
     /// handshake. Frames that fail a check are refused with an error and change nothing.
     pub fn receive(&mut self, bytes: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<Event>> {
-        let view = EapolKey::new_checked(bytes)?;
+        let view = EapolKey::new_checked_with_mic_len(bytes, self.integrity().mic_len())?;
         let info = view.key_info();
         if !info.has(KeyInfo::ACK) || info.version()? != self.version {
             return Err(HandshakeError::NotFromPeer.into());
@@ -421,7 +457,7 @@ impl Supplicant {
                         fresh
                     }
                 };
-                let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
+                let tptk = p.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
                 let m2 = frame(
                     self.version,
                     KeyInfo::PAIRWISE | KeyInfo::MIC,
@@ -431,7 +467,7 @@ impl Supplicant {
                     0,
                     &p.sta_rsne,
                 )
-                .to_signed_bytes(tptk.kck.as_bytes())?;
+                .to_signed_bytes_with(self.integrity(), tptk.kck.as_bytes())?;
                 self.snonce = Some(snonce);
                 self.snonce_spent = false;
                 Ok(vec![Event::Send(m2)])
@@ -451,9 +487,8 @@ impl Supplicant {
         let snonce = self
             .snonce
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::FourWay3 })?;
-        let p = &self.params;
-        let tptk = derive_ptk(&self.pmk, p.akm, p.pairwise, p.aa, p.spa, &view.nonce(), &snonce)?;
-        eapol::verify_mic(tptk.kck.as_bytes(), bytes)?;
+        let tptk = self.params.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
+        eapol::verify_mic_with(self.integrity(), tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         if !rsne_matches(&key_data, &self.params.ap_rsne) {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
@@ -476,7 +511,7 @@ impl Supplicant {
             0,
             &[],
         )
-        .to_signed_bytes(tptk.kck.as_bytes())?;
+        .to_signed_bytes_with(self.integrity(), tptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(m4)];
         if self.ptk.as_ref().map(|installed| &installed.tk) != Some(&tptk.tk) {
             events.push(Event::InstallPairwise { tk: tptk.tk.clone() });
@@ -495,7 +530,7 @@ impl Supplicant {
             .ptk
             .as_ref()
             .ok_or(HandshakeError::Unexpected { expected: Some(Message::FourWay1), got: Message::Group1 })?;
-        eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+        eapol::verify_mic_with(self.integrity(), ptk.kck.as_bytes(), bytes)?;
         if !view.key_info().has(KeyInfo::ENCRYPTED_KEY_DATA) {
             let why = "without encrypted Key Data";
             return Err(HandshakeError::Flags { message: Message::Group1, why }.into());
@@ -506,7 +541,7 @@ impl Supplicant {
         let igtk = IgtkKey::find(&key_data)?;
         self.last_counter = Some(view.replay_counter());
         let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
-            .to_signed_bytes(ptk.kck.as_bytes())?;
+            .to_signed_bytes_with(self.integrity(), ptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(g2)];
         events.extend(self.install_gtk(key_id, gtk, view.key_rsc()));
         events.extend(igtk.and_then(|k| self.install_igtk(k)));

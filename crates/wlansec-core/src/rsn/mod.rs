@@ -8,6 +8,7 @@ pub mod element;
 pub mod handshake;
 pub mod kdf;
 pub mod keywrap;
+pub mod owe;
 pub mod sae;
 pub mod tdls;
 

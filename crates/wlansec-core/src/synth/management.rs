@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::gen::Rng;
 use crate::rsn::element::ft::{self as ft_elements, FtElement};
+use crate::rsn::element::owe::DhParameterRepr;
 use crate::rsn::element::ElementKind;
 use crate::rsn::{Akm, CipherSuite, MfpPolicy, RsnElementRepr};
 use crate::suite::FrameSuite;
@@ -112,10 +113,9 @@ impl Synth {
         let mut elements = self.elements()?;
         if self.config.akm == Akm::Owe {
             // OWE Diffie-Hellman Parameter element: group 19 and a public key (x-coordinate).
-            elements.extend_from_slice(&[ft_elements::EXTENSION_ID, 35, ft_elements::OWE_DH_PARAMETER_EXT_ID, 19, 0]);
             let mut public = [0u8; 32];
             self.rng.fill_bytes(&mut public);
-            elements.extend_from_slice(&public);
+            elements.extend_from_slice(&DhParameterRepr { group: 19, public_key: &public }.to_bytes()?);
         }
         let request = AssociationRequestRepr {
             capability,

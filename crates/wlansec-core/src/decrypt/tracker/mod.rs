@@ -24,7 +24,7 @@ use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
-use crate::rsn::element::ft as ft_elements;
+use crate::rsn::element::owe as owe_elements;
 use crate::rsn::{Akm, AkmKeys, CipherSuite, MfpPolicy, Ptk, RsnElementRepr, Secret};
 use crate::rx::{DataFrame, RxKey, Security};
 use crate::suite::tkip::Role;
@@ -372,8 +372,8 @@ impl KeyTracker {
         let owe = elements
             .iter()
             .filter_map(|e| e.ok())
-            .find(|e| e.id() == ft_elements::EXTENSION_ID)
-            .and_then(|e| ft_elements::owe_group(e.data()));
+            .find(|e| e.id() == owe_elements::EXTENSION_ID)
+            .and_then(|e| owe_elements::owe_group(e.data()));
         if owe.is_some() {
             network.owe_group = owe;
         }

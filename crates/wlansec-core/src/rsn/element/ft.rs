@@ -1,17 +1,13 @@
 //! The elements the FT key hierarchy is named by (IEEE 802.11-2020 9.4.2.46-47): the
 //! Mobility Domain element (MDID) and the Fast BSS Transition element (R0KH-ID, R1KH-ID,
 //! nonces), as an initial mobility domain association carries them in its association
-//! frames and its 4-way handshake's messages 2 and 3. Also the OWE Diffie-Hellman Parameter
-//! element, whose group picks OWE's hash.
+//! frames and its 4-way handshake's messages 2 and 3.
 
 use crate::error::{Error, Result};
 
 /// Element IDs.
 pub const MOBILITY_DOMAIN_ID: u8 = 54;
 pub const FAST_BSS_TRANSITION_ID: u8 = 55;
-pub const EXTENSION_ID: u8 = 255;
-/// Element ID Extension of the OWE Diffie-Hellman Parameter element.
-pub const OWE_DH_PARAMETER_EXT_ID: u8 = 32;
 
 /// FTE subelement IDs.
 mod subelement {
@@ -88,15 +84,6 @@ impl<'a> FtElement<'a> {
     }
 }
 
-/// The group of an OWE Diffie-Hellman Parameter element (the body after its Element ID
-/// Extension): the first two octets, little-endian.
-pub fn owe_group(ext_body: &[u8]) -> Option<u16> {
-    match ext_body {
-        [OWE_DH_PARAMETER_EXT_ID, a, b, ..] => Some(u16::from_le_bytes([*a, *b])),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,7 +100,5 @@ mod tests {
         assert!(FtElement::parse(&body[..80], 16).is_err());
         assert_eq!(mdid(&[0xa1, 0xb2, 0x01]).unwrap(), [0xa1, 0xb2]);
         assert!(mdid(&[0xa1]).is_err());
-        assert_eq!(owe_group(&[32, 19, 0, 9, 9]), Some(19));
-        assert_eq!(owe_group(&[33, 19, 0]), None);
     }
 }

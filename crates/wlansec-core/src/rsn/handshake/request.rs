@@ -5,7 +5,7 @@
 
 use super::{frame, Authenticator, Supplicant};
 use crate::error::{Error, HandshakeError, Result};
-use crate::rsn::eapol::{self, EapolKey, KeyInfo, Message};
+use crate::rsn::eapol::{EapolKey, KeyInfo, Message};
 use crate::rsn::Event;
 
 impl Supplicant {
@@ -16,7 +16,8 @@ impl Supplicant {
         self.request_counter += 1;
         let key_type = if pairwise { KeyInfo::PAIRWISE } else { 0 };
         let flags = KeyInfo::REQUEST | KeyInfo::ERROR | KeyInfo::MIC | KeyInfo::SECURE | key_type;
-        frame(self.version, flags, 0, self.request_counter, [0; 32], 0, &[]).to_signed_bytes(ptk.kck.as_bytes())
+        let integrity = self.integrity();
+        frame(self.version, flags, 0, self.request_counter, [0; 32], 0, &[]).to_signed_bytes_with(integrity, ptk.kck.as_bytes())
     }
 }
 
@@ -26,7 +27,7 @@ impl Authenticator {
     pub(super) fn request(&mut self, bytes: &[u8], view: &EapolKey<&[u8]>) -> Result<Vec<Event>> {
         let info = view.key_info();
         let ptk = self.ptk().ok_or(HandshakeError::Unexpected { expected: None, got: Message::Request })?;
-        eapol::verify_mic(ptk.kck.as_bytes(), bytes)?;
+        self.verify_mic(ptk, bytes)?;
         let counter = view.replay_counter();
         if let Some(last) = self.last_request.filter(|&last| counter <= last) {
             return Err(Error::Replay { pn: counter, last });
@@ -45,6 +46,7 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
+    use crate::rsn::eapol;
     use crate::rsn::element::{ElementKind, RsnElementRepr};
     use crate::rsn::kdf::{Pmk, Secret};
     use crate::rsn::{Akm, CipherSuite, Params};
