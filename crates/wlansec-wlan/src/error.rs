@@ -30,6 +30,12 @@ pub enum Error {
     EnhancedWays(usize),
     /// A `--pmf` other than off, optional, required.
     UnknownPmf(String),
+    /// A `--sae-pwe` other than hnp, h2e, both (or a `sae_pwe` other than 0, 1, 2).
+    UnknownSaePwe(String),
+    /// An SAE network whose management frame protection is not required (WPA3 requires it).
+    SaeWithoutPmf,
+    /// An SAE Authentication frame from `peer` that the local side refused.
+    Sae { peer: MacAddr, why: wlansec_core::rsn::sae::SaeError },
     /// Something the security mode (named as `--security` names it) does not have (open: no
     /// frame suite; WEP: no handshake).
     ModeLacks { mode: String, what: &'static str },
@@ -98,6 +104,13 @@ impl fmt::Display for Error {
             Error::UnknownPmf(s) => {
                 write!(f, "unknown management frame protection `{}` (off, optional, required)", s.escape_default())
             }
+            Error::UnknownSaePwe(s) => {
+                write!(f, "unknown SAE password element method `{}` (hnp, h2e, both)", s.escape_default())
+            }
+            Error::SaeWithoutPmf => {
+                f.write_str("SAE needs management frame protection required (--pmf required, ieee80211w=2)")
+            }
+            Error::Sae { peer, .. } => write!(f, "SAE frame from {peer} refused"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
                 write!(
@@ -139,6 +152,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Handshake { why, .. } | Error::BadMac { why, .. } => Some(why),
+            Error::Sae { why, .. } => Some(why),
             Error::Node { source, .. } => Some(source.as_ref()),
             Error::Io { source, .. } | Error::NotRunning { source, .. } => Some(source),
             _ => None,
@@ -197,6 +211,9 @@ mod tests {
                 "sudo",
             ),
             (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
+            (Error::UnknownSaePwe("3".into()), "hnp, h2e, both"),
+            (Error::SaeWithoutPmf, "management frame protection required"),
+            (Error::Sae { peer, why: wlansec_core::rsn::sae::SaeError::ConfirmMismatch }, "SAE frame"),
         ]
     }
 

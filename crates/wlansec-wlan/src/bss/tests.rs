@@ -11,6 +11,7 @@ mod group;
 mod michael;
 mod model;
 mod pmf;
+mod sae;
 
 pub(super) const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
