@@ -34,6 +34,8 @@ pub enum Error {
     UnknownSaePwe(String),
     /// An SAE network whose management frame protection is not required (WPA3 requires it).
     SaeWithoutPmf,
+    /// An SAE group other than 19, 20, 21.
+    SaeGroup(u16),
     /// An SAE Authentication frame from `peer` that the local side refused.
     Sae { peer: MacAddr, why: wlansec_core::rsn::sae::SaeError },
     /// Something the security mode (named as `--security` names it) does not have (open: no
@@ -111,6 +113,7 @@ impl fmt::Display for Error {
                 f.write_str("SAE needs management frame protection required (--pmf required, ieee80211w=2)")
             }
             Error::Sae { peer, .. } => write!(f, "SAE frame from {peer} refused"),
+            Error::SaeGroup(id) => write!(f, "SAE group {id} not supported (19, 20, 21)"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
                 write!(
@@ -213,6 +216,7 @@ mod tests {
             (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
             (Error::UnknownSaePwe("3".into()), "hnp, h2e, both"),
             (Error::SaeWithoutPmf, "management frame protection required"),
+            (Error::SaeGroup(14), "19, 20, 21"),
             (Error::Sae { peer, why: wlansec_core::rsn::sae::SaeError::ConfirmMismatch }, "SAE frame"),
         ]
     }

@@ -122,6 +122,54 @@ impl fmt::Display for SaePwe {
     }
 }
 
+/// What `--security` names: how frames are protected and whether stations authenticate by
+/// SAE (`sae`: CCMP-128 with SAE, management frame protection required).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Security {
+    pub mode: SecurityMode,
+    pub sae: bool,
+}
+
+impl Security {
+    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19).
+    pub fn key_management(self, pwe: SaePwe, groups: &[u16]) -> Result<KeyManagement> {
+        if !self.sae {
+            return Ok(KeyManagement::Psk);
+        }
+        let groups = match groups {
+            [] => SaeSettings::default().groups,
+            ids => ids.iter().map(|&id| Group::from_id(id).ok_or(Error::SaeGroup(id))).collect::<Result<_>>()?,
+        };
+        Ok(KeyManagement::Sae(SaeSettings { pwe, groups }))
+    }
+}
+
+impl From<SecurityMode> for Security {
+    fn from(mode: SecurityMode) -> Self {
+        Security { mode, sae: false }
+    }
+}
+
+impl FromStr for Security {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "sae" => Ok(Security { mode: SecurityMode::Ccmp, sae: true }),
+            other => Ok(Security { mode: other.parse()?, sae: false }),
+        }
+    }
+}
+
+impl fmt::Display for Security {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.sae {
+            f.write_str("sae")
+        } else {
+            self.mode.fmt(f)
+        }
+    }
+}
+
 /// The RSN Extension element's ID (IEEE 802.11-2020 9.4.2.241).
 pub const RSNXE_ID: u8 = 244;
 /// The RSNXE saying "SAE hash-to-element": bit 5 of its one octet (whose low four bits
@@ -389,6 +437,21 @@ mod tests {
         assert_eq!("enhanced".parse::<SecurityMode>().unwrap(), SecurityMode::Enhanced(Ways::N1));
         assert!("enhanced:3".parse::<SecurityMode>().is_err());
         assert!("wpa3".parse::<SecurityMode>().is_err());
+    }
+
+    #[test]
+    fn sae_is_ccmp_with_sae_and_its_settings_parse() {
+        let sae: Security = "sae".parse().unwrap();
+        assert_eq!((sae.mode, sae.sae, sae.to_string()), (SecurityMode::Ccmp, true, "sae".into()));
+        assert_eq!("tkip".parse::<Security>().unwrap().to_string(), "tkip");
+        let km = sae.key_management(SaePwe::Both, &[20, 19]).unwrap();
+        assert_eq!(km.sae().unwrap().groups, vec![Group::P384, Group::P256]);
+        assert!(matches!(sae.key_management(SaePwe::Both, &[14]), Err(Error::SaeGroup(14))));
+        for (conf, arg) in [("0", "hnp"), ("1", "h2e"), ("2", "both")] {
+            assert_eq!(SaePwe::from_conf(conf).unwrap(), arg.parse().unwrap());
+            assert_eq!(arg.parse::<SaePwe>().unwrap().to_string(), arg);
+        }
+        assert!(SaePwe::from_conf("3").is_err() && "sometimes".parse::<SaePwe>().is_err());
     }
 
     #[test]

@@ -13,9 +13,9 @@ use rand_chacha::rand_core::CryptoRng;
 
 pub use crate::error::HandshakeError;
 use crate::error::{Error, Result};
+use crate::rsn::eapol::KeyIntegrity;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
-use crate::rsn::eapol::KeyIntegrity;
 use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;

@@ -17,7 +17,7 @@ use crate::card::{CryptoEngine, CryptoModel};
 use crate::ibss::IbssStation;
 use crate::medium::Medium;
 use crate::netns::{self, NodeAddrs};
-use crate::security::SecurityMode;
+use crate::security::{Security, SecurityMode};
 use crate::{Error, Result};
 
 /// Keep at most this many release errors for the statistics (the log file has them all).
@@ -106,9 +106,11 @@ impl State {
         let bssid: MacAddr = ap_mac.parse().map_err(|why| Error::BadMac { what: format!("BSSID {ap_mac}"), why })?;
         let fragment_threshold = config.fragment_threshold()?;
         let pmf = config.pmf()?;
+        let key_management = config.key_management()?;
         let network = |passphrase: &str| NetworkConfig {
             fragment_threshold,
             pmf,
+            key_management: key_management.clone(),
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };
         let mut nodes = Vec::new();
@@ -119,9 +121,8 @@ impl State {
                 .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
-                Machine::Ap(
-                    AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey),
-                )
+                let ap = AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey);
+                Machine::Ap(if config.keylog.is_some() { ap.with_sae_pmk_log() } else { ap })
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {
@@ -204,6 +205,28 @@ impl State {
         }
     }
 
+    /// Append the PMKs node `i` (the access point) accepted by SAE to the key log, in
+    /// Wireshark's `80211_keys` form.
+    fn log_sae_pmks(&mut self, i: usize) {
+        let (Some(path), Machine::Ap(ap)) = (&self.config.keylog, &mut self.nodes[i].machine) else { return };
+        let pmks = ap.take_sae_pmks();
+        if pmks.is_empty() {
+            return;
+        }
+        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let mut text = String::new();
+        for p in pmks {
+            text += &format!("# SAE PMK of {}, PMKID {}\n", p.station, hex(&p.pmkid));
+            text += &format!("\"wpa-psk\",\"{}\"\n", hex(p.pmk.as_bytes()));
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        if let Err(e) = options.open(path).and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes())) {
+            eprintln!("wlansec: key log {}: {e}", path.display());
+        }
+    }
+
     fn spin_ns(&self) -> u64 {
         u64::from(self.config.release_spin_us) * 1_000
     }
@@ -241,6 +264,7 @@ impl State {
                 let mut out = Vec::new();
                 let started = io.now_ns();
                 let _ = self.nodes[d.to].machine.on_air(&d.mpdu, &mut out);
+                self.log_sae_pmks(d.to);
                 let done = io.now_ns();
                 if self.mode.host_protected() {
                     self.nodes[d.to].host_crypto_ns += done - started;
@@ -329,7 +353,11 @@ impl State {
         Status {
             name: self.config.name.clone(),
             ssid: self.config.ssid.clone(),
-            security: self.mode.to_string(),
+            security: self
+                .config
+                .security
+                .parse::<Security>()
+                .map_or_else(|_| self.mode.to_string(), |s| s.to_string()),
             pmf: self.config.pmf.clone(),
             phy: self.phy.to_string(),
             link: profile.phy.to_string(),

@@ -17,7 +17,8 @@ impl Supplicant {
         let key_type = if pairwise { KeyInfo::PAIRWISE } else { 0 };
         let flags = KeyInfo::REQUEST | KeyInfo::ERROR | KeyInfo::MIC | KeyInfo::SECURE | key_type;
         let integrity = self.integrity();
-        frame(self.version, flags, 0, self.request_counter, [0; 32], 0, &[]).to_signed_bytes_with(integrity, ptk.kck.as_bytes())
+        frame(self.version, flags, 0, self.request_counter, [0; 32], 0, &[])
+            .to_signed_bytes_with(integrity, ptk.kck.as_bytes())
     }
 }
 

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::sae::message::{emit_refusal, AuthFrame, TRANSACTION_COMMIT};
-use wlansec_core::rsn::sae::{Password, PweMethod, Responder, ResponderConfig, SaeEvent, StatusCode};
+use wlansec_core::rsn::sae::{Password, PweMethod, Responder, ResponderConfig, SaeError, SaeEvent, StatusCode};
 use wlansec_core::rsn::Pmk;
 use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody};
 use wlansec_core::wire::MacAddr;
@@ -171,6 +171,11 @@ impl AccessPoint {
             Ok(events) => events,
             Err(why) => {
                 self.counters.refused_sae += 1;
+                if why == SaeError::ConfirmMismatch {
+                    // Why, for status, a while (a bounded few).
+                    let failure = "SAE confirm failed (wrong password?)".to_string();
+                    self.table.failures.record(sta, failure, now_ms);
+                }
                 if let Some(status) = why.status() {
                     let mut refusal = Vec::new();
                     emit_refusal(transaction, status, &mut refusal);
