@@ -192,7 +192,10 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     settings.security = Some(mode);
     if let Some(line) = sae_line {
         if mode != SecurityMode::Ccmp {
-            return Err(ConfError::Unsupported { line: Some(line), what: format!("SAE with {mode} (SAE needs rsn_pairwise=CCMP)") });
+            return Err(ConfError::Unsupported {
+                line: Some(line),
+                what: format!("SAE with {mode} (SAE needs rsn_pairwise=CCMP)"),
+            });
         }
         let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
         sae_needs_pmf_required(ieee80211w, line)?;
