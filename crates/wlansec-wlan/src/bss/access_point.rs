@@ -340,7 +340,9 @@ impl AccessPoint {
         match body {
             // SAE opens no association: a station on a protected link keeps it until its
             // association request is checked with an SA Query.
-            ManagementBody::Authentication(auth) if auth.algorithm == ALGORITHM_SAE => self.sae_frame(sta, raw, out)?,
+            ManagementBody::Authentication(auth) if auth.algorithm == ALGORITHM_SAE && self.sae.is_some() => {
+                self.sae_frame(sta, raw, out)?
+            }
             // A station on a protected link keeps it until an SA Query says it is gone: an
             // unprotected Authentication may be anyone's.
             ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 && protected_link => {
