@@ -2,12 +2,14 @@
 stations join by SAE (group 19, hash-to-element) and carry ping over IPv4 and IPv6 and a TCP
 transfer; tshark dissects the capture's SAE Authentication frames (algorithm 3: commit and
 confirm each way) and the association's RSN element (AKM 8, PMF required, the PMKID), and
-decrypts the data frames with the PMKs `--keylog` wrote, as does `wlansec decrypt`."""
+decrypts the data frames with the PMKs `--keylog` wrote, as does `wlansec decrypt`. And `ap`
+and `sta` join by SAE over the UDP air."""
 
 import os
 import re
 import shutil
 import stat
+import time
 import subprocess
 from pathlib import Path
 
@@ -101,3 +103,28 @@ def test_a_wrong_sae_password_fails_up_at_the_confirm():
 def test_sae_options_that_cannot_work_are_refused(args, says):
     r = wlansec("wlan", "up", "--name", "wtsaeopt", *args, check=False)
     assert r.returncode != 0 and says in r.stderr, r.stderr
+
+
+def test_sae_ap_and_station_over_udp_across_a_veth_pair(tmp_path):
+    """`wlansec ap` and `wlansec sta` with `--security sae` in two namespaces joined by a veth
+    pair: the station joins by SAE over the UDP air and ping passes."""
+    from test_wlan import WLANSEC, veth_pair
+
+    a, b = "wtsua", "wtsub"
+    with veth_pair(a, b, 79) as procs:
+        common = ["--security", "sae", "--passphrase", PASSPHRASE, "--ssid", "udp-sae"]
+        logs = [open(tmp_path / f"{role}.log", "w") for role in ("ap", "sta")]
+        procs.append(subprocess.Popen(["ip", "netns", "exec", a, WLANSEC, "ap", *common, "--mac", "02:79:00:00:00:fe", "--ipv4", "10.79.0.254/24", "--ipv6", "fd79::fe/64", "--listen", "192.168.79.1:7700"], stderr=logs[0]))
+        procs.append(subprocess.Popen(["ip", "netns", "exec", b, WLANSEC, "sta", *common, "--mac", "02:79:00:00:00:01", "--ipv4", "10.79.0.1/24", "--ipv6", "fd79::1/64", "--ap", "192.168.79.1:7700", "--bssid", "02:79:00:00:00:fe"], stderr=logs[1]))
+        sta_log = tmp_path / "sta.log"
+        deadline = time.time() + 20
+        while "station: connected" not in sta_log.read_text() and time.time() < deadline:
+            assert all(p.poll() is None for p in procs), (tmp_path / "ap.log").read_text() + sta_log.read_text()
+            time.sleep(0.1)
+        assert "station: connected" in sta_log.read_text(), sta_log.read_text()
+        for dst in ("10.79.0.254", "fd79::fe"):
+            for _ in range(5):
+                r = netns(b, "ping", "-c", "3", "-i", "0.1", "-W", "2", dst, check=False)
+                if r.returncode == 0 and " 0% packet loss" in r.stdout:
+                    break
+            assert r.returncode == 0 and " 0% packet loss" in r.stdout, r.stdout + sta_log.read_text()
