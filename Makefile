@@ -8,13 +8,15 @@ PY := $(VENV)/bin/python
 WLANSEC := target/release/wlansec
 OUT := out
 
-.PHONY: setup build demo test test-rust test-python lint fuzz clean bench-decrypt lab lab-resume lab-publish
+.PHONY: setup build demo test test-rust test-python test-c lint fuzz clean bench-decrypt lab lab-resume lab-publish lib-c install bench-c
 
 setup:
 	@bash scripts/setup.sh
 
+# The verilog feature: `wlan up --ap-crypto verilog:MHZ` (the RTL verilated; scripts/setup.sh
+# installs verilator).
 build: setup
-	cargo build --release --locked -p wlansec-cli
+	cargo build --release --locked -p wlansec-cli --features verilog
 
 # The main job: the engine's self-check, then a quick run of every lab experiment on the
 # emulated WLAN, and the report (out/lab/report/index.html). Needs root (namespaces, TAP).
@@ -48,17 +50,50 @@ test: build
 	@bash scripts/test.sh
 
 test-rust:
-	cargo test --workspace --locked
+	cargo test --workspace --locked --features wlansec-cli/verilog
 
 test-python:
 	WLANSEC=$(abspath $(WLANSEC)) $(PY) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup tests/python
+
+# libwlansec, the C library (crates/wlansec-c): `make install PREFIX=...` installs the shared
+# and the static library, the header and wlansec.pc (its paths are PREFIX's, made absolute).
+PREFIX ?= /usr/local
+prefix := $(abspath $(PREFIX))
+LIBDIR ?= $(prefix)/lib
+INCLUDEDIR ?= $(prefix)/include
+C_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+C_MAJOR := $(firstword $(subst ., ,$(C_VERSION)))
+
+lib-c:
+	cargo build --release --locked -p wlansec-c
+
+install: lib-c
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 target/release/libwlansec.a $(DESTDIR)$(LIBDIR)/libwlansec.a
+	install -m 755 target/release/libwlansec.so $(DESTDIR)$(LIBDIR)/libwlansec.so.$(C_VERSION)
+	ln -sf libwlansec.so.$(C_VERSION) $(DESTDIR)$(LIBDIR)/libwlansec.so.$(C_MAJOR)
+	ln -sf libwlansec.so.$(C_MAJOR) $(DESTDIR)$(LIBDIR)/libwlansec.so
+	install -m 644 crates/wlansec-c/include/wlansec.h $(DESTDIR)$(INCLUDEDIR)/wlansec.h
+	sed -e 's|@PREFIX@|$(prefix)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(C_VERSION)|' crates/wlansec-c/wlansec.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/wlansec.pc
+
+# The C example and test, built with the system cc against a fresh `make install` in a
+# temporary prefix (through pkg-config, so the .pc file is tested too), linked with the
+# shared and with the static library; the test checks the published vectors and
+# intel-ipsec-mb on random frames.
+test-c: lib-c
+	@bash tests/c/run.sh
+
+# The C API against the Rust API on identical frames, alternating, medians side by side.
+bench-c: lib-c
+	@bash tests/c/run.sh --bench
 
 # The fuzz crate (outside the workspace: libFuzzer flags) is linted too, so its targets and the
 # seed-corpus example keep building between `make fuzz` runs.
 lint:
 	cargo fmt --all --check
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
-	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy --workspace --all-targets --locked --features wlansec-cli/verilog -- -D warnings
 	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
 
 # `wlansec decrypt` against airdecap-ng on one ~250 MB synthetic capture, one core each

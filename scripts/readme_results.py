@@ -157,7 +157,8 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
     if enh8:
         rows.append(["Enhanced CCMP N=8, one frame, 1500 B", f"{enh8:.3f}"])
     sharded = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["threads"]
-                       if t["direction"] == d and t["threads"] == 1]) for d in ("protect", "unprotect")]
+                       if t["direction"] == d and t["threads"] == 1
+                       and t.get("mode", "multibuffer") == "multibuffer"]) for d in ("protect", "unprotect")]
     rows.append(["sharded engine, one thread, protecting / opening (× the kernel)", " / ".join(f"{v:.3f}" for v in sharded)])
     return [r + [cpu, commit, where] for r in rows]
 

@@ -77,11 +77,10 @@ def main(directory):
     print()
     for tag, tagged in runs.items():
         for t in tagged[0]["threads"]:
-            same = per_run(tagged, lambda run: find(run["threads"], direction=t["direction"], threads=t["threads"])
-                           ["of_kernel_same_frames"])
-            speedup = per_run(tagged, lambda run: find(run["threads"], direction=t["direction"],
-                                                       threads=t["threads"])["speedup"])
-            print(f"{tag}: sharded {t['direction']:<9} {t['threads']} thread(s): of the kernel on the same "
+            row = dict(direction=t["direction"], threads=t["threads"], **({"mode": t["mode"]} if "mode" in t else {}))
+            same = per_run(tagged, lambda run: find(run["threads"], **row)["of_kernel_same_frames"])
+            speedup = per_run(tagged, lambda run: find(run["threads"], **row)["speedup"])
+            print(f"{tag}: sharded {t.get('mode', '')} {t['direction']:<9} {t['threads']} thread(s): of the kernel on the same "
                   f"frames {median(same):.3f} ({min(same):.3f}-{max(same):.3f}), x{median(speedup):.2f} of 1 thread")
         for v in tagged[0]["versus_ipsec_mb"]:
             setting = dict(mode=v.get("mode", "multibuffer"), frame_bytes=v["frame_bytes"])

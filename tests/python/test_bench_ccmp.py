@@ -164,11 +164,13 @@ SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["direction", "threads", "frame_bytes", "frames", "gb_per_s", "speedup",
-                             "of_kernel", "load_average"],
+                "required": ["direction", "mode", "threads", "frame_bytes", "frames", "frames_per_s",
+                             "gb_per_s", "speedup", "of_kernel", "of_kernel_same_frames", "load_average"],
                 "properties": {"direction": {"enum": ["protect", "unprotect"]},
-                               "threads": {"enum": [1, 2]}, "gb_per_s": NUMBER, "speedup": NUMBER,
-                               "of_kernel": NUMBER,
+                               "mode": {"enum": ["multibuffer", "mixed"]},
+                               "threads": {"type": "integer", "minimum": 1}, "frames_per_s": NUMBER,
+                               "gb_per_s": NUMBER, "speedup": NUMBER, "of_kernel": NUMBER,
+                               "of_kernel_same_frames": NUMBER,
                                "load_average": {"type": "array", "items": NUMBER,
                                                 "minItems": 3, "maxItems": 3}},
             },
@@ -205,7 +207,7 @@ def report(wlansec, tmp_path_factory):
         skip_for_cpu("AES-NI and AVX (bench ccmp)")
     assert done.returncode == 0, done.stderr
     # The printed table carries the same run.
-    assert "multibuffer" in done.stdout and "sharded engine" in done.stdout
+    assert "multibuffer" in done.stdout and "per-core engine" in done.stdout
     return json.loads(out.read_text())
 
 
@@ -237,8 +239,10 @@ def test_every_implementation_mode_and_size_is_measured(report):
     mixed = [r for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", "mixed")]
     assert len(mixed) == 1 and mixed[0]["lanes"] == lanes
     assert len(report["bound"]["per_result"]) == len(report["results"])
-    assert {(t["direction"], t["threads"]) for t in report["threads"]} == {
-        (d, n) for d in ("protect", "unprotect") for n in (1, 2)}
+    # The per-core engine on every core the bench may run on, both directions and settings.
+    cores = len(os.sched_getaffinity(0))
+    assert sorted((t["mode"], t["direction"], t["threads"]) for t in report["threads"]) == sorted(
+        (m, d, n) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect") for n in range(1, cores + 1))
     assert {(r["ways"], r["frame_bytes"]) for r in report["mic_ctr_split"]} == {
         (w, s) for w in (1, 2, 4, 8) for s in SIZES}
     assert sorted((a["mode"], a["lanes"], a["frame_bytes"]) for a in report["alone"]) == sorted(
@@ -257,11 +261,18 @@ def test_figures_describe_the_same_time(report):
         cycles = r["cycles_per_byte"] * r["frame_bytes"]
         core_cycles_from_time = seconds * machine["core_hz"]
         assert 0.5 < cycles / core_cycles_from_time < 2.0, r
-    # The sharded rows' fraction is of the multi-buffer kernel's row at their frame size.
+    # The per-core rows' fraction is of the multi-buffer kernel's row of their mode (at their
+    # frame size; mixed: the one row), their frames/s and GB/s one time, their speed-up over
+    # one core of the same mode and direction.
     for t in report["threads"]:
-        kernel = next(r for r in report["results"] if (r["impl"], r["mode"], r["frame_bytes"]) == (
-            "wlansec", "multibuffer", t["frame_bytes"]))
+        kernel = next(r for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", t["mode"])
+                      and (t["mode"] == "mixed" or r["frame_bytes"] == t["frame_bytes"]))
         assert math.isclose(t["of_kernel"], t["gb_per_s"] / kernel["gb_per_s"], rel_tol=1e-9), t
+        # A mixed row's frame_bytes is its mean length rounded up: within an octet a frame.
+        assert math.isclose(t["gb_per_s"], t["frames_per_s"] * t["frame_bytes"] / 1e9, rel_tol=1 / t["frame_bytes"]), t
+        one = next(o for o in report["threads"] if (o["mode"], o["direction"], o["threads"]) == (
+            t["mode"], t["direction"], 1))
+        assert math.isclose(t["speedup"], t["gb_per_s"] / one["gb_per_s"], rel_tol=1e-9), t
     for bound, r in zip(report["bound"]["per_result"], report["results"]):
         assert (bound["impl"], bound["mode"], bound["frame_bytes"]) == (
             r["impl"], r["mode"], r["frame_bytes"])

@@ -11,7 +11,6 @@ mod hexarg;
 mod output;
 mod progress;
 mod selftest;
-mod sigbus;
 mod suites;
 mod synth;
 mod usage;

@@ -48,11 +48,6 @@ impl AtomicFile {
         Ok(self.temp.reopen()?)
     }
 
-    /// Where the file is being written until it is committed.
-    pub fn temporary_path(&self) -> &Path {
-        self.temp.path()
-    }
-
     /// Move the complete file into place.
     pub fn commit(self) -> Result<()> {
         let path = self.path;

@@ -53,6 +53,64 @@ pub struct Args {
 enum Kind {
     /// Whole SAE exchanges (station and access point) with the secrets each side drew.
     Sae(SaeArgs),
+    /// Whole OWE exchanges (RFC 8110) with both secret scalars, elements, PMK and PMKID.
+    Owe(OweArgs),
+}
+
+#[derive(clap::Args)]
+struct OweArgs {
+    /// Group: 19 (P-256), 20 (P-384) or 21 (P-521).
+    #[arg(long, default_value_t = 19)]
+    group: u16,
+    /// Number of exchanges.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Seed of the deterministic generator (the two secrets).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Serialize)]
+struct OweVector {
+    group: u16,
+    sta_secret: String,
+    ap_secret: String,
+    /// The Diffie-Hellman Parameter elements, whole: association request and response.
+    sta_element: String,
+    ap_element: String,
+    pmk: String,
+    pmkid: String,
+}
+
+fn run_owe(args: OweArgs) -> Result<ExitCode> {
+    use wlansec_core::rsn::owe::{self, OweStation};
+    let group = Group::from_id(args.group)
+        .ok_or_else(|| usage(anyhow!("OWE group {} not supported (19, 20 or 21)", args.group)))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let mut out = BufWriter::new(io::stdout().lock());
+    for _ in 0..args.count {
+        let (sta_secret, ap_secret) = (group.random_scalar(&mut rng), group.random_scalar(&mut rng));
+        let sta = OweStation::with_secret(group, &sta_secret)?;
+        let sta_element = sta.request_element();
+        let (ap_element, ap_keys) = owe::respond_with_secret(&sta_element, &[group], &ap_secret)?;
+        let keys = sta.complete(&ap_element)?;
+        if keys != ap_keys {
+            return Err(anyhow!("the two sides of an OWE exchange derived different keys"));
+        }
+        let vector = OweVector {
+            group: args.group,
+            sta_secret: hex::encode(&*sta_secret),
+            ap_secret: hex::encode(&*ap_secret),
+            sta_element: hex::encode(&sta_element),
+            ap_element: hex::encode(&ap_element),
+            pmk: hex::encode(keys.pmk.as_bytes()),
+            pmkid: hex::encode(keys.pmkid),
+        };
+        serde_json::to_writer(&mut out, &vector)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(clap::Args)]
@@ -219,8 +277,10 @@ struct Vector {
 const EDGE_LENGTHS: [usize; 10] = [0, 1, 15, 16, 17, 31, 32, 33, MAX_MSDU_LEN - 1, MAX_MSDU_LEN];
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if let Some(Kind::Sae(sae)) = args.kind {
-        return run_sae(sae);
+    match args.kind {
+        Some(Kind::Sae(sae)) => return run_sae(sae),
+        Some(Kind::Owe(owe)) => return run_owe(owe),
+        None => {}
     }
     if args.min_len > args.max_len {
         return Err(usage(anyhow!("--min-len {} is above --max-len {}", args.min_len, args.max_len)));

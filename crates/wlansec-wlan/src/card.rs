@@ -9,8 +9,10 @@
 //!   produced by `scripts/wlan-count-instructions.sh`) divided by the clock.
 //! * `fixed:US`: a stated per-frame latency.
 //!
-//! The access point's crypto is `sw` (the host engine, real CPU cost, nothing modelled) or
-//! `rtl` (cycles per frame of the Verilog CCMP core ÷ its Fmax).
+//! The access point's crypto is `sw` (the host engine, real CPU cost, nothing modelled),
+//! `rtl` (cycles per frame of the Verilog CCMP core ÷ its Fmax), or `verilog:MHZ`: no model
+//! at all, the RTL itself ([`crate::verilog`]) seals and opens every CCMP frame, and the
+//! time it takes is the cycles the RTL counted at MHZ.
 //!
 //! A card takes a frame from the host only when its transmit queue has room
 //! ([`CryptoEngine::send`]): a frame the queue would drop never costs engine time.
@@ -22,6 +24,7 @@ use serde::Serialize;
 
 use crate::medium::Medium;
 use crate::security::SecurityMode;
+use crate::verilog::{self, Card};
 use crate::{Error, Result};
 
 /// Instruction counts per frame (suite → [(MPDU bytes, instructions)]), from callgrind.
@@ -45,6 +48,10 @@ pub enum CryptoModel {
         cycles_per_frame: f64,
         fmax_mhz: f64,
     },
+    /// The access point's verilated RTL clocked at `mhz`: its cost is what it counts.
+    Verilog {
+        mhz: f64,
+    },
 }
 
 impl FromStr for CryptoModel {
@@ -62,6 +69,7 @@ impl FromStr for CryptoModel {
             None if s == "rtl" => rtl_from_reports(),
             Some(("mcu", v)) => Ok(CryptoModel::Mcu { mhz: number(v)? }),
             Some(("fixed", v)) => Ok(CryptoModel::Fixed { us: number(v)? }),
+            Some(("verilog", v)) => Ok(CryptoModel::Verilog { mhz: number(v)? }),
             _ => Err(Error::UnknownCryptoModel(s.into())),
         }
     }
@@ -75,6 +83,7 @@ impl fmt::Display for CryptoModel {
             CryptoModel::Mcu { mhz } => write!(f, "mcu:{mhz}"),
             CryptoModel::Fixed { us } => write!(f, "fixed:{us}"),
             CryptoModel::Rtl { fmax_mhz, .. } => write!(f, "rtl@{fmax_mhz}MHz"),
+            CryptoModel::Verilog { mhz } => write!(f, "verilog:{mhz}"),
         }
     }
 }
@@ -124,13 +133,17 @@ pub fn mcu_instructions(suite: &str, mpdu_bytes: usize) -> Option<f64> {
 
 impl CryptoModel {
     /// Modelled microseconds to protect (or unprotect) one MPDU; 0 when this model adds
-    /// nothing (host crypto, a line-rate card, or no crypto at all).
+    /// nothing (host crypto, a line-rate card, or no crypto at all). The Verilog card has no
+    /// model: each frame costs what its RTL counted ([`CryptoEngine`] asks it).
     pub fn cost_us(&self, mode: SecurityMode, mpdu_bytes: usize) -> Result<f64> {
         if mode == SecurityMode::Open {
             return Ok(0.0);
         }
         Ok(match self {
             CryptoModel::Host | CryptoModel::Hw => 0.0,
+            CryptoModel::Verilog { .. } => {
+                return Err(Error::Verilog("its cost is the cycles its RTL counts for each frame, not a model".into()))
+            }
             CryptoModel::Fixed { us } => *us,
             CryptoModel::Mcu { mhz } => {
                 let mode = mode.to_string();
@@ -151,9 +164,11 @@ impl CryptoModel {
 }
 
 /// A crypto engine that serialises frames: each starts when the previous one is done.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CryptoEngine {
     pub model: CryptoModel,
+    /// The Verilog card that seals and opens the frames (model `verilog:MHZ`).
+    card: Option<Card>,
     free_at_ns: u64,
     pub frames: u64,
     pub busy_ns: u64,
@@ -161,20 +176,43 @@ pub struct CryptoEngine {
 
 impl CryptoEngine {
     pub fn new(model: CryptoModel) -> Self {
-        CryptoEngine { model, free_at_ns: 0, frames: 0, busy_ns: 0 }
+        CryptoEngine { model, card: None, free_at_ns: 0, frames: 0, busy_ns: 0 }
+    }
+
+    /// The engine of `verilog:MHZ`: `card` does the work and counts its cycles.
+    pub fn on_card(model: CryptoModel, card: Card) -> Self {
+        CryptoEngine { card: Some(card), ..CryptoEngine::new(model) }
+    }
+
+    pub fn card(&self) -> Option<&Card> {
+        self.card.as_ref()
     }
 
     /// When a frame handed over at `now_ns` is done.
     pub fn done_at(&mut self, now_ns: u64, mode: SecurityMode, mpdu_bytes: usize) -> Result<u64> {
         let cost = self.model.cost_ns(mode, mpdu_bytes)?;
-        if cost == 0 {
-            return Ok(now_ns);
+        Ok(self.occupy(now_ns, cost))
+    }
+
+    /// When a frame handed over at `now_ns` is done that took the card `cycles` clock cycles.
+    pub fn done_after_cycles(&mut self, now_ns: u64, cycles: u64) -> u64 {
+        let mhz = match self.model {
+            CryptoModel::Verilog { mhz } => mhz,
+            _ => f64::INFINITY,
+        };
+        self.occupy(now_ns, (cycles as f64 * 1e3 / mhz) as u64)
+    }
+
+    /// Busy for `cost_ns` from `now_ns`, or from when the frame before is done.
+    fn occupy(&mut self, now_ns: u64, cost_ns: u64) -> u64 {
+        if cost_ns == 0 {
+            return now_ns;
         }
         let start = now_ns.max(self.free_at_ns);
-        self.free_at_ns = start + cost;
+        self.free_at_ns = start + cost_ns;
         self.frames += 1;
-        self.busy_ns += cost;
-        Ok(self.free_at_ns)
+        self.busy_ns += cost_ns;
+        self.free_at_ns
     }
 
     /// Hand sender `from`'s MPDU, given to the card at `now_ns`, through this engine (when
@@ -194,7 +232,15 @@ impl CryptoEngine {
         if medium.is_full(from) {
             return Ok(medium.enqueue(from, mpdu, now_ns));
         }
-        let ready = if protected { self.done_at(now_ns, mode, mpdu.len())? } else { now_ns };
+        let ready = match (&self.card, protected) {
+            (_, false) => now_ns,
+            // The card sealed it (a protected frame it did not seal would cost nothing).
+            (Some(card), true) => {
+                let cycles = verilog::seal_cycles(card, &mpdu).unwrap_or(0);
+                self.done_after_cycles(now_ns, cycles)
+            }
+            (None, true) => self.done_at(now_ns, mode, mpdu.len())?,
+        };
         Ok(medium.enqueue(from, mpdu, ready))
     }
 }
@@ -208,7 +254,10 @@ mod tests {
         assert_eq!("hw".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Ccmp, 1500).unwrap(), 0);
         assert_eq!("fixed:20000".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Tkip, 64).unwrap(), 20_000_000);
         assert_eq!("fixed:5".parse::<CryptoModel>().unwrap().cost_ns(SecurityMode::Open, 64).unwrap(), 0);
-        for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu"] {
+        let verilog = "verilog:104".parse::<CryptoModel>().unwrap();
+        assert_eq!((verilog.to_string(), &verilog), ("verilog:104".into(), &CryptoModel::Verilog { mhz: 104.0 }));
+        assert!(verilog.cost_ns(SecurityMode::Ccmp, 1500).is_err(), "the Verilog card has no cost model");
+        for bad in ["mcu:", "mcu:-3", "fixed:abc", "gpu", "verilog:0", "verilog"] {
             assert!(bad.parse::<CryptoModel>().is_err(), "{bad}");
         }
     }
@@ -219,6 +268,14 @@ mod tests {
         assert_eq!(e.done_at(0, SecurityMode::Ccmp, 100).unwrap(), 10_000);
         assert_eq!(e.done_at(1_000, SecurityMode::Ccmp, 100).unwrap(), 20_000);
         assert_eq!(e.done_at(50_000, SecurityMode::Ccmp, 100).unwrap(), 60_000);
+    }
+
+    #[test]
+    fn the_verilog_card_costs_its_cycles_at_its_clock() {
+        let mut e = CryptoEngine::new(CryptoModel::Verilog { mhz: 104.0 });
+        assert_eq!(e.done_after_cycles(0, 1040), 10_000);
+        assert_eq!(e.done_after_cycles(5_000, 104), 11_000, "a frame waits for the one ahead");
+        assert_eq!((e.frames, e.busy_ns), (2, 11_000));
     }
 
     #[test]

@@ -46,13 +46,16 @@ pub enum Error {
     WepKeyLength { got: usize },
     /// A PHY name that does not parse.
     Phy(ParsePhyError),
-    /// A crypto model name other than hw, mcu:MHZ, fixed:US, sw, rtl.
+    /// A crypto model name other than hw, mcu:MHZ, fixed:US, sw, rtl, verilog:MHZ.
     UnknownCryptoModel(String),
     /// A crypto model whose parameter is not a positive number (`mcu:-3`).
     CryptoModelParameter(String),
     /// The rtl model's hardware report (`hdl/reports/summary.json`) does not parse or lacks
     /// a number it needs. A missing report is an [`Error::Io`].
     RtlReport { path: String, why: String },
+    /// The access point's Verilog card cannot be used: why (not built, not the access
+    /// point's crypto, a mode other than CCMP, or the RTL failed).
+    Verilog(String),
     /// No MCU instruction counts for this mode's suite (the mode named as `--security`
     /// names it).
     NoMcuCounts(String),
@@ -125,7 +128,7 @@ impl fmt::Display for Error {
             Error::UnknownCryptoModel(s) => {
                 write!(
                     f,
-                    "unknown crypto model `{}` (hw, mcu:MHZ, fixed:US; access point: sw, rtl)",
+                    "unknown crypto model `{}` (hw, mcu:MHZ, fixed:US; access point: sw, rtl, verilog:MHZ)",
                     s.escape_default()
                 )
             }
@@ -133,6 +136,7 @@ impl fmt::Display for Error {
                 write!(f, "crypto model `{}`: expected a positive number", s.escape_default())
             }
             Error::RtlReport { path, why } => write!(f, "rtl model: {path}: {why} (make -C hdl reports)"),
+            Error::Verilog(why) => write!(f, "verilog card: {why}"),
             Error::NoMcuCounts(mode) => write!(f, "no MCU instruction counts for {mode}"),
             Error::BadMac { what, .. } => write!(f, "{what}: not a MAC address"),
             Error::Node { role, .. } => write!(f, "cannot set up {role}"),

@@ -13,16 +13,23 @@ use wlansec_core::wire::{Frame, Rules};
 
 use crate::node::{AnyTransmitter, Credential};
 use crate::security::SecurityMode;
+use crate::verilog::CcmpOn;
 use crate::Result;
 
-/// A fresh random GTK of `mode` and its transmitter under `key_id`.
-pub(crate) fn fresh_gtk(mode: SecurityMode, key_id: u8, rng: &mut ChaCha8Rng) -> Result<(Secret, AnyTransmitter)> {
+/// A fresh random GTK of `mode` and its transmitter under `key_id`, running `on` the host or
+/// a card.
+pub(crate) fn fresh_gtk(
+    mode: SecurityMode,
+    key_id: u8,
+    rng: &mut ChaCha8Rng,
+    on: &CcmpOn,
+) -> Result<(Secret, AnyTransmitter)> {
     let mut g = [0u8; 32];
     rng.fill_bytes(&mut g);
     let len = if mode == SecurityMode::Tkip { 32 } else { 16 };
     let gtk = Secret::from_slice(&g[..len])?;
     g.fill(0);
-    let tx = Transmitter::new(mode.group_suite(gtk.as_bytes())?, key_id);
+    let tx = on.group_tx(mode, gtk.as_bytes(), key_id)?;
     Ok((gtk, tx))
 }
 
@@ -33,12 +40,13 @@ pub(crate) fn first_key(
     credential: &Credential,
     mode: SecurityMode,
     rng: &mut ChaCha8Rng,
+    on: &CcmpOn,
 ) -> Result<(Option<Secret>, Option<AnyTransmitter>)> {
     Ok(match credential {
         Credential::None => (None, None),
         Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
         Credential::Psk(_) | Credential::Sae(_) => {
-            let (gtk, tx) = fresh_gtk(mode, 1, rng)?;
+            let (gtk, tx) = fresh_gtk(mode, 1, rng, on)?;
             (Some(gtk), Some(tx))
         }
     })
@@ -58,13 +66,22 @@ pub(crate) struct GroupKeys {
     tx: AnyTransmitter,
     gtk: Option<Gtk>,
     next: Option<(Gtk, AnyTransmitter)>,
+    /// Where the rotations' GTKs run.
+    on: CcmpOn,
 }
 
 impl GroupKeys {
-    /// The group keys a network's credential calls for (none when open).
-    pub(crate) fn of(credential: &Credential, mode: SecurityMode, rng: &mut ChaCha8Rng) -> Result<Option<Self>> {
-        let (gtk, tx) = first_key(credential, mode, rng)?;
-        Ok(tx.map(|tx| GroupKeys { tx, gtk: gtk.map(|key| Gtk { key_id: 1, key, generation: 0 }), next: None }))
+    /// The group keys a network's credential calls for (none when open), running `on` the
+    /// host or a card.
+    pub(crate) fn of(
+        credential: &Credential,
+        mode: SecurityMode,
+        rng: &mut ChaCha8Rng,
+        on: CcmpOn,
+    ) -> Result<Option<Self>> {
+        let (gtk, tx) = first_key(credential, mode, rng, &on)?;
+        let gtk = gtk.map(|key| Gtk { key_id: 1, key, generation: 0 });
+        Ok(tx.map(|tx| GroupKeys { tx, gtk, next: None, on }))
     }
 
     /// The transmitter group frames go out under now.
@@ -91,7 +108,7 @@ impl GroupKeys {
             (None, Some(gtk)) if gtk.key_id == 1 => 2,
             _ => 1,
         };
-        let (key, tx) = fresh_gtk(mode, key_id, rng)?;
+        let (key, tx) = fresh_gtk(mode, key_id, rng, &self.on)?;
         self.next = Some((Gtk { key_id, key, generation }, tx));
         Ok(true)
     }

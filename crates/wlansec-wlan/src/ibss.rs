@@ -30,6 +30,7 @@ use crate::node::{
     Counters, Credential, NetworkConfig, Output, Sequence,
 };
 use crate::security::{LinkKeys, SecurityMode};
+use crate::verilog::CcmpOn;
 use crate::Result;
 
 mod admission;
@@ -84,7 +85,7 @@ impl IbssStation {
             return Err(crate::Error::ModeLacks { mode: "ibss".into(), what: "SAE (an access point has)" });
         }
         let mut rng = fresh_rng();
-        let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng)?;
+        let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng, &CcmpOn::Host)?;
         Ok(IbssStation {
             config,
             mac,
@@ -316,6 +317,7 @@ impl IbssStation {
                 | Event::PairwiseComplete
                 | Event::GroupComplete
                 | Event::InstallIntegrityGroup { .. }
+                | Event::InstallBeaconIntegrity { .. }
                 | Event::MicFailureReported { .. } => {}
             }
         }

@@ -4,7 +4,9 @@
 //! * [`airtime`]: the analytical airtime model (TXTIME, exchanges, backoff, saturation).
 //! * [`security`]: the security modes (open, WEP, TKIP, CCMP, Enhanced) and their keys.
 //! * [`medium`]: the shared virtual-time channel (contention, collisions, retries).
-//! * [`card`]: where the crypto runs (host engine, card models hw/mcu/fixed, AP sw/rtl).
+//! * [`card`]: where the crypto runs (host engine, card models hw/mcu/fixed, AP sw/rtl,
+//!   and the AP's verilated RTL, verilog:MHZ).
+//! * [`verilog`]: the access point's CCMP on its Verilog card (feature `verilog`).
 //! * [`netns`]: namespaces, TAP interfaces and the topology's names and addresses.
 //! * [`error`]: the crate's [`Error`] (names that do not parse, refused system calls,
 //!   handshakes a peer failed, and the engine's refusals).
@@ -33,5 +35,6 @@ pub mod pmf;
 pub mod security;
 mod tkip;
 pub mod udp;
+pub mod verilog;
 
 pub use error::{Error, Result};

@@ -77,6 +77,9 @@ pub struct Counters {
     /// Robust management frames (Deauthentication, Disassociation, robust Action) that came
     /// unprotected, or with a bad BIP MME, where 802.11w protects them: forgeries, dropped.
     pub refused_unprotected_management: u64,
+    /// Beacons refused under beacon protection: without an MME, with a replayed BIPN or a
+    /// bad MIC (forgeries, or an attacker's replays).
+    pub refused_beacons: u64,
     /// SA Queries the access point sent to check a protected link before a reassociation.
     pub sa_queries: u64,
     /// Association requests refused because every AID was held by a station that had
@@ -127,6 +130,9 @@ pub struct NetworkConfig {
     pub fragment_threshold: Option<FragmentationThreshold>,
     /// 802.11w management frame protection this node offers or requires.
     pub pmf: Pmf,
+    /// Beacon protection (hostapd's `beacon_prot`): an access point that protects management
+    /// frames also signs its beacons with BIP under a BIGTK it hands its stations.
+    pub beacon_protection: bool,
     /// Advertise SPP A-MSDU (the A-MSDU Present bit authenticated on links where the peer
     /// advertises it too); on by default.
     pub spp_amsdu: bool,
@@ -149,6 +155,7 @@ impl NetworkConfig {
             passphrase: passphrase.into(),
             fragment_threshold: None,
             pmf: Pmf::Off,
+            beacon_protection: false,
             spp_amsdu: true,
             max_stations: MAX_AID,
             key_management: KeyManagement::Psk,
@@ -186,6 +193,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("passphrase", &redacted(&self.passphrase))
             .field("fragment_threshold", &self.fragment_threshold)
             .field("pmf", &self.pmf)
+            .field("beacon_protection", &self.beacon_protection)
             .field("spp_amsdu", &self.spp_amsdu)
             .field("max_stations", &self.max_stations)
             .field("key_management", &self.key_management)

@@ -1,8 +1,9 @@
 //! 802.11w Protected Management Frames (IEEE 802.11-2016 11.13, 12.6.3) for the access point
 //! and its stations: what each side advertises (MFPC/MFPR), the negotiation at association,
 //! robust management frames protected under the link's pairwise key when individually
-//! addressed and with BIP under the IGTK when group addressed, and the SA Query procedure
-//! (11.13.2) that keeps a forged (re)association from tearing down a protected link.
+//! addressed and with BIP under the IGTK when group addressed, the SA Query procedure
+//! (11.13.2) that keeps a forged (re)association from tearing down a protected link, and
+//! beacon protection (IEEE 802.11-2020 12.6.1.1): BIP on beacons under a BIGTK.
 
 use std::fmt;
 use std::str::FromStr;
@@ -20,6 +21,11 @@ use crate::{Error, Result};
 
 /// The IGTK's Key ID: the first of the two (4 and 5) that 12.7.2 gives IGTKs.
 pub const IGTK_KEY_ID: u16 = 4;
+/// The BIGTK's Key ID: the first of the two (6 and 7) that beacon protection gives BIGTKs.
+pub const BIGTK_KEY_ID: u16 = 6;
+/// The Extended Capabilities element (9.4.2.26) with only bit 84, Beacon Protection
+/// Enabled, set: ID 127, 11 octets, bit 4 of the eleventh.
+pub const BEACON_PROTECTION_CAPABILITY: [u8; 13] = [127, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10];
 /// Action category of SA Query (Table 9-76) and its two action codes (9.6.10).
 const CATEGORY_SA_QUERY: u8 = 8;
 const SA_QUERY_REQUEST: u8 = 0;
@@ -101,20 +107,35 @@ pub fn open_unicast(keys: &mut LinkKeys, mpdu: &[u8]) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// The access point's integrity group key and its IPN counter.
+/// The access point's integrity group key (the IGTK, or the BIGTK of its beacons) and its
+/// IPN (BIPN) counter.
 pub struct IntegrityGroup {
     igtk: Igtk,
     ipn: PnCounter,
 }
 
 impl IntegrityGroup {
+    /// A fresh IGTK.
     pub fn fresh(rng: &mut ChaCha8Rng) -> Result<Self> {
+        Self::fresh_under(IGTK_KEY_ID, rng)
+    }
+
+    /// A fresh BIGTK, for beacons.
+    pub fn fresh_for_beacons(rng: &mut ChaCha8Rng) -> Result<Self> {
+        Self::fresh_under(BIGTK_KEY_ID, rng)
+    }
+
+    fn fresh_under(key_id: u16, rng: &mut ChaCha8Rng) -> Result<Self> {
         let mut key = [0u8; 16];
         rng.fill_bytes(&mut key);
         let algorithm = BipAlgorithm::from_cipher_suite(GROUP_MGMT_CIPHER)?;
-        let igtk = Igtk::new(algorithm, IGTK_KEY_ID, &key)?;
+        let igtk = Igtk::new(algorithm, key_id, &key)?;
         key.fill(0);
         Ok(IntegrityGroup { igtk, ipn: PnCounter::default() })
+    }
+
+    pub fn key_id(&self) -> u16 {
+        self.igtk.key_id()
     }
 
     pub fn key(&self) -> &Secret {
@@ -126,7 +147,7 @@ impl IntegrityGroup {
         self.ipn.last()
     }
 
-    /// A group-addressed robust management frame with its MME appended.
+    /// A group-addressed robust management frame (or a beacon) with its MME appended.
     pub fn protect(&mut self, mut mpdu: Vec<u8>) -> Result<Vec<u8>> {
         let len = mpdu.len();
         mpdu.resize(len + self.igtk.overhead(), 0);
@@ -137,16 +158,24 @@ impl IntegrityGroup {
 }
 
 /// A station's side of a protected link: the IGTK it installed, and the BIP check of
-/// group-addressed robust frames.
+/// group-addressed robust frames; or, as the station's second receiver, the BIGTK and the
+/// check of beacons.
 #[derive(Default)]
 pub struct IntegrityReceiver {
     bip: BipReceiver,
+    installed: bool,
 }
 
 impl IntegrityReceiver {
+    /// Whether a key is installed: from then on every frame it covers must verify.
+    pub fn installed(&self) -> bool {
+        self.installed
+    }
+
     pub fn install(&mut self, key_id: u16, igtk: &Secret, ipn: u64) -> Result<()> {
         let algorithm = BipAlgorithm::from_cipher_suite(GROUP_MGMT_CIPHER)?;
         self.bip.install(Igtk::new(algorithm, key_id, igtk.as_bytes())?, Pn::new(ipn)?);
+        self.installed = true;
         Ok(())
     }
 

@@ -37,7 +37,7 @@ use super::cpu;
 use super::ipsec_mb::IpsecMb;
 
 use batch_sizes::Stream;
-use frames::{QUICK_STREAM_FRAMES, SIZES, STREAM_FRAMES};
+use frames::{MIXED, QUICK_STREAM_FRAMES, SIZES, STREAM_FRAMES};
 use ipsec_mb_rows::IpsecMbInfo;
 use machine::{CpuFlags, Machine};
 use report::Report;
@@ -111,11 +111,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mic_ctr_split = mic_ctr::measure(&clock, &mut rng);
     eprintln!("bench ccmp: one frame alone");
     let alone = alone::measure(&clock, engine, &mut rng)?;
-    eprintln!("bench ccmp: sharded engine, 1 and 2 threads");
-    let kernel_gb_per_s = |bytes: usize| {
+    eprintln!("bench ccmp: per-core engine on 1 to {} cores", sharded::cores());
+    // The kernel's row of a mode: at the frame size for `multibuffer`, the one row for
+    // mixed lengths.
+    let kernel_gb_per_s = |mode: &str, bytes: usize| {
         results
             .iter()
-            .find(|r| r.implementation == "wlansec" && r.mode == "multibuffer" && r.frame_bytes == bytes)
+            .find(|r| r.implementation == "wlansec" && r.mode == mode && (mode == MIXED || r.frame_bytes == bytes))
             .map_or(f64::NAN, |r| r.gb_per_s)
     };
     let threads = sharded::measure(&clock, engine, &mut rng, kernel_gb_per_s)?;

@@ -10,7 +10,7 @@ use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::pmf::Pmf;
-use wlansec_wlan::security::{SaePwe, Security};
+use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
 
 use super::{check_passphrase, check_pmf, pmf_or_default};
 use crate::bounded;
@@ -131,7 +131,9 @@ pub struct UpArgs {
     /// Stations' card crypto for wep/tkip/ccmp: hw, mcu:MHZ, fixed:US.
     #[arg(long, default_value = "hw")]
     pub(super) card: String,
-    /// Access point crypto: sw (host engine) or rtl (Verilog core: cycles ÷ Fmax).
+    /// Access point crypto: sw (host engine), rtl (Verilog core: cycles ÷ Fmax from the
+    /// reports) or verilog:MHZ (the verilated RTL seals and opens every CCMP frame, its
+    /// cycles at MHZ are the crypto time; --security ccmp, a build with the verilog feature).
     #[arg(long, default_value = "sw")]
     pub(super) ap_crypto: String,
     /// Record the air (radiotap + 802.11) to this pcap file.
@@ -409,8 +411,17 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     let mode = security.mode;
     security.key_management(args.sae.pwe(), args.sae.groups())?;
     ampdu(args)?;
-    args.card.parse::<CryptoModel>()?;
-    args.ap_crypto.parse::<CryptoModel>()?;
+    if let CryptoModel::Verilog { .. } = args.card.parse::<CryptoModel>()? {
+        bail!("--card verilog: the Verilog card is the access point's (--ap-crypto verilog:MHZ)");
+    }
+    if let CryptoModel::Verilog { .. } = args.ap_crypto.parse::<CryptoModel>()? {
+        if !wlansec_wlan::verilog::BUILT {
+            bail!("--ap-crypto verilog: this wlansec was built without the `verilog` feature (make build)");
+        }
+        if mode != SecurityMode::Ccmp {
+            bail!("--ap-crypto verilog: the RTL is CCMP-128, so --security ccmp or sae");
+        }
+    }
     if !(1..=200).contains(&args.stations) {
         bail!("--stations must be 1..=200");
     }

@@ -165,14 +165,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The octets not read yet.
-    pub fn unread(&self) -> &'a [u8] {
-        match &self.format {
-            FormatReader::Pcap(r) => r.unread(),
-            FormatReader::Pcapng(r) => r.unread(),
-        }
-    }
-
     /// Where the reading stopped: the headers' state, what was found of an FCS, and the
     /// offset (in the slice) of the first record not read; `None` after a damaged record.
     fn suspend(self) -> Option<(Suspended, fcs::FcsDetector, usize)> {

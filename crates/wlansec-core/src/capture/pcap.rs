@@ -72,11 +72,6 @@ impl<'a> Reader<'a> {
         self.layout.link_type
     }
 
-    /// The file's octets not read yet.
-    pub fn unread(&self) -> &'a [u8] {
-        &self.file[self.offset..]
-    }
-
     /// Where the reading stopped: the layout and the offset of the first record not read.
     pub(super) fn suspend(self) -> (Layout, usize) {
         (self.layout, self.offset)

@@ -91,11 +91,6 @@ impl<'a> Reader<'a> {
         Ok(reader)
     }
 
-    /// The file's octets not read yet.
-    pub fn unread(&self) -> &'a [u8] {
-        &self.file[self.offset..]
-    }
-
     /// Where the reading stopped: the section and the offset of the first block not read.
     pub(super) fn suspend(self) -> (Section, usize) {
         (self.section, self.offset)

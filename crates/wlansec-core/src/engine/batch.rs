@@ -103,7 +103,7 @@ const BATCH_LANES: usize = 8;
 /// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of
 /// `BATCH_LANES`, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they
 /// would in one run of the whole batch.
-pub(crate) const TASK_CHUNK: usize = 8 * BATCH_LANES;
+pub const TASK_CHUNK: usize = 8 * BATCH_LANES;
 // `open_tasks` gives one verdict bit per task of a chunk in a `u64`.
 const _: () = assert!(TASK_CHUNK <= u64::BITS as usize);
 
@@ -460,6 +460,13 @@ pub type FastCcmp = Ccmp<Keyed, MIC_LEN>;
 impl FastCcmp {
     pub fn keyed(engine: Engine, tk: &[u8], mode: Mode) -> Result<Self> {
         Ok(Ccmp::from_sealer(Keyed { engine, key: Key::new(tk, mode)? }))
+    }
+}
+
+impl Keyed {
+    /// The engine key, for the batch paths (`Job`, `MpduJob`).
+    pub fn key(&self) -> &Key {
+        &self.key
     }
 }
 

@@ -7,7 +7,10 @@
 //!   paths. The engine's suites ([`EnhancedCcmp`], [`FastCcmp`]) are `suite::Ccmp` around
 //!   an engine `suite::Sealer`, so CCMP framing exists once.
 //! * [`key`]: engine keys (TK, mode, AES schedules).
-//! * [`sharded`]: the multi-core engine (shards by station and TID, PN order kept).
+//! * [`percore`]: the per-core engine: one pinned worker per core behind a submission and
+//!   a completion ring (submit a burst of frames, poll completions), each worker owning its
+//!   stations' keys, PN and replay counters, so each station's frames stay in order.
+//! * [`sharded`]: the multi-core engine as whole calls ([`sharded::FrameBatch`]) on `percore`.
 //!
 //! Backends ([`Backend`], chosen at run time): `portable` (the `aes` crate), `aesni` (AES-NI,
 //! also built with AVX-512VL for 32 registers) and `vaes`: four lanes per 512-bit VAESENC
@@ -27,12 +30,13 @@
 //!
 //! ```text
 //! sharded
-//!    └─► batch ──────────────────────────► framing ─► crate::suite::ccmp (the framing)
-//!          └─► aesni, vaes, portable       (kernels: implement kernel::Kernel)
-//!                └─► stitched, lanes       (one frame; the multi-buffer lane scheduler)
-//!                      └─► kernel          (the Kernel trait, the frame task, block helpers)
-//!                            └─► key       (TK, mode, AES schedules, expanded here only)
-//!                                  └─► enhanced (reference model, Ways, Variant, constants)
+//!    └─► percore                           (rings, workers; a worker frames and batches)
+//!          └─► batch ────────────────────────► framing ─► crate::suite::ccmp (the framing)
+//!                └─► aesni, vaes, portable (kernels: implement kernel::Kernel)
+//!                      └─► stitched, lanes (one frame; the multi-buffer lane scheduler)
+//!                            └─► kernel    (the Kernel trait, the frame task, block helpers)
+//!                                  └─► key (TK, mode, AES schedules, expanded here only)
+//!                                        └─► enhanced (reference model, Ways, Variant, constants)
 //! ```
 
 #[cfg(target_arch = "x86_64")]
@@ -43,6 +47,7 @@ pub mod framing;
 mod kernel;
 pub mod key;
 mod lanes;
+pub mod percore;
 mod portable;
 pub mod sharded;
 mod stitched;

@@ -54,6 +54,8 @@ pub enum HandshakeError {
     GtkKeyId(u8),
     /// An IGTK Key ID other than 4 or 5.
     IgtkKeyId(u16),
+    /// A BIGTK (beacon integrity key) Key ID other than 6 or 7.
+    BigtkKeyId(u16),
     /// A group rekey asked for before the 4-way handshake completed.
     NotEstablished,
 }
@@ -77,6 +79,7 @@ impl fmt::Display for HandshakeError {
             HandshakeError::AllZeroKey => write!(f, "all-zero key refused"),
             HandshakeError::GtkKeyId(id) => write!(f, "GTK Key ID {id} (must be 1..=3)"),
             HandshakeError::IgtkKeyId(id) => write!(f, "IGTK Key ID {id} (must be 4 or 5)"),
+            HandshakeError::BigtkKeyId(id) => write!(f, "BIGTK Key ID {id} (must be 6 or 7)"),
             HandshakeError::NotEstablished => write!(f, "the 4-way handshake has not completed"),
         }
     }

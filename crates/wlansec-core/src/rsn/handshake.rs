@@ -19,7 +19,7 @@ use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEME
 use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
 use crate::rsn::{Akm, CipherSuite};
 use crate::wire::MacAddr;
-use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IgtkKey};
+use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IntegrityKey, IntegrityKind};
 
 mod request;
 
@@ -35,6 +35,9 @@ pub enum Event {
     /// Install an integrity group temporal key (802.11w; Key ID 4 or 5) for BIP, its replay
     /// counter starting at `ipn` (frames must carry a higher IPN).
     InstallIntegrityGroup { key_id: u16, igtk: Secret, ipn: u64 },
+    /// Install a beacon integrity group key (beacon protection; Key ID 6 or 7) for BIP on
+    /// beacons, its replay counter starting at `bipn`.
+    InstallBeaconIntegrity { key_id: u16, bigtk: Secret, bipn: u64 },
     /// The 4-way handshake completed.
     PairwiseComplete,
     /// A group key handshake completed.
@@ -163,7 +166,9 @@ pub struct Authenticator {
     gtk: (u8, Secret),
     gtk_rsc: u64,
     /// The IGTK message 3 and group message 1 carry, when management frames are protected.
-    igtk: Option<IgtkKey>,
+    igtk: Option<IntegrityKey>,
+    /// The BIGTK they carry, when beacons are protected.
+    bigtk: Option<IntegrityKey>,
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
@@ -186,6 +191,7 @@ impl Authenticator {
             gtk: (gtk_key_id, gtk),
             gtk_rsc: 0,
             igtk: None,
+            bigtk: None,
             retries: 0,
             max_sends: 4,
             last_request: None,
@@ -208,7 +214,20 @@ impl Authenticator {
     /// `start` to give the current IPN, or before `rekey_group` to rotate the IGTK with the
     /// GTK. An all-zero key, or a Key ID other than 4 or 5, is refused.
     pub fn set_igtk(&mut self, key_id: u16, igtk: Secret, ipn: u64) -> Result<()> {
-        self.igtk = Some(IgtkKey::new(key_id, igtk, ipn)?);
+        self.igtk = Some(IntegrityKey::new(IntegrityKind::Igtk, key_id, igtk, ipn)?);
+        Ok(())
+    }
+
+    /// Distribute a BIGTK too (beacon protection): Key ID 6 or 7, its current BIPN.
+    pub fn with_bigtk(mut self, key_id: u16, bigtk: Secret, bipn: u64) -> Result<Self> {
+        self.set_bigtk(key_id, bigtk, bipn)?;
+        Ok(self)
+    }
+
+    /// The BIGTK (and BIPN: the last one a beacon carried) the next message 3 and group
+    /// message 1 carry, as `set_igtk` for the IGTK.
+    pub fn set_bigtk(&mut self, key_id: u16, bigtk: Secret, bipn: u64) -> Result<()> {
+        self.bigtk = Some(IntegrityKey::new(IntegrityKind::Bigtk, key_id, bigtk, bipn)?);
         Ok(())
     }
 
@@ -283,7 +302,8 @@ impl Authenticator {
             AuthState::SentM3 { ptk } => {
                 let data =
                     KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
-                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
+                let data = IntegrityKey::add_to(self.igtk.as_ref(), data)?;
+                let data = IntegrityKey::add_to(self.bigtk.as_ref(), data)?.build();
                 let flags = KeyInfo::PAIRWISE
                     | KeyInfo::ACK
                     | KeyInfo::MIC
@@ -295,7 +315,8 @@ impl Authenticator {
             }
             AuthState::SentG1 { ptk } => {
                 let data = KeyDataBuilder::new().gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
-                let data = IgtkKey::add_to(self.igtk.as_ref(), data)?.build();
+                let data = IntegrityKey::add_to(self.igtk.as_ref(), data)?;
+                let data = IntegrityKey::add_to(self.bigtk.as_ref(), data)?.build();
                 let flags = KeyInfo::ACK | KeyInfo::MIC | KeyInfo::SECURE | KeyInfo::ENCRYPTED_KEY_DATA;
                 sealed(ptk, integrity, frame(v, flags, 0, self.counter, [0; 32], self.gtk_rsc, &data))?
             }
@@ -392,8 +413,8 @@ pub struct Supplicant {
     ptk: Option<Ptk>,
     /// Every GTK installed in this association, newest last: none is ever installed again.
     installed_gtks: Vec<Secret>,
-    /// Every IGTK installed in this association, the same way.
-    installed_igtks: Vec<Secret>,
+    /// Every IGTK and BIGTK installed in this association, the same way.
+    installed_integrity_keys: Vec<Secret>,
     /// The replay counter of the last request (MIC failure report) this side sent.
     request_counter: u64,
 }
@@ -410,7 +431,7 @@ impl Supplicant {
             snonce_spent: false,
             ptk: None,
             installed_gtks: Vec::new(),
-            installed_igtks: Vec::new(),
+            installed_integrity_keys: Vec::new(),
             request_counter: 0,
         })
     }
@@ -494,7 +515,8 @@ impl Supplicant {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
         }
         let gtk = find_gtk(&key_data)?;
-        let igtk = IgtkKey::find(&key_data)?;
+        let igtk = IntegrityKey::find(IntegrityKind::Igtk, &key_data)?;
+        let bigtk = IntegrityKey::find(IntegrityKind::Bigtk, &key_data)?;
         refuse_zero(&tptk.tk)?;
         if let Some((_, g)) = &gtk {
             refuse_zero(g)?;
@@ -521,7 +543,8 @@ impl Supplicant {
         if let Some((key_id, g)) = gtk {
             events.extend(self.install_gtk(key_id, g, view.key_rsc()));
         }
-        events.extend(igtk.and_then(|k| self.install_igtk(k)));
+        events.extend(igtk.and_then(|k| self.install_integrity(k)));
+        events.extend(bigtk.and_then(|k| self.install_integrity(k)));
         Ok(events)
     }
 
@@ -538,13 +561,15 @@ impl Supplicant {
         let key_data = eapol::decrypt_key_data(self.version, ptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
         let (key_id, gtk) = find_gtk(&key_data)?.ok_or(HandshakeError::NoGtk)?;
         refuse_zero(&gtk)?;
-        let igtk = IgtkKey::find(&key_data)?;
+        let igtk = IntegrityKey::find(IntegrityKind::Igtk, &key_data)?;
+        let bigtk = IntegrityKey::find(IntegrityKind::Bigtk, &key_data)?;
         self.last_counter = Some(view.replay_counter());
         let g2 = frame(self.version, KeyInfo::MIC | KeyInfo::SECURE, 0, view.replay_counter(), [0; 32], 0, &[])
             .to_signed_bytes_with(self.integrity(), ptk.kck.as_bytes())?;
         let mut events = vec![Event::Send(g2)];
         events.extend(self.install_gtk(key_id, gtk, view.key_rsc()));
-        events.extend(igtk.and_then(|k| self.install_igtk(k)));
+        events.extend(igtk.and_then(|k| self.install_integrity(k)));
+        events.extend(bigtk.and_then(|k| self.install_integrity(k)));
         events.push(Event::GroupComplete);
         Ok(events)
     }
@@ -558,12 +583,15 @@ impl Supplicant {
         Some(Event::InstallGroup { key_id, gtk, rsc })
     }
 
-    /// Install an IGTK unless it was installed before, as for the GTK.
-    fn install_igtk(&mut self, k: IgtkKey) -> Option<Event> {
-        if self.installed_igtks.contains(&k.igtk) {
+    /// Install an IGTK or BIGTK unless it was installed before, as for the GTK.
+    fn install_integrity(&mut self, k: IntegrityKey) -> Option<Event> {
+        if self.installed_integrity_keys.contains(&k.key) {
             return None;
         }
-        self.installed_igtks.push(k.igtk.clone());
-        Some(Event::InstallIntegrityGroup { key_id: k.key_id, igtk: k.igtk, ipn: k.ipn })
+        self.installed_integrity_keys.push(k.key.clone());
+        Some(match k.kind {
+            IntegrityKind::Igtk => Event::InstallIntegrityGroup { key_id: k.key_id, igtk: k.key, ipn: k.ipn },
+            IntegrityKind::Bigtk => Event::InstallBeaconIntegrity { key_id: k.key_id, bigtk: k.key, bipn: k.ipn },
+        })
     }
 }

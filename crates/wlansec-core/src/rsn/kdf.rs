@@ -470,6 +470,7 @@ pub mod ft {
 }
 
 /// PMKID = Truncate-128(HMAC-SHA1 (SHA-256 for the SHA-256 AKMs) (PMK, "PMK Name" || AA || SPA)).
+/// OWE's and SAE's PMKIDs come from their exchanges instead ([`crate::rsn::owe`], [`crate::rsn::sae`]).
 pub fn pmkid(pmk: &Pmk, akm: Akm, aa: MacAddr, spa: MacAddr) -> [u8; 16] {
     let mut out = [0u8; 16];
     if akm.uses_sha256() {

@@ -1,7 +1,8 @@
 //! Robust Security Network key management (IEEE 802.11-2016 12.6-12.7): the key hierarchy
 //! ([`kdf`]), AES key wrap ([`keywrap`]), EAPOL-Key frames ([`eapol`]), the RSN element and
-//! Key Data items ([`element`]), the 4-way and group key handshakes ([`handshake`]), and SAE,
-//! the password authentication of WPA3-Personal ([`sae`]).
+//! Key Data items ([`element`]), the 4-way and group key handshakes ([`handshake`]), SAE,
+//! the password authentication of WPA3-Personal ([`sae`]), and OWE, the unauthenticated
+//! Diffie-Hellman exchange of open networks ([`owe`]).
 
 pub mod eapol;
 pub mod element;

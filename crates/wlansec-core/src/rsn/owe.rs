@@ -17,7 +17,7 @@
 
 use elliptic_curve::point::{AffineCoordinates, DecompressPoint};
 use elliptic_curve::subtle::Choice;
-use elliptic_curve::{CurveArithmetic, Field, FieldBytes, Group as _, NonZeroScalar, PrimeField};
+use elliptic_curve::{FieldBytes, Group as _, NonZeroScalar};
 use hkdf::Hkdf;
 use primeorder::{AffinePoint, PrimeCurveParams, ProjectivePoint};
 use rand_chacha::rand_core::CryptoRng;
@@ -26,9 +26,9 @@ use zeroize::Zeroizing;
 
 use crate::rsn::element::owe::DhParameterRepr;
 use crate::rsn::kdf::{KdfHash, Pmk};
+pub use crate::rsn::sae::Group;
+use crate::rsn::sae::StatusCode;
 
-/// Status code 77: the finite cyclic group is not supported (Table 9-50).
-pub const STATUS_UNSUPPORTED_GROUP: u16 = 77;
 /// The HKDF-Expand info of the PMK.
 const PMK_INFO: &[u8] = b"OWE Key Generation";
 
@@ -49,11 +49,15 @@ pub enum OweError {
 
 impl OweError {
     /// The status code an access point answers this refusal with.
-    pub fn status_code(self) -> u16 {
+    pub fn status_code(self) -> StatusCode {
         match self {
-            OweError::UnsupportedGroup(_) | OweError::GroupMismatch { .. } => STATUS_UNSUPPORTED_GROUP,
-            // 1: unspecified failure, as hostapd answers a bad public key.
-            OweError::InvalidPublicKey | OweError::SharedSecretAtInfinity | OweError::InvalidSecret => 1,
+            OweError::UnsupportedGroup(_) | OweError::GroupMismatch { .. } => {
+                StatusCode::UNSUPPORTED_FINITE_CYCLIC_GROUP
+            }
+            // As hostapd answers a bad public key.
+            OweError::InvalidPublicKey | OweError::SharedSecretAtInfinity | OweError::InvalidSecret => {
+                StatusCode::REFUSED_REASON_UNSPECIFIED
+            }
         }
     }
 }
@@ -72,59 +76,13 @@ impl core::fmt::Display for OweError {
 
 impl std::error::Error for OweError {}
 
-/// A group OWE runs on.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum OweGroup {
-    /// 19: NIST P-256, SHA-256.
-    P256,
-    /// 20: NIST P-384, SHA-384.
-    P384,
-    /// 21: NIST P-521, SHA-512.
-    P521,
-}
-
-impl OweGroup {
-    pub const ALL: [OweGroup; 3] = [OweGroup::P256, OweGroup::P384, OweGroup::P521];
-
-    pub fn from_id(id: u16) -> Result<Self, OweError> {
-        match id {
-            19 => Ok(OweGroup::P256),
-            20 => Ok(OweGroup::P384),
-            21 => Ok(OweGroup::P521),
-            _ => Err(OweError::UnsupportedGroup(id)),
-        }
-    }
-
-    pub fn id(self) -> u16 {
-        match self {
-            OweGroup::P256 => 19,
-            OweGroup::P384 => 20,
-            OweGroup::P521 => 21,
-        }
-    }
-
-    /// Octets of a coordinate: the public key's length.
-    pub fn prime_len(self) -> usize {
-        match self {
-            OweGroup::P256 => 32,
-            OweGroup::P384 => 48,
-            OweGroup::P521 => 66,
-        }
-    }
-
-    /// The hash of the PMK, the PMKID and the 4-way handshake's keys.
-    pub fn hash(self) -> KdfHash {
-        KdfHash::of_group(self.id()).unwrap_or(KdfHash::Sha256)
-    }
-}
-
 /// Calls `$f::<Curve>($args)` for the curve of `$group`.
 macro_rules! on_curve {
     ($group:expr, $f:ident($($arg:expr),* $(,)?)) => {
         match $group {
-            OweGroup::P256 => $f::<p256::NistP256>($($arg),*),
-            OweGroup::P384 => $f::<p384::NistP384>($($arg),*),
-            OweGroup::P521 => $f::<p521::NistP521>($($arg),*),
+            Group::P256 => $f::<p256::NistP256>($($arg),*),
+            Group::P384 => $f::<p384::NistP384>($($arg),*),
+            Group::P521 => $f::<p521::NistP521>($($arg),*),
         }
     };
 }
@@ -133,15 +91,6 @@ macro_rules! on_curve {
 struct KeyPair {
     secret: Zeroizing<Vec<u8>>,
     public: Vec<u8>,
-}
-
-fn random_secret<C: PrimeCurveParams>(rng: &mut impl CryptoRng) -> Zeroizing<Vec<u8>> {
-    loop {
-        let s = <C as CurveArithmetic>::Scalar::random(rng);
-        if !bool::from(s.is_zero()) {
-            return Zeroizing::new(s.to_repr().to_vec());
-        }
-    }
 }
 
 fn scalar<C: PrimeCurveParams>(secret: &[u8]) -> Result<NonZeroScalar<C>, OweError> {
@@ -154,8 +103,8 @@ fn public_x<C: PrimeCurveParams>(secret: &[u8]) -> Result<Vec<u8>, OweError> {
     Ok(public.x().to_vec())
 }
 
-/// The x-coordinate of [secret](peer), `peer` given as its x-coordinate (either y gives the
-/// same x, so the sign need not travel).
+/// The x-coordinate of `secret` times the point `peer`, given as its x-coordinate (either
+/// y gives the same x, so the sign need not travel).
 fn shared_x<C: PrimeCurveParams>(secret: &[u8], peer_x: &[u8]) -> Result<Zeroizing<Vec<u8>>, OweError> {
     let x = FieldBytes::<C>::try_from(peer_x).map_err(|_| OweError::InvalidPublicKey)?;
     let peer = AffinePoint::<C>::decompress(&x, Choice::from(0)).into_option().ok_or(OweError::InvalidPublicKey)?;
@@ -166,15 +115,8 @@ fn shared_x<C: PrimeCurveParams>(secret: &[u8], peer_x: &[u8]) -> Result<Zeroizi
     Ok(Zeroizing::new(shared.x().to_vec()))
 }
 
-impl OweGroup {
-    /// A uniform secret scalar in 1..r (`prime_len` octets, big-endian).
-    pub fn random_secret(self, rng: &mut impl CryptoRng) -> Zeroizing<Vec<u8>> {
-        on_curve!(self, random_secret(rng))
-    }
-}
-
 impl KeyPair {
-    fn from_secret(group: OweGroup, secret: &[u8]) -> Result<Self, OweError> {
+    fn from_secret(group: Group, secret: &[u8]) -> Result<Self, OweError> {
         let public = on_curve!(group, public_x(secret))?;
         Ok(KeyPair { secret: Zeroizing::new(secret.to_vec()), public })
     }
@@ -184,13 +126,13 @@ impl KeyPair {
 /// PMKID.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct OweKeys {
-    pub group: OweGroup,
+    pub group: Group,
     pub pmk: Pmk,
     pub pmkid: [u8; 16],
 }
 
 /// The PMK and PMKID from the shared x-coordinate `z` and the two public keys.
-pub fn derive(group: OweGroup, z: &[u8], sta_public: &[u8], ap_public: &[u8]) -> OweKeys {
+pub fn derive(group: Group, z: &[u8], sta_public: &[u8], ap_public: &[u8]) -> OweKeys {
     let salt = [sta_public, ap_public, &group.id().to_le_bytes()].concat();
     let mut pmk = Zeroizing::new([0u8; 64]);
     let n = group.hash().output_len();
@@ -217,22 +159,22 @@ pub fn derive(group: OweGroup, z: &[u8], sta_public: &[u8], ap_public: &[u8]) ->
 
 /// The station's side: its ephemeral key, until the access point's answer completes it.
 pub struct OweStation {
-    group: OweGroup,
+    group: Group,
     keys: KeyPair,
 }
 
 impl OweStation {
-    pub fn new(group: OweGroup, rng: &mut impl CryptoRng) -> Self {
-        let secret = group.random_secret(rng);
+    pub fn new(group: Group, rng: &mut impl CryptoRng) -> Self {
+        let secret = group.random_scalar(rng);
         Self::with_secret(group, &secret).unwrap_or_else(|_| unreachable!("a fresh scalar is in 1..r"))
     }
 
     /// A station with the secret scalar given (known-answer tests).
-    pub fn with_secret(group: OweGroup, secret: &[u8]) -> Result<Self, OweError> {
+    pub fn with_secret(group: Group, secret: &[u8]) -> Result<Self, OweError> {
         Ok(OweStation { group, keys: KeyPair::from_secret(group, secret)? })
     }
 
-    pub fn group(&self) -> OweGroup {
+    pub fn group(&self) -> Group {
         self.group
     }
 
@@ -250,17 +192,9 @@ impl OweStation {
         if ap.group != self.group.id() {
             return Err(OweError::GroupMismatch { asked: self.group.id(), got: ap.group });
         }
-        check_len(self.group, ap.public_key)?;
         let z = on_curve!(self.group, shared_x(&self.keys.secret, ap.public_key))?;
         Ok(derive(self.group, &z, &self.keys.public, ap.public_key))
     }
-}
-
-fn check_len(group: OweGroup, public_key: &[u8]) -> Result<(), OweError> {
-    if public_key.len() != group.prime_len() {
-        return Err(OweError::InvalidPublicKey);
-    }
-    Ok(())
 }
 
 /// The access point's side: given the station's Diffie-Hellman Parameter element (whole)
@@ -268,17 +202,17 @@ fn check_len(group: OweGroup, public_key: &[u8]) -> Result<(), OweError> {
 /// An error's [`OweError::status_code`] is the association response's status.
 pub fn respond(
     sta_element: &[u8],
-    offered: &[OweGroup],
+    offered: &[Group],
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, OweKeys), OweError> {
     let group = requested_group(sta_element, offered)?;
-    respond_with_secret(sta_element, offered, &group.random_secret(rng))
+    respond_with_secret(sta_element, offered, &group.random_scalar(rng))
 }
 
 /// The group a station's element asks for, if it is one of `offered`.
-pub fn requested_group(sta_element: &[u8], offered: &[OweGroup]) -> Result<OweGroup, OweError> {
+pub fn requested_group(sta_element: &[u8], offered: &[Group]) -> Result<Group, OweError> {
     let sta = DhParameterRepr::parse(sta_element).map_err(|_| OweError::InvalidPublicKey)?;
-    let group = OweGroup::from_id(sta.group)?;
+    let group = Group::from_id(sta.group).ok_or(OweError::UnsupportedGroup(sta.group))?;
     if !offered.contains(&group) {
         return Err(OweError::UnsupportedGroup(sta.group));
     }
@@ -288,12 +222,11 @@ pub fn requested_group(sta_element: &[u8], offered: &[OweGroup]) -> Result<OweGr
 /// [`respond`] with the access point's secret scalar given (known-answer tests).
 pub fn respond_with_secret(
     sta_element: &[u8],
-    offered: &[OweGroup],
+    offered: &[Group],
     secret: &[u8],
 ) -> Result<(Vec<u8>, OweKeys), OweError> {
     let group = requested_group(sta_element, offered)?;
     let sta = DhParameterRepr::parse(sta_element).map_err(|_| OweError::InvalidPublicKey)?;
-    check_len(group, sta.public_key)?;
     let own = KeyPair::from_secret(group, secret)?;
     let z = on_curve!(group, shared_x(&own.secret, sta.public_key))?;
     let element = DhParameterRepr { group: group.id(), public_key: &own.public }

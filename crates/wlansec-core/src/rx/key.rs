@@ -54,6 +54,13 @@ impl RxKey {
         Ok(RxKey { tag: KeyTag::fresh(), suite, key_id: None, opener, replay: ReplayCounters::default(), rules })
     }
 
+    /// `suite`'s key whose frames `opener` opens (the same algorithm elsewhere, e.g. on a
+    /// hardware model): Key ID and replay are checked here as for every key.
+    pub fn with_opener(suite: SuiteId, opener: Box<dyn FrameSuite>, rules: Rules) -> Self {
+        let opener = Opener::Suite(opener);
+        RxKey { tag: KeyTag::fresh(), suite, key_id: None, opener, replay: ReplayCounters::default(), rules }
+    }
+
     /// Accept only frames that name `key_id`, as a station with this key installed does.
     pub fn with_key_id(mut self, key_id: u8) -> Self {
         self.key_id = Some(key_id);

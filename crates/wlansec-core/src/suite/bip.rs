@@ -6,12 +6,16 @@
 //!
 //! The MIC covers `AAD || body`, the MME's MIC field set to zero, where the AAD is Frame
 //! Control with Retry, Power Management and More Data masked, then A1, A2, A3 (Sequence
-//! Control is left out so a retransmission verifies). BIP-CMAC-128 and -256 take AES-CMAC
+//! Control is left out so a retransmission verifies); a beacon's Timestamp is masked to zero
+//! (the radio writes it as the frame goes out). BIP-CMAC-128 and -256 take AES-CMAC
 //! (truncated to 8 octets for -128); BIP-GMAC-128 and -256 take AES-GMAC with the nonce
 //! `A2 || IPN5..IPN0`.
 //!
-//! [`Igtk`] is a keyed IGTK that protects and verifies; [`BipReceiver`] holds the installed
-//! IGTKs (Key ID 4 and 5) with their replay counters, as a station does.
+//! Beacon protection (IEEE 802.11-2020 12.6.1.1) runs the same BIP on beacons under a BIGTK,
+//! Key ID 6 or 7.
+//!
+//! [`Igtk`] is a keyed IGTK or BIGTK that protects and verifies; [`BipReceiver`] holds the
+//! installed ones with their replay counters, as a station does.
 
 use aes::{Aes128, Aes256};
 use aes_gcm::aead::Nonce;
@@ -30,6 +34,10 @@ use crate::wire::{Frame, FrameControl, Rules};
 pub const AAD_LEN: usize = 20;
 /// The Key IDs an IGTK can have (12.7.2: 4 or 5; 0-3 are GTKs').
 pub const IGTK_KEY_IDS: [u16; 2] = [4, 5];
+/// The Key IDs a BIGTK (beacon integrity group key) can have.
+pub const BIGTK_KEY_IDS: [u16; 2] = [6, 7];
+/// Octets of a beacon's Timestamp, the first field of its body.
+const TIMESTAMP_LEN: usize = 8;
 
 /// One of the four BIP variants, by the group management cipher suite that names it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -86,8 +94,8 @@ impl BipAlgorithm {
     }
 }
 
-/// An integrity group temporal key: BIP variant, Key ID (4 or 5) and the key, which is
-/// zeroized on drop, compared in constant time and never printed.
+/// An integrity group temporal key: BIP variant, Key ID (4 or 5; 6 or 7 for a BIGTK) and the
+/// key, which is zeroized on drop, compared in constant time and never printed.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Igtk {
     algorithm: BipAlgorithm,
@@ -122,10 +130,11 @@ fn bip_frame(mpdu: &[u8]) -> Result<Frame<&[u8]>> {
 }
 
 impl Igtk {
-    /// Key an IGTK; `key` must have the variant's length and `key_id` be 4 or 5.
+    /// Key an IGTK (or a BIGTK); `key` must have the variant's length and `key_id` be 4 or 5
+    /// (6 or 7).
     pub fn new(algorithm: BipAlgorithm, key_id: u16, key: &[u8]) -> Result<Self> {
-        if !IGTK_KEY_IDS.contains(&key_id) {
-            return Err(Error::Malformed("IGTK Key ID must be 4 or 5"));
+        if !IGTK_KEY_IDS.contains(&key_id) && !BIGTK_KEY_IDS.contains(&key_id) {
+            return Err(Error::Malformed("IGTK Key ID must be 4 or 5, BIGTK Key ID 6 or 7"));
         }
         if key.len() != algorithm.key_len() {
             return Err(Error::KeyLength { expected: algorithm.key_len(), got: key.len() });
@@ -191,10 +200,17 @@ impl Igtk {
     }
 
     /// The MIC (16 octets; BIP-CMAC-128 sends the first 8) over AAD || `body` || `mme`,
-    /// where `body` is the frame body before its MME and `mme` has its MIC field zeroed.
+    /// where `body` is the frame body before its MME (a beacon's Timestamp zeroed) and `mme`
+    /// has its MIC field zeroed.
     fn mic<T: AsRef<[u8]>>(&self, frame: &Frame<T>, body: &[u8], mme: &[u8], ipn: Pn) -> Result<[u8; 16]> {
         let aad = aad(frame)?;
-        let parts = [&aad[..], body, mme];
+        let beacon = frame.frame_control().subtype() == crate::wire::mgmt::subtype::BEACON;
+        let (timestamp, rest) = match body.split_at_checked(TIMESTAMP_LEN) {
+            Some((_, rest)) if beacon => (&[0u8; TIMESTAMP_LEN][..], rest),
+            None if beacon => return Err(Error::Truncated { what: "beacon", needed: TIMESTAMP_LEN, got: body.len() }),
+            _ => (&[][..], body),
+        };
+        let parts = [&aad[..], timestamp, rest, mme];
         let key = self.key.as_bytes();
         match self.algorithm {
             BipAlgorithm::Cmac128 => cmac::<Cmac<Aes128>>(key, &parts),
@@ -237,11 +253,12 @@ fn gmac<A: GcmAead>(key: &[u8], nonce: [u8; 12], parts: &[&[u8]]) -> Result<[u8;
     Ok(out)
 }
 
-/// The receiving side of BIP, as a station keeps it: the installed IGTKs (one per Key ID,
-/// 4 and 5) and each one's replay counter, the highest IPN accepted (12.5.4.5).
+/// The receiving side of BIP, as a station keeps it: the installed IGTKs and BIGTKs (one per
+/// Key ID, 4 to 7) and each one's replay counter, the highest IPN accepted (12.5.4.5). A
+/// receiver that holds only BIGTKs accepts only beacons' MMEs, and the other way round.
 #[derive(Clone, Debug, Default)]
 pub struct BipReceiver {
-    keys: [Option<(Igtk, u64)>; 2],
+    keys: [Option<(Igtk, u64)>; 4],
 }
 
 impl BipReceiver {
@@ -250,7 +267,7 @@ impl BipReceiver {
     }
 
     fn slot(key_id: u16) -> Option<usize> {
-        IGTK_KEY_IDS.iter().position(|&k| k == key_id)
+        IGTK_KEY_IDS.iter().chain(&BIGTK_KEY_IDS).position(|&k| k == key_id)
     }
 
     /// Install an IGTK with the IPN its distribution gave (the IGTK KDE's): frames must carry

@@ -60,6 +60,11 @@ impl<S: Sealer<MIC>, const MIC: usize> Ccmp<S, MIC> {
     pub fn rules(&self) -> Rules {
         self.rules
     }
+
+    /// The cipher inside, for callers that frame the nonce and AAD themselves.
+    pub fn sealer(&self) -> &S {
+        &self.sealer
+    }
 }
 
 impl<C, const MIC: usize> Ccmp<Ccm<C>, MIC>

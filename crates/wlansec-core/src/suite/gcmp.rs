@@ -39,6 +39,11 @@ impl<A: GcmAead> Gcmp<A> {
         self
     }
 
+    /// The AES-GCM inside, for callers that frame the nonce and AAD themselves.
+    pub fn aead(&self) -> &A {
+        &self.aead
+    }
+
     /// AES-GCM over `data` in place with explicit nonce and AAD; returns the MIC. For
     /// checking published vectors whose AAD does not follow the rule (see
     /// tests/vectors/README.md §5.3).

@@ -39,6 +39,7 @@ use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent}
 use crate::pmf::{self, Pmf};
 use crate::security::{LinkKeys, SecurityMode};
 use crate::tkip::Countermeasures;
+use crate::verilog::CcmpOn;
 use crate::Result;
 
 /// One station as the access point knows it.
@@ -100,7 +101,11 @@ pub struct AccessPoint {
     rekey: keys::RekeyTimer,
     /// The IGTK, when the access point offers management frame protection.
     integrity: Option<pmf::IntegrityGroup>,
+    /// The BIGTK its beacons are signed under, with beacon protection.
+    beacon_integrity: Option<pmf::IntegrityGroup>,
     countermeasures: Countermeasures,
+    /// Where the CCMP keys it installs run (the host engine, or its Verilog card).
+    ccmp_on: CcmpOn,
     /// The SAE exchanges and PMKSAs of an SAE network.
     sae: Option<sae::SaeAccessPoint>,
     pub counters: Counters,
@@ -108,11 +113,20 @@ pub struct AccessPoint {
 
 impl AccessPoint {
     pub fn new(config: NetworkConfig) -> Result<Self> {
+        Self::with_ccmp_on(config, CcmpOn::Host)
+    }
+
+    /// An access point whose CCMP keys (pairwise and group) run `on` the host engine or a
+    /// Verilog card.
+    pub fn with_ccmp_on(config: NetworkConfig, on: CcmpOn) -> Result<Self> {
         let credential = Credential::of(&config)?;
         let mut rng = fresh_rng();
-        let group = GroupKeys::of(&credential, config.mode, &mut rng)?;
+        let group = GroupKeys::of(&credential, config.mode, &mut rng, on.clone())?;
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
         let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
+        let protects_beacons = offers_pmf && config.beacon_protection;
+        let beacon_integrity =
+            protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
         let sae = match (&credential, config.key_management.sae()) {
             (Credential::Sae(password), Some(settings)) => {
                 Some(sae::SaeAccessPoint::new(settings, config.bssid, &config.ssid, password, &mut rng)?)
@@ -134,7 +148,9 @@ impl AccessPoint {
             now_ms: 0,
             rekey: keys::RekeyTimer::default(),
             integrity,
+            beacon_integrity,
             countermeasures: Countermeasures::default(),
+            ccmp_on: on,
             counters: Counters::default(),
         })
     }
@@ -156,9 +172,22 @@ impl AccessPoint {
         self.config.bssid
     }
 
-    /// The beacon that announces the network (SSID, rates, RSN element).
+    /// The beacon that announces the network (SSID, rates, RSN element); with beacon
+    /// protection, also the Extended Capabilities that say so, and signed with BIP under the
+    /// BIGTK (its MME last).
     pub fn beacon(&mut self) -> Result<Vec<u8>> {
-        beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())
+        let mut mpdu = beacon(&self.config, capability::ESS, self.config.bssid, self.sequence.next())?;
+        let Some(bigtk) = self.beacon_integrity.as_mut() else { return Ok(mpdu) };
+        mpdu.extend_from_slice(&pmf::BEACON_PROTECTION_CAPABILITY);
+        bigtk.protect(mpdu)
+    }
+
+    /// A beacon of the test's making signed under the BIGTK, as the access point signs its
+    /// own (a genuine channel switch announcement, say).
+    #[cfg(test)]
+    pub(crate) fn sign_beacon(&mut self, mpdu: Vec<u8>) -> Result<Vec<u8>> {
+        let bigtk = self.beacon_integrity.as_mut().ok_or(crate::Error::Frame(Error::NoKey { group: true }))?;
+        bigtk.protect(mpdu)
     }
 
     /// The stations in the table, then the few that failed lately (AID 0, with the reason).
@@ -468,6 +497,9 @@ impl AccessPoint {
                 if let (true, Some(integrity)) = (mfp, &self.integrity) {
                     auth = auth.with_igtk(pmf::IGTK_KEY_ID, integrity.key().clone(), integrity.ipn())?;
                 }
+                if let (true, Some(bigtk)) = (mfp, &self.beacon_integrity) {
+                    auth = auth.with_bigtk(bigtk.key_id(), bigtk.key().clone(), bigtk.ipn())?;
+                }
                 let events = auth.start(&mut self.rng)?;
                 assoc.authenticator = Some(auth);
                 events
@@ -524,7 +556,7 @@ impl AccessPoint {
                 }
                 Event::InstallPairwise { tk } => {
                     if let Some(a) = self.stations.get_mut(&sta) {
-                        a.keys = Some(LinkKeys::pairwise_under(self.config.mode, tk.as_bytes(), a.rules)?);
+                        a.keys = Some(self.ccmp_on.pairwise(self.config.mode, tk.as_bytes(), a.rules)?);
                     }
                     self.pipeline.forget(sta);
                 }
@@ -555,8 +587,10 @@ impl AccessPoint {
                     return Ok(());
                 }
                 Event::MicFailureReported { .. } if self.config.mode == SecurityMode::Tkip => self.mic_failure(out)?,
-                Event::InstallGroup { .. } | Event::MicFailureReported { .. } | Event::InstallIntegrityGroup { .. } => {
-                }
+                Event::InstallGroup { .. }
+                | Event::MicFailureReported { .. }
+                | Event::InstallIntegrityGroup { .. }
+                | Event::InstallBeaconIntegrity { .. } => {}
             }
         }
         Ok(())

@@ -47,6 +47,9 @@ const CONFIG_ERRORS_REPORTED: u32 = 3;
 /// protection policies (31) and RSN elements (40 to 46).
 const POLICY_STATUSES: [u16; 8] = [31, 40, 41, 42, 43, 44, 45, 46];
 
+/// Element ID of the Channel Switch Announcement (9.4.2.18).
+const CHANNEL_SWITCH_ANNOUNCEMENT: u8 = 37;
+
 /// Listen interval a station asks for, in beacon intervals.
 const LISTEN_INTERVAL: u16 = 10;
 /// A station (supplicant side).
@@ -80,6 +83,10 @@ pub struct Station {
     /// send its access point: its ID and deadline.
     sa_query: Option<([u8; 2], u64)>,
     integrity: pmf::IntegrityReceiver,
+    /// The BIGTK, with beacon protection: once installed, every beacon must verify.
+    beacon_integrity: pmf::IntegrityReceiver,
+    /// The channel the access point's last Channel Switch Announcement moved it to.
+    channel: Option<u8>,
     /// The SAE exchange and PMKSA of an SAE network.
     sae: Option<sae::SaeStation>,
     pipeline: Pipeline,
@@ -113,6 +120,8 @@ impl Station {
             link_rules: Rules::default(),
             sa_query: None,
             integrity: pmf::IntegrityReceiver::default(),
+            beacon_integrity: pmf::IntegrityReceiver::default(),
+            channel: None,
             pipeline: Pipeline::new(Rules::default()),
             sequence: Sequence::default(),
             rng: fresh_rng(),
@@ -141,6 +150,12 @@ impl Station {
         &self.state
     }
 
+    /// The channel the access point announced a switch to (Channel Switch Announcement in
+    /// its beacon), if it did: where the station follows it.
+    pub fn channel(&self) -> Option<u8> {
+        self.channel
+    }
+
     /// Begin joining: send the open-system Authentication request.
     pub fn start(&mut self, out: &mut Vec<Output>) -> Result<()> {
         self.state = StationState::Authenticating;
@@ -152,6 +167,7 @@ impl Station {
         self.sa_query = None;
         self.link_rules = Rules::default();
         self.integrity = pmf::IntegrityReceiver::default();
+        self.beacon_integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
         if self.sae.is_some() {
             return self.sae_start(out);
@@ -306,6 +322,10 @@ impl Station {
                 if let Some(sae) = self.sae.as_mut() {
                     sae.beacon_rsnxe(beacon.elements.find(RSNXE_ID).map(|e| e.data()));
                 }
+                if let Some(csa) = beacon.elements.find(CHANNEL_SWITCH_ANNOUNCEMENT) {
+                    // Mode, New Channel Number, Count (9.4.2.18).
+                    self.channel = csa.data().get(1).copied().or(self.channel);
+                }
             }
             (ManagementBody::Action(action), _) => self.action(action, protected, out)?,
             (ManagementBody::Authentication(auth), _) if auth.algorithm == ALGORITHM_SAE => self.sae_frame(raw, out)?,
@@ -440,6 +460,9 @@ impl Station {
                     self.group_rx.install(key_id, key);
                 }
                 Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
+                Event::InstallBeaconIntegrity { key_id, bigtk, bipn } => {
+                    self.beacon_integrity.install(key_id, &bigtk, bipn)?
+                }
                 Event::PairwiseComplete => self.connected(),
                 Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}
             }

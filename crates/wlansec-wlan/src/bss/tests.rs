@@ -7,11 +7,14 @@ use super::*;
 use crate::node::{data_mpdus, qos_header};
 
 mod admission;
+mod beacon_protection;
 mod group;
 mod michael;
 mod model;
 mod pmf;
 mod sae;
+#[cfg(feature = "verilog")]
+mod verilog;
 
 pub(super) const AP: MacAddr = MacAddr([0x02, 0x77, 0, 0, 0, 0xfe]);
 
@@ -69,7 +72,12 @@ fn join(mode: &str, sta_passphrase: &str) -> (AccessPoint, Vec<Station>) {
 /// An access point and two stations of the given networks, joined, every machine with
 /// `defences`.
 pub(super) fn join_with(ap: NetworkConfig, sta: NetworkConfig, defences: Defences) -> (AccessPoint, Vec<Station>) {
-    let mut ap = AccessPoint::new(ap).unwrap().with_defences(defences);
+    join_ap(AccessPoint::new(ap).unwrap(), sta, defences)
+}
+
+/// `ap` and two stations of network `sta`, joined, every machine with `defences`.
+pub(super) fn join_ap(ap: AccessPoint, sta: NetworkConfig, defences: Defences) -> (AccessPoint, Vec<Station>) {
+    let mut ap = ap.with_defences(defences);
     let mut stas: Vec<Station> =
         (1..=2).map(|i| Station::new(sta.clone(), sta_mac(i)).unwrap().with_defences(defences)).collect();
     // The access point beacons first, as it does in the emulator: the stations learn its

@@ -18,6 +18,7 @@ use crate::ibss::IbssStation;
 use crate::medium::Medium;
 use crate::netns::{self, NodeAddrs};
 use crate::security::{Security, SecurityMode};
+use crate::verilog::{self, CcmpOn};
 use crate::{Error, Result};
 
 /// Keep at most this many release errors for the statistics (the log file has them all).
@@ -50,13 +51,30 @@ struct Node {
 }
 
 /// A frame on its way from the air into a node, due at `due_ns`.
-#[derive(PartialEq, Eq)]
 struct Delivery {
     due_ns: u64,
     seq: u64,
     to: usize,
-    mpdu: Vec<u8>,
+    bytes: usize,
+    frame: Arrival,
 }
+
+/// What reaches the node when a delivery is due.
+enum Arrival {
+    /// The MPDU, for the node's machine to take then.
+    Mpdu(Vec<u8>),
+    /// What the machine made of it when the frame came off the air: the node's card opened
+    /// it then (its crypto time is known only once the RTL has run), and the outputs wait
+    /// for that time.
+    Taken(Vec<Output>),
+}
+
+impl PartialEq for Delivery {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due_ns, self.seq) == (other.due_ns, other.seq)
+    }
+}
+impl Eq for Delivery {}
 
 impl Ord for Delivery {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -100,6 +118,18 @@ impl State {
         let profile = if config.poor_signal { LinkProfile::poor_signal(phy) } else { LinkProfile::clear(phy) };
         let card: CryptoModel = config.card.parse()?;
         let ap_crypto: CryptoModel = config.ap_crypto.parse()?;
+        if matches!(card, CryptoModel::Verilog { .. }) {
+            return Err(Error::Verilog("it is the access point's (--ap-crypto), not the stations' card".into()));
+        }
+        let ap_card = match ap_crypto {
+            CryptoModel::Verilog { .. } if !config.ibss() => {
+                if mode != SecurityMode::Ccmp {
+                    return Err(Error::Verilog(format!("the RTL is CCMP-128: it needs --security ccmp, not {mode}")));
+                }
+                Some(verilog::open_card()?)
+            }
+            _ => None,
+        };
         let station_card = if mode.host_protected() { CryptoModel::Host } else { card };
         // The access point's address, which an IBSS keeps as its BSSID.
         let ap_mac = &netns::nodes(&config.name, 0)[0].mac;
@@ -121,7 +151,10 @@ impl State {
                 .map_err(|why| Error::BadMac { what: format!("{} MAC {}", addrs.role, addrs.mac), why })?;
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
-                let ap = AccessPoint::new(network(&config.passphrase)).map_err(node)?.with_gtk_rekey(config.gtk_rekey);
+                let on = ap_card.clone().map_or(CcmpOn::Host, CcmpOn::Card);
+                let ap = AccessPoint::with_ccmp_on(network(&config.passphrase), on)
+                    .map_err(node)?
+                    .with_gtk_rekey(config.gtk_rekey);
                 Machine::Ap(if config.keylog.is_some() { ap.with_sae_pmk_log() } else { ap })
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
@@ -136,7 +169,11 @@ impl State {
                 Machine::Sta(Station::new(network(pass), mac).map_err(node)?)
             };
             attach(&addrs).map_err(node)?;
-            let crypto = CryptoEngine::new(if machine.is_ap() { ap_crypto.clone() } else { station_card.clone() });
+            let crypto = match (&ap_card, machine.is_ap()) {
+                (Some(card), true) => CryptoEngine::on_card(ap_crypto.clone(), card.clone()),
+                (None, true) => CryptoEngine::new(ap_crypto.clone()),
+                (_, false) => CryptoEngine::new(station_card.clone()),
+            };
             nodes.push(Node { addrs, mac, machine, crypto, host_crypto_ns: 0 });
         }
         let medium = Medium::new(profile, nodes.len(), config.queue_limit, config.seed).with_ampdu(config.ampdu);
@@ -246,13 +283,26 @@ impl State {
                     if j == t.from || !(a1.is_group() || a1 == self.nodes[j].mac) {
                         continue;
                     }
-                    let due = if protected {
-                        self.nodes[j].crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns)
-                    } else {
-                        t.end_ns
+                    let node = &mut self.nodes[j];
+                    let (due, frame) = match node.crypto.card().cloned() {
+                        // The card opens the frame as it comes off the air (every frame the
+                        // node hears is taken then, so they keep their order).
+                        Some(card) => {
+                            let before = verilog::open_cycles(&card);
+                            let mut out = Vec::new();
+                            let _ = node.machine.on_air(&t.mpdu, &mut out);
+                            let cycles = verilog::open_cycles(&card) - before;
+                            (node.crypto.done_after_cycles(t.end_ns, cycles), Arrival::Taken(out))
+                        }
+                        None if protected => (
+                            node.crypto.done_at(t.end_ns, self.mode, t.mpdu.len()).unwrap_or(t.end_ns),
+                            Arrival::Mpdu(t.mpdu.clone()),
+                        ),
+                        None => (t.end_ns, Arrival::Mpdu(t.mpdu.clone())),
                     };
                     self.delivery_seq += 1;
-                    self.deliveries.push(Delivery { due_ns: due, seq: self.delivery_seq, to: j, mpdu: t.mpdu.clone() });
+                    let (seq, bytes) = (self.delivery_seq, t.mpdu.len());
+                    self.deliveries.push(Delivery { due_ns: due, seq, to: j, bytes, frame });
                 }
             }
             let mut released = false;
@@ -260,15 +310,21 @@ impl State {
             while self.deliveries.peek().is_some_and(|d| d.due_ns <= now + spin_ns) {
                 let d = self.deliveries.pop().unwrap_or_else(|| unreachable!());
                 let actual = io.wait_until(d.due_ns);
-                self.record_release(d.due_ns, actual, d.to, d.mpdu.len(), io);
-                let mut out = Vec::new();
-                let started = io.now_ns();
-                let _ = self.nodes[d.to].machine.on_air(&d.mpdu, &mut out);
+                self.record_release(d.due_ns, actual, d.to, d.bytes, io);
+                let (out, done) = match d.frame {
+                    Arrival::Mpdu(mpdu) => {
+                        let mut out = Vec::new();
+                        let started = io.now_ns();
+                        let _ = self.nodes[d.to].machine.on_air(&mpdu, &mut out);
+                        let done = io.now_ns();
+                        if self.mode.host_protected() {
+                            self.nodes[d.to].host_crypto_ns += done - started;
+                        }
+                        (out, done)
+                    }
+                    Arrival::Taken(out) => (out, io.now_ns()),
+                };
                 self.log_sae_pmks(d.to);
-                let done = io.now_ns();
-                if self.mode.host_protected() {
-                    self.nodes[d.to].host_crypto_ns += done - started;
-                }
                 self.dispatch(d.to, out, done, io);
                 released = true;
             }
@@ -419,6 +475,8 @@ mod tests {
     struct VirtualIo {
         now_ns: u64,
         to_host: Vec<(usize, Vec<u8>)>,
+        /// When each frame of `to_host` reached its host.
+        to_host_at: Vec<u64>,
         captured: usize,
         released: usize,
     }
@@ -433,6 +491,7 @@ mod tests {
         }
         fn to_host(&mut self, node: usize, frame: &[u8]) {
             self.to_host.push((node, frame.to_vec()));
+            self.to_host_at.push(self.now_ns);
         }
         fn capture(&mut self, _start_ns: u64, _mpdu: &[u8]) {
             self.captured += 1;
@@ -445,10 +504,14 @@ mod tests {
 
     /// An access point and two stations on a WEP network (no handshake: no PBKDF2 to wait for).
     fn wep_network() -> (State, VirtualIo) {
+        network("wep", "abcde", "sw")
+    }
+
+    fn network(security: &str, passphrase: &str, ap_crypto: &str) -> (State, VirtualIo) {
         let config: Config = serde_json::from_value(serde_json::json!({
-            "name": "test", "ssid": "lab", "passphrase": "abcde", "station_passphrase": null,
-            "security": "wep", "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
-            "ap_crypto": "sw", "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
+            "name": "test", "ssid": "lab", "passphrase": passphrase, "station_passphrase": null,
+            "security": security, "phy": "g54", "poor_signal": false, "stations": 2, "card": "hw",
+            "ap_crypto": ap_crypto, "pcap": null, "release_log": null, "queue_limit": 64, "seed": 1,
         }))
         .unwrap();
         let mut attached = Vec::new();
@@ -473,7 +536,10 @@ mod tests {
 
     /// The WEP network started, and run until every station is connected.
     fn joined_wep_network() -> (State, VirtualIo) {
-        let (mut state, mut io) = wep_network();
+        joined(wep_network())
+    }
+
+    fn joined((mut state, mut io): (State, VirtualIo)) -> (State, VirtualIo) {
         state.start(&mut io);
         let connected =
             |s: &State, _: &VirtualIo| s.status(0.0).nodes.iter().all(|n| n.state == StationState::Connected);
@@ -529,5 +595,35 @@ mod tests {
         let (reply, _) = answer(&mut state, &mut io, "inject replay");
         assert_eq!(reply, r#"{"ok":true,"injected":"replay","from":"sta2"}"#);
         assert_eq!(state.medium.queued(2), 2, "the frame and its copy");
+    }
+
+    /// A frame from station 1 to the access point's host: when it got there, and the cycles
+    /// the access point's Verilog card spent opening frames (None on the host engine).
+    #[cfg(feature = "verilog")]
+    fn to_the_access_points_host(ap_crypto: &str) -> (u64, Option<u64>) {
+        let (mut state, mut io) = joined(network("ccmp", "correct horse", ap_crypto));
+        let opened = |state: &State| state.nodes[0].crypto.card().map(verilog::open_cycles);
+        let before = opened(&state);
+        let mut frame = [[2, 0x77, 0, 0, 0, 0xfe], [2, 0x77, 0, 0, 0, 1]].concat();
+        frame.extend_from_slice(&[0x08, 0x00]);
+        frame.extend_from_slice(&[0x45; 1500]);
+        state.on_host(1, &frame, &mut io);
+        assert!(run_until(&mut state, &mut io, |_, io| io.to_host.contains(&(0, frame.clone()))));
+        let at = io.to_host.iter().position(|f| *f == (0, frame.clone())).expect("delivered");
+        (io.to_host_at[at], opened(&state).zip(before).map(|(after, before)| after - before))
+    }
+
+    #[cfg(feature = "verilog")]
+    #[test]
+    fn a_frame_the_verilog_card_opens_reaches_the_host_its_cycles_later_with_verilator() {
+        if let Err(e) = verilog::open_card() {
+            assert_ne!(std::env::var("WLANSEC_REQUIRE_ALL").as_deref(), Ok("1"), "{e}");
+            return println!("skipped: {e}");
+        }
+        let (host_engine, _) = to_the_access_points_host("sw");
+        let (card, cycles) = to_the_access_points_host("verilog:104");
+        let cycles = cycles.expect("the card opened the frame");
+        assert!((1_000..1_300).contains(&cycles), "{cycles} cycles for a 1500-octet body");
+        assert_eq!(card - host_engine, (cycles as f64 * 1e3 / 104.0) as u64);
     }
 }

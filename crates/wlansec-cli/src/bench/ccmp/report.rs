@@ -36,7 +36,7 @@ pub struct Report {
     pub mic_ctr_split: Vec<MicCtr>,
     /// One frame's latency: the single and Enhanced rows' frames each alone.
     pub alone: Vec<Alone>,
-    /// The sharded engine on 1 and 2 worker threads.
+    /// The per-core engine on 1 to N cores (one worker thread each).
     pub threads: Vec<Scaling>,
     /// Per setting of `batch_sizes`: each side at its fastest batch size.
     pub versus_ipsec_mb: Vec<Versus>,
@@ -61,16 +61,20 @@ pub const NOTES: [&str; 8] = [
      cycles per frame with LFENCE before and after every call, so that nothing of the calls \
      around it runs beside it (its dependency chain's latency), and back to back as the \
      single and enhanced rows time it (consecutive frames overlap: their AES throughput)",
-    "threads: the sharded engine (the calling thread plus persistent pinned workers), 32 \
-     stations, whole calls of 512 frames in a batch whose buffers are reused across calls \
-     (sharding, PN assignment and hand-off included; refilling the batch is outside the \
-     timed call), median over the repeats, each row with the load average just before it \
-     and its speed as a fraction of the multi-buffer kernel's row at the same frame size \
-     (of_kernel) and of the kernel sealing the same number of frames under the same \
-     station keys, refilled before each call as the batch is (of_kernel_same_frames: \
-     the sharded engine's own costs without the caches' share); calls are short (about a tenth of a \
-     millisecond) so that on a shared machine both threads are likely to be running \
-     during one",
+    "threads: the per-core engine (one worker thread per core, pinned, each behind a \
+     submission and a completion ring) on 1 to N cores, N the cores the process may run on; \
+     64 stations, a stream of 8192 frames of 1500 octets (mode multibuffer) \
+     or of lengths drawn from 28 to 1500 octets (mode mixed; frame_bytes their mean), \
+     submitted in bursts of 64 as the rings (1024 frames per core) take them, the caller \
+     waiting for half of what they hold before it polls and refills them, timed \
+     from the first submission to the last completion (PN assignment, framing, replay \
+     checks and the hand-off through the rings included; filling the packets is outside); \
+     median over the repeats, each row with the load average just before it, its speed-up \
+     over one core, and its speed as a fraction of the multi-buffer kernel's row of the same \
+     mode (of_kernel: one thread, batches in the nearest caches) and of the kernel on one \
+     thread sealing (opening) the same stream in one call, refilled first \
+     (of_kernel_same_frames). The calling thread submits and polls besides the workers: \
+     on N cores it shares a core with one of them",
     "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
      the AAD and 8-octet MIC of the multibuffer row) on the multibuffer row's frames under \
      the same station keys, expanded once by IMB_AES_KEYEXP_128 outside the timed loop; per \
@@ -169,13 +173,17 @@ pub fn print(report: &Report) {
     }
     println!();
     for t in &report.threads {
+        let setting = match t.mode {
+            MIXED => format!("mixed (mean {})", t.frame_bytes),
+            _ => format!("{}-byte", t.frame_bytes),
+        };
         println!(
-            "sharded engine, {}: {} thread(s), {} x {}-byte frames: {:.3} GB/s (x{:.2}; {:.0}% of the multi-buffer \
-             kernel, {:.0}% of it on as many frames; load {:.2} {:.2} {:.2})",
+            "per-core engine, {:<9} {} core(s), {} x {setting} frames: {:>9.0} frames/s {:.3} GB/s (x{:.2} one \
+             core; {:.0}% of the multi-buffer kernel, {:.0}% of it on the same stream; load {:.2} {:.2} {:.2})",
             t.direction,
             t.threads,
             t.frames,
-            t.frame_bytes,
+            t.frames_per_s,
             t.gb_per_s,
             t.speedup,
             100.0 * t.of_kernel,

@@ -1,143 +1,236 @@
-//! The sharded engine (the calling thread plus pinned workers) on 1 and 2 threads, protecting
-//! and unprotecting whole batches, against the multi-buffer kernel on the same working set.
+//! The per-core engine (one pinned worker per core behind its rings) on 1 to N cores, N the
+//! cores this process may run on: a stream of frames submitted in bursts and polled as they
+//! complete, protecting and unprotecting, at 1500 octets and on mixed lengths, against the
+//! multi-buffer kernel alone on one thread.
+
+#![allow(clippy::vec_box)] // packets are handled boxed, as the engine's rings move them
+
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
-use wlansec_core::engine::sharded::{FrameBatch, ShardedEngine};
+use wlansec_core::engine::percore::{Direction, Packet, PerCoreEngine};
 use wlansec_core::engine::{Engine, Job, Key, Mode};
 use wlansec_core::gen::{self, ChaCha8Rng, Shapes};
 
 use super::clock::{median, tsc, Clock};
-use super::frames::{random_bytes, AAD_LEN};
+use super::frames::{random_bytes, AAD_LEN, MIXED, MIXED_LENGTHS, STREAM_STATIONS};
 use super::machine::load_average;
 
-/// One direction on one number of threads.
+/// Frames of each timed stream: long enough that waking the workers at its start is a small
+/// part of it (a few milliseconds at 1500 octets).
+const FRAMES: usize = 8192;
+/// Packets the caller hands the engine per submission, as a packet pipeline's burst.
+const BURST: usize = 64;
+/// Only a stopped worker makes the caller wait this long for a completion.
+const PATIENCE: Duration = Duration::from_secs(5);
+
+/// One direction and setting on one number of cores.
 #[derive(Serialize)]
 pub struct Scaling {
     /// `protect` (transmit) or `unprotect` (receive, replay-checked).
     pub direction: &'static str,
+    /// `multibuffer` (every frame `frame_bytes` octets) or `mixed` (lengths drawn from
+    /// 28 to 1500 octets; `frame_bytes` is their mean): the kernel row of the same name is
+    /// the one `of_kernel` compares with.
+    pub mode: &'static str,
+    /// Workers, one per core.
     pub threads: usize,
     pub frame_bytes: usize,
     pub frames: usize,
+    pub frames_per_s: f64,
     pub gb_per_s: f64,
+    /// Against one core, same direction and mode.
     pub speedup: f64,
-    /// Against the multi-buffer kernel's row at the same frame size in this run (the
-    /// engine's speed on the same kind of frames, without framing, PNs or threads).
+    /// Against the multi-buffer kernel's row of the same mode and frame size in this run
+    /// (one thread, batches in the nearest caches, without framing, PNs or rings).
     pub of_kernel: f64,
-    /// Against the multi-buffer kernel on this row's own working set: as many frames, with
-    /// the same station keys, refilled before each call as the batch is (the kernel's row
-    /// reuses 4 x lanes frames that stay in the nearest caches).
+    /// Against the multi-buffer kernel on one thread sealing (opening) this row's stream,
+    /// as many frames of the same lengths under the same station keys in one call, refilled
+    /// first as the packets are: the engine's own costs without the caches' share.
     pub of_kernel_same_frames: f64,
     /// /proc/loadavg (1, 5, 15 minutes) just before this row was measured.
     pub load_average: [f64; 3],
 }
 
-/// `kernel_gb_per_s`: the multi-buffer kernel's row at a frame size.
+/// The cores this process may run on.
+pub fn cores() -> usize {
+    PerCoreEngine::available_cores()
+}
+
+/// `kernel_gb_per_s(mode, bytes)`: the multi-buffer kernel's row of that mode and size.
 pub fn measure(
     clock: &Clock,
     engine: Engine,
     rng: &mut ChaCha8Rng,
-    kernel_gb_per_s: impl Fn(usize) -> f64,
+    kernel_gb_per_s: impl Fn(&str, usize) -> f64,
 ) -> Result<Vec<Scaling>> {
-    let bytes = 1500;
-    let frames = 512;
-    let stations = 32;
-    let keys: Vec<[u8; 16]> = (0..stations).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
-    let shapes = Shapes { management: false };
-    let frames_in: Vec<(u32, Vec<u8>)> = (0..frames)
-        .map(|i| {
-            let mut mpdu = Vec::new();
-            gen::random_mpdu(rng, shapes, bytes, &mut mpdu);
-            ((i % stations) as u32, mpdu)
-        })
-        .collect();
+    let frames = FRAMES;
+    let tks: Vec<[u8; 16]> =
+        (0..STREAM_STATIONS).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
     let mut rows: Vec<Scaling> = Vec::new();
-    let median_of_repeats = |mut run: Box<dyn FnMut() -> f64 + '_>| {
-        let mut samples: Vec<f64> = (0..clock.repeats).map(|_| run()).collect();
-        median(&mut samples)
-    };
-    let mut same_frames = SameFrames::new(rng, engine, &keys, frames, bytes)?;
-    for threads in [1usize, 2] {
-        let load_average = load_average();
-        let mut engine = ShardedEngine::new(threads, engine);
-        let add_stations = |engine: &mut ShardedEngine| -> Result<()> {
-            for (station, tk) in keys.iter().enumerate() {
-                engine.add_station(station as u32, tk, Mode::CCMP128)?;
+    for mode in ["multibuffer", MIXED] {
+        let lengths: Vec<usize> = (0..frames)
+            .map(|_| match mode {
+                MIXED => {
+                    let (shortest, longest) = (*MIXED_LENGTHS.start(), *MIXED_LENGTHS.end());
+                    shortest + gen::below(rng, (longest - shortest + 1) as u64) as usize
+                }
+                _ => 1500,
+            })
+            .collect();
+        let octets: usize = lengths.iter().sum();
+        let frame_bytes = octets.div_ceil(frames);
+        let plaintext: Vec<(u32, Vec<u8>)> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &len)| {
+                let mut mpdu = Vec::new();
+                gen::random_mpdu(rng, Shapes { management: false }, len, &mut mpdu);
+                ((i % STREAM_STATIONS) as u32, mpdu)
+            })
+            .collect();
+        let mut same_frames = SameFrames::new(rng, engine, &tks, &lengths)?;
+        for cores in 1..=cores() {
+            let load_average = load_average();
+            let mut stream = PerCore::new(cores, engine, &tks, frames)?;
+            // The stream protected once, untimed: what the receive side opens.
+            stream.fill(&plaintext);
+            stream.run(Direction::Protect);
+            let protected = stream.outputs()?;
+            let (mut tx_of_same, mut rx_of_same) = (Vec::new(), Vec::new());
+            let (mut tx_ticks, mut rx_ticks) = (Vec::new(), Vec::new());
+            for _ in 0..clock.repeats {
+                // The kernel just before the engine, so that the two share the moment's
+                // disturbance; their ratio is taken repeat by repeat.
+                let kernel = same_frames.time(false);
+                stream.fill(&plaintext);
+                let ticks = stream.run(Direction::Protect);
+                tx_of_same.push(kernel / ticks);
+                tx_ticks.push(ticks);
+
+                let kernel = same_frames.time(true);
+                // Re-installed keys restart the replay counters: the same frames open again.
+                stream.add_stations()?;
+                stream.fill(&protected);
+                let ticks = stream.run(Direction::Unprotect);
+                if stream.refused() > 0 {
+                    bail!("the per-core engine refused {} of its own frames", stream.refused());
+                }
+                rx_of_same.push(kernel / ticks);
+                rx_ticks.push(ticks);
             }
-            Ok(())
-        };
-        add_stations(&mut engine)?;
-        // One batch, its buffers kept across calls: each repeat refills it (as a NIC fills
-        // its ring) outside the timed call.
-        let mut batch = FrameBatch::new();
-        let fill = |batch: &mut FrameBatch, frames: &[(u32, Vec<u8>)]| {
-            batch.clear();
-            for (station, mpdu) in frames {
-                batch.push(*station, mpdu);
+            if same_frames.refused > 0 {
+                bail!("the multi-buffer kernel refused {} of its own frames", same_frames.refused);
             }
-        };
-        fill(&mut batch, &frames_in);
-        engine.protect(&mut batch)?;
-        let protected: Vec<(u32, Vec<u8>)> =
-            batch.iter().map(|(station, r)| Ok((station, r.map_err(Clone::clone)?.to_vec()))).collect::<Result<_>>()?;
-        // Each repeat times the kernel on as many frames just before the sharded call, so
-        // the two share the moment's disturbance; their ratio is taken repeat by repeat.
-        let (mut tx_of_same, mut rx_of_same) = (Vec::new(), Vec::new());
-        let tx_ticks = median_of_repeats(Box::new(|| {
-            let kernel_ticks = same_frames.time(false);
-            fill(&mut batch, &frames_in);
-            let start = tsc();
-            engine.protect(&mut batch).expect("stations installed");
-            let ticks = (tsc() - start) as f64;
-            tx_of_same.push(kernel_ticks / ticks);
-            ticks
-        }));
-        let mut rx_failures = 0;
-        let rx_ticks = median_of_repeats(Box::new(|| {
-            let kernel_ticks = same_frames.time(true);
-            // Re-installing the keys restarts the replay counters, so the same frames
-            // open again.
-            add_stations(&mut engine).expect("keys installed once already");
-            fill(&mut batch, &protected);
-            let start = tsc();
-            engine.unprotect(&mut batch).expect("stations installed");
-            let ticks = (tsc() - start) as f64;
-            rx_failures += batch.iter().filter(|(_, r)| r.is_err()).count();
-            rx_of_same.push(kernel_ticks / ticks);
-            ticks
-        }));
-        if rx_failures > 0 {
-            bail!("sharded engine refused {rx_failures} of its own frames");
-        }
-        if same_frames.refused > 0 {
-            bail!("the multi-buffer kernel refused {} of its own frames", same_frames.refused);
-        }
-        for (direction, ticks, of_same) in [("protect", tx_ticks, tx_of_same), ("unprotect", rx_ticks, rx_of_same)] {
-            let gb_per_s = (frames * bytes) as f64 / (ticks / clock.tsc_hz) / 1e9;
-            let speedup = rows
-                .iter()
-                .find(|r| r.direction == direction && r.threads == 1)
-                .map_or(1.0, |one| gb_per_s / one.gb_per_s);
-            let of_kernel = gb_per_s / kernel_gb_per_s(bytes);
-            let of_kernel_same_frames = median(&mut of_same.clone());
-            rows.push(Scaling {
-                direction,
-                threads,
-                frame_bytes: bytes,
-                frames,
-                gb_per_s,
-                speedup,
-                of_kernel,
-                of_kernel_same_frames,
-                load_average,
-            });
+            for (direction, ticks, of_same) in [("protect", tx_ticks, tx_of_same), ("unprotect", rx_ticks, rx_of_same)]
+            {
+                let seconds = median(&mut ticks.clone()) / clock.tsc_hz;
+                let gb_per_s = octets as f64 / seconds / 1e9;
+                let speedup = rows
+                    .iter()
+                    .find(|r| (r.direction, r.mode, r.threads) == (direction, mode, 1))
+                    .map_or(1.0, |one| gb_per_s / one.gb_per_s);
+                rows.push(Scaling {
+                    direction,
+                    mode,
+                    threads: cores,
+                    frame_bytes,
+                    frames,
+                    frames_per_s: frames as f64 / seconds,
+                    gb_per_s,
+                    speedup,
+                    of_kernel: gb_per_s / kernel_gb_per_s(mode, frame_bytes),
+                    of_kernel_same_frames: median(&mut of_same.clone()),
+                    load_average,
+                });
+            }
         }
     }
     Ok(rows)
 }
 
-/// The multi-buffer kernel on the sharded rows' working set: as many frames of the same
-/// size under the same station keys, refilled before each call as the batch is.
+/// A per-core engine with the stream's stations, and the stream's packets, kept across
+/// runs.
+struct PerCore<'a> {
+    engine: PerCoreEngine,
+    tks: &'a [[u8; 16]],
+    /// The packets to submit, last first (a run pops them).
+    source: Vec<Box<Packet>>,
+    burst: Vec<Box<Packet>>,
+    /// The packets a run completed, in completion order.
+    done: Vec<Box<Packet>>,
+}
+
+impl<'a> PerCore<'a> {
+    fn new(cores: usize, engine: Engine, tks: &'a [[u8; 16]], frames: usize) -> Result<Self> {
+        let mut per_core = PerCore {
+            engine: PerCoreEngine::new(cores, engine),
+            tks,
+            source: (0..frames).map(|_| Box::new(Packet::with_capacity(1600))).collect(),
+            burst: Vec::with_capacity(BURST),
+            done: Vec::with_capacity(frames),
+        };
+        per_core.add_stations()?;
+        Ok(per_core)
+    }
+
+    fn add_stations(&mut self) -> Result<()> {
+        for (station, tk) in self.tks.iter().enumerate() {
+            self.engine.add_station(station as u32, tk, Mode::CCMP128)?;
+        }
+        Ok(())
+    }
+
+    /// Fill the packets with `frames`, tagged in order, ready to be submitted first to last
+    /// (as a NIC fills its ring: outside the timed run).
+    fn fill(&mut self, frames: &[(u32, Vec<u8>)]) {
+        self.source.append(&mut self.done);
+        for (packet, (tag, (station, mpdu))) in self.source.iter_mut().zip(frames.iter().enumerate().rev()) {
+            packet.set(*station, tag as u64, mpdu);
+        }
+    }
+
+    /// TSC ticks from the first submission to the last completion: bursts of `BURST`
+    /// packets submitted as the rings take them, completions polled as they come.
+    fn run(&mut self, direction: Direction) -> f64 {
+        let total = self.source.len();
+        let start = tsc();
+        while self.done.len() < total {
+            while self.burst.len() < BURST {
+                let Some(packet) = self.source.pop() else { break };
+                self.burst.push(packet);
+            }
+            if !self.burst.is_empty() {
+                // A full ring takes nothing: the completions below make room.
+                let _ = self.engine.submit(direction, &mut self.burst);
+            }
+            self.engine.poll(&mut self.done, usize::MAX);
+            // Rings full: wait for half of what they hold, then refill them; everything
+            // submitted: wait for the rest. The caller stays off the workers' cores meanwhile.
+            if !self.burst.is_empty() {
+                self.engine.wait_for(self.engine.in_flight().div_ceil(2), PATIENCE);
+            } else if self.source.is_empty() {
+                self.engine.wait_for(self.engine.in_flight(), PATIENCE);
+            }
+        }
+        (tsc() - start) as f64
+    }
+
+    /// The last run's outputs by tag, each as its station's frame.
+    fn outputs(&mut self) -> Result<Vec<(u32, Vec<u8>)>> {
+        self.done.sort_unstable_by_key(|packet| packet.tag());
+        self.done.iter().map(|packet| Ok((packet.station(), packet.result().map_err(Clone::clone)?.to_vec()))).collect()
+    }
+
+    /// Frames the last run refused.
+    fn refused(&self) -> usize {
+        self.done.iter().filter(|packet| packet.result().is_err()).count()
+    }
+}
+
+/// The multi-buffer kernel on a row's stream: as many frames of the same lengths under the
+/// same station keys, refilled before each call as the packets are.
 struct SameFrames {
     engine: Engine,
     keys: Vec<Key>,
@@ -152,11 +245,11 @@ struct SameFrames {
 }
 
 impl SameFrames {
-    fn new(rng: &mut ChaCha8Rng, engine: Engine, tks: &[[u8; 16]], frames: usize, bytes: usize) -> Result<Self> {
+    fn new(rng: &mut ChaCha8Rng, engine: Engine, tks: &[[u8; 16]], lengths: &[usize]) -> Result<Self> {
         let keys = tks.iter().map(|tk| Key::new(tk, Mode::CCMP128)).collect::<wlansec_core::Result<Vec<_>>>()?;
         let nonce: [u8; 13] = random_bytes(rng, 13).try_into().expect("13 octets");
         let aad = random_bytes(rng, AAD_LEN);
-        let plaintexts: Vec<Vec<u8>> = (0..frames).map(|_| random_bytes(rng, bytes)).collect();
+        let plaintexts: Vec<Vec<u8>> = lengths.iter().map(|&len| random_bytes(rng, len)).collect();
         let mut buffers = plaintexts.clone();
         let mut jobs: Vec<Job> =
             buffers.iter_mut().zip(keys.iter().cycle()).map(|(b, key)| Job::new(key, nonce, &aad, b)).collect();

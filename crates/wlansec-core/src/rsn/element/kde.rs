@@ -15,6 +15,9 @@ pub mod kde_type {
     pub const IGTK: u8 = 9;
     /// Key ID KDE: which Key ID (0 or 1) a PTK is installed under with Extended Key ID.
     pub const KEY_ID: u8 = 10;
+    /// BIGTK KDE: the beacon integrity group key (IEEE 802.11-2020 Table 12-10), laid out
+    /// as the IGTK KDE (Key ID 6 or 7, BIPN, BIGTK).
+    pub const BIGTK: u8 = 14;
 }
 
 /// One item of an EAPOL-Key frame's Key Data field.
@@ -80,7 +83,8 @@ impl<'a> GtkKde<'a> {
 }
 
 /// The IGTK KDE (12.7.2 Figure 12-42): Key ID (2 octets), IPN (6 octets, IPN0 first) and
-/// the IGTK (16 or 32 octets). Debug leaves the key out.
+/// the IGTK (16 or 32 octets); the BIGTK KDE has the same fields (BIPN for IPN). Debug
+/// leaves the key out.
 #[derive(Clone, PartialEq, Eq)]
 pub struct IgtkKde<'a> {
     pub key_id: u16,
@@ -173,13 +177,25 @@ impl KeyDataBuilder {
         if key_id != 4 && key_id != 5 {
             return Err(Error::Malformed("IGTK Key ID must be 4 or 5"));
         }
+        self.integrity_kde(kde_type::IGTK, key_id, ipn, igtk)
+    }
+
+    /// Append a BIGTK KDE: Key ID 6 or 7, the BIGTK's current BIPN (48 bits), the BIGTK.
+    pub fn bigtk(self, key_id: u16, bipn: u64, bigtk: &[u8]) -> Result<Self> {
+        if key_id != 6 && key_id != 7 {
+            return Err(Error::Malformed("BIGTK Key ID must be 6 or 7"));
+        }
+        self.integrity_kde(kde_type::BIGTK, key_id, bipn, bigtk)
+    }
+
+    fn integrity_kde(self, data_type: u8, key_id: u16, ipn: u64, key: &[u8]) -> Result<Self> {
         if ipn > IPN_MAX {
             return Err(Error::Malformed("IPN wider than 48 bits"));
         }
         let mut data = zeroize::Zeroizing::new(key_id.to_le_bytes().to_vec());
         data.extend_from_slice(&ipn.to_le_bytes()[..6]);
-        data.extend_from_slice(igtk);
-        self.kde(kde_type::IGTK, &data)
+        data.extend_from_slice(key);
+        self.kde(data_type, &data)
     }
 
     pub fn build(self) -> zeroize::Zeroizing<Vec<u8>> {

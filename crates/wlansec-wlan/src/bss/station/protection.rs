@@ -2,6 +2,8 @@
 //! their keys, group-addressed robust ones checked with BIP under the IGTK, and forged
 //! unprotected ones (a spoofed Deauthentication, say) dropped; SA Queries answered, so the
 //! access point keeps the link when someone else asks to (re)associate in the station's name.
+//! With beacon protection, once the station holds the BIGTK every beacon must carry a valid,
+//! fresh MME under it: a forged, replayed or stripped beacon changes nothing.
 //! An unprotected Deauthentication or Disassociation is not obeyed but asked about (IEEE
 //! 802.11-2016 11.13.2): the station sends a protected SA Query; its access point answers and
 //! the link stays, an access point that forgot the station cannot, and after a second of
@@ -27,6 +29,11 @@ impl Station {
         let frame = Frame::new_checked(mpdu, Rules::default())?;
         if frame.addr1().is_group() {
             let (subtype, body) = (frame.frame_control().subtype(), frame.body());
+            let beacon = subtype == mgmt::subtype::BEACON;
+            if beacon && self.beacon_integrity.installed() && self.beacon_integrity.verify(mpdu).is_err() {
+                self.counters.refused_beacons += 1;
+                return Ok(());
+            }
             if self.protects_management() && mgmt::is_robust(subtype, body) && self.integrity.verify(mpdu).is_err() {
                 self.counters.refused_unprotected_management += 1;
                 return Ok(());
