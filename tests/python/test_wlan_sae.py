@@ -1,5 +1,5 @@
 """WPA3-Personal in the emulated WLAN (`wlansec wlan up --security sae`), as root: two
-stations join by SAE (group 19, hash-to-element) and carry ping over IPv4 and IPv6 and a TCP
+stations join by SAE (group 19, hash-to-element; PMF required, beacons protected) and carry ping over IPv4 and IPv6 and a TCP
 transfer; tshark dissects the capture's SAE Authentication frames (algorithm 3: commit and
 confirm each way) and the association's RSN element (AKM 8, PMF required, the PMKID), and
 decrypts the data frames with the PMKs `--keylog` wrote, as does `wlansec decrypt`. And `ap`
@@ -71,6 +71,10 @@ def test_sae_carries_ping_and_tcp_and_its_capture_decrypts_with_the_pmk(tmp_path
     named = subprocess.run(["tshark", "-r", str(pcap), "-Y", "wlan.fc.type_subtype == 0", "-x"], capture_output=True, text=True, check=True).stdout
     hexdump = "".join(re.findall(r"^[0-9a-f]{4}  ((?:[0-9a-f]{2} )+)", named, re.M)).replace(" ", "")
     assert all(pmkid in hexdump for pmkid in pmkids.values()), pmkids
+
+    # Beacon protection: the access point's beacons carry a Management MIC element (BIP).
+    beacons = tshark(pcap, "-Y", "wlan.fc.type_subtype == 8", "-T", "fields", "-e", "wlan.tag.number").splitlines()
+    assert beacons and all("76" in b.split(",") for b in beacons), beacons[:3]
 
     # tshark decrypts the data frames given the PMKs ("wpa-psk" keys take a PMK as hex).
     uat = [a for k in keys for a in ("-o", f'uat:80211_keys:"wpa-psk","{k}"')]

@@ -61,6 +61,8 @@ fn udp_node(
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
         max_stations: max_stations.unwrap_or(MAX_AID),
+        // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
+        beacon_protection: security.sae,
         key_management,
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),

@@ -140,6 +140,8 @@ impl State {
         let network = |passphrase: &str| NetworkConfig {
             fragment_threshold,
             pmf,
+            // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
+            beacon_protection: key_management.sae().is_some(),
             key_management: key_management.clone(),
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };

@@ -263,3 +263,22 @@ fn a_station_joins_again_by_its_cached_pmksa_without_sae() {
     assert_eq!(ap.counters.refused_sae, refused);
     assert!(flows(&mut ap, &mut stas));
 }
+
+#[test]
+fn sae_stations_join_with_beacon_protection_and_pass_data() {
+    let network = NetworkConfig { beacon_protection: true, ..sae_network(SaePwe::HashToElement, PASS) };
+    let (mut ap, mut stas) = join_with(network.clone(), network, Defences::ALL);
+    assert!(stas.iter().all(|s| *s.state() == StationState::Connected));
+    // The beacon carries a Management MIC element (ID 76) under the BIGTK the stations hold.
+    let beacon = ap.beacon().unwrap();
+    let frame = Frame::new_checked(&beacon[..], Rules::default()).unwrap();
+    let Ok(ManagementBody::Beacon(body)) = ManagementBody::parse(frame.frame_control().subtype(), frame.body()) else {
+        panic!("not a beacon")
+    };
+    assert!(body.elements.find(76).is_some());
+    let mut out = Vec::new();
+    for s in stas.iter_mut() {
+        s.from_air(&beacon, &mut out).unwrap();
+    }
+    assert!(flows(&mut ap, &mut stas));
+}
