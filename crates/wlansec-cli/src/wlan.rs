@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use wlansec_wlan::emulator::control;
 use wlansec_wlan::pmf::Pmf;
-use wlansec_wlan::security::{wep_key, SecurityMode};
+use wlansec_wlan::security::{wep_key, Security, SecurityMode};
 
 pub use args::{ApArgs, Command, StaArgs};
 pub use udp_node::{ap, sta};
@@ -52,26 +52,40 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
     }
 }
 
-/// `--pmf` as given, else the secure default: 802.11w offered (optional, so stations without
-/// it still join) wherever it can be, an access point's ccmp or enhanced network; off
-/// elsewhere (TKIP, WEP and open networks cannot protect management frames, an IBSS has no
-/// access point to negotiate it with).
-fn pmf_or_default(pmf: Option<Pmf>, mode: SecurityMode, bss: bool) -> Pmf {
-    pmf.unwrap_or(if bss && mode.supports_pmf() { Pmf::Optional } else { Pmf::Off })
+/// `--pmf` as given, else the secure default: required on an SAE network (WPA3 requires
+/// it); elsewhere 802.11w offered (optional, so stations without it still join) wherever it
+/// can be, an access point's ccmp or enhanced network; off elsewhere (TKIP, WEP and open
+/// networks cannot protect management frames, an IBSS has no access point to negotiate it
+/// with).
+fn pmf_or_default(pmf: Option<Pmf>, security: Security, bss: bool) -> Pmf {
+    let default = match security {
+        Security { sae: true, .. } => Pmf::Required,
+        Security { mode, .. } if bss && mode.supports_pmf() => Pmf::Optional,
+        _ => Pmf::Off,
+    };
+    pmf.unwrap_or(default)
 }
 
 /// Management frame protection needs CCMP: `required` is refused where the mode has none
-/// (`optional` there is simply not offered).
-fn check_pmf(mode: SecurityMode, pmf: Pmf) -> Result<()> {
-    if pmf == Pmf::Required && !mode.supports_pmf() {
+/// (`optional` there is simply not offered); SAE needs it required.
+fn check_pmf(security: Security, pmf: Pmf) -> Result<()> {
+    if security.sae && pmf != Pmf::Required {
+        bail!("--security sae needs --pmf required (WPA3 requires management frame protection; ieee80211w=2)");
+    }
+    if pmf == Pmf::Required && !security.mode.supports_pmf() {
         bail!("--pmf required needs --security ccmp or enhanced (802.11w protects management frames with CCMP)");
     }
     Ok(())
 }
 
-/// The secret a mode needs: none when open, a WEP key, or a WPA passphrase or PSK.
-fn check_passphrase(mode: SecurityMode, pass: &str) -> Result<()> {
-    match mode {
+/// The secret a mode needs: none when open, a WEP key, a WPA passphrase or PSK, or an SAE
+/// password (any length but none).
+fn check_passphrase(security: Security, pass: &str) -> Result<()> {
+    match security.mode {
+        _ if security.sae && pass.is_empty() => {
+            bail!("an SAE network needs a password: give --passphrase or --passphrase-file")
+        }
+        _ if security.sae => {}
         SecurityMode::Open => {}
         SecurityMode::Wep => {
             wep_key(pass)?;

@@ -30,6 +30,14 @@ pub enum Error {
     EnhancedWays(usize),
     /// A `--pmf` other than off, optional, required.
     UnknownPmf(String),
+    /// A `--sae-pwe` other than hnp, h2e, both (or a `sae_pwe` other than 0, 1, 2).
+    UnknownSaePwe(String),
+    /// An SAE network whose management frame protection is not required (WPA3 requires it).
+    SaeWithoutPmf,
+    /// An SAE group other than 19, 20, 21.
+    SaeGroup(u16),
+    /// An SAE Authentication frame from `peer` that the local side refused.
+    Sae { peer: MacAddr, why: wlansec_core::rsn::sae::SaeError },
     /// Something the security mode (named as `--security` names it) does not have (open: no
     /// frame suite; WEP: no handshake).
     ModeLacks { mode: String, what: &'static str },
@@ -101,6 +109,14 @@ impl fmt::Display for Error {
             Error::UnknownPmf(s) => {
                 write!(f, "unknown management frame protection `{}` (off, optional, required)", s.escape_default())
             }
+            Error::UnknownSaePwe(s) => {
+                write!(f, "unknown SAE password element method `{}` (hnp, h2e, both)", s.escape_default())
+            }
+            Error::SaeWithoutPmf => {
+                f.write_str("SAE needs management frame protection required (--pmf required, ieee80211w=2)")
+            }
+            Error::Sae { peer, .. } => write!(f, "SAE frame from {peer} refused"),
+            Error::SaeGroup(id) => write!(f, "SAE group {id} not supported (19, 20, 21)"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
                 write!(
@@ -143,6 +159,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Handshake { why, .. } | Error::BadMac { why, .. } => Some(why),
+            Error::Sae { why, .. } => Some(why),
             Error::Node { source, .. } => Some(source.as_ref()),
             Error::Io { source, .. } | Error::NotRunning { source, .. } => Some(source),
             _ => None,
@@ -201,6 +218,10 @@ mod tests {
                 "sudo",
             ),
             (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
+            (Error::UnknownSaePwe("3".into()), "hnp, h2e, both"),
+            (Error::SaeWithoutPmf, "management frame protection required"),
+            (Error::SaeGroup(14), "19, 20, 21"),
+            (Error::Sae { peer, why: wlansec_core::rsn::sae::SaeError::ConfirmMismatch }, "SAE frame"),
         ]
     }
 

@@ -80,6 +80,10 @@ impl IbssStation {
     /// A station `mac` of the IBSS `config.bssid`.
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
+        // SAE runs between a station and an access point here.
+        if let Credential::Sae(_) = credential {
+            return Err(crate::Error::ModeLacks { mode: "ibss".into(), what: "SAE (an access point has)" });
+        }
         let mut rng = fresh_rng();
         let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng, &CcmpOn::Host)?;
         Ok(IbssStation {

@@ -20,7 +20,8 @@ use zeroize::Zeroizing;
 use crate::pmf::Pmf;
 use crate::Result;
 
-use crate::security::{hex_octets, wep_key, SecurityMode};
+use crate::security::{hex_octets, wep_key, KeyManagement, SecurityMode, RSNXE_SAE_H2E};
+use wlansec_core::rsn::sae::Password;
 
 const SUBTYPE_QOS_DATA: u8 = 8;
 /// Beacon interval, in time units of 1024 µs.
@@ -85,9 +86,15 @@ pub struct Counters {
     /// proven its key (status 17); in an IBSS, new peers not learned because the peer table
     /// was full.
     pub refused_table_full: u64,
-    /// Associations (IBSS peers) whose handshake had not yet verified a MIC, dropped to make
-    /// room for a newer one (the oldest first) or expired.
+    /// Associations (IBSS peers) whose handshake had not yet verified a MIC, and SAE
+    /// exchanges not yet associated, dropped to make room for a newer one (the oldest first)
+    /// or expired.
     pub evicted_unproven: u64,
+    /// SAE frames refused (a confirm that does not verify: a wrong password; a bad commit;
+    /// a commit past the access point's bound on open exchanges).
+    pub refused_sae: u64,
+    /// SAE commits the access point answered with an anti-clogging token request.
+    pub sae_token_requests: u64,
 }
 
 /// What a node reports about one association (an IBSS station: one peer), as `status`
@@ -132,6 +139,8 @@ pub struct NetworkConfig {
     /// The most stations an access point associates at once (hostapd's `max_num_sta`):
     /// AIDs 1 to this, at most [`MAX_AID`]; a request beyond it is refused (status 17).
     pub max_stations: u16,
+    /// PSK, or SAE with the passphrase as its password.
+    pub key_management: KeyManagement,
 }
 
 /// The largest AID (IEEE 802.11-2016 9.4.1.8), hostapd's default `max_num_sta`.
@@ -149,12 +158,19 @@ impl NetworkConfig {
             beacon_protection: false,
             spp_amsdu: true,
             max_stations: MAX_AID,
+            key_management: KeyManagement::Psk,
         }
     }
 
     /// The RSN element this node sends (none on an open or WEP network).
     pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
-        self.mode.rsn_element(self.pmf.policy(), self.spp_amsdu)
+        self.mode.rsn_element(self.key_management.akm(), self.pmf.policy(), self.spp_amsdu)
+    }
+
+    /// The RSN Extension element an access point advertises: SAE hash-to-element, if offered.
+    pub fn rsnxe(&self) -> Option<&'static [u8]> {
+        let h2e = self.key_management.sae().is_some_and(|sae| sae.pwe.offers_h2e());
+        h2e.then_some(&RSNXE_SAE_H2E[..])
     }
 
     /// Handshake parameters of a link whose two sides both send this network's RSN
@@ -163,7 +179,7 @@ impl NetworkConfig {
         let rsne = self
             .rsn_element()?
             .ok_or(crate::Error::ModeLacks { mode: self.mode.to_string(), what: "4-way handshake" })?;
-        self.mode.handshake_params(aa, spa, rsne.clone(), rsne)
+        self.mode.handshake_params(self.key_management.akm(), aa, spa, rsne.clone(), rsne)
     }
 }
 
@@ -180,6 +196,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("beacon_protection", &self.beacon_protection)
             .field("spp_amsdu", &self.spp_amsdu)
             .field("max_stations", &self.max_stations)
+            .field("key_management", &self.key_management)
             .finish()
     }
 }
@@ -202,10 +219,23 @@ pub(crate) enum Credential {
     None,
     Wep(Vec<u8>),
     Psk(Pmk),
+    /// The SAE password: each station's PMK comes from its own exchange.
+    Sae(Password),
 }
 
 impl Credential {
+    /// The credential of `config`; an SAE network is CCMP with management frame protection
+    /// required, or refused.
     pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
+        if config.key_management.sae().is_some() {
+            if config.mode != SecurityMode::Ccmp {
+                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what: "SAE (ccmp has)" });
+            }
+            if config.pmf != Pmf::Required {
+                return Err(crate::Error::SaeWithoutPmf);
+            }
+            return Ok(Credential::Sae(Password::new(config.passphrase.as_bytes(), None)));
+        }
         Ok(match config.mode {
             SecurityMode::Open => Credential::None,
             SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
@@ -262,7 +292,8 @@ pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Result<Vec<u8>> {
 /// Privacy bit is added for a protected network).
 pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: SequenceControl) -> Result<Vec<u8>> {
     let privacy = if config.mode == SecurityMode::Open { 0 } else { mgmt::capability::PRIVACY };
-    let elements = elements(&config.ssid, config.rsn_element()?.as_deref())?;
+    let mut elements = elements(&config.ssid, config.rsn_element()?.as_deref())?;
+    elements.extend_from_slice(config.rsnxe().unwrap_or_default());
     let beacon = BeaconRepr {
         timestamp: 0,
         beacon_interval: BEACON_INTERVAL_TU,

@@ -9,6 +9,7 @@ use wlansec_core::engine::enhanced::enhanced_selector;
 use wlansec_core::engine::Ways;
 use wlansec_core::registry::SuiteId;
 use wlansec_core::rsn::element::{rsn_capabilities, ElementKind, MfpPolicy};
+use wlansec_core::rsn::sae::{Group, PweMethod};
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
 use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
@@ -20,6 +21,165 @@ use crate::{Error, Result};
 /// The group management cipher this WLAN uses (the default one, so not written in the RSN
 /// element, as hostapd does): BIP under the IGTK ([`crate::pmf`]).
 pub const GROUP_MGMT_CIPHER: CipherSuite = CipherSuite::BipCmac128;
+
+/// How a station proves it holds the network's secret before its 4-way handshake.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum KeyManagement {
+    /// The PSK (AKM 2): the passphrase's PBKDF2 is every station's PMK.
+    #[default]
+    Psk,
+    /// SAE (AKM 8, WPA3-Personal): a password-authenticated key exchange in Authentication
+    /// frames gives each station its own PMK; management frame protection is required.
+    Sae(SaeSettings),
+}
+
+impl KeyManagement {
+    pub fn akm(&self) -> Akm {
+        match self {
+            KeyManagement::Psk => Akm::Psk,
+            KeyManagement::Sae(_) => Akm::Sae,
+        }
+    }
+
+    pub fn sae(&self) -> Option<&SaeSettings> {
+        match self {
+            KeyManagement::Sae(sae) => Some(sae),
+            KeyManagement::Psk => None,
+        }
+    }
+}
+
+/// What an SAE network offers: how the password element is derived and the groups, in
+/// order of preference.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SaeSettings {
+    pub pwe: SaePwe,
+    pub groups: Vec<Group>,
+}
+
+impl Default for SaeSettings {
+    /// Hash-to-element on group 19, as WPA3 certification asks.
+    fn default() -> Self {
+        SaeSettings { pwe: SaePwe::HashToElement, groups: vec![Group::P256] }
+    }
+}
+
+/// hostapd's `sae_pwe`: the password element by hunting-and-pecking (0), by hash-to-element
+/// (1), or either (2: an access point takes both; a station uses hash-to-element where the
+/// access point's RSNXE offers it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SaePwe {
+    HuntingAndPecking,
+    HashToElement,
+    Both,
+}
+
+impl SaePwe {
+    /// hostapd.conf's and wpa_supplicant.conf's `sae_pwe` value.
+    pub fn from_conf(value: &str) -> Result<SaePwe> {
+        match value {
+            "0" => Ok(SaePwe::HuntingAndPecking),
+            "1" => Ok(SaePwe::HashToElement),
+            "2" => Ok(SaePwe::Both),
+            other => Err(Error::UnknownSaePwe(other.into())),
+        }
+    }
+
+    /// The methods an access point accepts.
+    pub fn accepts(self, method: PweMethod) -> bool {
+        match self {
+            SaePwe::HuntingAndPecking => method == PweMethod::HuntingAndPecking,
+            SaePwe::HashToElement => method == PweMethod::HashToElement,
+            SaePwe::Both => true,
+        }
+    }
+
+    /// Whether the RSNXE advertises hash-to-element.
+    pub fn offers_h2e(self) -> bool {
+        self != SaePwe::HuntingAndPecking
+    }
+}
+
+impl FromStr for SaePwe {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "hnp" => Ok(SaePwe::HuntingAndPecking),
+            "h2e" => Ok(SaePwe::HashToElement),
+            "both" => Ok(SaePwe::Both),
+            other => Err(Error::UnknownSaePwe(other.into())),
+        }
+    }
+}
+
+impl fmt::Display for SaePwe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SaePwe::HuntingAndPecking => "hnp",
+            SaePwe::HashToElement => "h2e",
+            SaePwe::Both => "both",
+        })
+    }
+}
+
+/// What `--security` names: how frames are protected and whether stations authenticate by
+/// SAE (`sae`: CCMP-128 with SAE, management frame protection required).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Security {
+    pub mode: SecurityMode,
+    pub sae: bool,
+}
+
+impl Security {
+    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19).
+    pub fn key_management(self, pwe: SaePwe, groups: &[u16]) -> Result<KeyManagement> {
+        if !self.sae {
+            return Ok(KeyManagement::Psk);
+        }
+        let groups = match groups {
+            [] => SaeSettings::default().groups,
+            ids => ids.iter().map(|&id| Group::from_id(id).ok_or(Error::SaeGroup(id))).collect::<Result<_>>()?,
+        };
+        Ok(KeyManagement::Sae(SaeSettings { pwe, groups }))
+    }
+}
+
+impl From<SecurityMode> for Security {
+    fn from(mode: SecurityMode) -> Self {
+        Security { mode, sae: false }
+    }
+}
+
+impl FromStr for Security {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "sae" => Ok(Security { mode: SecurityMode::Ccmp, sae: true }),
+            other => Ok(Security { mode: other.parse()?, sae: false }),
+        }
+    }
+}
+
+impl fmt::Display for Security {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.sae {
+            f.write_str("sae")
+        } else {
+            self.mode.fmt(f)
+        }
+    }
+}
+
+/// The RSN Extension element's ID (IEEE 802.11-2020 9.4.2.241).
+pub const RSNXE_ID: u8 = 244;
+/// The RSNXE saying "SAE hash-to-element": bit 5 of its one octet (whose low four bits
+/// give the field's length less one).
+pub const RSNXE_SAE_H2E: [u8; 3] = [RSNXE_ID, 1, 1 << 5];
+
+/// Whether an RSNXE body (after ID and length) offers SAE hash-to-element.
+pub fn rsnxe_offers_h2e(data: &[u8]) -> bool {
+    data.first().is_some_and(|b| b & (1 << 5) != 0)
+}
 
 /// How data frames are protected.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -88,15 +248,15 @@ impl SecurityMode {
 
     /// The RSN element a node of this mode sends, the access point in its beacon and a
     /// station in its association request: one pairwise suite, group cipher CCMP (TKIP under
-    /// WPA), PSK, the management frame protection policy `mfp` and, with `spp_amsdu`, SPP
+    /// WPA), `akm`, the management frame protection policy `mfp` and, with `spp_amsdu`, SPP
     /// A-MSDU capability (neither where the mode cannot: only CCMP protects management
     /// frames or authenticates the A-MSDU Present bit).
-    pub fn rsn_element(self, mfp: MfpPolicy, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
+    pub fn rsn_element(self, akm: Akm, mfp: MfpPolicy, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
         let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
         let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
         let ccmp = self.supports_pmf();
         let mfp = if ccmp { mfp } else { MfpPolicy::Disabled };
-        let mut repr = RsnElementRepr::personal(group, pairwise, Akm::Psk).with_mfp(mfp, GROUP_MGMT_CIPHER);
+        let mut repr = RsnElementRepr::personal(group, pairwise, akm).with_mfp(mfp, GROUP_MGMT_CIPHER);
         if ccmp && spp_amsdu {
             repr.capabilities |= rsn_capabilities::SPP_AMSDU_CAPABLE;
         }
@@ -112,11 +272,18 @@ impl SecurityMode {
         Rules { spp_amsdu: spp(ap_rsne) && spp(sta_rsne), ..Rules::default() }
     }
 
-    /// Handshake parameters between authenticator `aa` and supplicant `spa`, whose RSN
-    /// elements are `ap_rsne` (beacon) and `sta_rsne` (association request).
-    pub fn handshake_params(self, aa: MacAddr, spa: MacAddr, ap_rsne: Vec<u8>, sta_rsne: Vec<u8>) -> Result<Params> {
+    /// Handshake parameters of `akm` between authenticator `aa` and supplicant `spa`, whose
+    /// RSN elements are `ap_rsne` (beacon) and `sta_rsne` (association request).
+    pub fn handshake_params(
+        self,
+        akm: Akm,
+        aa: MacAddr,
+        spa: MacAddr,
+        ap_rsne: Vec<u8>,
+        sta_rsne: Vec<u8>,
+    ) -> Result<Params> {
         let cipher = self.cipher(0).ok_or(Error::ModeLacks { mode: self.to_string(), what: "cipher" })?;
-        Ok(Params { akm: Akm::Psk, pairwise: cipher, group: cipher, aa, spa, ap_rsne, sta_rsne })
+        Ok(Params { akm, pairwise: cipher, group: cipher, aa, spa, ap_rsne, sta_rsne })
     }
 
     /// The suite that protects the mode's unicast frames: the host engine's Enhanced CCMP-N
@@ -273,6 +440,21 @@ mod tests {
     }
 
     #[test]
+    fn sae_is_ccmp_with_sae_and_its_settings_parse() {
+        let sae: Security = "sae".parse().unwrap();
+        assert_eq!((sae.mode, sae.sae, sae.to_string()), (SecurityMode::Ccmp, true, "sae".into()));
+        assert_eq!("tkip".parse::<Security>().unwrap().to_string(), "tkip");
+        let km = sae.key_management(SaePwe::Both, &[20, 19]).unwrap();
+        assert_eq!(km.sae().unwrap().groups, vec![Group::P384, Group::P256]);
+        assert!(matches!(sae.key_management(SaePwe::Both, &[14]), Err(Error::SaeGroup(14))));
+        for (conf, arg) in [("0", "hnp"), ("1", "h2e"), ("2", "both")] {
+            assert_eq!(SaePwe::from_conf(conf).unwrap(), arg.parse().unwrap());
+            assert_eq!(arg.parse::<SaePwe>().unwrap().to_string(), arg);
+        }
+        assert!(SaePwe::from_conf("3").is_err() && "sometimes".parse::<SaePwe>().is_err());
+    }
+
+    #[test]
     fn overhead_matches_the_suites() {
         for (mode, tk) in [
             (SecurityMode::Wep, &b"abcdefghijklm"[..]),
@@ -286,10 +468,11 @@ mod tests {
 
     #[test]
     fn enhanced_n_advertises_its_vendor_selector() {
-        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap();
+        let rsne = SecurityMode::Enhanced(Ways::N4).rsn_element(Akm::Psk, MfpPolicy::Disabled, false).unwrap().unwrap();
         let (_, repr) = RsnElementRepr::parse(&rsne).unwrap();
         assert_eq!(repr.pairwise_ciphers[0].selector(), enhanced_selector(Ways::N4).unwrap());
-        let plain = SecurityMode::Enhanced(Ways::N1).rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap();
-        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(MfpPolicy::Disabled, false).unwrap().unwrap());
+        let plain =
+            SecurityMode::Enhanced(Ways::N1).rsn_element(Akm::Psk, MfpPolicy::Disabled, false).unwrap().unwrap();
+        assert_eq!(plain, SecurityMode::Ccmp.rsn_element(Akm::Psk, MfpPolicy::Disabled, false).unwrap().unwrap());
     }
 }

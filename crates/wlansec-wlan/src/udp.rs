@@ -276,7 +276,10 @@ mod tests {
 
     impl Air {
         fn new(pmf: Pmf) -> Self {
-            let network = NetworkConfig { pmf, ..NetworkConfig::new("wlansec", AP, "ccmp".parse().unwrap(), PSK) };
+            Self::of(NetworkConfig { pmf, ..NetworkConfig::new("wlansec", AP, "ccmp".parse().unwrap(), PSK) })
+        }
+
+        fn of(network: NetworkConfig) -> Self {
             Air {
                 ap: AccessPoint::new(network.clone()).unwrap(),
                 book: AddressBook::default(),
@@ -318,9 +321,10 @@ mod tests {
         /// A datagram from `from` to the access point, and the station's frames it leads to,
         /// until the air is quiet.
         fn datagram(&mut self, mpdu: Vec<u8>, from: SocketAddr) {
-            let mut queue = vec![(mpdu, from)];
+            // In the order sent, as one UDP path delivers them.
+            let mut queue = std::collections::VecDeque::from([(mpdu, from)]);
             for _ in 0..32 {
-                let Some((mpdu, from)) = queue.pop() else { return };
+                let Some((mpdu, from)) = queue.pop_front() else { return };
                 let sender = Frame::new_checked(&mpdu[..], Rules::default()).ok().and_then(|f| f.addr2());
                 let mut out = Vec::new();
                 let _ = self.ap.from_air(&mpdu, &mut out);
@@ -364,6 +368,20 @@ mod tests {
             }
             down && self.ap_host.len() == 1
         }
+    }
+
+    #[test]
+    fn an_sae_station_joins_over_udp_and_traffic_flows() {
+        let sae = crate::security::KeyManagement::Sae(crate::security::SaeSettings::default());
+        let network = NetworkConfig {
+            pmf: Pmf::Required,
+            key_management: sae,
+            ..NetworkConfig::new("wlansec", AP, "ccmp".parse().unwrap(), "correct horse")
+        };
+        let mut air = Air::of(network);
+        air.join();
+        assert!(air.flows());
+        assert!(air.elsewhere.is_empty());
     }
 
     fn authentication(sta: MacAddr) -> Vec<u8> {

@@ -10,7 +10,7 @@ use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::pmf::Pmf;
-use wlansec_wlan::security::SecurityMode;
+use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
 
 use super::{check_passphrase, check_pmf, pmf_or_default};
 use crate::bounded;
@@ -78,9 +78,17 @@ fn instance_name(arg: &str) -> Result<String> {
 pub struct UpArgs {
     #[command(flatten)]
     pub(super) name: NameArg,
-    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine) [default: ccmp].
+    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine), sae (CCMP with
+    /// SAE, WPA3-Personal: the passphrase is the SAE password, PMF required) [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
+    #[command(flatten)]
+    pub(super) sae: SaeArgs,
+    /// Append the PMK of each SAE exchange to FILE (created 0600), in Wireshark's
+    /// `80211_keys` form: the key that decrypts a capture of an SAE network
+    /// (`wlansec decrypt --key-file FILE`, tshark's `wpa-psk` keys).
+    #[arg(long, value_name = "FILE")]
+    pub(super) keylog: Option<PathBuf>,
     /// PHY mode: g54, a6..a54, n-mcs7-40[-sgi], ac-...
     #[arg(long, default_value = "g54")]
     pub(super) phy: String,
@@ -207,12 +215,39 @@ pub struct CardArgs {
     pub(super) mpdu_bytes: Vec<usize>,
 }
 
+/// SAE's settings (`--security sae`).
+#[derive(ClapArgs, Default)]
+pub struct SaeArgs {
+    /// SAE's password element: hnp (hunting-and-pecking), h2e (hash-to-element), both
+    /// (hostapd's sae_pwe 0, 1, 2) [default: h2e].
+    #[arg(long, value_parser = parse_sae_pwe)]
+    pub(super) sae_pwe: Option<SaePwe>,
+    /// SAE's groups in order of preference, comma-separated: 19, 20, 21 [default: 19].
+    #[arg(long, value_delimiter = ',')]
+    pub(super) sae_groups: Option<Vec<u16>>,
+}
+
+impl SaeArgs {
+    pub(super) fn pwe(&self) -> SaePwe {
+        self.sae_pwe.unwrap_or(SaePwe::HashToElement)
+    }
+    pub(super) fn groups(&self) -> &[u16] {
+        self.sae_groups.as_deref().unwrap_or_default()
+    }
+}
+
+fn parse_sae_pwe(arg: &str) -> Result<SaePwe> {
+    Ok(arg.parse()?)
+}
+
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
 #[derive(ClapArgs)]
 pub struct NodeArgs {
-    /// open, wep, tkip, ccmp, enhanced[:N] [default: ccmp].
+    /// open, wep, tkip, ccmp, enhanced[:N], sae (CCMP with SAE, PMF required) [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
+    #[command(flatten)]
+    pub(super) sae: SaeArgs,
     /// WPA passphrase (8..63 characters) or PSK (64 hex digits), or the WEP key as 5 or 13
     /// characters or 10 or 26 hex digits. Visible in `ps`: prefer --passphrase-file.
     #[arg(long)]
@@ -306,8 +341,8 @@ impl UpArgs {
     pub(super) fn ssid(&self) -> &str {
         self.ssid.as_deref().unwrap_or("wlansec")
     }
-    pub(super) fn pmf(&self, mode: SecurityMode) -> Pmf {
-        pmf_or_default(self.pmf, mode, self.topology != "ibss")
+    pub(super) fn pmf(&self, security: Security) -> Pmf {
+        pmf_or_default(self.pmf, security, self.topology != "ibss")
     }
 }
 
@@ -372,7 +407,9 @@ pub(super) fn ampdu(args: &UpArgs) -> Result<usize> {
 }
 
 pub(super) fn validate(args: &UpArgs) -> Result<()> {
-    let mode: SecurityMode = args.security().parse()?;
+    let security: Security = args.security().parse()?;
+    let mode = security.mode;
+    security.key_management(args.sae.pwe(), args.sae.groups())?;
     ampdu(args)?;
     if let CryptoModel::Verilog { .. } = args.card.parse::<CryptoModel>()? {
         bail!("--card verilog: the Verilog card is the access point's (--ap-crypto verilog:MHZ)");
@@ -382,7 +419,7 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
             bail!("--ap-crypto verilog: this wlansec was built without the `verilog` feature (make build)");
         }
         if mode != SecurityMode::Ccmp {
-            bail!("--ap-crypto verilog: the RTL is CCMP-128, so --security ccmp");
+            bail!("--ap-crypto verilog: the RTL is CCMP-128, so --security ccmp or sae");
         }
     }
     if !(1..=200).contains(&args.stations) {
@@ -391,7 +428,13 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
-    check_pmf(mode, args.pmf(mode))?;
+    if security.sae && args.topology == "ibss" {
+        bail!("--security sae needs an access point (--topology bss)");
+    }
+    if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some() || args.keylog.is_some()) && !security.sae {
+        bail!("--sae-pwe, --sae-groups and --keylog need --security sae");
+    }
+    check_pmf(security, args.pmf(security))?;
     if args.pmf.is_some_and(|pmf| pmf != Pmf::Off) && args.topology == "ibss" {
         bail!("--pmf needs an access point (--topology bss)");
     }
@@ -402,7 +445,7 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
         bail!("--ssid must be 1..=32 bytes");
     }
     for pass in std::iter::once(args.passphrase()).chain(args.station_passphrase.as_deref()) {
-        check_passphrase(mode, pass)?;
+        check_passphrase(security, pass)?;
     }
     Ok(())
 }

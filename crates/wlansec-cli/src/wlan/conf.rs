@@ -9,14 +9,16 @@
 //! - a value outside the key's documented range (`wpa=4`, `fragm_threshold=100`, a
 //!   63-digit PSK) is a [`ConfError::Value`];
 //! - a key or value the WLAN does not implement is a [`Warning`] naming it when what is left
-//!   still does what the file says (`wpa_key_mgmt=WPA-PSK SAE`: PSK remains), and a
-//!   [`ConfError::Unsupported`] when nothing the WLAN can do is left (`rsn_pairwise=GCMP`,
-//!   `wpa_key_mgmt=SAE`, `wep_default_key=1`);
+//!   still does what the file says (`wpa_key_mgmt=WPA-PSK SAE`, the transition mode: PSK
+//!   remains), and a [`ConfError::Unsupported`] when nothing the WLAN can do is left
+//!   (`rsn_pairwise=GCMP`, `wpa_key_mgmt=OWE`, `wep_default_key=1`);
 //! - every other key is named in a warning: nothing is ignored silently.
 //!
-//! Applied: ssid, the security mode, the secret, `fragm_threshold`, `ieee80211w` (`--pmf`)
-//! and, for `wlan up`, `wpa_group_rekey` (`--gtk-rekey`; `ap` over UDP has no GTK timer, so
-//! there it is named in a warning).
+//! Applied: ssid, the security mode, the secret, `fragm_threshold`, `ieee80211w` (`--pmf`),
+//! SAE (`wpa_key_mgmt=SAE`: `--security sae`, its password `sae_password`, `sae_pwe` and
+//! `sae_groups`; refused without `ieee80211w=2`, as WPA3 requires) and, for `wlan up`,
+//! `wpa_group_rekey` (`--gtk-rekey`; `ap` over UDP has no GTK timer, so there it is named in
+//! a warning).
 //!
 //! The emulated WLAN advertises an RSN element for TKIP and CCMP alike, so `wpa=1` (the WPA
 //! vendor element) and `wpa=2` differ only in the cipher they choose.
@@ -33,9 +35,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use wlansec_core::wire::MacAddr;
 pub use wlansec_wlan::pmf::Pmf;
-use wlansec_wlan::security::SecurityMode;
+use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
 
-use super::args::{ApArgs, NodeArgs, StaArgs, UpArgs};
+use super::args::{ApArgs, NodeArgs, SaeArgs, StaArgs, UpArgs};
 use crate::bounded;
 
 /// AKM names hostapd's `wpa_key_mgmt` and wpa_supplicant's `key_mgmt` share that the WLAN
@@ -48,7 +50,6 @@ const KEY_MGMT_NOT_IMPLEMENTED: &[&str] = &[
     "WPA-PSK-SHA256",
     "WPA-EAP-SHA256",
     "WPA-EAP-SHA384",
-    "SAE",
     "FT-SAE",
     "SAE-EXT-KEY",
     "FT-SAE-EXT-KEY",
@@ -90,6 +91,17 @@ pub struct Settings {
     pub fragment_threshold: Option<u16>,
     /// `max_num_sta`: stations associated at once (1..=2007).
     pub max_stations: Option<u16>,
+    /// An SAE network (`wpa_key_mgmt=SAE`, or `key_mgmt=SAE`): CCMP with SAE.
+    pub sae: Option<SaeConf>,
+}
+
+/// What an SAE network's file says beside its password.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct SaeConf {
+    /// `sae_pwe`: 0 hunting-and-pecking, 1 hash-to-element, 2 both.
+    pub pwe: Option<SaePwe>,
+    /// `sae_groups`: group numbers in order of preference.
+    pub groups: Option<Vec<u16>>,
 }
 
 impl Settings {
@@ -103,7 +115,14 @@ impl Settings {
             gtk_rekey_secs: None,
             fragment_threshold: None,
             max_stations: None,
+            sae: None,
         }
+    }
+
+    /// The security `--security` gets: `sae` for an SAE network, else the mode.
+    fn security_option(&self) -> Option<String> {
+        let mode = self.security?;
+        Some(Security { mode, sae: self.sae.is_some() }.to_string())
     }
 }
 
@@ -119,6 +138,7 @@ impl fmt::Debug for Settings {
             .field("gtk_rekey_secs", &self.gtk_rekey_secs)
             .field("fragment_threshold", &self.fragment_threshold)
             .field("max_stations", &self.max_stations)
+            .field("sae", &self.sae)
             .finish()
     }
 }
@@ -181,7 +201,10 @@ pub struct Parsed {
 
 /// Keys whose values are secrets: errors about them never repeat the value.
 fn secret(key: &str) -> bool {
-    matches!(key, "wpa_passphrase" | "wpa_psk" | "psk" | "wep_key0" | "wep_key1" | "wep_key2" | "wep_key3")
+    matches!(
+        key,
+        "wpa_passphrase" | "wpa_psk" | "psk" | "sae_password" | "wep_key0" | "wep_key1" | "wep_key2" | "wep_key3"
+    )
 }
 
 /// A value as a message may show it: escaped, or withheld for a secret.
@@ -221,6 +244,51 @@ fn names<'a>(
         return Err(ConfError::Value { line, key: key.into(), why: "empty list".into() });
     }
     Ok((yes, no))
+}
+
+/// `sae_pwe`: 0, 1 or 2.
+fn sae_pwe(line: usize, key: &str, value: &str) -> Result<SaePwe, ConfError> {
+    SaePwe::from_conf(value).map_err(|_| ConfError::Value {
+        line,
+        key: key.into(),
+        why: format!("{}: 0 (hunting-and-pecking), 1 (hash-to-element) or 2 (both)", shown(key, value)),
+    })
+}
+
+/// `sae_groups`: space-separated group numbers, each 19, 20 or 21.
+fn sae_groups(line: usize, key: &str, value: &str) -> Result<Vec<u16>, ConfError> {
+    let bad = || ConfError::Value { line, key: key.into(), why: format!("{}: groups 19, 20, 21", shown(key, value)) };
+    let groups: Vec<u16> = value
+        .split([' ', '\t'])
+        .filter(|g| !g.is_empty())
+        .map(|g| g.parse::<u16>().ok().filter(|id| (19..=21).contains(id)).ok_or_else(bad))
+        .collect::<Result<_, _>>()?;
+    if groups.is_empty() {
+        return Err(bad());
+    }
+    Ok(groups)
+}
+
+/// An SAE password as `sae_password` gives it: any octets but none (hostapd's `|id=...`
+/// parameters are not taken).
+fn sae_password(line: usize, key: &str, value: &str) -> Result<String, ConfError> {
+    if value.is_empty() || value.contains('|') {
+        let why = "a password, without `|` parameters (password identifiers are not implemented)";
+        return Err(ConfError::Value { line, key: key.into(), why: why.into() });
+    }
+    Ok(value.into())
+}
+
+/// SAE needs management frame protection required: `ieee80211w` (`pmf`) must be 2.
+fn sae_needs_pmf_required(ieee80211w: Option<(usize, Pmf)>, key_mgmt_line: usize) -> Result<(), ConfError> {
+    let why = "SAE needs management frame protection required (WPA3)";
+    match ieee80211w {
+        Some((_, Pmf::Required)) => Ok(()),
+        Some((line, _)) => {
+            Err(ConfError::Value { line, key: "ieee80211w".into(), why: format!("{why}: ieee80211w=2") })
+        }
+        None => Err(ConfError::Missing(format!("ieee80211w=2 (line {key_mgmt_line} asks for SAE; {why})"))),
+    }
 }
 
 /// A decimal integer in `range`, as the key's documentation bounds it.
@@ -403,6 +471,7 @@ fn fill<T: PartialEq>(slot: &mut Option<T>, from_file: Option<T>, flag: &str, wa
 struct Options<'a> {
     ssid: &'a mut Option<String>,
     security: &'a mut Option<String>,
+    sae: &'a mut SaeArgs,
     passphrase: &'a mut Option<String>,
     fragment_threshold: &'a mut Option<u16>,
     pmf: &'a mut Option<Pmf>,
@@ -411,7 +480,11 @@ struct Options<'a> {
 /// The single place where a file's settings become options.
 fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(String)) {
     fill(options.ssid, settings.ssid.clone(), "--ssid", warn);
-    fill(options.security, settings.security.map(|m| m.to_string()), "--security", warn);
+    fill(options.security, settings.security_option(), "--security", warn);
+    if let Some(sae) = &settings.sae {
+        fill(&mut options.sae.sae_pwe, sae.pwe, "--sae-pwe", warn);
+        fill(&mut options.sae.sae_groups, sae.groups.clone(), "--sae-groups", warn);
+    }
     fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
     fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);
     fill(options.pmf, settings.pmf, "--pmf", warn);
@@ -432,6 +505,7 @@ pub(super) fn apply_up(args: &mut UpArgs, warn: &mut dyn FnMut(String)) -> Resul
     let options = Options {
         ssid: &mut args.ssid,
         security: &mut args.security,
+        sae: &mut args.sae,
         passphrase: &mut args.passphrase,
         fragment_threshold: &mut args.fragment_threshold,
         pmf: &mut args.pmf,
@@ -449,6 +523,7 @@ fn apply_node(node: &mut NodeArgs, path: &Path, parsed: &Parsed, warn: &mut dyn 
     let options = Options {
         ssid: &mut node.ssid,
         security: &mut node.security,
+        sae: &mut node.sae,
         passphrase: &mut node.passphrase,
         fragment_threshold: &mut node.fragment_threshold,
         pmf: &mut node.pmf,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::netns;
-use wlansec_wlan::security::SecurityMode;
+use wlansec_wlan::security::Security;
 
 use super::args::{read_passphrase_file, ApArgs, NodeArgs, StaArgs};
 use super::{check_passphrase, check_pmf, conf, pmf_or_default};
@@ -36,7 +36,8 @@ fn udp_node(
     sta: Option<(std::net::SocketAddr, String)>,
 ) -> Result<ExitCode> {
     use wlansec_wlan::udp::{self, NodeConfig, Role};
-    let mode: SecurityMode = node.security.as_deref().unwrap_or("ccmp").parse()?;
+    let security: Security = node.security.as_deref().unwrap_or("ccmp").parse()?;
+    let key_management = security.key_management(node.sae.pwe(), node.sae.groups()).map_err(|e| usage(e.into()))?;
     let bssid = sta.as_ref().map_or(&node.mac, |(_, b)| b).parse().map_err(|e| anyhow::anyhow!("MAC address: {e}"))?;
     let (role, listen) = match sta {
         Some((ap, _)) => (
@@ -53,17 +54,20 @@ fn udp_node(
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let pmf = pmf_or_default(node.pmf, mode, true);
-    check_pmf(mode, pmf).map_err(usage)?;
-    check_passphrase(mode, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
+    let pmf = pmf_or_default(node.pmf, security, true);
+    check_pmf(security, pmf).map_err(usage)?;
+    check_passphrase(security, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
         max_stations: max_stations.unwrap_or(MAX_AID),
+        // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
+        beacon_protection: security.sae,
+        key_management,
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),
             bssid,
-            mode,
+            security.mode,
             node.passphrase.unwrap_or_default(),
         )
     };

@@ -33,6 +33,11 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
     down(&name)?;
     let max_ampdu = ampdu(&args)?;
     let pmf = args.pmf(args.security().parse()?);
+    let keylog = args.keylog.as_deref().map(std::path::absolute).transpose()?;
+    if let Some(path) = &keylog {
+        // Root's only, and empty: the emulator appends this run's PMKs.
+        write_private(path, b"")?;
+    }
     let config = Config {
         name: name.clone(),
         ssid: args.ssid().into(),
@@ -54,6 +59,9 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
         gtk_rekey: args.gtk_rekey.unwrap_or(0),
         pmf: pmf.to_string(),
         release_spin_us: args.release_spin_us,
+        sae_pwe: args.sae.pwe().to_string(),
+        sae_groups: args.sae.groups().to_vec(),
+        keylog,
     };
     create_state_dir(&name)?;
     write_private(&config_path(&name), serde_json::to_string_pretty(&config)?.as_bytes())?;

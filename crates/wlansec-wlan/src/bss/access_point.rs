@@ -5,16 +5,21 @@
 mod admission;
 mod keys;
 mod protection;
+mod sae;
 
 pub use admission::Admission;
 #[cfg(test)]
 pub(crate) use admission::MAX_UNPROVEN;
+pub use sae::SaePmk;
+#[cfg(test)]
+pub(crate) use sae::MAX_SAE_EXCHANGES;
 
 use std::collections::BTreeMap;
 
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
-use wlansec_core::rsn::{Authenticator, Event};
+use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
+use wlansec_core::rsn::{Authenticator, Event, RsnElementRepr};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
@@ -60,6 +65,11 @@ struct Association {
 
 /// Status 17: the access point cannot handle another associated station.
 pub const STATUS_AP_FULL: u16 = 17;
+/// Status 43: the RSN element names an AKM the access point does not offer.
+const STATUS_INVALID_AKMP: u16 = 43;
+/// Status 53: the association request names no PMKSA the access point holds (an SAE
+/// station must run SAE first).
+pub const STATUS_INVALID_PMKID: u16 = 53;
 /// Reason 7: a class 3 frame (data) from a station that is not associated.
 const REASON_CLASS3_FROM_NONASSOCIATED: u16 = 7;
 /// Deauthentications sent per tick in answer to data from unknown stations (a forger's
@@ -96,6 +106,8 @@ pub struct AccessPoint {
     countermeasures: Countermeasures,
     /// Where the CCMP keys it installs run (the host engine, or its Verilog card).
     ccmp_on: CcmpOn,
+    /// The SAE exchanges and PMKSAs of an SAE network.
+    sae: Option<sae::SaeAccessPoint>,
     pub counters: Counters,
 }
 
@@ -115,7 +127,14 @@ impl AccessPoint {
         let protects_beacons = offers_pmf && config.beacon_protection;
         let beacon_integrity =
             protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
+        let sae = match (&credential, config.key_management.sae()) {
+            (Credential::Sae(password), Some(settings)) => {
+                Some(sae::SaeAccessPoint::new(settings, config.bssid, &config.ssid, password, &mut rng)?)
+            }
+            _ => None,
+        };
         Ok(AccessPoint {
+            sae,
             table: admission::Table::new(config.max_stations),
             config,
             credential,
@@ -193,6 +212,7 @@ impl AccessPoint {
         self.class3_budget = CLASS3_DEAUTHS_PER_TICK;
         self.counters.countermeasures_active = self.countermeasures.active(self.now_ms);
         self.table.failures.expire(self.now_ms);
+        self.sae_tick();
         let macs = self.table.in_flight.list();
         self.ticked = macs.len() + self.table.sa_queries.len();
         for mac in macs {
@@ -273,7 +293,7 @@ impl AccessPoint {
             self.counters.dropped_other += 1;
             return self.not_associated(sta, out);
         };
-        let keyed = assoc.keys.is_some() && matches!(self.credential, Credential::Psk(_));
+        let keyed = assoc.keys.is_some() && matches!(self.credential, Credential::Psk(_) | Credential::Sae(_));
         let key = assoc.keys.as_mut().map(|k| &mut k.rx);
         let mode = self.config.mode;
         let received = match receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode) {
@@ -342,10 +362,16 @@ impl AccessPoint {
         protected: bool,
         out: &mut Vec<Output>,
     ) -> Result<()> {
+        let raw = body;
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
         let refused = self.countermeasures.active(self.now_ms);
         let protected_link = self.protects_management(sta);
         match body {
+            // SAE opens no association: a station on a protected link keeps it until its
+            // association request is checked with an SA Query.
+            ManagementBody::Authentication(auth) if auth.algorithm == ALGORITHM_SAE && self.sae.is_some() => {
+                self.sae_frame(sta, raw, out)?
+            }
             // A station on a protected link keeps it until an SA Query says it is gone: an
             // unprotected Authentication may be anyone's.
             ManagementBody::Authentication(auth) if auth.transaction_sequence == 1 && protected_link => {
@@ -396,10 +422,24 @@ impl AccessPoint {
             }
             rules = SecurityMode::link_rules(own, theirs);
         }
+        // An SAE station names the PMKSA of its exchange (or an earlier one, cached).
+        let sae_pmk = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
+            (Credential::Sae(_), Some(Ok((_, theirs)))) => {
+                if !theirs.akms.contains(&self.config.key_management.akm()) {
+                    return self.refuse_association(sta, STATUS_INVALID_AKMP, out);
+                }
+                match self.sae_pmk(sta, &theirs.pmkids) {
+                    Some(pmk) => Some(pmk),
+                    None => return self.refuse_association(sta, STATUS_INVALID_PMKID, out),
+                }
+            }
+            (Credential::Sae(_), _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
+            _ => None,
+        };
         // A station that associates again keeps its AID (and leaves its old link); a new one
         // takes a free AID, or is refused when proven stations hold them all.
         let old = self.remove_station(sta, out);
-        let proven = !matches!(self.credential, Credential::Psk(_));
+        let proven = !matches!(self.credential, Credential::Psk(_) | Credential::Sae(_));
         if !proven {
             self.room_for_unproven(out)?;
         }
@@ -443,10 +483,15 @@ impl AccessPoint {
         out.push(Output::Peer(PeerEvent::Accepted(sta)));
         out.push(Output::Air(self.management_to(ManagementBody::AssociationResponse(response), sta)?));
         let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
-        let events = match (&self.credential, gtk, own_rsne) {
-            (Credential::Psk(pmk), Some((gtk, rsc)), Some(own)) => {
+        let pmk = match &self.credential {
+            Credential::Psk(pmk) => Some(pmk),
+            _ => sae_pmk.as_ref(),
+        };
+        let events = match (pmk, gtk, own_rsne) {
+            (Some(pmk), Some((gtk, rsc)), Some(own)) => {
                 let theirs = sta_rsne.map_or_else(|| own.clone(), <[u8]>::to_vec);
-                let params = self.config.mode.handshake_params(bssid, sta, own, theirs)?;
+                let akm = self.config.key_management.akm();
+                let params = self.config.mode.handshake_params(akm, bssid, sta, own, theirs)?;
                 let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
                 auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
                 if let (true, Some(integrity)) = (mfp, &self.integrity) {

@@ -2,7 +2,8 @@
 //! frames from the host go in, MPDUs for the air and Ethernet frames for the host come out.
 //! The emulated medium and the UDP transport drive the same code.
 //!
-//! A station authenticates (open system), associates (with the mode's RSN element), runs
+//! A station authenticates (open system, or SAE on an SAE network), associates (with the
+//! mode's RSN element; on an SAE network naming its PMKSA by PMKID), runs
 //! the 4-way handshake (which also delivers the GTK) and then carries Ethernet as QoS data
 //! (To DS). The access point decrypts each frame under the sender's keys and forwards it to
 //! its own host, or re-encrypts it under the receiver's keys (From DS), or under the GTK
@@ -18,7 +19,7 @@ mod tests;
 use serde::Serialize;
 
 pub use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent, MAX_AID};
-pub use access_point::{AccessPoint, Admission, STATUS_AP_FULL};
+pub use access_point::{AccessPoint, Admission, SaePmk, STATUS_AP_FULL};
 pub use station::Station;
 
 /// How often the owner calls `tick`.

@@ -4,24 +4,27 @@
 
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
+use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
 use wlansec_core::rsn::{Event, Supplicant};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
 use wlansec_core::wire::mgmt::{
     self, capability, AssociationRequestRepr, AuthenticationRepr, DeauthenticationRepr, Elements, ManagementBody,
-    REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
+    OPEN_SYSTEM, REASON_FOUR_WAY_HANDSHAKE_TIMEOUT, REASON_MICHAEL_MIC_FAILURE, STATUS_SUCCESS,
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
 mod protection;
+mod sae;
 
+use super::access_point::STATUS_INVALID_PMKID;
 use super::StationState;
 use crate::group::GroupRx;
 use crate::node::{data_mpdus, elements, fresh_rng, qos_header, receive, to_host, Credential, Sequence};
 use crate::node::{Counters, NetworkConfig, Output};
 use crate::pmf;
-use crate::security::{LinkKeys, SecurityMode};
+use crate::security::{LinkKeys, SecurityMode, RSNXE_ID};
 use crate::tkip::Countermeasures;
 use crate::Result;
 
@@ -84,6 +87,8 @@ pub struct Station {
     beacon_integrity: pmf::IntegrityReceiver,
     /// The channel the access point's last Channel Switch Announcement moved it to.
     channel: Option<u8>,
+    /// The SAE exchange and PMKSA of an SAE network.
+    sae: Option<sae::SaeStation>,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -93,7 +98,9 @@ pub struct Station {
 impl Station {
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
+        let sae = matches!(credential, Credential::Sae(_)).then(sae::SaeStation::default);
         Ok(Station {
+            sae,
             config,
             mac,
             credential,
@@ -162,6 +169,9 @@ impl Station {
         self.integrity = pmf::IntegrityReceiver::default();
         self.beacon_integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
+        if self.sae.is_some() {
+            return self.sae_start(out);
+        }
         let bssid = self.config.bssid;
         let request = ManagementBody::Authentication(AuthenticationRepr::open_system(1, STATUS_SUCCESS));
         out.push(Output::Air(request.to_mpdu(bssid, self.mac, bssid, self.sequence.next())?));
@@ -186,6 +196,8 @@ impl Station {
                 self.waited += 1;
                 if self.waited >= STATION_PATIENCE_TICKS {
                     self.start(out)?;
+                } else if self.state == StationState::Authenticating {
+                    self.sae_resend(out)?;
                 }
             }
             StationState::Handshaking => {
@@ -299,38 +311,36 @@ impl Station {
     /// A management frame from the access point, its plaintext body (`protected`: it came
     /// protected).
     fn management(&mut self, subtype: u8, body: &[u8], protected: bool, out: &mut Vec<Output>) -> Result<()> {
-        let bssid = self.config.bssid;
+        let raw = body;
         // A management frame this machine cannot parse is ignored, as one it does not use.
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
+        // Open System admits to an SAE network only a station that names a cached PMKSA.
+        let open_system_joins = self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
         match (body, &self.state) {
             (ManagementBody::Beacon(beacon), _) => {
                 self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec);
+                if let Some(sae) = self.sae.as_mut() {
+                    sae.beacon_rsnxe(beacon.elements.find(RSNXE_ID).map(|e| e.data()));
+                }
                 if let Some(csa) = beacon.elements.find(CHANNEL_SWITCH_ANNOUNCEMENT) {
                     // Mode, New Channel Number, Count (9.4.2.18).
                     self.channel = csa.data().get(1).copied().or(self.channel);
                 }
             }
             (ManagementBody::Action(action), _) => self.action(action, protected, out)?,
+            (ManagementBody::Authentication(auth), _) if auth.algorithm == ALGORITHM_SAE => self.sae_frame(raw, out)?,
             (ManagementBody::Authentication(auth), StationState::Authenticating)
-                if auth.transaction_sequence == 2 && auth.status == STATUS_SUCCESS =>
+                if auth.algorithm == OPEN_SYSTEM
+                    && auth.transaction_sequence == 2
+                    && auth.status == STATUS_SUCCESS
+                    && open_system_joins =>
             {
-                let rsne = self.config.rsn_element()?;
-                let elements = elements(&self.config.ssid, rsne.as_deref())?;
-                let request = AssociationRequestRepr {
-                    capability: capability::ESS,
-                    listen_interval: LISTEN_INTERVAL,
-                    current_ap: None,
-                    elements: Elements::new(&elements),
-                };
-                self.state = StationState::Associating;
-                self.waited = 0;
-                let mpdu = ManagementBody::AssociationRequest(request).to_mpdu(
-                    bssid,
-                    self.mac,
-                    bssid,
-                    self.sequence.next(),
-                )?;
-                out.push(Output::Air(mpdu));
+                self.associate(out)?
+            }
+            (ManagementBody::AssociationResponse(response), StationState::Associating)
+                if response.status == STATUS_INVALID_PMKID && self.sae.is_some() =>
+            {
+                self.sae_pmkid_refused(out)?;
             }
             (ManagementBody::AssociationResponse(response), StationState::Associating)
                 if response.status == pmf::STATUS_REFUSED_TEMPORARILY =>
@@ -368,6 +378,24 @@ impl Station {
         Ok(())
     }
 
+    /// Authenticated: send the association request.
+    fn associate(&mut self, out: &mut Vec<Output>) -> Result<()> {
+        let bssid = self.config.bssid;
+        let rsne = self.own_rsne()?;
+        let elements = elements(&self.config.ssid, rsne.as_deref())?;
+        let request = AssociationRequestRepr {
+            capability: capability::ESS,
+            listen_interval: LISTEN_INTERVAL,
+            current_ap: None,
+            elements: Elements::new(&elements),
+        };
+        self.state = StationState::Associating;
+        self.waited = 0;
+        let mpdu = ManagementBody::AssociationRequest(request).to_mpdu(bssid, self.mac, bssid, self.sequence.next())?;
+        out.push(Output::Air(mpdu));
+        Ok(())
+    }
+
     fn associated(&mut self) -> Result<()> {
         match &self.credential {
             Credential::None => self.connected(),
@@ -376,19 +404,25 @@ impl Station {
                 self.group_rx.install(0, SecurityMode::Wep.rx_key(key)?);
                 self.connected();
             }
-            Credential::Psk(pmk) => {
-                let own = self
-                    .config
-                    .rsn_element()?
-                    .ok_or(crate::Error::ModeLacks { mode: self.config.mode.to_string(), what: "4-way handshake" })?;
+            Credential::Psk(_) | Credential::Sae(_) => {
+                let lacks = |what| crate::Error::ModeLacks { mode: self.config.mode.to_string(), what };
+                let pmk = match &self.credential {
+                    Credential::Psk(pmk) => pmk.clone(),
+                    _ => self.sae_pmk().ok_or(lacks("PMKSA"))?,
+                };
+                let own = self.own_rsne()?.ok_or(lacks("4-way handshake"))?;
                 // Without a beacon heard yet, the network's element stands for the AP's.
-                let ap = self.ap_rsne.clone().unwrap_or_else(|| own.clone());
+                let ap = match self.ap_rsne.clone() {
+                    Some(ap) => ap,
+                    None => self.config.rsn_element()?.ok_or(lacks("4-way handshake"))?,
+                };
                 // The access point admitted us, so the policies met; a beacon that says
                 // otherwise was not the AP's, and its handshake will not verify.
                 self.mfp = pmf::negotiate(&ap, &own).unwrap_or(false);
                 self.link_rules = SecurityMode::link_rules(&ap, &own);
-                let params = self.config.mode.handshake_params(self.config.bssid, self.mac, ap, own)?;
-                self.supplicant = Some(Supplicant::new(params, pmk.clone())?);
+                let akm = self.config.key_management.akm();
+                let params = self.config.mode.handshake_params(akm, self.config.bssid, self.mac, ap, own)?;
+                self.supplicant = Some(Supplicant::new(params, pmk)?);
                 self.state = StationState::Handshaking;
                 self.waited = 0;
             }

@@ -12,6 +12,7 @@ mod group;
 mod michael;
 mod model;
 mod pmf;
+mod sae;
 #[cfg(feature = "verilog")]
 mod verilog;
 

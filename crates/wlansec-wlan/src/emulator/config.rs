@@ -9,7 +9,7 @@ use crate::airtime::Phy;
 use crate::netns::{self, NodeAddrs};
 use crate::node::redacted;
 use crate::pmf::Pmf;
-use crate::security::SecurityMode;
+use crate::security::{KeyManagement, SaePwe, Security, SecurityMode};
 use crate::Result;
 
 /// Everything `wlan up` decides; stored as JSON in the state directory. Its Debug leaves
@@ -51,6 +51,20 @@ pub struct Config {
     /// a virtual machine; the spin trades that much CPU per release for a release on time.
     #[serde(default)]
     pub release_spin_us: u32,
+    /// SAE's password element method (`security` sae): hnp, h2e, both.
+    #[serde(default = "h2e")]
+    pub sae_pwe: String,
+    /// SAE's groups in order of preference (empty: 19).
+    #[serde(default)]
+    pub sae_groups: Vec<u16>,
+    /// Where the emulator appends the PMK of each accepted SAE exchange (Wireshark's
+    /// `80211_keys` form, a file only root reads): what decrypts a capture of an SAE network.
+    #[serde(default)]
+    pub keylog: Option<PathBuf>,
+}
+
+fn h2e() -> String {
+    SaePwe::HashToElement.to_string()
 }
 
 fn bss() -> String {
@@ -88,6 +102,9 @@ impl std::fmt::Debug for Config {
             gtk_rekey,
             pmf,
             release_spin_us,
+            sae_pwe,
+            sae_groups,
+            keylog,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -110,13 +127,19 @@ impl std::fmt::Debug for Config {
             .field("fragment_threshold", fragment_threshold)
             .field("gtk_rekey", gtk_rekey)
             .field("pmf", pmf)
+            .field("sae_pwe", sae_pwe)
+            .field("sae_groups", sae_groups)
+            .field("keylog", keylog)
             .finish()
     }
 }
 
 impl Config {
     pub fn mode(&self) -> Result<SecurityMode> {
-        self.security.parse()
+        Ok(self.security.parse::<Security>()?.mode)
+    }
+    pub fn key_management(&self) -> Result<KeyManagement> {
+        self.security.parse::<Security>()?.key_management(self.sae_pwe.parse()?, &self.sae_groups)
     }
     pub fn phy(&self) -> Result<Phy> {
         Ok(self.phy.parse()?)

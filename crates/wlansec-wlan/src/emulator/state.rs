@@ -17,7 +17,7 @@ use crate::card::{CryptoEngine, CryptoModel};
 use crate::ibss::IbssStation;
 use crate::medium::Medium;
 use crate::netns::{self, NodeAddrs};
-use crate::security::SecurityMode;
+use crate::security::{Security, SecurityMode};
 use crate::verilog::{self, CcmpOn};
 use crate::{Error, Result};
 
@@ -136,9 +136,13 @@ impl State {
         let bssid: MacAddr = ap_mac.parse().map_err(|why| Error::BadMac { what: format!("BSSID {ap_mac}"), why })?;
         let fragment_threshold = config.fragment_threshold()?;
         let pmf = config.pmf()?;
+        let key_management = config.key_management()?;
         let network = |passphrase: &str| NetworkConfig {
             fragment_threshold,
             pmf,
+            // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
+            beacon_protection: key_management.sae().is_some(),
+            key_management: key_management.clone(),
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };
         let mut nodes = Vec::new();
@@ -150,11 +154,10 @@ impl State {
             let node = |source| Error::Node { role: addrs.role.clone(), source: Box::new(source) };
             let machine = if addrs.role == "ap" {
                 let on = ap_card.clone().map_or(CcmpOn::Host, CcmpOn::Card);
-                Machine::Ap(
-                    AccessPoint::with_ccmp_on(network(&config.passphrase), on)
-                        .map_err(node)?
-                        .with_gtk_rekey(config.gtk_rekey),
-                )
+                let ap = AccessPoint::with_ccmp_on(network(&config.passphrase), on)
+                    .map_err(node)?
+                    .with_gtk_rekey(config.gtk_rekey);
+                Machine::Ap(if config.keylog.is_some() { ap.with_sae_pmk_log() } else { ap })
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {
@@ -241,6 +244,28 @@ impl State {
         }
     }
 
+    /// Append the PMKs node `i` (the access point) accepted by SAE to the key log, in
+    /// Wireshark's `80211_keys` form.
+    fn log_sae_pmks(&mut self, i: usize) {
+        let (Some(path), Machine::Ap(ap)) = (&self.config.keylog, &mut self.nodes[i].machine) else { return };
+        let pmks = ap.take_sae_pmks();
+        if pmks.is_empty() {
+            return;
+        }
+        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let mut text = String::new();
+        for p in pmks {
+            text += &format!("# SAE PMK of {}, PMKID {}\n", p.station, hex(&p.pmkid));
+            text += &format!("\"wpa-psk\",\"{}\"\n", hex(p.pmk.as_bytes()));
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        if let Err(e) = options.open(path).and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes())) {
+            eprintln!("wlansec: key log {}: {e}", path.display());
+        }
+    }
+
     fn spin_ns(&self) -> u64 {
         u64::from(self.config.release_spin_us) * 1_000
     }
@@ -301,6 +326,7 @@ impl State {
                     }
                     Arrival::Taken(out) => (out, io.now_ns()),
                 };
+                self.log_sae_pmks(d.to);
                 self.dispatch(d.to, out, done, io);
                 released = true;
             }
@@ -385,7 +411,11 @@ impl State {
         Status {
             name: self.config.name.clone(),
             ssid: self.config.ssid.clone(),
-            security: self.mode.to_string(),
+            security: self
+                .config
+                .security
+                .parse::<Security>()
+                .map_or_else(|_| self.mode.to_string(), |s| s.to_string()),
             pmf: self.config.pmf.clone(),
             phy: self.phy.to_string(),
             link: profile.phy.to_string(),

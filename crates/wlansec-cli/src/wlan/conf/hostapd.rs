@@ -10,16 +10,29 @@ use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
-    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    default_wep_key, integer, names, passphrase, pmf, psk_hex, sae_groups, sae_needs_pmf_required, sae_password,
+    sae_pwe, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
+    KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE"];
 const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
 
 /// Keys that only mean something on a WPA network (`wpa` 1..=3).
-const WPA_ONLY: &[&str] =
-    &["wpa_passphrase", "wpa_psk", "wpa_key_mgmt", "wpa_pairwise", "rsn_pairwise", "wpa_group_rekey", "ieee80211w"];
+const WPA_ONLY: &[&str] = &[
+    "wpa_passphrase",
+    "wpa_psk",
+    "wpa_key_mgmt",
+    "wpa_pairwise",
+    "rsn_pairwise",
+    "wpa_group_rekey",
+    "ieee80211w",
+    "sae_password",
+    "sae_pwe",
+    "sae_groups",
+];
+/// Keys that only mean something on an SAE network.
+const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups"];
 
 /// The last line of each setting this parser knows, by setting. `ssid`/`ssid2` are one
 /// setting written two ways, and so are `wpa_passphrase`/`wpa_psk`: `key` says which.
@@ -53,7 +66,8 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
         match key {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
             | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
-            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" => {
+            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
+            | "sae_pwe" | "sae_groups" => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -149,26 +163,68 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     if wep.is_some() {
         return Err(ConfError::Unsupported { line: None, what: "WEP keys on a WPA network (wpa is set)".into() });
     }
+    // The line that asks for SAE alone (with WPA-PSK it is the transition mode, not
+    // implemented: WPA-PSK remains).
+    let mut sae_line = None;
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
-        let (psk, others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
-        let others = others.join(" ");
-        if psk.is_empty() {
+        let (supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
+        let psk = supported.contains(&"WPA-PSK");
+        if supported.is_empty() {
+            let others = others.join(" ");
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("wpa_key_mgmt {others} (only WPA-PSK)"),
+                what: format!("wpa_key_mgmt {others} (only WPA-PSK or SAE)"),
             });
         }
+        if psk && supported.contains(&"SAE") {
+            others.insert(0, "SAE (beside WPA-PSK: the transition mode)");
+        }
+        if !psk {
+            sae_line = Some(line);
+        }
         if !others.is_empty() {
-            warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; WPA-PSK only")));
+            let (others, kept) = (others.join(" "), if psk { "WPA-PSK" } else { "SAE" });
+            warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; {kept} only")));
         }
     }
     let wpa_line = wpa_entry.map_or(0, |e| e.line);
-    settings.security = Some(cipher(known, wpa, wpa_line, warnings)?);
-    // The later of wpa_passphrase and wpa_psk wins, as in hostapd.
-    settings.passphrase = Some(match get("wpa_passphrase") {
-        Some(Entry { line, key: "wpa_psk", value }) => psk_hex(line, "wpa_psk", value)?,
-        Some(Entry { line, key, value }) => passphrase(line, key, value)?,
-        None => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
+    let mode = cipher(known, wpa, wpa_line, warnings)?;
+    settings.security = Some(mode);
+    if let Some(line) = sae_line {
+        if mode != SecurityMode::Ccmp {
+            return Err(ConfError::Unsupported {
+                line: Some(line),
+                what: format!("SAE with {mode} (SAE needs rsn_pairwise=CCMP)"),
+            });
+        }
+        let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
+        sae_needs_pmf_required(ieee80211w, line)?;
+        settings.sae = Some(SaeConf {
+            pwe: get("sae_pwe").map(|e| sae_pwe(e.line, e.key, e.value)).transpose()?,
+            groups: get("sae_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?,
+        });
+    } else {
+        for e in SAE_ONLY.iter().filter_map(|key| get(key)) {
+            warnings.push(Warning::at(e.line, format!("{} has no effect without wpa_key_mgmt=SAE; ignored", e.key)));
+        }
+    }
+    // The later of wpa_passphrase and wpa_psk wins, as in hostapd; an SAE network's password
+    // is sae_password, else wpa_passphrase.
+    settings.passphrase = Some(match (get("sae_password").filter(|_| sae_line.is_some()), get("wpa_passphrase")) {
+        (Some(Entry { line, key, value }), _) => sae_password(line, key, value)?,
+        (None, Some(Entry { line, key: "wpa_psk", .. })) if sae_line.is_some() => {
+            return Err(ConfError::Value {
+                line,
+                key: "wpa_psk".into(),
+                why: "an SAE network needs a password (sae_password or wpa_passphrase), not a PSK".into(),
+            })
+        }
+        (None, Some(Entry { line, key: "wpa_psk", value })) => psk_hex(line, "wpa_psk", value)?,
+        (None, Some(Entry { line, key, value })) => passphrase(line, key, value)?,
+        (None, None) if sae_line.is_some() => {
+            return Err(ConfError::Missing("wpa_key_mgmt=SAE needs sae_password or wpa_passphrase".into()))
+        }
+        (None, None) => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
     });
     if let Some(Entry { line, key, value }) = get("ieee80211w") {
         let policy = pmf(line, key, value)?;

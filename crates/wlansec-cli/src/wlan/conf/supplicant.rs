@@ -9,11 +9,12 @@ use wlansec_core::wire::MacAddr;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, ssid, string_value, ConfError, Parsed, Settings,
-    Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    default_wep_key, integer, names, passphrase, pmf, psk_hex, sae_needs_pmf_required, sae_password, ssid,
+    string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
+    WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE"];
 /// Names only wpa_supplicant knows, beside the shared ones.
 const KEY_MGMT_ONLY_SUPPLICANT: &[&str] = &["IEEE8021X", "WPS", "WPA-NONE"];
 const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
@@ -242,7 +243,39 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         if let Some(Entry { line, value }) = get("ieee80211w") {
             settings.pmf = Some(pmf(line, "ieee80211w", value)?);
         }
+        if key_mgmt.contains(&"SAE") {
+            let message = "key_mgmt: SAE beside WPA-PSK (the transition mode) not implemented; WPA-PSK only";
+            warnings.push(Warning { line: km_line, message: message.into() });
+        }
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with WPA-PSK");
+        no_effect(warnings, &["sae_password"], "without key_mgmt=SAE");
+    } else if key_mgmt.contains(&"SAE") {
+        if !(pairwise.contains(&"CCMP") && group.contains(&"CCMP")) {
+            return Err(ConfError::Unsupported { line: pw_line.or(group_line), what: "SAE without CCMP".into() });
+        }
+        settings.security = Some(SecurityMode::Ccmp);
+        // sae_password, else psk's passphrase (as wpa_supplicant takes it); never a PSK.
+        settings.passphrase = Some(match (get("sae_password"), psk) {
+            (Some(Entry { line, value }), _) => {
+                let inner = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+                sae_password(line, "sae_password", inner)?
+            }
+            (None, Some(Entry { line, value })) if value.starts_with('"') => psk_value(line, value)?,
+            (None, Some(Entry { line, .. })) => {
+                return Err(ConfError::Value {
+                    line,
+                    key: "psk".into(),
+                    why: "an SAE network needs a password (sae_password, or psk as a quoted passphrase)".into(),
+                })
+            }
+            (None, None) => return Err(ConfError::Missing("sae_password or psk (key_mgmt=SAE)".into())),
+        });
+        let ieee80211w =
+            get("ieee80211w").map(|e| pmf(e.line, "ieee80211w", e.value).map(|p| (e.line, p))).transpose()?;
+        sae_needs_pmf_required(ieee80211w, km_line.unwrap_or(0))?;
+        settings.pmf = ieee80211w.map(|(_, p)| p);
+        settings.sae = Some(SaeConf::default());
+        no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with SAE");
     } else if key_mgmt.contains(&"NONE") {
         let index = get("wep_tx_keyidx").map(|e| (e.line, "wep_tx_keyidx", e.value));
         if let Some(key) = default_wep_key(wep_keys, index, warnings)? {
@@ -255,9 +288,9 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
                 message: "key_mgmt=NONE and no WEP key: an open network, frames are not protected".into(),
             });
         }
-        no_effect(warnings, &["psk", "ieee80211w"], "with key_mgmt=NONE");
+        no_effect(warnings, &["psk", "ieee80211w", "sae_password"], "with key_mgmt=NONE");
     } else {
-        return Err(ConfError::Unsupported { line: km_line, what: "key_mgmt without WPA-PSK or NONE".into() });
+        return Err(ConfError::Unsupported { line: km_line, what: "key_mgmt without WPA-PSK, SAE or NONE".into() });
     }
     Ok(settings)
 }
@@ -280,6 +313,7 @@ fn psk_value(line: usize, value: &str) -> Result<String, ConfError> {
 const KNOWN: &[&str] = &[
     "ssid",
     "psk",
+    "sae_password",
     "key_mgmt",
     "pairwise",
     "group",

@@ -111,11 +111,16 @@ fn hostapd_ciphers_the_wlan_lacks_are_refused_and_unknown_ones_are_value_errors(
 }
 
 #[test]
-fn hostapd_key_management_is_wpa_psk() {
-    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=SAE\nwpa_passphrase={PASS}\n"));
-    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("SAE"), "{e}");
+fn hostapd_key_management_is_wpa_psk_or_sae() {
+    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=OWE\nwpa_passphrase={PASS}\n"));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("OWE"), "{e}");
     let p = hostapd(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nwpa_passphrase={PASS}\n"));
-    assert!(warned(&p, "line 2: wpa_key_mgmt: SAE not implemented"), "{:?}", p.warnings);
+    assert!(
+        warned(&p, "line 2: wpa_key_mgmt: SAE (beside WPA-PSK: the transition mode) not implemented"),
+        "{:?}",
+        p.warnings
+    );
+    assert_eq!(p.settings.sae, None);
     assert!(matches!(hostapd_err("wpa=2\nwpa_key_mgmt=PSK\n"), ConfError::Value { line: 2, .. }));
 }
 
@@ -400,10 +405,14 @@ fn supplicant_what_the_wlan_cannot_join_is_refused() {
     let psk = format!("psk=\"{PASS}\"");
     let e = supplicant_err(&network(&format!("{psk}\npairwise=CCMP\ngroup=TKIP")));
     assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
-    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=SAE")));
+    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=OWE")));
     assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
     let p = supplicant(&network(&format!("{psk}\nkey_mgmt=SAE WPA-PSK\npairwise=GCMP CCMP")));
-    assert!(warned(&p, "line 3: key_mgmt: SAE not implemented"), "{:?}", p.warnings);
+    assert!(
+        warned(&p, "line 3: key_mgmt: SAE beside WPA-PSK (the transition mode) not implemented"),
+        "{:?}",
+        p.warnings
+    );
     assert!(warned(&p, "line 4: pairwise: GCMP not implemented"), "{:?}", p.warnings);
     assert!(matches!(supplicant_err(&network("ssid=\"lab\"")), ConfError::Missing(_)));
     assert!(matches!(supplicant_err(&network("key_mgmt=NONE\nmode=1")), ConfError::Unsupported { .. }));
@@ -536,20 +545,20 @@ fn an_empty_hostapd_conf_keeps_the_default_ccmp() {
     let mut warnings = Vec::new();
     apply_ap(&mut args, &mut |w| warnings.push(w)).unwrap();
     assert_eq!(args.node.security, None, "the command line's default (ccmp) stays");
-    assert_eq!(crate::wlan::pmf_or_default(args.node.pmf, mode("ccmp"), true), Pmf::Optional, "802.11w offered");
+    assert_eq!(crate::wlan::pmf_or_default(args.node.pmf, mode("ccmp").into(), true), Pmf::Optional, "802.11w offered");
     assert!(warnings.iter().any(|w| w.contains("/dev/null: neither wpa= nor a WEP key")), "{warnings:?}");
     let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/dev/null"]).unwrap().up;
     apply_up(&mut args, &mut |_| {}).unwrap();
-    assert_eq!((args.security(), args.pmf(mode("ccmp"))), ("ccmp", Pmf::Optional));
+    assert_eq!((args.security(), args.pmf(mode("ccmp").into())), ("ccmp", Pmf::Optional));
 }
 
 #[test]
 fn the_default_offers_802_11w_wherever_it_can_and_an_explicit_off_is_named() {
-    assert_eq!(crate::wlan::pmf_or_default(None, mode("enhanced:4"), true), Pmf::Optional);
+    assert_eq!(crate::wlan::pmf_or_default(None, mode("enhanced:4").into(), true), Pmf::Optional);
     for (m, bss) in [("tkip", true), ("wep", true), ("open", true), ("ccmp", false)] {
-        assert_eq!(crate::wlan::pmf_or_default(None, mode(m), bss), Pmf::Off, "{m} bss={bss}");
+        assert_eq!(crate::wlan::pmf_or_default(None, mode(m).into(), bss), Pmf::Off, "{m} bss={bss}");
     }
-    assert_eq!(crate::wlan::pmf_or_default(Some(Pmf::Off), mode("ccmp"), true), Pmf::Off, "as given");
+    assert_eq!(crate::wlan::pmf_or_default(Some(Pmf::Off), mode("ccmp").into(), true), Pmf::Off, "as given");
     let p = hostapd(&format!(
         "wpa=2
 rsn_pairwise=CCMP
@@ -626,4 +635,55 @@ fn a_station_takes_its_network_and_bssid_from_the_supplicant_file() {
     assert_eq!(args.node.passphrase.as_deref(), Some(PASS));
     assert_eq!(args.bssid.as_deref(), Some("02:77:00:00:00:01"));
     assert_eq!(args.node.fragment_threshold, None);
+}
+
+#[test]
+fn hostapd_sae_is_ccmp_with_sae_and_needs_pmf_required() {
+    let p = hostapd("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=any length\nieee80211w=2\nsae_pwe=2\nsae_groups=20 19\n");
+    assert_eq!(p.settings.security, Some(SecurityMode::Ccmp));
+    assert_eq!((p.settings.passphrase.as_deref(), p.settings.pmf), (Some("any length"), Some(Pmf::Required)));
+    let sae = p.settings.sae.expect("an SAE network");
+    assert_eq!((sae.pwe, sae.groups), (Some(wlansec_wlan::security::SaePwe::Both), Some(vec![20, 19])));
+    // wpa_passphrase is the password when sae_password is not given.
+    let p = hostapd(&format!("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\nieee80211w=2\n"));
+    assert_eq!((p.settings.passphrase.as_deref(), p.settings.sae.is_some()), (Some(PASS), true));
+    for (text, says) in [
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=pw\n", "missing: ieee80211w=2"),
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=pw\nieee80211w=1\n", "ieee80211w: SAE needs"),
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=pw\nieee80211w=2\nsae_pwe=3\n", "sae_pwe"),
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=pw\nieee80211w=2\nsae_groups=14\n", "19, 20, 21"),
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=TKIP\nsae_password=pw\nieee80211w=2\n", "SAE with tkip"),
+        ("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nieee80211w=2\n", "sae_password or wpa_passphrase"),
+    ] {
+        let e = hostapd_err(text);
+        assert!(e.to_string().contains(says), "{text:?}: {e}");
+        assert!(!e.to_string().contains("pw\n"), "{e}");
+    }
+    let p = hostapd(&format!("wpa=2\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\nsae_pwe=1\n"));
+    assert!(warned(&p, "line 4: sae_pwe has no effect without wpa_key_mgmt=SAE"), "{:?}", p.warnings);
+}
+
+#[test]
+fn supplicant_sae_takes_sae_password_or_the_quoted_psk_and_needs_pmf_required() {
+    let p = supplicant(&network("sae_password=\"any length\"\nkey_mgmt=SAE\nieee80211w=2"));
+    assert_eq!((p.settings.security, p.settings.passphrase.as_deref()), (Some(SecurityMode::Ccmp), Some("any length")));
+    assert!(p.settings.sae.is_some() && p.settings.pmf == Some(Pmf::Required));
+    let p = supplicant(&network(&format!("psk=\"{PASS}\"\nkey_mgmt=SAE\nieee80211w=2")));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PASS));
+    let e = supplicant_err(&network("sae_password=\"pw\"\nkey_mgmt=SAE"));
+    assert!(e.to_string().contains("missing: ieee80211w=2"), "{e}");
+    let e = supplicant_err(&network(&format!("psk={}\nkey_mgmt=SAE\nieee80211w=2", "ab".repeat(32))));
+    assert!(e.to_string().contains("not a PSK") || e.to_string().contains("quoted passphrase"), "{e}");
+}
+
+#[test]
+fn an_sae_file_becomes_security_sae_and_its_settings() {
+    let file = TempFile::new(
+        "sae",
+        "ssid=lab\nwpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password=pw\nieee80211w=2\nsae_pwe=0\n",
+    );
+    let mut args = Up::try_parse_from(["t", "--hostapd-conf", file.0.to_str().unwrap()]).unwrap().up;
+    apply_up(&mut args, &mut |_| {}).unwrap();
+    assert_eq!((args.security(), args.passphrase(), args.pmf), ("sae", "pw", Some(Pmf::Required)));
+    assert_eq!(args.sae.pwe(), wlansec_wlan::security::SaePwe::HuntingAndPecking);
 }

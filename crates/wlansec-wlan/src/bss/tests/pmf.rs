@@ -127,7 +127,8 @@ fn spoofed_deauthentication_and_disassociation_to_the_access_point_are_ignored_w
 
 /// An association request from `sta` with the CCMP network's RSN element under `pmf`.
 pub(super) fn association_request_from(sta: MacAddr, pmf: Pmf) -> Vec<u8> {
-    let rsne = crate::security::SecurityMode::Ccmp.rsn_element(pmf.policy(), true).unwrap();
+    let rsne =
+        crate::security::SecurityMode::Ccmp.rsn_element(wlansec_core::rsn::Akm::Psk, pmf.policy(), true).unwrap();
     let elements = elements("wlansec", rsne.as_deref()).unwrap();
     let request = AssociationRequestRepr {
         capability: wlansec_core::wire::mgmt::capability::ESS,
