@@ -9,6 +9,7 @@ Experiments: video, tcp, files (network, on a testbed), ccmp-bench, ciphers, har
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 import subprocess
 import time
@@ -66,9 +67,48 @@ CARDS = ["hw", "mcu:88"]
 #: Modes whose crypto the card does; open has none and Enhanced runs on the host engine, so
 #: for those the card model changes nothing and they are measured once (card `hw`).
 CARD_SECURITIES = ("wep", "tkip", "ccmp")
+#: The hardware access point: a `verilog:MHZ` value of the card axis puts the access point's
+#: CCMP on the verilated RTL (`wlan up --ap-crypto verilog:MHZ`, stations `hw`): every frame it
+#: seals or opens is the design's output, its cycles at MHZ the crypto time on the medium.
+VERILOG = "verilog:"
+#: The 2008-era clock beside the design's own Fmax: 50 MHz, the oscillator of the era's FPGA
+#: starter boards (Digilent's Spartan-3 and Spartan-3E kits).
+VERILOG_ERA_MHZ = 50
+#: The RTL simulates about 1,500–2,300 frames of 1500 octets per second of wall time on one
+#: core: TCP through it is measured at the study's largest size only (the frames whose rate
+#: the simulation is stated for), where the medium's own rate already exceeds it.
+VERILOG_TCP_SIZE = 1408
+
+
+def design_fmax_mhz() -> float | None:
+    """The median Fmax of ccmp_core over its place-and-route seeds (hdl/reports/summary.json);
+    None where the hardware bench has not run."""
+    src = ROOT / "hdl" / "reports" / "summary.json"
+    if not src.exists():
+        return None
+    core = next((r for r in json.loads(src.read_text()) if r["design"] == "ccmp_core"), None)
+    return core["fmax_mhz"] if core and core.get("fmax_mhz") else None
+
+
+def verilog_cards() -> list[str]:
+    """The hardware access point's clocks: the design's median Fmax and the 2008-era clock."""
+    fmax = design_fmax_mhz()
+    return [f"{VERILOG}{fmax:g}"] * (fmax is not None) + [f"{VERILOG}{VERILOG_ERA_MHZ}"]
+
+
+def verilog_mhz(card: str) -> float | None:
+    """The RTL's clock of a `verilog:MHZ` card-axis value; None for the stations' card models."""
+    return float(card.removeprefix(VERILOG)) if card.startswith(VERILOG) else None
+
+
+def crypto_config(card: str) -> dict:
+    """The testbed options of a card-axis value: the stations' card, or the access point's RTL."""
+    return {"card": "hw", "ap_crypto": card} if verilog_mhz(card) else {"card": card}
 
 
 def _card_applies(p: dict) -> bool:
+    if verilog_mhz(p["card"]):  # the RTL is CCMP's
+        return p["security"] == "ccmp" and p.get("size", VERILOG_TCP_SIZE) == VERILOG_TCP_SIZE
     return p["card"] == "hw" or p["security"] in CARD_SECURITIES
 
 
@@ -78,18 +118,39 @@ def set_cards(cards: list[str]) -> None:
     for e in EXPERIMENTS.values():
         if "card" in e.axes:
             e.axes = {**e.axes, "card": cards}
+            if "card" in e.quick_axes:
+                e.quick_axes = {**e.quick_axes, "card": cards}
 
 
 def _video_network(p: dict) -> dict:
-    return {"security": p["security"], "phy": p["phy"], "card": p["card"]}
+    return {"security": p["security"], "phy": p["phy"], **crypto_config(p["card"])}
+
+
+def rtl_crypto_frames(ctx: Context, p: dict) -> int | None:
+    """Frames the access point's RTL has sealed or opened since the bring-up (`wlan status`);
+    None where the point's access point is not the RTL."""
+    status = ctx.testbed.status() if verilog_mhz(p["card"]) else None
+    if status is None:
+        return None
+    return next(n for n in status["nodes"] if n["role"] == "ap")["crypto_frames"]
+
+
+def with_rtl_speed(ctx: Context, p: dict, measure: Callable[[], dict]) -> dict:
+    """`measure()`'s metrics, and on the RTL access point the simulation's own speed over the
+    run: frames the RTL sealed or opened per second of wall time (`rtl_frames_per_s`)."""
+    before, started = rtl_crypto_frames(ctx, p), time.monotonic()
+    metrics = measure()
+    if before is not None:
+        metrics["rtl_frames_per_s"] = (rtl_crypto_frames(ctx, p) - before) / (time.monotonic() - started)
+    return metrics
 
 
 def _video(ctx: Context, p: dict) -> dict:
-    return traffic.video(ctx.testbed, p["ip"], p["profile"], ctx.seconds)
+    return with_rtl_speed(ctx, p, lambda: traffic.video(ctx.testbed, p["ip"], p["profile"], ctx.seconds))
 
 
 def _tcp_network(p: dict) -> dict:
-    return {"security": p["security"], "phy": p["phy"], "card": p["card"]}
+    return {"security": p["security"], "phy": p["phy"], **crypto_config(p["card"])}
 
 
 def _tcp_seconds(seconds: float) -> int:
@@ -98,6 +159,10 @@ def _tcp_seconds(seconds: float) -> int:
 
 
 def _tcp(ctx: Context, p: dict) -> dict:
+    return with_rtl_speed(ctx, p, lambda: _tcp_tools(ctx, p))
+
+
+def _tcp_tools(ctx: Context, p: dict) -> dict:
     seconds = _tcp_seconds(ctx.seconds)
     ip = traffic.iperf3_tcp(ctx.testbed, p["ip"], p["size"], seconds)
     qp = traffic.qperf(ctx.testbed, p["ip"], p["size"], seconds)
@@ -209,16 +274,18 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("hardware", "CCMP hardware cores (hdl/reports/summary.json)", {}, {}, bench=_hardware,
                estimate=lambda s, quick, p: 0),
     # --quick: one profile (the variable-rate "high" stream) with every mode × card: the card
-    # models are the point of the comparison, the second rate doubles the time.
+    # models are the point of the comparison, the second rate doubles the time. The RTL access
+    # point at both clocks (WPA2 only: 2 points, ~14 s with the warm-up).
     Experiment("video", "HD video between two stations through the AP: delay, jitter, loss",
-               {"security": SECURITIES, "card": CARDS, "profile": ["cbr-high", "vbr-high", "vbr-very-high"], "phy": ["g54"], "ip": [4]},
+               {"security": SECURITIES, "card": CARDS + verilog_cards(), "profile": ["cbr-high", "vbr-high", "vbr-very-high"], "phy": ["g54"], "ip": [4]},
                {"profile": ["vbr-high"]}, measure=_video, network=_video_network, valid=_card_applies,
                estimate=lambda s, quick, p: VIDEO_SECONDS_FACTOR * s + RUN_OVERHEAD_S["video"]),
     # --quick: IPv4 only, the smallest and largest size, open and WPA2 on both cards: the card ×
     # packet-size interaction is what the quick run must show; IPv6 differs by ~2% in the study.
+    # The RTL access point at its Fmax only (1 point, ~16 s with the warm-up).
     Experiment("tcp", "TCP throughput and RTT vs packet size, IPv4/IPv6, open vs WPA2",
-               {"security": ["open", "ccmp"], "card": CARDS, "ip": [4, 6], "size": STUDY_SIZES, "phy": ["n-mcs7-40"]},
-               {"ip": [4], "size": [128, 1408]}, measure=_tcp, network=_tcp_network, valid=_card_applies,
+               {"security": ["open", "ccmp"], "card": CARDS + verilog_cards(), "ip": [4, 6], "size": STUDY_SIZES, "phy": ["n-mcs7-40"]},
+               {"ip": [4], "size": [128, 1408], "card": CARDS + verilog_cards()[:1]}, measure=_tcp, network=_tcp_network, valid=_card_applies,
                estimate=lambda s, quick, p: 3 * _tcp_seconds(s) + traffic.IPERF_OMIT_S + RUN_OVERHEAD_S["tcp"]),
     Experiment("files", "Transmission time of the study's files: open/WEP/TKIP, ad hoc/infrastructure, signal",
                {"security": ["open", "wep", "tkip"], "topology": ["ibss", "bss"], "signal": ["excellent", "poor"],

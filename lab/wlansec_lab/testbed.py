@@ -147,6 +147,12 @@ class VethTestbed(Testbed):
         super().__init__()
         self.name = name
 
+    def supports(self, config: dict) -> str | None:
+        # A row labelled as the RTL's must come from the RTL: the stand-in has no access point.
+        if config.get("ap_crypto"):
+            return f"the veth stand-in has no access point to run `{config['ap_crypto']}`"
+        return None
+
     def up(self, config: dict) -> None:
         if not is_root():
             raise TestbedError("the veth stand-in needs root (network namespaces)")

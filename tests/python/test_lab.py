@@ -178,8 +178,8 @@ def test_hardware_section_shows_the_cores_beside_the_published_ones(tmp_path):
 @pytest.mark.skipif(not Path(WLANSEC).exists(), reason=f"no wlansec binary at {WLANSEC}")
 def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
     tiny = {
-        "video": {"security": ["open", "ccmp"], "profile": ["cbr-high"]},
-        "tcp": {"security": ["open", "ccmp"], "ip": [4, 6], "size": [1408]},
+        "video": {"security": ["open", "ccmp"], "profile": ["cbr-high"], "card": experiments.CARDS},
+        "tcp": {"security": ["open", "ccmp"], "ip": [4, 6], "size": [1408], "card": experiments.CARDS},
         "files": {"security": ["open"], "topology": ["bss"], "signal": ["excellent"]},
     }
     for name, axes in tiny.items():
@@ -215,6 +215,30 @@ def test_runner_end_to_end_on_a_tiny_matrix(tmp_path, monkeypatch):
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert sorted(set(runs.experiment)) == ["files", "tcp", "video"] and (runs.status == "ok").all()
     assert len(runs) == sum(len(json.loads((tmp_path / "raw" / f"{n}.json").read_text())["runs"]) for n in ("video", "tcp", "files"))
+
+
+@pytest.mark.skipif(not is_root(), reason="the emulated WLAN needs root (network namespaces, TAP); CI runs as root")
+@pytest.mark.skipif(not Path("/dev/net/tun").exists(), reason="the emulated WLAN needs /dev/net/tun")
+@pytest.mark.skipif(not Path(WLANSEC).exists(), reason=f"no wlansec binary at {WLANSEC}")
+def test_quick_video_through_the_access_points_rtl_reaches_the_report(tmp_path, monkeypatch):
+    """One quick video point with the access point on the verilated RTL at the design's Fmax,
+    on the emulated WLAN: the run records the RTL as the access point's crypto and the
+    simulation's speed, and the report shows the row as the RTL's."""
+    rtl = experiments.verilog_cards()[0]
+    monkeypatch.setattr(experiments.EXPERIMENTS["video"], "quick_axes",
+                        {**experiments.EXPERIMENTS["video"].quick_axes, "security": ["ccmp"], "card": [rtl]})
+    tb = testbeds.WlanTestbed(WLANSEC, name="wlslrtl")
+    try:
+        runner.run(["video"], experiments.Context(tb, WLANSEC, tmp_path, quick=True, seconds=1.0), repeats=1)
+    finally:
+        tb.down()
+    raw = json.loads((tmp_path / "raw" / "video.json").read_text())
+    assert [e["point"]["card"] for e in raw["summary"]] == [rtl] and not raw["summary"][0]["errors"]
+    assert raw["testbed"][0]["crypto"]["ap"] == {"model": "verilog", "mhz": experiments.verilog_mhz(rtl)}
+    assert raw["summary"][0]["metrics"]["rtl_frames_per_s"]["mean"] > 100  # the 4 Mbit/s stream, opened and sealed again
+    md = (report.write(tmp_path, wlansec=WLANSEC) / "report.md").read_text()
+    assert f"| WPA2 (CCMP) [AP on the RTL, {experiments.verilog_mhz(rtl):g} MHz] | vbr-high | 1 |" in md
+    assert re.search(r"video: median [\d,]+ frames/s over 1 run\(s\)", md)
 
 
 # ---- the runner's plan, resume and grouping, on a fake testbed (no root, no network) -------
@@ -263,10 +287,42 @@ def _fake_run(out, repeats, resume=False, seed=3, cache=None, tb=None):
 
 
 def test_card_axis_drops_meaningless_points():
+    fmax = next(r for r in json.loads((ROOT / "hdl" / "reports" / "summary.json").read_text()) if r["design"] == "ccmp_core")["fmax_mhz"]
+    rtl = f"verilog:{fmax:g}"
     pts = experiments.EXPERIMENTS["tcp"].points(quick=True)
-    assert {(p["security"], p["card"]) for p in pts} == {("open", "hw"), ("ccmp", "hw"), ("ccmp", "mcu:88")}
+    assert {(p["security"], p["card"]) for p in pts} == {("open", "hw"), ("ccmp", "hw"), ("ccmp", "mcu:88"), ("ccmp", rtl)}
+    assert [p["size"] for p in pts if p["card"] == rtl] == [experiments.VERILOG_TCP_SIZE]
     video = {(p["security"], p["card"]) for p in experiments.EXPERIMENTS["video"].points(quick=False)}
     assert ("open", "mcu:88") not in video and ("enhanced", "mcu:88") not in video and ("tkip", "mcu:88") in video
+    # The hardware access point: the design's median Fmax and the 2008-era clock, WPA2 only (the RTL is CCMP's).
+    quick_video = {(p["security"], p["card"]) for p in experiments.EXPERIMENTS["video"].points(quick=True)}
+    assert {c for s, c in quick_video if c.startswith("verilog:")} == {rtl, "verilog:50"}
+    assert {s for s, c in video if c.startswith("verilog:")} == {"ccmp"}
+    assert experiments._tcp_network({"security": "ccmp", "phy": "g54", "card": rtl}) == {
+        "security": "ccmp", "phy": "g54", "card": "hw", "ap_crypto": rtl}
+
+
+def test_report_shows_the_rtl_access_points_rows_with_their_significance(tmp_path):
+    """A run with the access point on the RTL: its rows are labelled as the RTL's, tested
+    against open as every row, and the configuration states the simulation's speed."""
+    calls = []
+    exp = _fake_video(calls)
+    fake = exp.measure
+
+    def measure(ctx, p):
+        return {**fake(ctx, p), **({"rtl_frames_per_s": 1500.0 + len(calls)} if p["card"].startswith("verilog:") else {})}
+    exp.axes = {**exp.axes, "card": ["hw", "verilog:104", "verilog:50"]}
+    exp.measure = measure
+    ctx = experiments.Context(FakeTestbed(), "unused", tmp_path, quick=False, seconds=1.0, cache={})
+    runner.run(["video"], ctx, 3, seed=3, experiments={"video": exp})
+    md = (report.write(tmp_path) / "report.md").read_text()
+    video = md.split("## Video")[1].split("## TCP")[0]
+    rows = [line for line in video.splitlines() if line.startswith("| WPA2 (CCMP) [AP on the RTL, ")]
+    assert len(rows) == 4 and {r.split(" | ")[0] for r in rows} == {"| WPA2 (CCMP) [AP on the RTL, 50 MHz]", "| WPA2 (CCMP) [AP on the RTL, 104 MHz]"}
+    assert all("significant" in r.split(" | ")[9] for r in rows), rows  # delay − open, Welch
+    config = md.split("## Configuration")[1].split("## Video")[0]
+    assert "measured through the RTL, not a model" in config
+    assert re.search(r"video: median 1,5\d\d frames/s over 12 run\(s\)", config), config
 
 
 def test_each_configuration_is_brought_up_once_per_round(tmp_path):

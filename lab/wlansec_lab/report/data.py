@@ -13,7 +13,7 @@ from wlansec_lab import ROOT
 from wlansec_lab import published_values as pub
 from wlansec_lab import significance as sig
 from wlansec_lab.ciphers import STUDY_ALGORITHMS, label as cipher_label
-from wlansec_lab.experiments import CARD_SECURITIES, EXPERIMENTS
+from wlansec_lab.experiments import CARD_SECURITIES, EXPERIMENTS, verilog_mhz
 
 
 def load_raw(out: Path, name: str) -> dict | None:
@@ -54,15 +54,32 @@ def mode_of(p: dict) -> tuple[str, str]:
 
 
 def mode_label(mode: tuple[str, str]) -> str:
-    """The mode's published name, with the card model where the card does the crypto."""
+    """The mode's published name, with the card model where the card does the crypto, or the
+    access point's RTL (measured through the verilated design, not a model)."""
     sec, card = mode
+    if (mhz := verilog_mhz(card)) is not None:
+        return pub.MODE_LABEL[sec] + f" [AP on the RTL, {mhz:g} MHz]"
     return pub.MODE_LABEL[sec] + (f" [{card}]" if sec in CARD_SECURITIES else "")
 
 
 def sorted_modes(keys) -> list[tuple[str, str]]:
-    """The modes present, in the published order, the card models by clock."""
+    """The modes present, in the published order, the card models by clock, then the RTL access
+    point by clock."""
     present = set(keys)
-    return sorted(present, key=lambda m: (list(pub.MODE_LABEL).index(m[0]), card_mhz(m[1]) or 0.0, m[1]))
+    return sorted(present, key=lambda m: (list(pub.MODE_LABEL).index(m[0]), verilog_mhz(m[1]) is not None,
+                                          card_mhz(m[1]) or verilog_mhz(m[1]) or 0.0, m[1]))
+
+
+def rtl_speed(out: Path) -> dict[str, list[float]]:
+    """Per experiment (video, tcp), the RTL access point's simulation speed in each kept run:
+    frames it sealed or opened per second of wall time (`wlan status` counters)."""
+    speed = {}
+    for name in ("video", "tcp"):
+        runs = (load_raw(out, name) or {}).get("runs", [])
+        kept = [r["metrics"]["rtl_frames_per_s"] for r in runs if not r["warmup"] and "rtl_frames_per_s" in (r.get("metrics") or {})]
+        if kept:
+            speed[name] = kept
+    return speed
 
 
 def card_mhz(card: str) -> float | None:

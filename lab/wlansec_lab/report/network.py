@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
 from wlansec_lab import published_values as pub
 from wlansec_lab import significance as sig
 from wlansec_lab.ciphers import STUDY_CIPHERS
-from wlansec_lab.experiments import CARD_SECURITIES, CARDS, file_kb
+from wlansec_lab.experiments import CARD_SECURITIES, CARDS, design_fmax_mhz, file_kb, verilog_mhz
 from wlansec_lab.plotstyle import series
 from wlansec_lab.report.figures import files_figure, save_figure, tcp_cost_figure, tcp_figure, video_figure
-from wlansec_lab.report.data import (CARD_MPDU_BYTES, card_costs_us, card_mhz, files_order, load_raw, medium_floor, mode_label,
+from wlansec_lab.report.data import (CARD_MPDU_BYTES, card_costs_us, card_mhz, files_order, load_raw, medium_floor, mode_label, rtl_speed,
                                      mode_of, point_runs, point_stat, sorted_modes, study_cipher_times)
 from wlansec_lab.report.render import details, figure, key_figure_link, md_table, not_run, num, spread_text
 from wlansec_lab.report.statistics import release_error_correlation
@@ -30,6 +31,8 @@ def config_section(out: Path, ctx: dict) -> str:
              + (" — **quick smoke run**" if run.get("quick") else "")]
     cards = {e["point"].get("card", "hw") for name in ("video", "tcp") for e in (load_raw(out, name) or {}).get("summary", [])}
     lines.append(card_models_text(sorted(cards), ctx["wlansec"]))
+    if rtl := rtl_text(out, cards):
+        lines.append("- " + rtl)
     seen, ampdu_by_phy, seeds = set(), defaultdict(set), {}
     for name in ("video", "tcp", "files"):
         data = load_raw(out, name)
@@ -85,6 +88,27 @@ def card_models_text(cards: list[str], wlansec: str) -> str:
             f"of 2008, the studies' era (its open carl9170 firmware and the Linux/OpenBSD drivers set `AHB_80_88MHZ`). "
             f"Per frame, protect or unprotect, 128-octet / 1536-octet MPDU: " + ("; ".join(per) or "no MCU card in this run") +
             ". Open and Enhanced (host engine) do no crypto on the card and are measured once, with `hw`.")
+
+
+def rtl_text(out: Path, cards) -> str:
+    """What the `[AP on the RTL]` rows are and how fast the simulation ran; "" without them."""
+    clocks = sorted({verilog_mhz(c) for c in cards if verilog_mhz(c)})
+    if not clocks:
+        return ""
+    fmax = design_fmax_mhz()
+    speed = rtl_speed(out)
+    measured = "; ".join(f"{name}: median {statistics.median(v):,.0f} frames/s over {len(v)} run(s) (range {min(v):,.0f}–{max(v):,.0f})"
+                         for name, v in speed.items()) or "not recorded in this run"
+    return ("**Hardware access point** (`[AP on the RTL, MHZ]`, `wlan up --ap-crypto verilog:MHZ`, stations `hw`): every CCMP "
+            "frame the access point seals or opens is the verilated Verilog's output (ccmp_axi / ccmp_decap_axi, driven through "
+            "their AXI ports), its cycles at MHZ the crypto time on the medium: these rows are measured through the RTL, not "
+            f"a model. Clocks: {', '.join(f'{c:g} MHz' for c in clocks)}"
+            + (f" ({fmax:g} MHz: ccmp_core's median Fmax in hdl/reports/summary.json; 50 MHz: the oscillator of the 2008-era "
+               "FPGA starter boards)" if fmax else "") +
+            ". WPA2 only (the RTL is CCMP's); TCP at 1408 octets only. The simulation's own speed, frames the RTL sealed or "
+            f"opened per second of wall time (`wlan status` counters over each run): {measured}. Under video it runs at the "
+            "stream's offered rate; under TCP the link is saturated, so that figure is the simulation's speed, and the TCP "
+            "rows' throughput is bounded by it, not by the design at its clock.")
 
 
 def video_section(out: Path, ctx: dict) -> str:
@@ -156,7 +180,8 @@ def video_section(out: Path, ctx: dict) -> str:
             "The study prints its delay/jitter/throughput values and its two data rates only in figures, so only these "
             "ratios can be set beside ours; our “high” and “very high” rates (4 and 8 Mbit/s, H.264 720p/1080p-like, "
             "30 frame/s GOP trace) are our choice. [card]: the stations' card model (see Configuration); open and Enhanced "
-            "do no crypto on the card and run once. The delay is one-way (sender to receiver, both clocks the same host's), "
+            "do no crypto on the card and run once. [AP on the RTL, MHZ]: the access point's CCMP in the verilated Verilog "
+            "(see Configuration), tested against open as every row. The delay is one-way (sender to receiver, both clocks the same host's), "
             "the TCP section's RTT a round trip.")
 
 
@@ -230,7 +255,8 @@ def tcp_section(out: Path, ctx: dict) -> str:
                 ["IP", "size B", "mode [card]", "n", "iperf3 Mbit/s", "std (±95% CI)", "published std", "qperf Mbit/s",
                  "RTT ms", "std (±95% CI)", "published std", "open − this Mbit/s [95% CI], Welch",
                  "this − open RTT ms [95% CI], Welch", "release err p99 µs", "errors"], rows)) +
-            f"\n\nn: runs per point after the warm-up (the study: 40). Costs: Welch's t-test against open at the same IP "
+            f"\n\nn: runs per point after the warm-up (the study: 40). [AP on the RTL, MHZ]: the access point's CCMP in the "
+            "verilated Verilog, its throughput bounded by the simulation's speed (see Configuration). Costs: Welch's t-test against open at the same IP "
             "version and size, its 95 % CI, t and two-sided p (“significant” means p < 0.05). Release error: the emulated "
             "medium's intended vs actual frame release time, " + ctx.setdefault("release_window", _release_window(data)) +
             ", median over the point's runs. "
