@@ -106,7 +106,7 @@ def rtl_text(out: Path, cards) -> str:
             + (f" ({fmax:g} MHz: ccmp_core's median Fmax in hdl/reports/summary.json; 50 MHz: the oscillator of the 2008-era "
                "FPGA starter boards)" if fmax else "") +
             ". WPA2 only (the RTL is CCMP's); TCP at 1408 octets only. The simulation's own speed, frames the RTL sealed or "
-            f"opened per second of wall time (`wlan status` counters over each run): {measured}. Under video it runs at the "
+            f"opened (of every size: data and TCP's ACKs) per second of wall time (`wlan status` counters over each run): {measured}. Under video it runs at the "
             "stream's offered rate; under TCP the link is saturated, so that figure is the simulation's speed, and the TCP "
             "rows' throughput is bounded by it, not by the design at its clock.")
 
