@@ -300,6 +300,9 @@ def test_card_axis_drops_meaningless_points():
     assert {s for s, c in video if c.startswith("verilog:")} == {"ccmp"}
     assert experiments._tcp_network({"security": "ccmp", "phy": "g54", "card": rtl}) == {
         "security": "ccmp", "phy": "g54", "card": "hw", "ap_crypto": rtl}
+    # A row labelled as the RTL's must come from it: the veth stand-in has no access point.
+    assert "no access point" in VethTestbed().supports(experiments._tcp_network({"security": "ccmp", "phy": "g54", "card": rtl}))
+    assert VethTestbed().supports(experiments._tcp_network({"security": "ccmp", "phy": "g54", "card": "mcu:88"})) is None
 
 
 def test_report_shows_the_rtl_access_points_rows_with_their_significance(tmp_path):
