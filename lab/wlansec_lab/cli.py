@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--repeats", type=int, help="runs per point after the warm-up (default 40, --quick 1)")
     r.add_argument("--seconds", type=float, help="traffic seconds per video run (default 10, --quick 3; TCP runs half)")
     r.add_argument("--testbed", choices=["wlan", "veth"], default="wlan", help="the emulated WLAN, or the veth stand-in")
-    r.add_argument("--cards", help=f"stations' card models of video and tcp, comma-separated (default {','.join(experiments.CARDS)}; "
+    r.add_argument("--cards", help=f"stations' card models of video and tcp, and verilog:MHZ for the access point's CCMP on the "
+                                   f"RTL, comma-separated (default {','.join(experiments.EXPERIMENTS['video'].axes['card'])}; "
                                    "e.g. hw,mcu:250,mcu:1000 to sweep the card's clock); hw is always included")
     r.add_argument("--stations", type=int, default=2)
     r.add_argument("--name", help="the testbed's name: the WLAN's (`wlansec wlan --name`, default lab) or the veth "
