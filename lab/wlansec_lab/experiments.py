@@ -74,10 +74,10 @@ VERILOG = "verilog:"
 #: The 2008-era clock beside the design's own Fmax: 50 MHz, the oscillator of the era's FPGA
 #: starter boards (Digilent's Spartan-3 and Spartan-3E kits).
 VERILOG_ERA_MHZ = 50
-#: The RTL simulates about 1,500–2,300 frames of 1500 octets per second of wall time on one
-#: core (a quick run: ~4,600 frames sealed or opened per second under TCP, segments and ACKs,
-#: 24 Mbit/s where the host engine carries ~50): TCP through it is bounded by the simulation,
-#: so it is measured at the study's largest size only (the frames that rate is stated for).
+#: The RTL's simulation is slower than the air (a quick run: ~4,600 frames sealed or opened per
+#: second of wall time under TCP, segments and ACKs, 24 Mbit/s where the host engine carries
+#: ~50): TCP through it is bounded by the simulation, so it is measured at the study's largest
+#: size only.
 VERILOG_TCP_SIZE = 1408
 
 
