@@ -122,7 +122,7 @@ impl Settings {
     /// The security `--security` gets: `sae` for an SAE network, else the mode.
     fn security_option(&self) -> Option<String> {
         let mode = self.security?;
-        Some(Security { mode, sae: self.sae.is_some() }.to_string())
+        Some(Security { sae: self.sae.is_some(), ..mode.into() }.to_string())
     }
 }
 
