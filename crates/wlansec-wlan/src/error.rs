@@ -36,6 +36,8 @@ pub enum Error {
     SaeWithoutPmf,
     /// An OWE network whose management frame protection is not required.
     OweWithoutPmf,
+    /// An OWE group other than 19, 20, 21.
+    OweGroup(u16),
     /// An OWE Diffie-Hellman Parameter element from `peer` that the local side refused.
     Owe { peer: MacAddr, why: wlansec_core::rsn::owe::OweError },
     /// An SAE group other than 19, 20, 21.
@@ -123,6 +125,7 @@ impl fmt::Display for Error {
             Error::OweWithoutPmf => {
                 f.write_str("OWE needs management frame protection required (--pmf required, ieee80211w=2)")
             }
+            Error::OweGroup(id) => write!(f, "OWE group {id} not supported (19, 20, 21)"),
             Error::Owe { peer, .. } => write!(f, "OWE association with {peer} refused"),
             Error::SaeGroup(id) => write!(f, "SAE group {id} not supported (19, 20, 21)"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
@@ -230,6 +233,7 @@ mod tests {
             (Error::UnknownSaePwe("3".into()), "hnp, h2e, both"),
             (Error::SaeWithoutPmf, "management frame protection required"),
             (Error::OweWithoutPmf, "OWE needs management frame protection"),
+            (Error::OweGroup(14), "OWE group 14"),
             (Error::Owe { peer, why: wlansec_core::rsn::owe::OweError::InvalidPublicKey }, "OWE association"),
             (Error::SaeGroup(14), "19, 20, 21"),
             (Error::Sae { peer, why: wlansec_core::rsn::sae::SaeError::ConfirmMismatch }, "SAE frame"),

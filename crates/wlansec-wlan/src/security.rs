@@ -171,9 +171,10 @@ impl Security {
         if !self.sae && !self.owe {
             return Ok(KeyManagement::Psk);
         }
+        let unsupported = |id| if self.owe { Error::OweGroup(id) } else { Error::SaeGroup(id) };
         let groups = match groups {
             [] => vec![Group::P256],
-            ids => ids.iter().map(|&id| Group::from_id(id).ok_or(Error::SaeGroup(id))).collect::<Result<_>>()?,
+            ids => ids.iter().map(|&id| Group::from_id(id).ok_or_else(|| unsupported(id))).collect::<Result<_>>()?,
         };
         if self.owe {
             return Ok(KeyManagement::Owe(OweSettings { groups }));
@@ -514,6 +515,7 @@ mod tests {
         let km = owe.key_management(SaePwe::Both, &[]).unwrap();
         assert_eq!((km.akm(), km.owe().unwrap().groups.clone()), (Akm::Owe, vec![Group::P256]));
         assert!(km.requires_pmf() && owe.requires_pmf());
+        assert!(matches!(owe.key_management(SaePwe::Both, &[14]), Err(Error::OweGroup(14))));
     }
 
     #[test]
