@@ -68,3 +68,16 @@ def test_owe_carries_ping_and_its_capture_shows_akm_18_the_dh_elements_and_decry
 def test_owe_options_that_cannot_work_are_refused(args, says):
     r = wlansec("wlan", "up", "--name", "wtoweopt", *args, check=False)
     assert r.returncode != 0 and says in r.stderr, r.stderr
+
+
+def test_a_hostapd_conf_with_wpa_key_mgmt_owe_brings_up_an_owe_network(tmp_path):
+    from test_wlan import Wlan
+
+    conf = tmp_path / "hostapd.conf"
+    conf.write_text("ssid=owe-conf\nwpa=2\nwpa_key_mgmt=OWE\nrsn_pairwise=CCMP\nieee80211w=2\nowe_groups=19\n")
+    w = Wlan("wtoweconf", "--hostapd-conf", str(conf), "--stations", "2")
+    try:
+        assert w.status["security"] == "owe" and w.status["pmf"] == "required"
+        ping(w, "sta1", "sta2", "ipv4")
+    finally:
+        w.down()
