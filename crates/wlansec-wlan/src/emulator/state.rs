@@ -244,9 +244,9 @@ impl State {
         }
     }
 
-    /// Append the PMKs node `i` (the access point) accepted by SAE to the key log, in
+    /// Append the PMKs node `i` (the access point) accepted by SAE or OWE to the key log, in
     /// Wireshark's `80211_keys` form.
-    fn log_sae_pmks(&mut self, i: usize) {
+    fn log_pmks(&mut self, i: usize) {
         let (Some(path), Machine::Ap(ap)) = (&self.config.keylog, &mut self.nodes[i].machine) else { return };
         let pmks = ap.take_pmks();
         if pmks.is_empty() {
@@ -326,7 +326,7 @@ impl State {
                     }
                     Arrival::Taken(out) => (out, io.now_ns()),
                 };
-                self.log_sae_pmks(d.to);
+                self.log_pmks(d.to);
                 self.dispatch(d.to, out, done, io);
                 released = true;
             }
