@@ -52,14 +52,14 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
     }
 }
 
-/// `--pmf` as given, else the secure default: required on an SAE network (WPA3 requires
+/// `--pmf` as given, else the secure default: required on an SAE or OWE network (WPA3 requires
 /// it); elsewhere 802.11w offered (optional, so stations without it still join) wherever it
 /// can be, an access point's ccmp or enhanced network; off elsewhere (TKIP, WEP and open
 /// networks cannot protect management frames, an IBSS has no access point to negotiate it
 /// with).
 fn pmf_or_default(pmf: Option<Pmf>, security: Security, bss: bool) -> Pmf {
     let default = match security {
-        Security { sae: true, .. } => Pmf::Required,
+        _ if security.requires_pmf() => Pmf::Required,
         Security { mode, .. } if bss && mode.supports_pmf() => Pmf::Optional,
         _ => Pmf::Off,
     };
@@ -67,10 +67,10 @@ fn pmf_or_default(pmf: Option<Pmf>, security: Security, bss: bool) -> Pmf {
 }
 
 /// Management frame protection needs CCMP: `required` is refused where the mode has none
-/// (`optional` there is simply not offered); SAE needs it required.
+/// (`optional` there is simply not offered); SAE and OWE need it required.
 fn check_pmf(security: Security, pmf: Pmf) -> Result<()> {
-    if security.sae && pmf != Pmf::Required {
-        bail!("--security sae needs --pmf required (WPA3 requires management frame protection; ieee80211w=2)");
+    if security.requires_pmf() && pmf != Pmf::Required {
+        bail!("--security {security} needs --pmf required (WPA3 requires management frame protection; ieee80211w=2)");
     }
     if pmf == Pmf::Required && !security.mode.supports_pmf() {
         bail!("--pmf required needs --security ccmp or enhanced (802.11w protects management frames with CCMP)");
@@ -86,6 +86,8 @@ fn check_passphrase(security: Security, pass: &str) -> Result<()> {
             bail!("an SAE network needs a password: give --passphrase or --passphrase-file")
         }
         _ if security.sae => {}
+        // OWE's keys come from each association's Diffie-Hellman: no secret.
+        _ if security.owe => {}
         SecurityMode::Open => {}
         SecurityMode::Wep => {
             wep_key(pass)?;

@@ -34,6 +34,12 @@ pub enum Error {
     UnknownSaePwe(String),
     /// An SAE network whose management frame protection is not required (WPA3 requires it).
     SaeWithoutPmf,
+    /// An OWE network whose management frame protection is not required.
+    OweWithoutPmf,
+    /// An OWE group other than 19, 20, 21.
+    OweGroup(u16),
+    /// An OWE Diffie-Hellman Parameter element from `peer` that the local side refused.
+    Owe { peer: MacAddr, why: wlansec_core::rsn::owe::OweError },
     /// An SAE group other than 19, 20, 21.
     SaeGroup(u16),
     /// An SAE Authentication frame from `peer` that the local side refused.
@@ -116,6 +122,11 @@ impl fmt::Display for Error {
                 f.write_str("SAE needs management frame protection required (--pmf required, ieee80211w=2)")
             }
             Error::Sae { peer, .. } => write!(f, "SAE frame from {peer} refused"),
+            Error::OweWithoutPmf => {
+                f.write_str("OWE needs management frame protection required (--pmf required, ieee80211w=2)")
+            }
+            Error::OweGroup(id) => write!(f, "OWE group {id} not supported (19, 20, 21)"),
+            Error::Owe { peer, .. } => write!(f, "OWE association with {peer} refused"),
             Error::SaeGroup(id) => write!(f, "SAE group {id} not supported (19, 20, 21)"),
             Error::ModeLacks { mode, what } => write!(f, "security mode {mode} has no {what}"),
             Error::WepKeyLength { got } => {
@@ -160,6 +171,7 @@ impl std::error::Error for Error {
         match self {
             Error::Handshake { why, .. } | Error::BadMac { why, .. } => Some(why),
             Error::Sae { why, .. } => Some(why),
+            Error::Owe { why, .. } => Some(why),
             Error::Node { source, .. } => Some(source.as_ref()),
             Error::Io { source, .. } | Error::NotRunning { source, .. } => Some(source),
             _ => None,
@@ -220,6 +232,9 @@ mod tests {
             (Error::UnknownPmf("sometimes".into()), "off, optional, required"),
             (Error::UnknownSaePwe("3".into()), "hnp, h2e, both"),
             (Error::SaeWithoutPmf, "management frame protection required"),
+            (Error::OweWithoutPmf, "OWE needs management frame protection"),
+            (Error::OweGroup(14), "OWE group 14"),
+            (Error::Owe { peer, why: wlansec_core::rsn::owe::OweError::InvalidPublicKey }, "OWE association"),
             (Error::SaeGroup(14), "19, 20, 21"),
             (Error::Sae { peer, why: wlansec_core::rsn::sae::SaeError::ConfirmMismatch }, "SAE frame"),
         ]

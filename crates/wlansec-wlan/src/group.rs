@@ -45,7 +45,7 @@ pub(crate) fn first_key(
     Ok(match credential {
         Credential::None => (None, None),
         Credential::Wep(key) => (None, Some(Transmitter::new(SecurityMode::Wep.suite(key)?, 0))),
-        Credential::Psk(_) | Credential::Sae(_) => {
+        Credential::Psk(_) | Credential::Sae(_) | Credential::Owe => {
             let (gtk, tx) = fresh_gtk(mode, 1, rng, on)?;
             (Some(gtk), Some(tx))
         }

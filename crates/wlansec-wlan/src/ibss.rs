@@ -80,9 +80,9 @@ impl IbssStation {
     /// A station `mac` of the IBSS `config.bssid`.
     pub fn new(config: NetworkConfig, mac: MacAddr) -> Result<Self> {
         let credential = Credential::of(&config)?;
-        // SAE runs between a station and an access point here.
-        if let Credential::Sae(_) = credential {
-            return Err(crate::Error::ModeLacks { mode: "ibss".into(), what: "SAE (an access point has)" });
+        // SAE and OWE run between a station and an access point here.
+        if let Credential::Sae(_) | Credential::Owe = credential {
+            return Err(crate::Error::ModeLacks { mode: "ibss".into(), what: "SAE or OWE (an access point has)" });
         }
         let mut rng = fresh_rng();
         let (gtk, group_tx) = group::first_key(&credential, config.mode, &mut rng, &CcmpOn::Host)?;

@@ -95,6 +95,9 @@ pub struct Counters {
     pub refused_sae: u64,
     /// SAE commits the access point answered with an anti-clogging token request.
     pub sae_token_requests: u64,
+    /// OWE association requests refused (a Diffie-Hellman element of a group not offered,
+    /// or whose public key is no point on its curve).
+    pub refused_owe: u64,
 }
 
 /// What a node reports about one association (an IBSS station: one peer), as `status`
@@ -221,6 +224,8 @@ pub(crate) enum Credential {
     Psk(Pmk),
     /// The SAE password: each station's PMK comes from its own exchange.
     Sae(Password),
+    /// OWE: no secret; each station's PMK comes from its association's Diffie-Hellman.
+    Owe,
 }
 
 impl Credential {
@@ -235,6 +240,15 @@ impl Credential {
                 return Err(crate::Error::SaeWithoutPmf);
             }
             return Ok(Credential::Sae(Password::new(config.passphrase.as_bytes(), None)));
+        }
+        if config.key_management.owe().is_some() {
+            if config.mode != SecurityMode::Ccmp {
+                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what: "OWE (ccmp has)" });
+            }
+            if config.pmf != Pmf::Required {
+                return Err(crate::Error::OweWithoutPmf);
+            }
+            return Ok(Credential::Owe);
         }
         Ok(match config.mode {
             SecurityMode::Open => Credential::None,

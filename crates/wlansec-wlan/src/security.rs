@@ -8,12 +8,14 @@ use std::str::FromStr;
 use wlansec_core::engine::enhanced::enhanced_selector;
 use wlansec_core::engine::Ways;
 use wlansec_core::registry::SuiteId;
+use wlansec_core::rsn::element::owe::{EXTENSION_ID, OWE_DH_PARAMETER_EXT_ID};
 use wlansec_core::rsn::element::{rsn_capabilities, ElementKind, MfpPolicy};
 use wlansec_core::rsn::sae::{Group, PweMethod};
 use wlansec_core::rsn::{Akm, CipherSuite, Params, RsnElementRepr};
 use wlansec_core::rx::RxKey;
 use wlansec_core::suite::tkip::Role;
 use wlansec_core::suite::{FrameSuite, Tkip, Transmitter};
+use wlansec_core::wire::mgmt::Elements;
 use wlansec_core::wire::{MacAddr, Rules};
 
 use crate::{Error, Result};
@@ -31,6 +33,10 @@ pub enum KeyManagement {
     /// SAE (AKM 8, WPA3-Personal): a password-authenticated key exchange in Authentication
     /// frames gives each station its own PMK; management frame protection is required.
     Sae(SaeSettings),
+    /// OWE (AKM 18, RFC 8110): an unauthenticated Diffie-Hellman exchange in the
+    /// association gives each station its own PMK on an open network; management frame
+    /// protection is required, as on SAE.
+    Owe(OweSettings),
 }
 
 impl KeyManagement {
@@ -38,14 +44,41 @@ impl KeyManagement {
         match self {
             KeyManagement::Psk => Akm::Psk,
             KeyManagement::Sae(_) => Akm::Sae,
+            KeyManagement::Owe(_) => Akm::Owe,
         }
     }
 
     pub fn sae(&self) -> Option<&SaeSettings> {
         match self {
             KeyManagement::Sae(sae) => Some(sae),
-            KeyManagement::Psk => None,
+            _ => None,
         }
+    }
+
+    pub fn owe(&self) -> Option<&OweSettings> {
+        match self {
+            KeyManagement::Owe(owe) => Some(owe),
+            _ => None,
+        }
+    }
+
+    /// Whether the key management requires management frame protection (WPA3's SAE and
+    /// OWE do).
+    pub fn requires_pmf(&self) -> bool {
+        !matches!(self, KeyManagement::Psk)
+    }
+}
+
+/// The groups an OWE access point accepts, or a station tries, in order of preference.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OweSettings {
+    pub groups: Vec<Group>,
+}
+
+impl Default for OweSettings {
+    /// Group 19, the one every OWE implementation has.
+    fn default() -> Self {
+        OweSettings { groups: vec![Group::P256] }
     }
 }
 
@@ -123,30 +156,41 @@ impl fmt::Display for SaePwe {
 }
 
 /// What `--security` names: how frames are protected and whether stations authenticate by
-/// SAE (`sae`: CCMP-128 with SAE, management frame protection required).
+/// SAE (`sae`) or OWE (`owe`), both CCMP-128 with management frame protection required.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Security {
     pub mode: SecurityMode,
     pub sae: bool,
+    pub owe: bool,
 }
 
 impl Security {
-    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19).
+    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19);
+    /// OWE's groups are `groups` too.
     pub fn key_management(self, pwe: SaePwe, groups: &[u16]) -> Result<KeyManagement> {
-        if !self.sae {
+        if !self.sae && !self.owe {
             return Ok(KeyManagement::Psk);
         }
+        let unsupported = |id| if self.owe { Error::OweGroup(id) } else { Error::SaeGroup(id) };
         let groups = match groups {
-            [] => SaeSettings::default().groups,
-            ids => ids.iter().map(|&id| Group::from_id(id).ok_or(Error::SaeGroup(id))).collect::<Result<_>>()?,
+            [] => vec![Group::P256],
+            ids => ids.iter().map(|&id| Group::from_id(id).ok_or_else(|| unsupported(id))).collect::<Result<_>>()?,
         };
+        if self.owe {
+            return Ok(KeyManagement::Owe(OweSettings { groups }));
+        }
         Ok(KeyManagement::Sae(SaeSettings { pwe, groups }))
+    }
+
+    /// Whether this security requires management frame protection (SAE and OWE).
+    pub fn requires_pmf(self) -> bool {
+        self.sae || self.owe
     }
 }
 
 impl From<SecurityMode> for Security {
     fn from(mode: SecurityMode) -> Self {
-        Security { mode, sae: false }
+        Security { mode, sae: false, owe: false }
     }
 }
 
@@ -154,20 +198,30 @@ impl FromStr for Security {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
-            "sae" => Ok(Security { mode: SecurityMode::Ccmp, sae: true }),
-            other => Ok(Security { mode: other.parse()?, sae: false }),
+            "sae" => Ok(Security { sae: true, ..SecurityMode::Ccmp.into() }),
+            "owe" => Ok(Security { owe: true, ..SecurityMode::Ccmp.into() }),
+            other => Ok(other.parse::<SecurityMode>()?.into()),
         }
     }
 }
 
 impl fmt::Display for Security {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.sae {
-            f.write_str("sae")
-        } else {
-            self.mode.fmt(f)
+        match (self.sae, self.owe) {
+            (true, _) => f.write_str("sae"),
+            (_, true) => f.write_str("owe"),
+            _ => self.mode.fmt(f),
         }
     }
+}
+
+/// The whole OWE Diffie-Hellman Parameter element (extension ID 32) among `elements`.
+pub fn owe_dh_element<'a>(elements: &Elements<'a>) -> Option<&'a [u8]> {
+    elements
+        .iter()
+        .map_while(core::result::Result::ok)
+        .find(|e| e.id() == EXTENSION_ID && e.data().first() == Some(&OWE_DH_PARAMETER_EXT_ID))
+        .map(|e| e.as_bytes())
 }
 
 /// The RSN Extension element's ID (IEEE 802.11-2020 9.4.2.241).
@@ -452,6 +506,16 @@ mod tests {
             assert_eq!(arg.parse::<SaePwe>().unwrap().to_string(), arg);
         }
         assert!(SaePwe::from_conf("3").is_err() && "sometimes".parse::<SaePwe>().is_err());
+    }
+
+    #[test]
+    fn owe_is_ccmp_with_owe_on_group_19_by_default() {
+        let owe: Security = "owe".parse().unwrap();
+        assert_eq!((owe.mode, owe.sae, owe.owe, owe.to_string()), (SecurityMode::Ccmp, false, true, "owe".into()));
+        let km = owe.key_management(SaePwe::Both, &[]).unwrap();
+        assert_eq!((km.akm(), km.owe().unwrap().groups.clone()), (Akm::Owe, vec![Group::P256]));
+        assert!(km.requires_pmf() && owe.requires_pmf());
+        assert!(matches!(owe.key_management(SaePwe::Both, &[14]), Err(Error::OweGroup(14))));
     }
 
     #[test]

@@ -79,13 +79,14 @@ pub struct UpArgs {
     #[command(flatten)]
     pub(super) name: NameArg,
     /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine), sae (CCMP with
-    /// SAE, WPA3-Personal: the passphrase is the SAE password, PMF required) [default: ccmp].
+    /// SAE, WPA3-Personal: the passphrase is the SAE password, PMF required), owe (CCMP with
+    /// OWE, an open network's Diffie-Hellman per station, PMF required) [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
     #[command(flatten)]
     pub(super) sae: SaeArgs,
-    /// Append the PMK of each SAE exchange to FILE (created 0600), in Wireshark's
-    /// `80211_keys` form: the key that decrypts a capture of an SAE network
+    /// Append the PMK of each SAE exchange or OWE association to FILE (created 0600), in
+    /// Wireshark's `80211_keys` form: the key that decrypts a capture of an SAE or OWE network
     /// (`wlansec decrypt --key-file FILE`, tshark's `wpa-psk` keys).
     #[arg(long, value_name = "FILE")]
     pub(super) keylog: Option<PathBuf>,
@@ -225,14 +226,19 @@ pub struct SaeArgs {
     /// SAE's groups in order of preference, comma-separated: 19, 20, 21 [default: 19].
     #[arg(long, value_delimiter = ',')]
     pub(super) sae_groups: Option<Vec<u16>>,
+    /// OWE's groups (`--security owe`) in order of preference, comma-separated: 19, 20, 21
+    /// [default: 19].
+    #[arg(long, value_delimiter = ',')]
+    pub(super) owe_groups: Option<Vec<u16>>,
 }
 
 impl SaeArgs {
     pub(super) fn pwe(&self) -> SaePwe {
         self.sae_pwe.unwrap_or(SaePwe::HashToElement)
     }
+    /// The groups of SAE or OWE, whichever was given.
     pub(super) fn groups(&self) -> &[u16] {
-        self.sae_groups.as_deref().unwrap_or_default()
+        self.sae_groups.as_deref().or(self.owe_groups.as_deref()).unwrap_or_default()
     }
 }
 
@@ -243,7 +249,8 @@ fn parse_sae_pwe(arg: &str) -> Result<SaePwe> {
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
 #[derive(ClapArgs)]
 pub struct NodeArgs {
-    /// open, wep, tkip, ccmp, enhanced[:N], sae (CCMP with SAE, PMF required) [default: ccmp].
+    /// open, wep, tkip, ccmp, enhanced[:N], sae (CCMP with SAE, PMF required), owe (CCMP
+    /// with OWE, PMF required) [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
     #[command(flatten)]
@@ -428,11 +435,17 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     if args.topology == "ibss" && args.stations < 2 {
         bail!("an IBSS needs --stations 2 or more");
     }
-    if security.sae && args.topology == "ibss" {
-        bail!("--security sae needs an access point (--topology bss)");
+    if security.requires_pmf() && args.topology == "ibss" {
+        bail!("--security {security} needs an access point (--topology bss)");
     }
-    if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some() || args.keylog.is_some()) && !security.sae {
-        bail!("--sae-pwe, --sae-groups and --keylog need --security sae");
+    if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some()) && !security.sae {
+        bail!("--sae-pwe and --sae-groups need --security sae");
+    }
+    if args.sae.owe_groups.is_some() && !security.owe {
+        bail!("--owe-groups needs --security owe");
+    }
+    if args.keylog.is_some() && !security.requires_pmf() {
+        bail!("--keylog needs --security sae or owe");
     }
     check_pmf(security, args.pmf(security))?;
     if args.pmf.is_some_and(|pmf| pmf != Pmf::Off) && args.topology == "ibss" {

@@ -11,12 +11,13 @@
 //! - a key or value the WLAN does not implement is a [`Warning`] naming it when what is left
 //!   still does what the file says (`wpa_key_mgmt=WPA-PSK SAE`, the transition mode: PSK
 //!   remains), and a [`ConfError::Unsupported`] when nothing the WLAN can do is left
-//!   (`rsn_pairwise=GCMP`, `wpa_key_mgmt=OWE`, `wep_default_key=1`);
+//!   (`rsn_pairwise=GCMP`, `wpa_key_mgmt=FT-PSK`, `wep_default_key=1`);
 //! - every other key is named in a warning: nothing is ignored silently.
 //!
 //! Applied: ssid, the security mode, the secret, `fragm_threshold`, `ieee80211w` (`--pmf`),
 //! SAE (`wpa_key_mgmt=SAE`: `--security sae`, its password `sae_password`, `sae_pwe` and
-//! `sae_groups`; refused without `ieee80211w=2`, as WPA3 requires) and, for `wlan up`,
+//! `sae_groups`; refused without `ieee80211w=2`, as WPA3 requires), OWE in hostapd.conf
+//! (`wpa_key_mgmt=OWE`: `--security owe`, `owe_groups`; `ieee80211w=2` too) and, for `wlan up`,
 //! `wpa_group_rekey` (`--gtk-rekey`; `ap` over UDP has no GTK timer, so there it is named in
 //! a warning).
 //!
@@ -93,6 +94,9 @@ pub struct Settings {
     pub max_stations: Option<u16>,
     /// An SAE network (`wpa_key_mgmt=SAE`, or `key_mgmt=SAE`): CCMP with SAE.
     pub sae: Option<SaeConf>,
+    /// An OWE network (`wpa_key_mgmt=OWE`): CCMP with OWE, its groups (`owe_groups`) if
+    /// given.
+    pub owe: Option<Option<Vec<u16>>>,
 }
 
 /// What an SAE network's file says beside its password.
@@ -116,13 +120,15 @@ impl Settings {
             fragment_threshold: None,
             max_stations: None,
             sae: None,
+            owe: None,
         }
     }
 
-    /// The security `--security` gets: `sae` for an SAE network, else the mode.
+    /// The security `--security` gets: `sae` for an SAE network, `owe` for an OWE one, else
+    /// the mode.
     fn security_option(&self) -> Option<String> {
         let mode = self.security?;
-        Some(Security { mode, sae: self.sae.is_some() }.to_string())
+        Some(Security { sae: self.sae.is_some(), owe: self.owe.is_some(), ..mode.into() }.to_string())
     }
 }
 
@@ -139,6 +145,7 @@ impl fmt::Debug for Settings {
             .field("fragment_threshold", &self.fragment_threshold)
             .field("max_stations", &self.max_stations)
             .field("sae", &self.sae)
+            .field("owe", &self.owe)
             .finish()
     }
 }
@@ -255,7 +262,7 @@ fn sae_pwe(line: usize, key: &str, value: &str) -> Result<SaePwe, ConfError> {
     })
 }
 
-/// `sae_groups`: space-separated group numbers, each 19, 20 or 21.
+/// `sae_groups` (and `owe_groups`): space-separated group numbers, each 19, 20 or 21.
 fn sae_groups(line: usize, key: &str, value: &str) -> Result<Vec<u16>, ConfError> {
     let bad = || ConfError::Value { line, key: key.into(), why: format!("{}: groups 19, 20, 21", shown(key, value)) };
     let groups: Vec<u16> = value
@@ -279,15 +286,16 @@ fn sae_password(line: usize, key: &str, value: &str) -> Result<String, ConfError
     Ok(value.into())
 }
 
-/// SAE needs management frame protection required: `ieee80211w` (`pmf`) must be 2.
-fn sae_needs_pmf_required(ieee80211w: Option<(usize, Pmf)>, key_mgmt_line: usize) -> Result<(), ConfError> {
-    let why = "SAE needs management frame protection required (WPA3)";
+/// SAE (and OWE, `akm`) need management frame protection required: `ieee80211w` (`pmf`)
+/// must be 2.
+fn needs_pmf_required(akm: &str, ieee80211w: Option<(usize, Pmf)>, key_mgmt_line: usize) -> Result<(), ConfError> {
+    let why = format!("{akm} needs management frame protection required (WPA3)");
     match ieee80211w {
         Some((_, Pmf::Required)) => Ok(()),
         Some((line, _)) => {
             Err(ConfError::Value { line, key: "ieee80211w".into(), why: format!("{why}: ieee80211w=2") })
         }
-        None => Err(ConfError::Missing(format!("ieee80211w=2 (line {key_mgmt_line} asks for SAE; {why})"))),
+        None => Err(ConfError::Missing(format!("ieee80211w=2 (line {key_mgmt_line} asks for {akm}; {why})"))),
     }
 }
 
@@ -484,6 +492,9 @@ fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(Str
     if let Some(sae) = &settings.sae {
         fill(&mut options.sae.sae_pwe, sae.pwe, "--sae-pwe", warn);
         fill(&mut options.sae.sae_groups, sae.groups.clone(), "--sae-groups", warn);
+    }
+    if let Some(groups) = &settings.owe {
+        fill(&mut options.sae.owe_groups, groups.clone(), "--owe-groups", warn);
     }
     fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
     fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);

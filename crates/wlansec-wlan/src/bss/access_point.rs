@@ -4,13 +4,13 @@
 
 mod admission;
 mod keys;
+mod owe;
 mod protection;
 mod sae;
 
 pub use admission::Admission;
 #[cfg(test)]
 pub(crate) use admission::MAX_UNPROVEN;
-pub use sae::SaePmk;
 #[cfg(test)]
 pub(crate) use sae::MAX_SAE_EXCHANGES;
 
@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
-use wlansec_core::rsn::{Authenticator, Event, RsnElementRepr};
+use wlansec_core::rsn::{Akm, Authenticator, Event, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN, SNAP_HEADER_LEN};
@@ -61,6 +61,19 @@ struct Association {
     /// Its place in the queue of unproven associations, until its handshake verifies a
     /// message 2 (none on an open or WEP network: nothing to prove).
     unproven: Option<u64>,
+}
+
+/// PMKs a key log holds between takes at most (a flood of associations logs no more).
+const MAX_LOGGED_PMKS: usize = 64;
+
+/// A PMK an accepted SAE exchange or OWE association gave, for a key log (the capture's
+/// decryption key).
+#[derive(Clone, Debug)]
+pub struct LoggedPmk {
+    pub station: MacAddr,
+    pub akm: Akm,
+    pub pmkid: [u8; 16],
+    pub pmk: Pmk,
 }
 
 /// Status 17: the access point cannot handle another associated station.
@@ -108,6 +121,8 @@ pub struct AccessPoint {
     ccmp_on: CcmpOn,
     /// The SAE exchanges and PMKSAs of an SAE network.
     sae: Option<sae::SaeAccessPoint>,
+    /// PMKs of SAE and OWE links not yet taken, when a key log asked for them.
+    pmk_log: Option<Vec<LoggedPmk>>,
     pub counters: Counters,
 }
 
@@ -151,6 +166,7 @@ impl AccessPoint {
             beacon_integrity,
             countermeasures: Countermeasures::default(),
             ccmp_on: on,
+            pmk_log: None,
             counters: Counters::default(),
         })
     }
@@ -160,6 +176,25 @@ impl AccessPoint {
     pub fn with_defences(mut self, defences: Defences) -> Self {
         self.pipeline = Pipeline::with_defences(Rules::default(), defences);
         self
+    }
+
+    /// Keep the PMKs of SAE exchanges and OWE associations for [`AccessPoint::take_pmks`]
+    /// (a key log: the only way to decrypt a capture of such a network).
+    pub fn with_pmk_log(mut self) -> Self {
+        self.pmk_log = Some(Vec::new());
+        self
+    }
+
+    /// The PMKs logged since the last call (with [`Self::with_pmk_log`]).
+    pub fn take_pmks(&mut self) -> Vec<LoggedPmk> {
+        self.pmk_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Log `pmk`, when a key log asked for them (a bounded few between takes).
+    fn log_pmk(&mut self, pmk: LoggedPmk) {
+        if let Some(log) = self.pmk_log.as_mut().filter(|l| l.len() < MAX_LOGGED_PMKS) {
+            log.push(pmk);
+        }
     }
 
     /// Rotate the GTK every `seconds` (0: never), as hostapd's `wpa_group_rekey`.
@@ -293,7 +328,8 @@ impl AccessPoint {
             self.counters.dropped_other += 1;
             return self.not_associated(sta, out);
         };
-        let keyed = assoc.keys.is_some() && matches!(self.credential, Credential::Psk(_) | Credential::Sae(_));
+        let keyed = assoc.keys.is_some()
+            && matches!(self.credential, Credential::Psk(_) | Credential::Sae(_) | Credential::Owe);
         let key = assoc.keys.as_mut().map(|k| &mut k.rx);
         let mode = self.config.mode;
         let received = match receive(&mut self.pipeline, &mut self.counters, mpdu, key, bssid, mode) {
@@ -394,7 +430,7 @@ impl AccessPoint {
                 self.refuse_association(sta, pmf::STATUS_REFUSED_TEMPORARILY, out)?;
                 self.query_before_reassociating(sta, out)?;
             }
-            ManagementBody::AssociationRequest(request) => self.associate(sta, request.elements.rsn(), out)?,
+            ManagementBody::AssociationRequest(request) => self.associate(sta, &request.elements, out)?,
             ManagementBody::Action(action) => self.action(sta, action, protected, out)?,
             _ => {}
         }
@@ -408,10 +444,11 @@ impl AccessPoint {
         Ok(())
     }
 
-    /// Associate `sta`, whose association request carried `sta_rsne`, and start its 4-way
+    /// Associate `sta`, whose association request carried `elements`, and start its 4-way
     /// handshake; a management frame protection policy that cannot meet the AP's is refused
     /// (status 31).
-    fn associate(&mut self, sta: MacAddr, sta_rsne: Option<&[u8]>, out: &mut Vec<Output>) -> Result<()> {
+    fn associate(&mut self, sta: MacAddr, elements: &Elements<'_>, out: &mut Vec<Output>) -> Result<()> {
+        let sta_rsne = elements.rsn();
         let bssid = self.config.bssid;
         let own_rsne = self.config.rsn_element()?;
         let (mut mfp, mut rules) = (false, Rules::default());
@@ -436,10 +473,21 @@ impl AccessPoint {
             (Credential::Sae(_), _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
             _ => None,
         };
+        // An OWE station's Diffie-Hellman element is answered with ours, and both give the PMK.
+        let owe = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
+            (Credential::Owe, Some(Ok((_, theirs)))) if theirs.akms.contains(&Akm::Owe) => {
+                match self.owe_respond(sta, elements) {
+                    Ok(answer) => Some(answer),
+                    Err(status) => return self.refuse_association(sta, status, out),
+                }
+            }
+            (Credential::Owe, _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
+            _ => None,
+        };
         // A station that associates again keeps its AID (and leaves its old link); a new one
         // takes a free AID, or is refused when proven stations hold them all.
         let old = self.remove_station(sta, out);
-        let proven = !matches!(self.credential, Credential::Psk(_) | Credential::Sae(_));
+        let proven = !matches!(self.credential, Credential::Psk(_) | Credential::Sae(_) | Credential::Owe);
         if !proven {
             self.room_for_unproven(out)?;
         }
@@ -473,7 +521,11 @@ impl AccessPoint {
         if let Credential::Wep(key) = &self.credential {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
         }
-        let rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?.build();
+        let mut rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?;
+        if let Some((element, _)) = &owe {
+            rates = rates.encoded(element)?;
+        }
+        let rates = rates.build();
         let response = AssociationResponseRepr {
             capability: capability::ESS,
             status: STATUS_SUCCESS,
@@ -485,6 +537,7 @@ impl AccessPoint {
         let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
         let pmk = match &self.credential {
             Credential::Psk(pmk) => Some(pmk),
+            Credential::Owe => owe.as_ref().map(|(_, pmk)| pmk),
             _ => sae_pmk.as_ref(),
         };
         let events = match (pmk, gtk, own_rsne) {

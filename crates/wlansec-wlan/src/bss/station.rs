@@ -15,6 +15,7 @@ use wlansec_core::wire::mgmt::{
 };
 use wlansec_core::wire::{Frame, FrameControl, MacAddr, Rules};
 
+mod owe;
 mod protection;
 mod sae;
 
@@ -89,6 +90,8 @@ pub struct Station {
     channel: Option<u8>,
     /// The SAE exchange and PMKSA of an SAE network.
     sae: Option<sae::SaeStation>,
+    /// The OWE key pair of the association request out, on an OWE network.
+    owe: Option<wlansec_core::rsn::owe::OweStation>,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -101,6 +104,7 @@ impl Station {
         let sae = matches!(credential, Credential::Sae(_)).then(sae::SaeStation::default);
         Ok(Station {
             sae,
+            owe: None,
             config,
             mac,
             credential,
@@ -362,7 +366,7 @@ impl Station {
                     }
                     return Ok(());
                 }
-                self.associated()?;
+                self.associated(&response.elements)?;
             }
             (ManagementBody::Deauthentication(deauth), StationState::Countermeasures)
                 if deauth.reason == REASON_MICHAEL_MIC_FAILURE => {}
@@ -382,7 +386,10 @@ impl Station {
     fn associate(&mut self, out: &mut Vec<Output>) -> Result<()> {
         let bssid = self.config.bssid;
         let rsne = self.own_rsne()?;
-        let elements = elements(&self.config.ssid, rsne.as_deref())?;
+        let mut elements = elements(&self.config.ssid, rsne.as_deref())?;
+        if let Some(owe) = self.owe_request_element() {
+            elements.extend_from_slice(&owe);
+        }
         let request = AssociationRequestRepr {
             capability: capability::ESS,
             listen_interval: LISTEN_INTERVAL,
@@ -396,7 +403,8 @@ impl Station {
         Ok(())
     }
 
-    fn associated(&mut self) -> Result<()> {
+    /// Associated, by a response that carried `elements`: keys, or the 4-way handshake.
+    fn associated(&mut self, elements: &Elements<'_>) -> Result<()> {
         match &self.credential {
             Credential::None => self.connected(),
             Credential::Wep(key) => {
@@ -404,12 +412,15 @@ impl Station {
                 self.group_rx.install(0, SecurityMode::Wep.rx_key(key)?);
                 self.connected();
             }
-            Credential::Psk(_) | Credential::Sae(_) => {
-                let lacks = |what| crate::Error::ModeLacks { mode: self.config.mode.to_string(), what };
+            Credential::Psk(_) | Credential::Sae(_) | Credential::Owe => {
                 let pmk = match &self.credential {
                     Credential::Psk(pmk) => pmk.clone(),
-                    _ => self.sae_pmk().ok_or(lacks("PMKSA"))?,
+                    Credential::Owe => self.owe_pmk(elements)?,
+                    _ => self
+                        .sae_pmk()
+                        .ok_or(crate::Error::ModeLacks { mode: self.config.mode.to_string(), what: "PMKSA" })?,
                 };
+                let lacks = |what| crate::Error::ModeLacks { mode: self.config.mode.to_string(), what };
                 let own = self.own_rsne()?.ok_or(lacks("4-way handshake"))?;
                 // Without a beacon heard yet, the network's element stands for the AP's.
                 let ap = match self.ap_rsne.clone() {

@@ -11,6 +11,7 @@ mod beacon_protection;
 mod group;
 mod michael;
 mod model;
+mod owe;
 mod pmf;
 mod sae;
 #[cfg(feature = "verilog")]

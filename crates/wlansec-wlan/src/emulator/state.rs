@@ -157,7 +157,7 @@ impl State {
                 let ap = AccessPoint::with_ccmp_on(network(&config.passphrase), on)
                     .map_err(node)?
                     .with_gtk_rekey(config.gtk_rekey);
-                Machine::Ap(if config.keylog.is_some() { ap.with_sae_pmk_log() } else { ap })
+                Machine::Ap(if config.keylog.is_some() { ap.with_pmk_log() } else { ap })
             } else if config.ibss() {
                 // The first station has the network's passphrase, the others the stations' one.
                 let pass = if i == 0 {
@@ -244,18 +244,18 @@ impl State {
         }
     }
 
-    /// Append the PMKs node `i` (the access point) accepted by SAE to the key log, in
+    /// Append the PMKs node `i` (the access point) accepted by SAE or OWE to the key log, in
     /// Wireshark's `80211_keys` form.
-    fn log_sae_pmks(&mut self, i: usize) {
+    fn log_pmks(&mut self, i: usize) {
         let (Some(path), Machine::Ap(ap)) = (&self.config.keylog, &mut self.nodes[i].machine) else { return };
-        let pmks = ap.take_sae_pmks();
+        let pmks = ap.take_pmks();
         if pmks.is_empty() {
             return;
         }
         let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
         let mut text = String::new();
         for p in pmks {
-            text += &format!("# SAE PMK of {}, PMKID {}\n", p.station, hex(&p.pmkid));
+            text += &format!("# {} PMK of {}, PMKID {}\n", p.akm.name(), p.station, hex(&p.pmkid));
             text += &format!("\"wpa-psk\",\"{}\"\n", hex(p.pmk.as_bytes()));
         }
         let mut options = std::fs::OpenOptions::new();
@@ -326,7 +326,7 @@ impl State {
                     }
                     Arrival::Taken(out) => (out, io.now_ns()),
                 };
-                self.log_sae_pmks(d.to);
+                self.log_pmks(d.to);
                 self.dispatch(d.to, out, done, io);
                 released = true;
             }

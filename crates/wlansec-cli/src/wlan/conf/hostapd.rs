@@ -10,12 +10,12 @@ use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, sae_groups, sae_needs_pmf_required, sae_password,
-    sae_pwe, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
+    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, sae_pwe,
+    ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
     KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE", "OWE"];
 const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
 
 /// Keys that only mean something on a WPA network (`wpa` 1..=3).
@@ -30,6 +30,7 @@ const WPA_ONLY: &[&str] = &[
     "sae_password",
     "sae_pwe",
     "sae_groups",
+    "owe_groups",
 ];
 /// Keys that only mean something on an SAE network.
 const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups"];
@@ -67,7 +68,7 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
             | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
             | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
-            | "sae_pwe" | "sae_groups" => {
+            | "sae_pwe" | "sae_groups" | "owe_groups" => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -165,21 +166,28 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     }
     // The line that asks for SAE alone (with WPA-PSK it is the transition mode, not
     // implemented: WPA-PSK remains).
-    let mut sae_line = None;
+    let (mut sae_line, mut owe_line) = (None, None);
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
-        let (supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
+        let (mut supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
         let psk = supported.contains(&"WPA-PSK");
         if supported.is_empty() {
             let others = others.join(" ");
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("wpa_key_mgmt {others} (only WPA-PSK or SAE)"),
+                what: format!("wpa_key_mgmt {others} (only WPA-PSK, SAE or OWE)"),
             });
+        }
+        // OWE alone is an OWE network; beside another AKM, that one remains.
+        if supported == ["OWE"] {
+            owe_line = Some(line);
+        } else if let Some(at) = supported.iter().position(|&n| n == "OWE") {
+            supported.remove(at);
+            others.insert(0, "OWE (beside another AKM)");
         }
         if psk && supported.contains(&"SAE") {
             others.insert(0, "SAE (beside WPA-PSK: the transition mode)");
         }
-        if !psk {
+        if !psk && owe_line.is_none() {
             sae_line = Some(line);
         }
         if !others.is_empty() {
@@ -198,7 +206,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             });
         }
         let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
-        sae_needs_pmf_required(ieee80211w, line)?;
+        needs_pmf_required("SAE", ieee80211w, line)?;
         settings.sae = Some(SaeConf {
             pwe: get("sae_pwe").map(|e| sae_pwe(e.line, e.key, e.value)).transpose()?,
             groups: get("sae_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?,
@@ -208,24 +216,43 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             warnings.push(Warning::at(e.line, format!("{} has no effect without wpa_key_mgmt=SAE; ignored", e.key)));
         }
     }
-    // The later of wpa_passphrase and wpa_psk wins, as in hostapd; an SAE network's password
+    if let Some(line) = owe_line {
+        if mode != SecurityMode::Ccmp {
+            return Err(ConfError::Unsupported {
+                line: Some(line),
+                what: format!("OWE with {mode} (OWE needs rsn_pairwise=CCMP)"),
+            });
+        }
+        let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
+        needs_pmf_required("OWE", ieee80211w, line)?;
+        settings.owe = Some(get("owe_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?);
+        // OWE has no secret: each association's Diffie-Hellman gives the PMK.
+        if let Some(e) = get("wpa_passphrase") {
+            warnings.push(Warning::at(e.line, format!("{} has no effect on an OWE network; ignored", e.key)));
+        }
+    } else if let Some(e) = get("owe_groups") {
+        warnings.push(Warning::at(e.line, "owe_groups has no effect without wpa_key_mgmt=OWE; ignored"));
+    }
+    // Beside OWE, the later of wpa_passphrase and wpa_psk wins, as in hostapd; an SAE network's password
     // is sae_password, else wpa_passphrase.
-    settings.passphrase = Some(match (get("sae_password").filter(|_| sae_line.is_some()), get("wpa_passphrase")) {
-        (Some(Entry { line, key, value }), _) => sae_password(line, key, value)?,
-        (None, Some(Entry { line, key: "wpa_psk", .. })) if sae_line.is_some() => {
-            return Err(ConfError::Value {
-                line,
-                key: "wpa_psk".into(),
-                why: "an SAE network needs a password (sae_password or wpa_passphrase), not a PSK".into(),
-            })
-        }
-        (None, Some(Entry { line, key: "wpa_psk", value })) => psk_hex(line, "wpa_psk", value)?,
-        (None, Some(Entry { line, key, value })) => passphrase(line, key, value)?,
-        (None, None) if sae_line.is_some() => {
-            return Err(ConfError::Missing("wpa_key_mgmt=SAE needs sae_password or wpa_passphrase".into()))
-        }
-        (None, None) => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
-    });
+    if owe_line.is_none() {
+        settings.passphrase = Some(match (get("sae_password").filter(|_| sae_line.is_some()), get("wpa_passphrase")) {
+            (Some(Entry { line, key, value }), _) => sae_password(line, key, value)?,
+            (None, Some(Entry { line, key: "wpa_psk", .. })) if sae_line.is_some() => {
+                return Err(ConfError::Value {
+                    line,
+                    key: "wpa_psk".into(),
+                    why: "an SAE network needs a password (sae_password or wpa_passphrase), not a PSK".into(),
+                })
+            }
+            (None, Some(Entry { line, key: "wpa_psk", value })) => psk_hex(line, "wpa_psk", value)?,
+            (None, Some(Entry { line, key, value })) => passphrase(line, key, value)?,
+            (None, None) if sae_line.is_some() => {
+                return Err(ConfError::Missing("wpa_key_mgmt=SAE needs sae_password or wpa_passphrase".into()))
+            }
+            (None, None) => return Err(ConfError::Missing(format!("wpa={wpa} needs wpa_passphrase or wpa_psk"))),
+        });
+    }
     if let Some(Entry { line, key, value }) = get("ieee80211w") {
         let policy = pmf(line, key, value)?;
         if policy == Pmf::Off && settings.security.is_some_and(SecurityMode::supports_pmf) {

@@ -9,9 +9,8 @@ use wlansec_core::wire::MacAddr;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, passphrase, pmf, psk_hex, sae_needs_pmf_required, sae_password, ssid,
-    string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
-    WEP_WARNING,
+    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_password, ssid, string_value,
+    ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE"];
@@ -272,7 +271,7 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         });
         let ieee80211w =
             get("ieee80211w").map(|e| pmf(e.line, "ieee80211w", e.value).map(|p| (e.line, p))).transpose()?;
-        sae_needs_pmf_required(ieee80211w, km_line.unwrap_or(0))?;
+        needs_pmf_required("SAE", ieee80211w, km_line.unwrap_or(0))?;
         settings.pmf = ieee80211w.map(|(_, p)| p);
         settings.sae = Some(SaeConf::default());
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with SAE");

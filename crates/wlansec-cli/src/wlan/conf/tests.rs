@@ -111,9 +111,9 @@ fn hostapd_ciphers_the_wlan_lacks_are_refused_and_unknown_ones_are_value_errors(
 }
 
 #[test]
-fn hostapd_key_management_is_wpa_psk_or_sae() {
-    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=OWE\nwpa_passphrase={PASS}\n"));
-    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("OWE"), "{e}");
+fn hostapd_key_management_is_wpa_psk_sae_or_owe() {
+    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=FT-PSK\nwpa_passphrase={PASS}\n"));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("FT-PSK"), "{e}");
     let p = hostapd(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nwpa_passphrase={PASS}\n"));
     assert!(
         warned(&p, "line 2: wpa_key_mgmt: SAE (beside WPA-PSK: the transition mode) not implemented"),
@@ -686,4 +686,24 @@ fn an_sae_file_becomes_security_sae_and_its_settings() {
     apply_up(&mut args, &mut |_| {}).unwrap();
     assert_eq!((args.security(), args.passphrase(), args.pmf), ("sae", "pw", Some(Pmf::Required)));
     assert_eq!(args.sae.pwe(), wlansec_wlan::security::SaePwe::HuntingAndPecking);
+}
+
+#[test]
+fn hostapd_owe_is_security_owe_with_its_groups_and_pmf_required() {
+    let p = hostapd(&format!(
+        "wpa=2\nwpa_key_mgmt=OWE\nrsn_pairwise=CCMP\nieee80211w=2\nowe_groups=20 19\nwpa_passphrase={PASS}\n"
+    ));
+    assert_eq!(p.settings.security_option().as_deref(), Some("owe"));
+    assert_eq!((p.settings.owe.clone(), p.settings.passphrase.clone()), (Some(Some(vec![20, 19])), None));
+    assert_eq!(p.settings.pmf, Some(Pmf::Required));
+    assert!(warned(&p, "line 6: wpa_passphrase has no effect on an OWE network"), "{:?}", p.warnings);
+    let e = hostapd_err("wpa=2\nwpa_key_mgmt=OWE\nrsn_pairwise=CCMP\n");
+    assert!(matches!(&e, ConfError::Missing(m) if m.contains("asks for OWE")), "{e}");
+    let e = hostapd_err("wpa=2\nwpa_key_mgmt=OWE\nrsn_pairwise=CCMP\nieee80211w=2\nowe_groups=14\n");
+    assert!(matches!(&e, ConfError::Value { line: 5, .. }), "{e}");
+    let p =
+        hostapd(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK OWE\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\nowe_groups=19\n"));
+    assert_eq!((p.settings.owe.clone(), p.settings.security_option().as_deref()), (None, Some("ccmp")));
+    assert!(warned(&p, "OWE (beside another AKM) not implemented; WPA-PSK only"), "{:?}", p.warnings);
+    assert!(warned(&p, "owe_groups has no effect without wpa_key_mgmt=OWE"), "{:?}", p.warnings);
 }

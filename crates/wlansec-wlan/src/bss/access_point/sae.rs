@@ -17,11 +17,11 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::sae::message::{emit_refusal, AuthFrame, TRANSACTION_COMMIT};
 use wlansec_core::rsn::sae::{Password, PweMethod, Responder, ResponderConfig, SaeError, SaeEvent, StatusCode};
-use wlansec_core::rsn::Pmk;
+use wlansec_core::rsn::{Akm, Pmk};
 use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody};
 use wlansec_core::wire::MacAddr;
 
-use super::AccessPoint;
+use super::{AccessPoint, LoggedPmk};
 use crate::node::Output;
 use crate::security::SaeSettings;
 use crate::{Error, Result};
@@ -33,21 +33,11 @@ pub(crate) const MAX_SAE_EXCHANGES: usize = 64;
 /// retransmissions (250 ms apart), or starts again with a new commit.
 pub(crate) const SAE_EXCHANGE_TIMEOUT_MS: u64 = 5_000;
 
-/// A PMK an accepted SAE exchange gave, for a key log (the capture's decryption key).
-#[derive(Clone, Debug)]
-pub struct SaePmk {
-    pub station: MacAddr,
-    pub pmkid: [u8; 16],
-    pub pmk: Pmk,
-}
-
 /// The access point's SAE side: its responders and the exchanges they hold.
 pub(super) struct SaeAccessPoint {
     responders: Vec<(PweMethod, Responder)>,
     /// When each open exchange began, and under which method.
     exchanges: BTreeMap<MacAddr, (u64, PweMethod)>,
-    /// PMKs of accepted exchanges not yet taken, when a key log asked for them.
-    logged: Option<Vec<SaePmk>>,
 }
 
 impl SaeAccessPoint {
@@ -70,7 +60,7 @@ impl SaeAccessPoint {
                 Responder::new(config, rng).map(|r| (method, r)).map_err(|why| Error::Sae { peer: bssid, why })
             })
             .collect::<Result<_>>()?;
-        Ok(SaeAccessPoint { responders, exchanges: BTreeMap::new(), logged: None })
+        Ok(SaeAccessPoint { responders, exchanges: BTreeMap::new() })
     }
 
     /// Open exchanges (accepted ones not yet associated included).
@@ -123,20 +113,6 @@ impl SaeAccessPoint {
 }
 
 impl AccessPoint {
-    /// Keep the PMKs of accepted SAE exchanges for [`AccessPoint::take_sae_pmks`] (a key
-    /// log: the only way to decrypt a capture of an SAE network).
-    pub fn with_sae_pmk_log(mut self) -> Self {
-        if let Some(sae) = self.sae.as_mut() {
-            sae.logged = Some(Vec::new());
-        }
-        self
-    }
-
-    /// The PMKs SAE exchanges gave since the last call (with [`Self::with_sae_pmk_log`]).
-    pub fn take_sae_pmks(&mut self) -> Vec<SaePmk> {
-        self.sae.as_mut().and_then(|s| s.logged.as_mut()).map(std::mem::take).unwrap_or_default()
-    }
-
     /// SAE exchanges open now (for tests and status).
     pub fn sae_exchanges(&self) -> usize {
         self.sae.as_ref().map_or(0, SaeAccessPoint::open)
@@ -193,10 +169,7 @@ impl AccessPoint {
                     self.send_sae(sta, &frame, out)?;
                 }
                 SaeEvent::Accepted { pmk, pmkid } => {
-                    let log = self.sae.as_mut().and_then(|s| s.logged.as_mut());
-                    if let Some(log) = log.filter(|l| l.len() < MAX_SAE_EXCHANGES) {
-                        log.push(SaePmk { station: sta, pmkid, pmk });
-                    }
+                    self.log_pmk(LoggedPmk { station: sta, akm: Akm::Sae, pmkid, pmk })
                 }
             }
         }
