@@ -22,7 +22,7 @@ CONFIG_COLUMNS = list(dict.fromkeys(axis for e in EXPERIMENTS.values() if e.meas
 #: Per-run columns before the configuration and the metrics.
 RUN_COLUMNS = ["experiment", "round", "warmup", "status", "error"]
 #: Per-run columns after the metrics: how and where the run went.
-CONTEXT_COLUMNS = ["measure_s", "wall_s", "loadavg1", "medium_seed", "release_error_p99_us", "worker"]
+CONTEXT_COLUMNS = ["measure_s", "wall_s", "loadavg1", "medium_seed", "release_error_p99_us", "rtl_frames_per_s", "worker"]
 
 
 def rows(out: Path) -> list[dict]:
@@ -39,10 +39,12 @@ def rows(out: Path) -> list[dict]:
                 "experiment": name, "round": r["round"], "warmup": r["warmup"], "status": status,
                 "error": r.get("error") or r.get("skipped"),
                 **{axis: r["point"].get(axis) for axis in CONFIG_COLUMNS},
-                **(r.get("metrics") or {}),
+                # The RTL's speed is the simulation's, not a reading of the network: context.
+                **{k: v for k, v in (r.get("metrics") or {}).items() if k != "rtl_frames_per_s"},
                 "measure_s": r.get("seconds"), "wall_s": r.get("wall_s"),
                 "loadavg1": r["loadavg"][0] if r.get("loadavg") else None, "medium_seed": r.get("medium_seed"),
                 "release_error_p99_us": release.get("p99_us") if release.get("frames") else None,
+                "rtl_frames_per_s": (r.get("metrics") or {}).get("rtl_frames_per_s"),
                 "worker": r.get("worker"),
             })
     return table
