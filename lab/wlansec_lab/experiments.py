@@ -345,11 +345,12 @@ EXPERIMENTS = {e.name: e for e in [
                          "video-4006KB", "video-4415KB", "video-5073KB"]},
                {"file": ["text-321KB"]}, measure=_files, network=_files_network,
                estimate=lambda s, quick, p: _files_estimate(p)),
-    # --quick: two stations, every mode once (~10 s); the full run adds eight stations joining
-    # at once. A run is one bring-up: its stations' joins, read from its capture.
+    # --quick: four stations, every mode once (~10 s): four joins per mode for its CI. The full
+    # run has two, four and eight stations joining at once. A run is one bring-up: its
+    # stations' joins, read from its capture.
     Experiment("join", "WPA3: join time (first Authentication to EAPOL-Key 4/4) by key management",
-               {"security": ["ccmp", "sae", "owe", *GCMP256_SECURITIES], "sae_pwe": [*SAE_PWES, None], "stations": [2, 8], "phy": ["g54"]},
-               {"stations": [2]}, measure=_join, network=_join_network, valid=_join_applies,
+               {"security": ["ccmp", "sae", "owe", *GCMP256_SECURITIES], "sae_pwe": [*SAE_PWES, None], "stations": [2, 4, 8], "phy": ["g54"]},
+               {"stations": [4]}, measure=_join, network=_join_network, valid=_join_applies,
                estimate=lambda s, quick, p: RUN_OVERHEAD_S["join"] + 0.1 * p["stations"]),
     # --quick: the same points, one run each (~20 s, ~40 s with the GCMP-256 modes).
     Experiment("cipher-cost", "WPA3: TCP throughput and RTT with CCMP-128 vs GCMP-256",

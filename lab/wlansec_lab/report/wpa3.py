@@ -101,7 +101,8 @@ def join_part(out: Path, ctx: dict) -> tuple[str, list[str]]:
             "Authentication frame before the Association Request: open system's two frames, or SAE's commit and confirm each "
             "way, where the password element and both scalars are computed), association (to the Association Response: "
             "OWE's Diffie–Hellman) and the 4-way handshake. Every run is a bring-up of its own in which all its stations "
-            "join at once; n counts stations × runs.\n\n")
+            "join at once; n counts stations × runs (the stations of one bring-up share its medium and access point, so a "
+            "quick run's interval, over one bring-up, is narrower than independent draws would give).\n\n")
     if bars:
         path = join_figure(out, bars)
         text += figure(path, "Horizontal stacked bars of the mean join time per key management and number of stations, "
