@@ -1,4 +1,4 @@
-"""The campaign as one tidy table: a row per run of the network experiments (video, tcp, files),
+"""The campaign as one tidy table: a row per run of the network experiments (video, tcp, files, join, cipher-cost),
 its configuration in columns and its metrics in columns, written from OUT/raw/<experiment>.json
 to OUT/runs.csv (and OUT/runs.parquet where pyarrow is installed), so that
 

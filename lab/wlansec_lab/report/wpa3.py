@@ -122,7 +122,7 @@ def cipher_part(out: Path, ctx: dict) -> tuple[str, list[str]]:
         return "*Cipher cost: not run (no `raw/cipher-cost.json` in this results directory).*", []
     by = {e["point"]["security"]: e for e in data["summary"] if e["n"]}
     phy = data["summary"][0]["point"]["phy"] if data["summary"] else "?"
-    rows, lines = [], []
+    rows, lines, missing = [], [], []
 
     def runs(security, metric):
         return point_runs(out, ctx, "cipher-cost", by[security]["point"], metric) if security in by else []
@@ -143,7 +143,7 @@ def cipher_part(out: Path, ctx: dict) -> tuple[str, list[str]]:
                      cell(gcmp, "iperf3_mbps", "{:.2f}"), _welch_text(dt, "{:+.2f}"), cell(ccmp, "ping_rtt_ms", "{:.3f}"),
                      cell(gcmp, "ping_rtt_ms", "{:.3f}"), _welch_text(dr, "{:+.3f}")])
         if gcmp not in by:
-            lines.append(f"GCMP-256 under {SECURITY_LABEL.get(ccmp, ccmp)} (`{gcmp}`) is not in this run")
+            missing.append(f"`{gcmp}` (GCMP-256 under {SECURITY_LABEL.get(ccmp, ccmp)})")
         elif dt is not None:
             lines.append(f"GCMP-256 against CCMP-128 under {SECURITY_LABEL.get(ccmp, ccmp)}: throughput "
                          f"{_against(dt, 'Mbit/s', '{:+.2f}')}, RTT {_against(dr, 'ms', '{:+.3f}')}")
@@ -161,6 +161,8 @@ def cipher_part(out: Path, ctx: dict) -> tuple[str, list[str]]:
             "(95 % CI, t, two-sided p). GCMP-256's MIC is 16 octets where CCMP-128's is 8, its key 256 bits.\n\n" +
             md_table(["key management", "modes", "n", "first Mbit/s", "second Mbit/s", "second − first Mbit/s [95% CI], Welch",
                       "first RTT ms", "second RTT ms", "second − first RTT ms [95% CI], Welch"], rows))
+    if missing:
+        text += f"\n\nNot in this run: {', '.join(missing)}."
     if untested:
         text += ("\n\n> No difference here can be tested: a quick run has one run per point. A full run (`make lab`, "
                  "40 runs per point) tests each.")
