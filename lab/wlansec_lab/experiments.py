@@ -240,7 +240,10 @@ def _join(ctx: Context, p: dict) -> dict:
     (`wlansec_lab.joins`). Taking the WLAN down writes the capture out, and the next run of the
     configuration joins afresh."""
     ctx.testbed.down()
-    found = joins.joins(joins.frames(ctx.testbed.capture_path))
+    try:
+        found = joins.joins(joins.frames(ctx.testbed.capture_path))
+    finally:
+        ctx.testbed.capture_path.unlink(missing_ok=True)
     if len(found) != p["stations"]:
         raise joins.CaptureError(f"{len(found)} of {p['stations']} stations joined in the capture")
     return joins.metrics(found)

@@ -144,6 +144,7 @@ def test_join_and_cipher_cost_run_on_the_emulated_wlan_and_reach_the_report(tmp_
         runner.run(["join", "cipher-cost"], experiments.Context(tb, WLANSEC, tmp_path, quick=True, seconds=1.0), repeats=1)
     finally:
         tb.down()
+    assert not tb.capture_path.exists(), "each capture is removed once read"
     join = json.loads((tmp_path / "raw" / "join.json").read_text())
     assert len(join["runs"]) == 4 and all("error" not in r for r in join["runs"]), join["runs"]
     seeds = [r["medium_seed"] for r in join["runs"]]
