@@ -14,6 +14,7 @@ mod model;
 mod owe;
 mod pmf;
 mod sae;
+mod sae_ext;
 #[cfg(feature = "verilog")]
 mod verilog;
 
