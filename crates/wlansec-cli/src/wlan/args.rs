@@ -124,8 +124,8 @@ pub struct UpArgs {
     #[arg(long)]
     pub(super) ssid: Option<String>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, wpa_group_rekey; anything else is
-    /// named in a warning. Options given on the command line win. At most 1 MiB. Unlike
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, group_mgmt_cipher, beacon_prot,
+    /// wpa_group_rekey; anything else is named in a warning. Options given on the command line win. At most 1 MiB. Unlike
     /// hostapd, a file without wpa= or a WEP key is not an open network but keeps --security
     /// (default ccmp): wpa=0 is an open network; TKIP (hostapd's default for wpa=2 without
     /// rsn_pairwise) and WEP are named in a warning.
@@ -330,7 +330,8 @@ pub struct ApArgs {
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=i64::from(MAX_AID)))]
     pub(super) max_stations: Option<u16>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, max_num_sta (wpa_group_rekey:
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, group_mgmt_cipher, beacon_prot,
+    /// max_num_sta (wpa_group_rekey:
     /// checked, not applied); anything else is named in a warning. Options given on the
     /// command line win. At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is
     /// not an open network but keeps --security (default ccmp): wpa=0 is an open network;
@@ -350,8 +351,9 @@ pub struct StaArgs {
     #[arg(long)]
     pub(super) bssid: Option<String>,
     /// Read a wpa_supplicant.conf network block (the one whose ssid is --ssid, or the only
-    /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid. The station joins
-    /// with CCMP where pairwise and group allow it, else TKIP (named in a warning). key_mgmt
+    /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid, group_mgmt,
+    /// beacon_prot. The station joins with CCMP where pairwise and group allow it, else
+    /// GCMP-256, else TKIP (named in a warning). key_mgmt
     /// allowing WPA-PSK needs a psk; key_mgmt=NONE alone is open or WEP. Options given on the
     /// command line win. At most 1 MiB.
     #[arg(long, value_name = "FILE")]
