@@ -198,7 +198,7 @@ def keys(curve, h2e, k, scalar_sum, rejected_groups=b"", akm=8):
     pmk_len = hash_.digest_size if akm == 24 else 32
     bits = (hash_.digest_size + pmk_len) * 8
     _, out = kdf(hash_, keyseed, b"SAE KCK and PMK", context, bits)
-    return hash_, out[: hash_.digest_size], out[hash_.digest_size:], context[:16]
+    return hash_, out[: hash_.digest_size], out[hash_.digest_size: hash_.digest_size + pmk_len], context[:16]
 
 
 def confirm(hash_, kck, send_confirm, s1, e1, s2, e2, curve):
