@@ -262,7 +262,7 @@ pub enum SecurityMode {
     Tkip,
     /// WPA2 (CCMP-128), protected by the card.
     Ccmp,
-    /// GCMP-256 pairwise and group (32-octet temporal keys), protected by the card; its
+    /// GCMP-256 pairwise and group (32-octet temporal keys, a 16-octet MIC), protected by the card; its
     /// management frames, where protected, by BIP-GMAC-256.
     Gcmp256,
     /// CCMP-128 (`Ways::N1`) or Enhanced CCMP-N, protected by the host engine before the card.
@@ -323,7 +323,9 @@ impl SecurityMode {
             SecurityMode::Open => 0,
             SecurityMode::Wep => 8,
             SecurityMode::Tkip => 20,
-            SecurityMode::Ccmp | SecurityMode::Gcmp256 | SecurityMode::Enhanced(_) => 16,
+            SecurityMode::Ccmp | SecurityMode::Enhanced(_) => 16,
+            // The 8-octet GCMP header and a 16-octet MIC.
+            SecurityMode::Gcmp256 => 24,
         }
     }
 
@@ -534,7 +536,7 @@ mod tests {
 
     #[test]
     fn modes_parse_and_print() {
-        for s in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4", "enhanced:8"] {
+        for s in ["open", "wep", "tkip", "ccmp", "gcmp256", "enhanced:1", "enhanced:4", "enhanced:8"] {
             assert_eq!(s.parse::<SecurityMode>().unwrap().to_string(), s);
         }
         assert_eq!("enhanced".parse::<SecurityMode>().unwrap(), SecurityMode::Enhanced(Ways::N1));
@@ -573,6 +575,7 @@ mod tests {
             (SecurityMode::Wep, &b"abcdefghijklm"[..]),
             (SecurityMode::Tkip, &[7u8; 32][..]),
             (SecurityMode::Ccmp, &[7u8; 16][..]),
+            (SecurityMode::Gcmp256, &[7u8; 32][..]),
             (SecurityMode::Enhanced(Ways::N4), &[7u8; 16][..]),
         ] {
             assert_eq!(mode.suite(tk).unwrap().overhead(), mode.overhead(), "{mode}");

@@ -16,7 +16,7 @@ use wlansec_core::wire::{Frame, Rules};
 use super::group::air;
 use super::*;
 use crate::pmf::Pmf;
-use crate::security::{SaePwe, Security};
+use crate::security::{SaePwe, Security, SecurityMode};
 
 const PASS: &str = "correct horse";
 /// The LLC/SNAP header of an EAPOL frame.
@@ -126,7 +126,7 @@ fn gcmp256_stations_join_by_psk_and_pass_data_with_and_without_pmf() {
 }
 
 #[test]
-fn a_gcmp256_data_frame_is_a_gcmp_mpdu_with_a_16_octet_overhead() {
+fn a_gcmp256_data_frame_is_a_gcmp_mpdu_with_a_24_octet_overhead() {
     let network = config("gcmp256", PASS);
     let (mut ap, mut stas) = join_with(network.clone(), network, Defences::ALL);
     let payload = b"sixteen octets!!";
@@ -136,6 +136,7 @@ fn a_gcmp256_data_frame_is_a_gcmp_mpdu_with_a_16_octet_overhead() {
     let mpdu = &on_air[0];
     // QoS data header, the 8-octet GCMP header (Ext IV set), LLC/SNAP, payload, 16-octet MIC.
     assert_eq!(mpdu.len(), QOS_HEADER_LEN + 8 + 8 + payload.len() + 16);
+    assert_eq!(SecurityMode::Gcmp256.overhead(), 8 + 16);
     assert_ne!(mpdu[QOS_HEADER_LEN + 3] & 0x20, 0, "Ext IV");
 }
 
