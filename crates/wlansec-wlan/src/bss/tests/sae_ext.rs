@@ -276,3 +276,25 @@ fn beacon_protection_without_pmf_is_refused() {
         assert!(matches!(Station::new(network, sta_mac(1)), Err(crate::Error::BeaconProtectionWithoutPmf)), "{mode}");
     }
 }
+
+#[test]
+fn a_capture_of_sae_ext_on_group_20_decrypts_with_its_pmks() {
+    use wlansec_core::decrypt::{Decryptor, Keys, OutputForm};
+    let ap = AccessPoint::new(sae_ext_network(&[20], PASS, true)).unwrap().with_pmk_log();
+    let (mut ap, mut stas, mut seen) = join_recorded(ap, sae_ext_network(&[20], PASS, true));
+    let frame = ethernet(sta_mac(2), sta_mac(1), b"decrypted from the capture");
+    let (_, _, on_air) = send(&mut ap, &mut stas, 0, &frame);
+    seen.extend(on_air);
+    // The PMKs alone: the commits' group (20) tells the decryptor SAE-EXT-KEY's hash.
+    let mut keys = Keys::default();
+    keys.pmks = ap.take_pmks().into_iter().map(|p| p.pmk).collect();
+    let mut decryptor = Decryptor::new(keys, None, None, OutputForm::Ethernet).unwrap();
+    let mut out = Vec::new();
+    for mpdu in &seen {
+        let _ = decryptor.process(mpdu, |f| -> Result<(), ()> {
+            out.push(f.to_vec());
+            Ok(())
+        });
+    }
+    assert!(out.contains(&frame), "{:?}", decryptor.stats());
+}
