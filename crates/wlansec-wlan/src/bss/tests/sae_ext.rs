@@ -286,8 +286,7 @@ fn a_capture_of_sae_ext_on_group_20_decrypts_with_its_pmks() {
     let (_, _, on_air) = send(&mut ap, &mut stas, 0, &frame);
     seen.extend(on_air);
     // The PMKs alone: the commits' group (20) tells the decryptor SAE-EXT-KEY's hash.
-    let mut keys = Keys::default();
-    keys.pmks = ap.take_pmks().into_iter().map(|p| p.pmk).collect();
+    let keys = Keys { pmks: ap.take_pmks().into_iter().map(|p| p.pmk).collect(), ..Keys::default() };
     let mut decryptor = Decryptor::new(keys, None, None, OutputForm::Ethernet).unwrap();
     let mut out = Vec::new();
     for mpdu in &seen {
