@@ -229,12 +229,17 @@ pub(crate) enum Credential {
 }
 
 impl Credential {
-    /// The credential of `config`; an SAE network is CCMP with management frame protection
-    /// required, or refused.
+    /// The credential of `config`; an SAE network is CCMP or GCMP-256 with management frame
+    /// protection required, or refused, and so is beacon protection without management frame
+    /// protection.
     pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
+        if config.beacon_protection && (config.pmf == Pmf::Off || !config.mode.supports_pmf()) {
+            return Err(crate::Error::BeaconProtectionWithoutPmf);
+        }
         if config.key_management.sae().is_some() {
-            if config.mode != SecurityMode::Ccmp {
-                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what: "SAE (ccmp has)" });
+            if !matches!(config.mode, SecurityMode::Ccmp | SecurityMode::Gcmp256) {
+                let what = "SAE (ccmp and gcmp256 have)";
+                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what });
             }
             if config.pmf != Pmf::Required {
                 return Err(crate::Error::SaeWithoutPmf);

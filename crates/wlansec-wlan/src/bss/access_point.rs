@@ -138,10 +138,12 @@ impl AccessPoint {
         let mut rng = fresh_rng();
         let group = GroupKeys::of(&credential, config.mode, &mut rng, on.clone())?;
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
-        let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
+        let integrity =
+            offers_pmf.then(|| pmf::IntegrityGroup::fresh(config.mode.group_mgmt_cipher(), &mut rng)).transpose()?;
         let protects_beacons = offers_pmf && config.beacon_protection;
-        let beacon_integrity =
-            protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
+        let beacon_integrity = protects_beacons
+            .then(|| pmf::IntegrityGroup::fresh_for_beacons(config.mode.group_mgmt_cipher(), &mut rng))
+            .transpose()?;
         let sae = match (&credential, config.key_management.sae()) {
             (Credential::Sae(password), Some(settings)) => {
                 Some(sae::SaeAccessPoint::new(settings, config.bssid, &config.ssid, password, &mut rng)?)

@@ -470,9 +470,11 @@ impl Station {
                     let key = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id).with_rsc(rsc);
                     self.group_rx.install(key_id, key);
                 }
-                Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
+                Event::InstallIntegrityGroup { key_id, igtk, ipn } => {
+                    self.integrity.install(self.config.mode.group_mgmt_cipher(), key_id, &igtk, ipn)?
+                }
                 Event::InstallBeaconIntegrity { key_id, bigtk, bipn } => {
-                    self.beacon_integrity.install(key_id, &bigtk, bipn)?
+                    self.beacon_integrity.install(self.config.mode.group_mgmt_cipher(), key_id, &bigtk, bipn)?
                 }
                 Event::PairwiseComplete => self.connected(),
                 Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}

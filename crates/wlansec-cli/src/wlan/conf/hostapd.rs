@@ -10,13 +10,13 @@ use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, sae_pwe,
-    ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
-    KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    beacon_prot, default_wep_key, group_mgmt_cipher, integer, names, needs_pmf_required, passphrase, pmf, psk_hex,
+    sae_groups, sae_password, sae_pwe, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning,
+    CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE", "OWE"];
-const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE", "SAE-EXT-KEY", "OWE"];
+const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "GCMP-256", "TKIP"];
 
 /// Keys that only mean something on a WPA network (`wpa` 1..=3).
 const WPA_ONLY: &[&str] = &[
@@ -31,6 +31,8 @@ const WPA_ONLY: &[&str] = &[
     "sae_pwe",
     "sae_groups",
     "owe_groups",
+    "group_mgmt_cipher",
+    "beacon_prot",
 ];
 /// Keys that only mean something on an SAE network.
 const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups"];
@@ -68,7 +70,7 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
             | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
             | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
-            | "sae_pwe" | "sae_groups" | "owe_groups" => {
+            | "sae_pwe" | "sae_groups" | "owe_groups" | "group_mgmt_cipher" | "beacon_prot" => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -166,7 +168,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     }
     // The line that asks for SAE alone (with WPA-PSK it is the transition mode, not
     // implemented: WPA-PSK remains).
-    let (mut sae_line, mut owe_line) = (None, None);
+    let (mut sae_line, mut owe_line, mut ext_key) = (None, None, false);
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
         let (mut supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
         let psk = supported.contains(&"WPA-PSK");
@@ -174,8 +176,21 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             let others = others.join(" ");
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("wpa_key_mgmt {others} (only WPA-PSK, SAE or OWE)"),
+                what: format!("wpa_key_mgmt {others} (only WPA-PSK, SAE, SAE-EXT-KEY or OWE)"),
             });
+        }
+        // From here SAE-EXT-KEY is an SAE network (`ext_key`): alone, or beside SAE where the
+        // pairwise cipher is GCMP-256 alone; beside SAE otherwise SAE remains (the access point
+        // offers one AKM).
+        if supported.contains(&"SAE-EXT-KEY") {
+            let gcmp_only = get("rsn_pairwise").is_some_and(|e| e.value.trim() == "GCMP-256");
+            let beside_sae = supported.contains(&"SAE");
+            ext_key = !beside_sae || gcmp_only;
+            if beside_sae {
+                others.insert(0, if ext_key { "SAE (beside SAE-EXT-KEY)" } else { "SAE-EXT-KEY (beside SAE)" });
+            }
+            supported.retain(|&n| n != "SAE-EXT-KEY" && n != "SAE");
+            supported.push("SAE");
         }
         // OWE alone is an OWE network; beside another AKM, that one remains.
         if supported == ["OWE"] {
@@ -191,25 +206,34 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             sae_line = Some(line);
         }
         if !others.is_empty() {
-            let (others, kept) = (others.join(" "), if psk { "WPA-PSK" } else { "SAE" });
+            let kept = match (psk, ext_key) {
+                (true, _) => "WPA-PSK",
+                (false, true) => "SAE-EXT-KEY",
+                (false, false) => "SAE",
+            };
+            let others = others.join(" ");
             warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; {kept} only")));
         }
     }
     let wpa_line = wpa_entry.map_or(0, |e| e.line);
-    let mode = cipher(known, wpa, wpa_line, warnings)?;
+    let ext_key = ext_key && sae_line.is_some();
+    let mode = cipher(known, wpa, wpa_line, ext_key, warnings)?;
     settings.security = Some(mode);
     if let Some(line) = sae_line {
-        if mode != SecurityMode::Ccmp {
+        let (akm, needs) = if ext_key { ("SAE-EXT-KEY", SecurityMode::Gcmp256) } else { ("SAE", SecurityMode::Ccmp) };
+        if mode != needs {
+            let needs = if ext_key { "GCMP-256" } else { "CCMP" };
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("SAE with {mode} (SAE needs rsn_pairwise=CCMP)"),
+                what: format!("{akm} with {mode} ({akm} needs rsn_pairwise={needs})"),
             });
         }
         let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
-        needs_pmf_required("SAE", ieee80211w, line)?;
+        needs_pmf_required(akm, ieee80211w, line)?;
         settings.sae = Some(SaeConf {
             pwe: get("sae_pwe").map(|e| sae_pwe(e.line, e.key, e.value)).transpose()?,
             groups: get("sae_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?,
+            ext_key,
         });
     } else {
         for e in SAE_ONLY.iter().filter_map(|key| get(key)) {
@@ -263,6 +287,12 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
         settings.pmf = Some(policy);
     }
+    if let Some(Entry { line, key, value }) = get("group_mgmt_cipher") {
+        group_mgmt_cipher(line, key, value, mode)?;
+    }
+    if let Some(Entry { line, key, value }) = get("beacon_prot") {
+        settings.beacon_protection = Some(beacon_prot(line, key, value, settings.pmf)?);
+    }
     if let Some(Entry { line, key, value }) = get("wpa_group_rekey") {
         let secs = integer(line, key, value, 0..=i64::from(u32::MAX))?;
         settings.gtk_rekey_secs = u32::try_from(secs).ok();
@@ -280,9 +310,17 @@ struct Ciphers<'a> {
 
 /// The pairwise cipher: hostapd offers wpa_pairwise under WPA (`wpa` bit 1) and rsn_pairwise
 /// (by default wpa_pairwise, by default TKIP) under WPA2 (bit 2); the emulated access point
-/// offers one, CCMP where the file allows it.
+/// offers one (pairwise and group): CCMP where the file allows it (what wpa_supplicant's
+/// default pairwise=CCMP TKIP takes), else GCMP-256, else TKIP; GCMP-256 first on an
+/// SAE-EXT-KEY network (`gcmp_first`).
 /// A network that resolves to TKIP is named in a warning that says how to get CCMP.
-fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
+fn cipher(
+    known: &Lines,
+    wpa: i64,
+    wpa_line: usize,
+    gcmp_first: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<SecurityMode, ConfError> {
     let list = |key: &str| -> Result<Option<Ciphers>, ConfError> {
         known
             .get(key)
@@ -325,14 +363,15 @@ fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>)
             }
         }
     }
-    let mode = if offered.contains(&"CCMP") {
-        SecurityMode::Ccmp
-    } else if offered.contains(&"TKIP") {
-        SecurityMode::Tkip
-    } else {
+    let mut preference =
+        [("CCMP", SecurityMode::Ccmp), ("GCMP-256", SecurityMode::Gcmp256), ("TKIP", SecurityMode::Tkip)];
+    if gcmp_first {
+        preference.swap(0, 1);
+    }
+    let Some(&(_, mode)) = preference.iter().find(|(name, _)| offered.contains(name)) else {
         return Err(ConfError::Unsupported {
             line,
-            what: format!("pairwise cipher {} (only CCMP and TKIP)", dropped.join(" ")),
+            what: format!("pairwise cipher {} (only CCMP, GCMP-256 and TKIP)", dropped.join(" ")),
         });
     };
     if mode == SecurityMode::Tkip {
@@ -347,9 +386,7 @@ fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>)
         );
         warnings.push(Warning { line: line.or(Some(wpa_line)), message });
     }
-    if mode == SecurityMode::Ccmp && offered.contains(&"TKIP") {
-        dropped.push("TKIP");
-    }
+    dropped.extend(preference.iter().filter(|&&(name, m)| m != mode && offered.contains(&name)).map(|(name, _)| *name));
     dropped.dedup();
     if !dropped.is_empty() {
         let message = format!(

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::sae::message::{emit_refusal, AuthFrame, TRANSACTION_COMMIT};
 use wlansec_core::rsn::sae::{Password, PweMethod, Responder, ResponderConfig, SaeError, SaeEvent, StatusCode};
-use wlansec_core::rsn::{Akm, Pmk};
+use wlansec_core::rsn::Pmk;
 use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody};
 use wlansec_core::wire::MacAddr;
 
@@ -55,6 +55,7 @@ impl SaeAccessPoint {
             .map(|method| {
                 let config = ResponderConfig {
                     groups: settings.groups.clone(),
+                    ext_key: settings.ext_key,
                     ..ResponderConfig::new(bssid, ssid.as_bytes(), password.clone(), method)
                 };
                 Responder::new(config, rng).map(|r| (method, r)).map_err(|why| Error::Sae { peer: bssid, why })
@@ -169,7 +170,8 @@ impl AccessPoint {
                     self.send_sae(sta, &frame, out)?;
                 }
                 SaeEvent::Accepted { pmk, pmkid } => {
-                    self.log_pmk(LoggedPmk { station: sta, akm: Akm::Sae, pmkid, pmk })
+                    let akm = self.config.key_management.akm();
+                    self.log_pmk(LoggedPmk { station: sta, akm, pmkid, pmk })
                 }
             }
         }

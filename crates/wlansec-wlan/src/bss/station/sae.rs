@@ -105,6 +105,9 @@ impl Station {
         }
         .map_err(sae_error)?;
         let mut instance = Instance::new(Role::Station, pwe, None, &mut self.rng).map_err(sae_error)?;
+        if settings.ext_key {
+            instance = instance.with_ext_key();
+        }
         instance.reject_groups(&sae.rejected);
         let commit = instance.commit_frame();
         sae.instance = Some(instance);
