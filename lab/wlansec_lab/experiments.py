@@ -218,8 +218,8 @@ def _files(ctx: Context, p: dict) -> dict:
 #: The GCMP-256 modes of `wlan up --security`, each with its CCMP-128 counterpart of the same
 #: key management: PSK (`gcmp256`) and SAE-EXT-KEY (`sae-ext`, AKM 24).
 GCMP256_PAIRS = {"gcmp256": "ccmp", "sae-ext": "sae"}
-#: Those the WPA3 experiments run, full and quick: every value of GCMP256_PAIRS that `wlan up` has.
-GCMP256_SECURITIES: list[str] = []
+#: Those the WPA3 experiments run, full and quick.
+GCMP256_SECURITIES = list(GCMP256_PAIRS)
 #: The password element's derivations SAE is joined with (`wlan up --sae-pwe`); the other modes,
 #: `sae-ext` included, join with `wlan up`'s default.
 SAE_PWES = ["hnp", "h2e"]
