@@ -121,6 +121,8 @@ pub struct AccessPoint {
     ccmp_on: CcmpOn,
     /// The SAE exchanges and PMKSAs of an SAE network.
     sae: Option<sae::SaeAccessPoint>,
+    /// The PSK of an SAE network in transition mode, for its stations without SAE.
+    transition_psk: Option<Pmk>,
     /// PMKs of SAE and OWE links not yet taken, when a key log asked for them.
     pmk_log: Option<Vec<LoggedPmk>>,
     pub counters: Counters,
@@ -150,6 +152,7 @@ impl AccessPoint {
         };
         Ok(AccessPoint {
             sae,
+            transition_psk: Credential::transition_psk(&config)?,
             table: admission::Table::new(config.max_stations),
             config,
             credential,
@@ -459,17 +462,25 @@ impl AccessPoint {
             }
             rules = SecurityMode::link_rules(own, theirs);
         }
-        // An SAE station names the PMKSA of its exchange (or an earlier one, cached).
+        // An SAE station names the PMKSA of its exchange (or an earlier one, cached); in
+        // transition mode a station may take the PSK instead, and one that takes SAE must
+        // protect its management frames.
+        let mut akm = self.config.key_management.akm();
         let sae_pmk = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
-            (Credential::Sae(_), Some(Ok((_, theirs)))) => {
-                if !theirs.akms.contains(&self.config.key_management.akm()) {
-                    return self.refuse_association(sta, STATUS_INVALID_AKMP, out);
+            (Credential::Sae(_), Some(Ok((_, theirs)))) => match self.chosen_akm(&theirs) {
+                Some(Akm::Sae) if !mfp => {
+                    return self.refuse_association(sta, pmf::STATUS_ROBUST_MANAGEMENT_POLICY_VIOLATION, out)
                 }
-                match self.sae_pmk(sta, &theirs.pmkids) {
+                Some(Akm::Sae) => match self.sae_pmk(sta, &theirs.pmkids) {
                     Some(pmk) => Some(pmk),
                     None => return self.refuse_association(sta, STATUS_INVALID_PMKID, out),
+                },
+                Some(chosen) => {
+                    akm = chosen;
+                    self.transition_psk.clone()
                 }
-            }
+                None => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
+            },
             (Credential::Sae(_), _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
             _ => None,
         };
@@ -543,9 +554,12 @@ impl AccessPoint {
         let events = match (pmk, gtk, own_rsne) {
             (Some(pmk), Some((gtk, rsc)), Some(own)) => {
                 let theirs = sta_rsne.map_or_else(|| own.clone(), <[u8]>::to_vec);
-                let akm = self.config.key_management.akm();
                 let params = self.config.mode.handshake_params(akm, bssid, sta, own, theirs)?;
-                let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
+                let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?
+                    .with_transition_disable(self.config.transition_disable);
+                if let Some(rsnxe) = self.config.rsnxe() {
+                    auth = auth.with_rsnxe(rsnxe.to_vec());
+                }
                 auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
                 if let (true, Some(integrity)) = (mfp, &self.integrity) {
                     auth = auth.with_igtk(pmf::IGTK_KEY_ID, integrity.key().clone(), integrity.ipn())?;

@@ -14,6 +14,7 @@ mod model;
 mod owe;
 mod pmf;
 mod sae;
+mod transition;
 #[cfg(feature = "verilog")]
 mod verilog;
 
