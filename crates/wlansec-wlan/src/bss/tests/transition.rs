@@ -49,6 +49,17 @@ fn beacon_of(network: &NetworkConfig) -> Vec<u8> {
     beacon(network, capability::ESS, AP, SequenceControl::new(0, 0)).unwrap()
 }
 
+/// `beacon` with its RSN element replaced by `rsne` (the rest, the RSNXE too, kept).
+fn with_rsne(beacon: &[u8], rsne: &[u8]) -> Vec<u8> {
+    let own = Elements::new(&beacon[BEACON_ELEMENTS..]).rsn().unwrap();
+    let at = beacon.windows(own.len()).position(|w| w == own).unwrap();
+    [&beacon[..at], rsne, &beacon[at + own.len()..]].concat()
+}
+
+/// Where a beacon's elements begin: after its header and fixed fields (timestamp, beacon
+/// interval, capability).
+const BEACON_ELEMENTS: usize = 24 + 12;
+
 /// Hear `beacon` at every station, then start them all and run until the air is quiet;
 /// the RSN element of every association request sent meanwhile.
 fn join_after(ap: &mut AccessPoint, stas: &mut [Station], beacon: &[u8]) -> Vec<RsnElementRepr> {
@@ -87,7 +98,7 @@ fn connected(stas: &[Station]) -> Vec<bool> {
 fn a_transition_network_takes_sae_stations_by_sae_with_pmf_and_psk_stations_by_the_psk() {
     let mut ap = AccessPoint::new(transition_network()).unwrap().with_pmk_log();
     let genuine = ap.beacon().unwrap();
-    let (_, offered) = RsnElementRepr::parse(Elements::new(&genuine[24 + 12..]).rsn().unwrap()).unwrap();
+    let (_, offered) = RsnElementRepr::parse(Elements::new(&genuine[BEACON_ELEMENTS..]).rsn().unwrap()).unwrap();
     assert_eq!(offered.akms, vec![Akm::Psk, Akm::Sae]);
     assert_eq!(offered.capabilities & (rsn_capabilities::MFPC | rsn_capabilities::MFPR), rsn_capabilities::MFPC);
     let mut stas =
@@ -107,10 +118,13 @@ fn a_transition_network_takes_sae_stations_by_sae_with_pmf_and_psk_stations_by_t
 
 #[test]
 fn a_beacon_stripped_of_sae_fails_the_transition_handshake_on_message_3s_rsne() {
-    // The forger's beacon offers the PSK alone; the transition station takes it, and the
-    // genuine access point (which offers both) repeats its own RSN element in message 3.
+    // The forger's beacon is the genuine one with the PSK alone in its RSN element; the
+    // transition station takes it, and the genuine access point (which offers both)
+    // repeats its own RSN element in message 3.
     let mut ap = AccessPoint::new(transition_network()).unwrap();
-    let stripped = beacon_of(&psk_station());
+    let genuine = ap.beacon().unwrap();
+    let psk_only = transition_network().rsn_element_of(&[Akm::Psk]).unwrap().unwrap();
+    let stripped = with_rsne(&genuine, &psk_only);
     let mut stas = vec![Station::new(transition_network(), sta_mac(1)).unwrap()];
     let requests = join_after(&mut ap, &mut stas, &stripped);
     assert_eq!(requests[0].akms, vec![Akm::Psk], "the forger steered it to the PSK");
