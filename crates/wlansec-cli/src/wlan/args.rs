@@ -230,6 +230,15 @@ pub struct SaeArgs {
     /// [default: 19].
     #[arg(long, value_delimiter = ',')]
     pub(super) owe_groups: Option<Vec<u16>>,
+    /// WPA3-Personal transition mode (`--security sae`; hostapd's `wpa_key_mgmt=WPA-PSK
+    /// SAE`): the PSK beside SAE, PMF optional but required of SAE links [default --pmf:
+    /// optional]. A station takes SAE where the access point offers it, else the PSK.
+    #[arg(long)]
+    pub(super) sae_transition: bool,
+    /// The Transition Disable bits an access point sends in message 3, in hex (hostapd's
+    /// `transition_disable`; 0x01: WPA3-Personal, the station never takes the PSK again).
+    #[arg(long, value_parser = parse_transition_disable)]
+    pub(super) transition_disable: Option<u8>,
 }
 
 impl SaeArgs {
@@ -240,6 +249,12 @@ impl SaeArgs {
     pub(super) fn groups(&self) -> &[u16] {
         self.sae_groups.as_deref().or(self.owe_groups.as_deref()).unwrap_or_default()
     }
+}
+
+/// Transition Disable bits in hex, with or without `0x` (as hostapd's `transition_disable`).
+pub(super) fn parse_transition_disable(arg: &str) -> Result<u8> {
+    let digits = arg.strip_prefix("0x").unwrap_or(arg);
+    u8::from_str_radix(digits, 16).map_err(|_| anyhow::anyhow!("`{arg}`: Transition Disable bits in hex (0x01)"))
 }
 
 fn parse_sae_pwe(arg: &str) -> Result<SaePwe> {
@@ -440,6 +455,9 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     }
     if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some()) && !security.sae {
         bail!("--sae-pwe and --sae-groups need --security sae");
+    }
+    if args.sae.sae_transition || args.sae.transition_disable.is_some() {
+        bail!("--sae-transition and --transition-disable: wlansec ap and sta (wlan up runs one security for all)");
     }
     if args.sae.owe_groups.is_some() && !security.owe {
         bail!("--owe-groups needs --security owe");

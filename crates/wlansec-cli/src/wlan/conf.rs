@@ -106,6 +106,10 @@ pub struct SaeConf {
     pub pwe: Option<SaePwe>,
     /// `sae_groups`: group numbers in order of preference.
     pub groups: Option<Vec<u16>>,
+    /// WPA-PSK beside SAE: the transition mode.
+    pub transition: bool,
+    /// `transition_disable` (hostapd).
+    pub transition_disable: Option<u8>,
 }
 
 impl Settings {
@@ -492,6 +496,8 @@ fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(Str
     if let Some(sae) = &settings.sae {
         fill(&mut options.sae.sae_pwe, sae.pwe, "--sae-pwe", warn);
         fill(&mut options.sae.sae_groups, sae.groups.clone(), "--sae-groups", warn);
+        options.sae.sae_transition |= sae.transition;
+        fill(&mut options.sae.transition_disable, sae.transition_disable, "--transition-disable", warn);
     }
     if let Some(groups) = &settings.owe {
         fill(&mut options.sae.owe_groups, groups.clone(), "--owe-groups", warn);

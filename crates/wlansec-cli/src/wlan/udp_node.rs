@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::netns;
+use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::Security;
 
 use super::args::{read_passphrase_file, ApArgs, NodeArgs, StaArgs};
@@ -54,8 +55,21 @@ fn udp_node(
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let pmf = pmf_or_default(node.pmf, security, true);
-    check_pmf(security, pmf).map_err(usage)?;
+    let transition = node.sae.sae_transition;
+    if (transition || node.sae.transition_disable.is_some()) && !security.sae {
+        return Err(usage(anyhow::anyhow!("--sae-transition and --transition-disable need --security sae")));
+    }
+    // Transition mode offers PMF to all and requires it of SAE links only.
+    let pmf = match node.pmf {
+        None if transition => Pmf::Optional,
+        Some(Pmf::Off) if transition => {
+            return Err(usage(anyhow::anyhow!("--sae-transition needs --pmf optional or required (ieee80211w=1)")))
+        }
+        pmf => pmf_or_default(pmf, security, true),
+    };
+    if !transition {
+        check_pmf(security, pmf).map_err(usage)?;
+    }
     check_passphrase(security, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
@@ -64,6 +78,8 @@ fn udp_node(
         // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
         beacon_protection: security.sae,
         key_management,
+        sae_transition: transition,
+        transition_disable: node.sae.transition_disable.unwrap_or(0),
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),
             bssid,

@@ -242,12 +242,28 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         if let Some(Entry { line, value }) = get("ieee80211w") {
             settings.pmf = Some(pmf(line, "ieee80211w", value)?);
         }
+        // SAE beside WPA-PSK, the transition mode: SAE where the access point offers it,
+        // with management frame protection, and the passphrase as its password.
         if key_mgmt.contains(&"SAE") {
-            let message = "key_mgmt: SAE beside WPA-PSK (the transition mode) not implemented; WPA-PSK only";
-            warnings.push(Warning { line: km_line, message: message.into() });
+            if settings.security != Some(SecurityMode::Ccmp) || !psk.value.starts_with('"') {
+                return Err(ConfError::Unsupported {
+                    line: km_line,
+                    what: "SAE beside WPA-PSK without CCMP or a quoted passphrase psk".into(),
+                });
+            }
+            if settings.pmf == Some(wlansec_wlan::pmf::Pmf::Off) {
+                let why = "SAE beside WPA-PSK needs management frame protection offered: 1 or 2".into();
+                return Err(ConfError::Value {
+                    line: get("ieee80211w").map_or(0, |e| e.line),
+                    key: "ieee80211w".into(),
+                    why,
+                });
+            }
+            settings.pmf.get_or_insert(wlansec_wlan::pmf::Pmf::Optional);
+            settings.sae = Some(SaeConf { transition: true, ..SaeConf::default() });
         }
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with WPA-PSK");
-        no_effect(warnings, &["sae_password"], "without key_mgmt=SAE");
+        no_effect(warnings, &["sae_password"], "without key_mgmt=SAE alone");
     } else if key_mgmt.contains(&"SAE") {
         if !(pairwise.contains(&"CCMP") && group.contains(&"CCMP")) {
             return Err(ConfError::Unsupported { line: pw_line.or(group_line), what: "SAE without CCMP".into() });
