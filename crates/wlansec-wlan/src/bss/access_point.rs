@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
+use wlansec_core::rsn::sae::PmksaCache;
 use wlansec_core::rsn::{Akm, Authenticator, Event, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
@@ -123,6 +124,8 @@ pub struct AccessPoint {
     sae: Option<sae::SaeAccessPoint>,
     /// The PSK of an SAE network in transition mode, for its stations without SAE.
     transition_psk: Option<Pmk>,
+    /// The PMKSAs of OWE associations, by station.
+    owe_pmksa: PmksaCache,
     /// PMKs of SAE and OWE links not yet taken, when a key log asked for them.
     pmk_log: Option<Vec<LoggedPmk>>,
     pub counters: Counters,
@@ -153,6 +156,7 @@ impl AccessPoint {
         Ok(AccessPoint {
             sae,
             transition_psk: Credential::transition_psk(&config)?,
+            owe_pmksa: PmksaCache::default(),
             table: admission::Table::new(config.max_stations),
             config,
             credential,
@@ -487,7 +491,7 @@ impl AccessPoint {
         // An OWE station's Diffie-Hellman element is answered with ours, and both give the PMK.
         let owe = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
             (Credential::Owe, Some(Ok((_, theirs)))) if theirs.akms.contains(&Akm::Owe) => {
-                match self.owe_respond(sta, elements) {
+                match self.owe_respond(sta, elements, &theirs.pmkids) {
                     Ok(answer) => Some(answer),
                     Err(status) => return self.refuse_association(sta, status, out),
                 }
@@ -533,7 +537,7 @@ impl AccessPoint {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
         }
         let mut rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?;
-        if let Some((element, _)) = &owe {
+        if let Some((Some(element), _)) = &owe {
             rates = rates.encoded(element)?;
         }
         let rates = rates.build();

@@ -6,6 +6,7 @@ use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::element::transition_disable;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
+use wlansec_core::rsn::sae::StatusCode;
 use wlansec_core::rsn::{Akm, Event, Pmk, Supplicant};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
@@ -102,6 +103,8 @@ pub struct Station {
     sae: Option<sae::SaeStation>,
     /// The OWE key pair of the association request out, on an OWE network.
     owe: Option<wlansec_core::rsn::owe::OweStation>,
+    /// The groups refused and the PMKSA of an OWE network.
+    owe_state: owe::OweState,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -115,6 +118,7 @@ impl Station {
         Ok(Station {
             sae,
             owe: None,
+            owe_state: owe::OweState::default(),
             mac,
             credential,
             state: StationState::Authenticating,
@@ -192,6 +196,7 @@ impl Station {
             return Ok(());
         };
         self.akm = akm;
+        self.owe_state.restart();
         if self.sae.is_some() && akm == Akm::Sae {
             return self.sae_start(out);
         }
@@ -370,6 +375,11 @@ impl Station {
                 self.sae_pmkid_refused(out)?;
             }
             (ManagementBody::AssociationResponse(response), StationState::Associating)
+                if response.status == StatusCode::UNSUPPORTED_FINITE_CYCLIC_GROUP.0 && self.owe.is_some() =>
+            {
+                self.owe_group_refused(out)?;
+            }
+            (ManagementBody::AssociationResponse(response), StationState::Associating)
                 if response.status == pmf::STATUS_REFUSED_TEMPORARILY =>
             {
                 // The access point is asking our old link (an SA Query) whether it is still
@@ -438,13 +448,15 @@ impl Station {
             Credential::Psk(_) | Credential::Sae(_) | Credential::Owe => {
                 let mode = self.config.mode;
                 let lacks = |what| crate::Error::ModeLacks { mode: mode.to_string(), what };
+                // The element the association request carried (before an OWE answer names a
+                // new PMKSA).
+                let own = self.own_rsne()?.ok_or(lacks("4-way handshake"))?;
                 let pmk = match (&self.credential, &self.transition_psk) {
                     (Credential::Psk(pmk), _) => pmk.clone(),
                     (Credential::Owe, _) => self.owe_pmk(elements)?,
                     (_, Some(psk)) if self.akm == Akm::Psk => psk.clone(),
                     _ => self.sae_pmk().ok_or(lacks("PMKSA"))?,
                 };
-                let own = self.own_rsne()?.ok_or(lacks("4-way handshake"))?;
                 // Without a beacon heard yet, the network's elements stand for the AP's.
                 let (ap, ap_rsnxe) = match self.ap_rsne.clone() {
                     Some(ap) => (ap, self.ap_rsnxe.clone()),

@@ -215,12 +215,14 @@ impl Station {
     }
 
     /// The RSN element of the association request: the network's (in transition mode, with
-    /// the one AKM the station takes), with the PMKID of the station's PMKSA on an SAE link.
+    /// the one AKM the station takes), with the PMKID of the station's PMKSA on an SAE or
+    /// OWE link.
     pub(super) fn own_rsne(&self) -> Result<Option<Vec<u8>>> {
         let akms: &[Akm] = if self.config.in_sae_transition() { &[self.akm] } else { &[] };
         let Some(rsne) = self.config.rsn_element_of(akms)? else { return Ok(None) };
-        let pmksa = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)).filter(|_| self.akm == Akm::Sae);
-        let Some((_, pmkid)) = pmksa else { return Ok(Some(rsne)) };
+        let sae_pmksa = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)).filter(|_| self.akm == Akm::Sae);
+        let owe_pmksa = self.owe_state.pmksa(self.now_ms).filter(|_| self.akm == Akm::Owe);
+        let Some((_, pmkid)) = sae_pmksa.or(owe_pmksa) else { return Ok(Some(rsne)) };
         let (kind, mut repr) = RsnElementRepr::parse(&rsne)?;
         repr.pmkids = vec![*pmkid];
         Ok(Some(repr.to_bytes(kind)?))
