@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
+use wlansec_core::rsn::element::owe::OweTransitionRepr;
 use wlansec_core::rsn::{pmk_from_passphrase, Akm, Params, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::{self, Admitted};
 use wlansec_core::rx::{Pipeline, RxKey};
@@ -152,6 +153,18 @@ pub struct NetworkConfig {
     /// The Transition Disable bits an access point sends in message 3 (hostapd's
     /// `transition_disable`; 0: none).
     pub transition_disable: u8,
+    /// The other BSS of an OWE transition pair, which the beacon names (hostapd's
+    /// `owe_transition_bssid` and `owe_transition_ssid`).
+    pub owe_transition: Option<OweTransitionPeer>,
+}
+
+/// The other BSS of an OWE transition pair (Wi-Fi Alliance OWE specification 2.3): the open
+/// BSS names the OWE BSS, which is hidden (its beacons carry no SSID), and the OWE BSS names
+/// the open one. A station that can do OWE joins the OWE BSS; one that cannot, the open one.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OweTransitionPeer {
+    pub bssid: MacAddr,
+    pub ssid: String,
 }
 
 /// The largest AID (IEEE 802.11-2016 9.4.1.8), hostapd's default `max_num_sta`.
@@ -172,6 +185,7 @@ impl NetworkConfig {
             key_management: KeyManagement::Psk,
             sae_transition: false,
             transition_disable: 0,
+            owe_transition: None,
         }
     }
 
@@ -232,6 +246,7 @@ impl std::fmt::Debug for NetworkConfig {
             .field("key_management", &self.key_management)
             .field("sae_transition", &self.sae_transition)
             .field("transition_disable", &self.transition_disable)
+            .field("owe_transition", &self.owe_transition)
             .finish()
     }
 }
@@ -349,8 +364,14 @@ pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Result<Vec<u8>> {
 /// Privacy bit is added for a protected network).
 pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: SequenceControl) -> Result<Vec<u8>> {
     let privacy = if config.mode == SecurityMode::Open { 0 } else { mgmt::capability::PRIVACY };
-    let mut elements = elements(&config.ssid, config.rsn_element()?.as_deref())?;
+    // The OWE BSS of a transition pair is hidden: stations find it by the open BSS's element.
+    let hidden = config.owe_transition.is_some() && config.key_management.owe().is_some();
+    let mut elements = elements(if hidden { "" } else { &config.ssid }, config.rsn_element()?.as_deref())?;
     elements.extend_from_slice(config.rsnxe().unwrap_or_default());
+    if let Some(peer) = &config.owe_transition {
+        let element = OweTransitionRepr { bssid: peer.bssid, ssid: peer.ssid.as_bytes(), band_channel: None };
+        elements.extend_from_slice(&element.to_bytes()?);
+    }
     let beacon = BeaconRepr {
         timestamp: 0,
         beacon_interval: BEACON_INTERVAL_TU,

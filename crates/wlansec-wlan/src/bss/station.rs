@@ -80,6 +80,8 @@ pub struct Station {
     /// 4-way handshake must repeat).
     ap_rsne: Option<Vec<u8>>,
     ap_rsnxe: Option<Vec<u8>>,
+    /// A beacon of the access point was heard (so `ap_rsne` says what it offers).
+    beacon_heard: bool,
     /// The AKM of the attempt in progress: the network's, or in transition mode SAE or
     /// the PSK, as the access point's beacon offers them.
     akm: Akm,
@@ -134,6 +136,7 @@ impl Station {
             group_rx: GroupRx::default(),
             ap_rsne: None,
             ap_rsnxe: None,
+            beacon_heard: false,
             akm: config.key_management.akm(),
             transition_psk: Credential::transition_psk(&config)?,
             psk_disabled: false,
@@ -191,9 +194,12 @@ impl Station {
         self.integrity = pmf::IntegrityReceiver::default();
         self.beacon_integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
-        let Some(akm) = self.transition_akm() else {
-            self.leave("Transition Disable: the access point offers no SAE, and the PSK is disabled".into());
-            return Ok(());
+        let akm = match self.transition_akm() {
+            Ok(akm) => akm,
+            Err(why) => {
+                self.leave(why.into());
+                return Ok(());
+            }
         };
         self.akm = akm;
         self.owe_state.restart();
@@ -348,6 +354,10 @@ impl Station {
             self.akm != Akm::Sae || self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
         match (body, &self.state) {
             (ManagementBody::Beacon(beacon), _) => {
+                if self.owe_transition_to(&beacon.elements, out)? {
+                    return Ok(());
+                }
+                self.beacon_heard = true;
                 self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec);
                 let rsnxe = beacon.elements.find(RSNXE_ID);
                 self.ap_rsnxe = rsnxe.map(|e| e.as_bytes().to_vec());

@@ -12,6 +12,7 @@ mod group;
 mod michael;
 mod model;
 mod owe;
+mod owe_transition;
 mod pmf;
 mod sae;
 mod transition;

@@ -13,7 +13,9 @@ use wlansec_core::rsn::sae::{Group, PmksaCache};
 use wlansec_core::rsn::Pmk;
 use wlansec_core::wire::mgmt::Elements;
 
-use super::Station;
+use wlansec_core::rsn::element::owe::OweTransitionRepr;
+
+use super::{Station, StationState};
 use crate::node::Output;
 use crate::security::owe_dh_element;
 use crate::{Error, Result};
@@ -64,6 +66,28 @@ impl Station {
             return Ok(());
         }
         self.associate(out)
+    }
+
+    /// A beacon (its `elements`) of the open BSS of an OWE transition pair, heard by an OWE
+    /// station: it joins the OWE BSS the element names instead (true), starting again if it
+    /// was joining.
+    pub(super) fn owe_transition_to(&mut self, elements: &Elements<'_>, out: &mut Vec<Output>) -> Result<bool> {
+        if self.config.key_management.owe().is_none() || elements.rsn().is_some() {
+            return Ok(false);
+        }
+        let named = elements.iter().map_while(core::result::Result::ok).find_map(|e| {
+            OweTransitionRepr::parse(e.as_bytes()).ok().map(|t| (t.bssid, String::from_utf8_lossy(t.ssid).into_owned()))
+        });
+        let Some((bssid, ssid)) = named.filter(|(bssid, _)| *bssid != self.config.bssid) else { return Ok(false) };
+        self.config.bssid = bssid;
+        self.config.ssid = ssid;
+        self.beacon_heard = false;
+        self.ap_rsne = None;
+        self.ap_rsnxe = None;
+        if matches!(self.state, StationState::Authenticating | StationState::Associating) {
+            self.start(out)?;
+        }
+        Ok(true)
     }
 
     /// The PMK of the access point's association response `elements`, which must answer

@@ -230,19 +230,23 @@ impl Station {
 
     /// The AKM of the next attempt: the network's; in transition mode SAE where the access
     /// point's beacon offers it (or none was heard), else the PSK, unless Transition Disable
-    /// disabled it (none: the station does not join).
-    pub(super) fn transition_akm(&self) -> Option<Akm> {
-        if !self.config.in_sae_transition() {
-            return Some(self.config.key_management.akm());
-        }
+    /// disabled it. An OWE station joins no access point whose beacon offers no OWE (an
+    /// open BSS). Why not, when the station does not join.
+    pub(super) fn transition_akm(&self) -> core::result::Result<Akm, &'static str> {
         let offered = self.ap_rsne.as_deref().map(RsnElementRepr::parse);
         let offers = |akm| offered.as_ref().is_none_or(|r| r.as_ref().is_ok_and(|(_, r)| r.akms.contains(&akm)));
+        if self.config.key_management.owe().is_some() && self.beacon_heard && (offered.is_none() || !offers(Akm::Owe)) {
+            return Err("the access point offers no OWE (an open network): not joined");
+        }
+        if !self.config.in_sae_transition() {
+            return Ok(self.config.key_management.akm());
+        }
         if offers(Akm::Sae) {
-            Some(Akm::Sae)
+            Ok(Akm::Sae)
         } else if offers(Akm::Psk) && !self.psk_disabled {
-            Some(Akm::Psk)
+            Ok(Akm::Psk)
         } else {
-            None
+            Err("Transition Disable: the access point offers no SAE, and the PSK is disabled")
         }
     }
 
