@@ -332,6 +332,13 @@ pub struct ApArgs {
     /// TKIP (hostapd's default for wpa=2 without rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
+    /// OWE transition mode: the BSSID of the pair's other BSS, which the beacon names
+    /// (hostapd's owe_transition_bssid); an OWE access point's beacon then hides its SSID.
+    #[arg(long, requires = "owe_transition_ssid")]
+    pub(super) owe_transition_bssid: Option<String>,
+    /// OWE transition mode: the SSID of the pair's other BSS (hostapd's owe_transition_ssid).
+    #[arg(long, requires = "owe_transition_bssid")]
+    pub(super) owe_transition_ssid: Option<String>,
 }
 
 #[derive(ClapArgs)]

@@ -97,6 +97,9 @@ pub struct Settings {
     /// An OWE network (`wpa_key_mgmt=OWE`): CCMP with OWE, its groups (`owe_groups`) if
     /// given.
     pub owe: Option<Option<Vec<u16>>>,
+    /// The other BSS of an OWE transition pair (hostapd's `owe_transition_bssid` and
+    /// `owe_transition_ssid`).
+    pub owe_transition: Option<(MacAddr, String)>,
 }
 
 /// What an SAE network's file says beside its password.
@@ -125,6 +128,7 @@ impl Settings {
             max_stations: None,
             sae: None,
             owe: None,
+            owe_transition: None,
         }
     }
 
@@ -150,6 +154,7 @@ impl fmt::Debug for Settings {
             .field("max_stations", &self.max_stations)
             .field("sae", &self.sae)
             .field("owe", &self.owe)
+            .field("owe_transition", &self.owe_transition)
             .finish()
     }
 }
@@ -560,6 +565,10 @@ pub(super) fn apply_ap(args: &mut ApArgs, warn: &mut dyn FnMut(String)) -> Resul
     let parsed = read(&path, hostapd::parse)?;
     apply_node(&mut args.node, &path, &parsed, warn);
     fill(&mut args.max_stations, parsed.settings.max_stations, "--max-stations", warn);
+    if let Some((bssid, ssid)) = &parsed.settings.owe_transition {
+        fill(&mut args.owe_transition_bssid, Some(bssid.to_string()), "--owe-transition-bssid", warn);
+        fill(&mut args.owe_transition_ssid, Some(ssid.clone()), "--owe-transition-ssid", warn);
+    }
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use wlansec_core::tx::FragmentationThreshold;
+use wlansec_core::wire::MacAddr;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
@@ -69,7 +70,8 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
             "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
             | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
             | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
-            | "sae_pwe" | "sae_groups" | "owe_groups" | "transition_disable" => {
+            | "sae_pwe" | "sae_groups" | "owe_groups" | "transition_disable" | "owe_transition_bssid"
+            | "owe_transition_ssid" => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -85,6 +87,11 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
                     what: "bss= (more than one BSS on an interface)".into(),
                 })
             }
+            "owe_transition_ifname" => warnings.push(Warning::at(
+                line,
+                "owe_transition_ifname (the pair in one hostapd) is not implemented: give owe_transition_bssid and \
+                 owe_transition_ssid; ignored",
+            )),
             "wpa_psk_file" => {
                 warnings.push(Warning::at(line, "wpa_psk_file (per-station PSKs) is not implemented; ignored"))
             }
@@ -119,6 +126,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
         settings.fragment_threshold = u16::try_from(n).ok();
     }
+    settings.owe_transition = owe_transition(known)?;
     if let Some(Entry { line, key, value }) = get("max_num_sta") {
         let n = integer(line, key, value, 1..=i64::from(MAX_AID))?;
         settings.max_stations = u16::try_from(n).ok();
@@ -294,6 +302,28 @@ fn needs_pmf_offered(ieee80211w: Option<(usize, Pmf)>, key_mgmt_line: usize) -> 
         Some((line, _)) => Err(ConfError::Value { line, key: "ieee80211w".into(), why: format!("{why}: 1 or 2") }),
         None => Err(ConfError::Missing(format!("ieee80211w=1 (line {key_mgmt_line}: {why})"))),
     }
+}
+
+/// `owe_transition_bssid` and `owe_transition_ssid`: the other BSS of an OWE transition pair
+/// (both, or neither).
+fn owe_transition(known: &Lines) -> Result<Option<(MacAddr, String)>, ConfError> {
+    let (bssid, ssid_entry) = match (known.get("owe_transition_bssid"), known.get("owe_transition_ssid")) {
+        (None, None) => return Ok(None),
+        (Some(b), Some(s)) => (b, s),
+        (Some(e), None) | (None, Some(e)) => {
+            return Err(ConfError::Missing(format!(
+                "owe_transition_bssid and owe_transition_ssid together (line {} gives {} alone)",
+                e.line, e.key
+            )))
+        }
+    };
+    let mac = bssid.value.parse().map_err(|_| ConfError::Value {
+        line: bssid.line,
+        key: bssid.key.into(),
+        why: format!("`{}` is not a MAC address", bssid.value.escape_default()),
+    })?;
+    let octets = string_value(ssid_entry.line, ssid_entry.key, ssid_entry.value)?;
+    Ok(Some((mac, ssid(ssid_entry.line, ssid_entry.key, octets)?)))
 }
 
 /// `transition_disable`: a bitmap in hex, as hostapd reads it.

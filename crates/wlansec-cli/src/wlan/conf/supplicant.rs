@@ -9,11 +9,12 @@ use wlansec_core::wire::MacAddr;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_password, ssid, string_value,
+    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, ssid,
+    string_value,
     ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "OWE"];
 /// Names only wpa_supplicant knows, beside the shared ones.
 const KEY_MGMT_ONLY_SUPPLICANT: &[&str] = &["IEEE8021X", "WPS", "WPA-NONE"];
 const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
@@ -291,6 +292,30 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         settings.pmf = ieee80211w.map(|(_, p)| p);
         settings.sae = Some(SaeConf::default());
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with SAE");
+    } else if key_mgmt.contains(&"OWE") {
+        // OWE: CCMP, management frame protection required, no secret; `owe_group` the one
+        // group to try (none: 19, then 20 and 21 after a refusal, as wpa_supplicant does).
+        if !(pairwise.contains(&"CCMP") && group.contains(&"CCMP")) {
+            return Err(ConfError::Unsupported { line: pw_line.or(group_line), what: "OWE without CCMP".into() });
+        }
+        settings.security = Some(SecurityMode::Ccmp);
+        let ieee80211w =
+            get("ieee80211w").map(|e| pmf(e.line, "ieee80211w", e.value).map(|p| (e.line, p))).transpose()?;
+        if let Some((line, p)) = ieee80211w.filter(|(_, p)| *p != wlansec_wlan::pmf::Pmf::Required) {
+            let why = format!("{p}: OWE needs management frame protection required (ieee80211w=2)");
+            return Err(ConfError::Value { line, key: "ieee80211w".into(), why });
+        }
+        settings.pmf = Some(wlansec_wlan::pmf::Pmf::Required);
+        let groups = match get("owe_group") {
+            Some(Entry { line, value }) => sae_groups(line, "owe_group", value)?,
+            None => vec![19, 20, 21],
+        };
+        settings.owe = Some(Some(groups));
+        // An OWE station never joins an open BSS here, with or without owe_only.
+        if let Some(Entry { line, value }) = get("owe_only") {
+            integer(line, "owe_only", value, 0..=1)?;
+        }
+        no_effect(warnings, &["psk", "sae_password", "wep_key0", "wep_key1", "wep_key2", "wep_key3"], "with OWE");
     } else if key_mgmt.contains(&"NONE") {
         let index = get("wep_tx_keyidx").map(|e| (e.line, "wep_tx_keyidx", e.value));
         if let Some(key) = default_wep_key(wep_keys, index, warnings)? {
@@ -327,6 +352,8 @@ fn psk_value(line: usize, value: &str) -> Result<String, ConfError> {
 /// The network block keys this parser reads; any other is named in a warning.
 const KNOWN: &[&str] = &[
     "ssid",
+    "owe_group",
+    "owe_only",
     "psk",
     "sae_password",
     "key_mgmt",

@@ -413,8 +413,8 @@ fn supplicant_what_the_wlan_cannot_join_is_refused() {
     let psk = format!("psk=\"{PASS}\"");
     let e = supplicant_err(&network(&format!("{psk}\npairwise=CCMP\ngroup=TKIP")));
     assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
-    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=OWE")));
-    assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
+    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=OWE\npairwise=TKIP")));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(4), .. }), "{e}");
     let p = supplicant(&network(&format!("{psk}\nkey_mgmt=SAE WPA-PSK\npairwise=GCMP CCMP")));
     assert_eq!(p.settings.sae, Some(SaeConf { transition: true, ..SaeConf::default() }), "the transition mode");
     assert_eq!(p.settings.pmf, Some(Pmf::Optional));
@@ -715,4 +715,31 @@ fn hostapd_owe_is_security_owe_with_its_groups_and_pmf_required() {
     assert_eq!((p.settings.owe.clone(), p.settings.security_option().as_deref()), (None, Some("ccmp")));
     assert!(warned(&p, "OWE (beside another AKM) not implemented; WPA-PSK only"), "{:?}", p.warnings);
     assert!(warned(&p, "owe_groups has no effect without wpa_key_mgmt=OWE"), "{:?}", p.warnings);
+}
+
+#[test]
+fn supplicant_owe_is_security_owe_with_its_group_and_pmf_required() {
+    let p = supplicant(&network("ssid=\"cafe\"\nkey_mgmt=OWE\nowe_group=20\nowe_only=1"));
+    assert_eq!(p.settings.security_option().as_deref(), Some("owe"));
+    assert_eq!((p.settings.owe.clone(), p.settings.pmf), (Some(Some(vec![20])), Some(Pmf::Required)));
+    let p = supplicant(&network("key_mgmt=OWE"));
+    assert_eq!(p.settings.owe, Some(Some(vec![19, 20, 21])), "19, then the others after a refusal");
+    let e = supplicant_err(&network("key_mgmt=OWE\nieee80211w=1"));
+    assert!(matches!(&e, ConfError::Value { line: 3, key, .. } if key == "ieee80211w"), "{e}");
+    let e = supplicant_err(&network("key_mgmt=OWE\nowe_group=14"));
+    assert!(matches!(&e, ConfError::Value { line: 3, key, .. } if key == "owe_group"), "{e}");
+}
+
+#[test]
+fn hostapd_owe_transition_names_the_pairs_other_bss() {
+    let open = "wpa=0\nowe_transition_bssid=02:77:00:00:00:fd\nowe_transition_ssid=\"wlansec-owe\"\n";
+    let p = hostapd(open);
+    let bssid: wlansec_core::wire::MacAddr = "02:77:00:00:00:fd".parse().unwrap();
+    assert_eq!(p.settings.owe_transition, Some((bssid, "wlansec-owe".into())));
+    let e = hostapd_err("wpa=0\nowe_transition_ssid=\"wlansec-owe\"\n");
+    assert!(matches!(&e, ConfError::Missing(m) if m.contains("line 2 gives owe_transition_ssid alone")), "{e}");
+    let e = hostapd_err("wpa=0\nowe_transition_bssid=nowhere\nowe_transition_ssid=\"x\"\n");
+    assert!(matches!(&e, ConfError::Value { line: 2, .. }), "{e}");
+    let p = hostapd(&format!("{open}owe_transition_ifname=wlan1\n"));
+    assert!(warned(&p, "line 4: owe_transition_ifname"), "{:?}", p.warnings);
 }
