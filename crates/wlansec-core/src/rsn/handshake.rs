@@ -17,7 +17,7 @@ use crate::rsn::eapol::KeyIntegrity;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
 use crate::rsn::element::{key_data_items, transition_disable, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
 use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
-use crate::rsn::{Akm, CipherSuite};
+use crate::rsn::{Akm, CipherSuite, RsnElementRepr};
 use crate::wire::MacAddr;
 use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IntegrityKey, IntegrityKind};
 
@@ -422,6 +422,16 @@ fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
         .any(|item| matches!(item, Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) if element == rsne))
 }
 
+/// Whether Key Data holds an RSN element that offers `akm`.
+fn rsne_offers(key_data: &[u8], akm: Akm) -> bool {
+    key_data_items(key_data).any(|item| match item {
+        Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) => {
+            RsnElementRepr::parse(element).is_ok_and(|(_, rsne)| rsne.akms.contains(&akm))
+        }
+        _ => false,
+    })
+}
+
 /// The RSN Extension element's ID (IEEE 802.11-2020 9.4.2.241).
 const RSNXE_ID: u8 = 244;
 
@@ -471,6 +481,9 @@ pub struct Supplicant {
     /// The access point's RSN Extension element as its beacon showed it (whole), which
     /// message 3 must repeat exactly; none: message 3 must carry none.
     ap_rsnxe: Option<Vec<u8>>,
+    /// Whether the access point's elements came from its beacon or probe response; when
+    /// not (no beacon heard), message 3's RSN element need only offer the AKM in use.
+    ap_elements_known: bool,
     /// The Transition Disable bits of the accepted message 3.
     transition_disable: u8,
 }
@@ -490,6 +503,7 @@ impl Supplicant {
             installed_integrity_keys: Vec::new(),
             request_counter: 0,
             ap_rsnxe: None,
+            ap_elements_known: true,
             transition_disable: 0,
         })
     }
@@ -498,6 +512,16 @@ impl Supplicant {
     /// (whole; none when it had none): message 3 must carry the same, or none.
     pub fn with_ap_rsnxe(mut self, rsnxe: Option<Vec<u8>>) -> Self {
         self.ap_rsnxe = rsnxe;
+        self
+    }
+
+    /// No beacon or probe response of the access point was heard, so `params.ap_rsne` is
+    /// the station's guess: message 3's RSN element need only offer the AKM in use, and its
+    /// RSN Extension element is not compared (as wpa_supplicant does when it knows no
+    /// element of the access point). A downgrade needs a forged beacon the station acted on,
+    /// and there was none.
+    pub fn with_ap_elements_unknown(mut self) -> Self {
+        self.ap_elements_known = false;
         self
     }
 
@@ -581,10 +605,15 @@ impl Supplicant {
         let tptk = self.params.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
         eapol::verify_mic_with(self.integrity(), tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
-        if !rsne_matches(&key_data, &self.params.ap_rsne) {
+        let rsne_ok = if self.ap_elements_known {
+            rsne_matches(&key_data, &self.params.ap_rsne)
+        } else {
+            rsne_offers(&key_data, self.params.akm)
+        };
+        if !rsne_ok {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
         }
-        if rsnxe_of(&key_data) != self.ap_rsnxe.as_deref() {
+        if self.ap_elements_known && rsnxe_of(&key_data) != self.ap_rsnxe.as_deref() {
             return Err(HandshakeError::RsnxeMismatch.into());
         }
         let gtk = find_gtk(&key_data)?;

@@ -467,13 +467,12 @@ impl Station {
                     (_, Some(psk)) if self.akm == Akm::Psk => psk.clone(),
                     _ => self.sae_pmk().ok_or(lacks("PMKSA"))?,
                 };
-                // Without a beacon heard yet, the network's elements stand for the AP's.
-                let (ap, ap_rsnxe) = match self.ap_rsne.clone() {
-                    Some(ap) => (ap, self.ap_rsnxe.clone()),
-                    None => (
-                        self.config.rsn_element()?.ok_or(lacks("4-way handshake"))?,
-                        self.config.rsnxe().map(<[u8]>::to_vec),
-                    ),
+                // Without a beacon heard yet (the UDP air has none before association), the
+                // network's element stands for the AP's, and message 3 need only offer our AKM.
+                let beacon_rsne = self.ap_rsne.clone();
+                let ap = match beacon_rsne.clone() {
+                    Some(ap) => ap,
+                    None => self.config.rsn_element()?.ok_or(lacks("4-way handshake"))?,
                 };
                 // The access point admitted us, so the policies met; a beacon that says
                 // otherwise was not the AP's, and its handshake will not verify.
@@ -487,7 +486,11 @@ impl Station {
                 }
                 self.link_rules = SecurityMode::link_rules(&ap, &own);
                 let params = self.config.mode.handshake_params(self.akm, self.config.bssid, self.mac, ap, own)?;
-                self.supplicant = Some(Supplicant::new(params, pmk)?.with_ap_rsnxe(ap_rsnxe));
+                let supplicant = Supplicant::new(params, pmk)?;
+                self.supplicant = Some(match beacon_rsne {
+                    Some(_) => supplicant.with_ap_rsnxe(self.ap_rsnxe.clone()),
+                    None => supplicant.with_ap_elements_unknown(),
+                });
                 self.state = StationState::Handshaking;
                 self.waited = 0;
             }

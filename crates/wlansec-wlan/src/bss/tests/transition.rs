@@ -232,3 +232,15 @@ fn an_sae_link_without_management_frame_protection_is_refused_by_either_side() {
     let StationState::Rejoining(why) = stas[0].state() else { panic!("{:?}", stas[0].state()) };
     assert!(why.contains("without management frame protection"), "{why}");
 }
+
+#[test]
+fn a_psk_station_that_heard_no_beacon_joins_a_transition_network() {
+    // Over the UDP air no beacon comes before the association: the station's own element
+    // stands for the access point's, and message 3's need only offer the PSK's AKM.
+    let mut ap = AccessPoint::new(transition_network()).unwrap();
+    let mut stas = vec![Station::new(psk_station(), sta_mac(1)).unwrap()];
+    let mut out = Vec::new();
+    stas[0].start(&mut out).unwrap();
+    run(&mut ap, &mut stas, air(out));
+    assert_eq!(connected(&stas), [true]);
+}
