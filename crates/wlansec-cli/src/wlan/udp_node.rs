@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use wlansec_core::tx::FragmentationThreshold;
-use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::bss::OweTransitionPeer;
+use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::netns;
 use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::Security;

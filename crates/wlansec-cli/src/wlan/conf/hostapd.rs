@@ -34,6 +34,34 @@ const WPA_ONLY: &[&str] = &[
     "owe_groups",
     "transition_disable",
 ];
+/// The keys this parser reads.
+const KNOWN: &[&str] = &[
+    "ssid",
+    "ssid2",
+    "wpa",
+    "wpa_passphrase",
+    "wpa_psk",
+    "wpa_key_mgmt",
+    "wpa_pairwise",
+    "rsn_pairwise",
+    "ieee80211w",
+    "wpa_group_rekey",
+    "fragm_threshold",
+    "wep_key0",
+    "wep_key1",
+    "wep_key2",
+    "wep_key3",
+    "wep_default_key",
+    "auth_algs",
+    "max_num_sta",
+    "sae_password",
+    "sae_pwe",
+    "sae_groups",
+    "owe_groups",
+    "transition_disable",
+    "owe_transition_bssid",
+    "owe_transition_ssid",
+];
 /// Keys that only mean something on an SAE network.
 const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups", "transition_disable"];
 
@@ -67,11 +95,7 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
             return Err(ConfError::Syntax { line, why: "white space around the key (hostapd.conf allows none)" });
         }
         match key {
-            "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
-            | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
-            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
-            | "sae_pwe" | "sae_groups" | "owe_groups" | "transition_disable" | "owe_transition_bssid"
-            | "owe_transition_ssid" => {
+            _ if KNOWN.contains(&key) => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",

@@ -10,8 +10,8 @@ use wlansec_wlan::security::SecurityMode;
 
 use super::{
     default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, ssid,
-    string_value,
-    ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
+    WEP_WARNING,
 };
 
 const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "OWE"];

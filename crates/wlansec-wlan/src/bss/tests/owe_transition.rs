@@ -101,7 +101,8 @@ fn owe_stations_join_the_hidden_owe_bss_of_a_transition_pair_and_open_ones_the_o
     assert_eq!((open_ssid, to_owe), (b"wlansec".to_vec(), (OWE_BSSID, OWE_SSID.as_bytes().to_vec())));
     let (owe_ssid, to_open) = ssid_and_transition(&aps[1].beacon().unwrap());
     assert_eq!((owe_ssid, to_open), (Vec::new(), (OPEN_BSSID, b"wlansec".to_vec())));
-    let mut stas = [Station::new(owe_station(), sta_mac(1)).unwrap(), Station::new(open_bss(false), sta_mac(2)).unwrap()];
+    let mut stas =
+        [Station::new(owe_station(), sta_mac(1)).unwrap(), Station::new(open_bss(false), sta_mac(2)).unwrap()];
     run_on_one_air(&mut aps, &mut stas);
     assert!(stas.iter().all(|s| *s.state() == StationState::Connected), "{:?}", stas.each_ref().map(Station::state));
     assert_eq!(associated(&aps[0]), vec![sta_mac(2).to_string()], "the open BSS: the station without OWE");
