@@ -70,9 +70,10 @@ impl Station {
 
     /// A beacon (its `elements`) of the open BSS of an OWE transition pair, heard by an OWE
     /// station: it joins the OWE BSS the element names instead (true), starting again if it
-    /// was joining.
+    /// was joining. A station with a link keeps it (a forged beacon must not move it).
     pub(super) fn owe_transition_to(&mut self, elements: &Elements<'_>, out: &mut Vec<Output>) -> Result<bool> {
-        if self.config.key_management.owe().is_none() || elements.rsn().is_some() {
+        let linked = matches!(self.state, StationState::Handshaking | StationState::Connected);
+        if self.config.key_management.owe().is_none() || elements.rsn().is_some() || linked {
             return Ok(false);
         }
         let named = elements.iter().map_while(core::result::Result::ok).find_map(|e| {

@@ -128,3 +128,29 @@ fn an_owe_station_never_associates_with_an_open_bss() {
     run_on_one_air(&mut aps, &mut stas);
     assert!(associated(&aps[0]).is_empty(), "associated with the pair's open BSS");
 }
+
+#[test]
+fn a_forged_open_beacon_naming_another_owe_bss_does_not_move_a_connected_station() {
+    let mut aps = [AccessPoint::new(open_bss(true)).unwrap(), AccessPoint::new(owe_bss()).unwrap()];
+    let mut stas = [Station::new(owe_station(), sta_mac(1)).unwrap()];
+    run_on_one_air(&mut aps, &mut stas);
+    assert_eq!(*stas[0].state(), StationState::Connected);
+    // In the OWE BSS's name, no RSN element, an element naming the forger's BSS.
+    let forger = MacAddr([0x02, 0x66, 0, 0, 0, 1]);
+    let forged = NetworkConfig {
+        bssid: OWE_BSSID,
+        owe_transition: Some(OweTransitionPeer { bssid: forger, ssid: "elsewhere".into() }),
+        ..config("open", "")
+    };
+    let mut out = Vec::new();
+    let beacon = crate::node::beacon(&forged, wlansec_core::wire::mgmt::capability::ESS, OWE_BSSID, Default::default());
+    stas[0].from_air(&beacon.unwrap(), &mut out).unwrap();
+    assert!(out.is_empty() && *stas[0].state() == StationState::Connected);
+    let mut out = Vec::new();
+    stas[0].from_host(&ethernet(OWE_BSSID, sta_mac(1), b"still here"), &mut out).unwrap();
+    let mut delivered = Vec::new();
+    for mpdu in air(out) {
+        aps[1].from_air(&mpdu, &mut delivered).unwrap();
+    }
+    assert!(delivered.iter().any(|o| matches!(o, Output::Ethernet(_))), "the link still carries frames");
+}
