@@ -49,7 +49,10 @@ def frames(pcap, display_filter, *fields):
     return [line.split("\t") for line in out.splitlines() if line]
 
 
-def test_a_transition_access_point_takes_an_sae_station_by_sae_and_a_wpa2_station_by_the_psk(tmp_path):
+@pytest.mark.parametrize("configured_by", ["flags", "files"])
+def test_a_transition_access_point_takes_an_sae_station_by_sae_and_a_wpa2_station_by_the_psk(tmp_path, configured_by):
+    """The transition mode from the command line's flags, or from a hostapd.conf and a
+    wpa_supplicant.conf as hostapd and wpa_supplicant take them."""
     a, b = "wttra", "wttrb"
     with veth_pair(a, b, 81) as procs:
         pcap = tmp_path / "veth.pcap"
@@ -60,8 +63,18 @@ def test_a_transition_access_point_takes_an_sae_station_by_sae_and_a_wpa2_statio
             time.sleep(0.1)
         common = ["--passphrase", PASSPHRASE, "--ssid", "udp-transition"]
         logs = {role: tmp_path / f"{role}.log" for role in ("ap", "sae", "psk")}
-        ap = ["ap", "--security", "sae", "--sae-transition", "--transition-disable", "0x01", *common, "--mac", AP_MAC, "--ipv4", "10.81.0.254/24", "--ipv6", "fd81::fe/64", "--listen", "192.168.81.1:7700"]
-        sae = ["sta", "--security", "sae", "--sae-transition", *common, "--interface", "wlan0", "--mac", SAE_MAC, "--ipv4", "10.81.0.1/24", "--ipv6", "fd81::1/64"]
+        if configured_by == "flags":
+            ap_security = ["--security", "sae", "--sae-transition", "--transition-disable", "0x01", *common]
+            sae_security = ["--security", "sae", "--sae-transition", *common]
+        else:
+            hostapd = tmp_path / "hostapd.conf"
+            hostapd.write_text(f"ssid=udp-transition\nwpa=2\nwpa_key_mgmt=WPA-PSK SAE\nrsn_pairwise=CCMP\nieee80211w=1\nwpa_passphrase={PASSPHRASE}\ntransition_disable=0x01\n")
+            supplicant = tmp_path / "wpa_supplicant.conf"
+            supplicant.write_text(f'network={{\n  ssid="udp-transition"\n  key_mgmt=WPA-PSK SAE\n  psk="{PASSPHRASE}"\n  ieee80211w=1\n}}\n')
+            ap_security = ["--config", str(hostapd)]
+            sae_security = ["--config", str(supplicant)]
+        ap = ["ap", *ap_security, "--mac", AP_MAC, "--ipv4", "10.81.0.254/24", "--ipv6", "fd81::fe/64", "--listen", "192.168.81.1:7700"]
+        sae = ["sta", *sae_security, "--interface", "wlan0", "--mac", SAE_MAC, "--ipv4", "10.81.0.1/24", "--ipv6", "fd81::1/64"]
         psk = ["sta", "--security", "ccmp", *common, "--interface", "wlan1", "--mac", PSK_MAC, "--ipv4", "10.81.0.2/24", "--ipv6", "fd81::2/64"]
         to_ap = ["--ap", "192.168.81.1:7700", "--bssid", AP_MAC]
         for role, ns, args in (("ap", a, ap), ("sae", b, sae + to_ap), ("psk", b, psk + to_ap)):
