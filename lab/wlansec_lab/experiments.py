@@ -3,8 +3,8 @@ the testbed or which bench it imports, the testbed configuration of a point, and
 run should take (for the plan's ETA). The runner (`wlansec_lab.runner`) schedules, records and
 summarizes these runs; the tidy table (`wlansec_lab.tidy`) takes its columns from the axes.
 
-Experiments: video, tcp, files (network, on a testbed), ccmp-bench, ciphers, hardware
-(import the benches' JSON)."""
+Experiments: video, tcp, files, join, cipher-cost (network, on a testbed), ccmp-bench, ciphers,
+hardware (import the benches' JSON)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from wlansec_lab import ROOT, traffic
+from wlansec_lab import ROOT, joins, traffic
 from wlansec_lab.testbed import Testbed
 
 STUDY_SIZES = [128, 384, 640, 896, 1152, 1408]
@@ -213,6 +213,60 @@ def _files(ctx: Context, p: dict) -> dict:
     return traffic.file_transfer(ctx.testbed, 4, _file_path(ctx, p["file"]))
 
 
+# ---- WPA3: join time and cipher cost ------------------------------------------------------
+
+#: The GCMP-256 modes of `wlan up --security`, each with its CCMP-128 counterpart of the same
+#: key management: PSK (`gcmp256`) and SAE-EXT-KEY (`sae-ext`, AKM 24).
+GCMP256_PAIRS = {"gcmp256": "ccmp", "sae-ext": "sae"}
+#: Those the WPA3 experiments run, full and quick.
+GCMP256_SECURITIES = list(GCMP256_PAIRS)
+#: The password element's derivations SAE is joined with (`wlan up --sae-pwe`); the other modes,
+#: `sae-ext` included, join with `wlan up`'s default.
+SAE_PWES = ["hnp", "h2e"]
+
+
+def _join_applies(p: dict) -> bool:
+    return (p["sae_pwe"] is not None) == (p["security"] == "sae")
+
+
+def _join_network(p: dict) -> dict:
+    # Every run is a bring-up of its own, recorded on the air: the join is what it measures.
+    return {"security": p["security"], "phy": p["phy"], "stations": p["stations"], "capture": True,
+            **({"sae_pwe": p["sae_pwe"]} if p["sae_pwe"] else {})}
+
+
+def _join(ctx: Context, p: dict) -> dict:
+    """The joins of the bring-up this run's configuration was brought up by, read from its capture
+    (`wlansec_lab.joins`). Taking the WLAN down writes the capture out, and the next run of the
+    configuration joins afresh."""
+    ctx.testbed.down()
+    try:
+        found = joins.joins(joins.frames(ctx.testbed.capture_path))
+    finally:
+        ctx.testbed.capture_path.unlink(missing_ok=True)
+    if len(found) != p["stations"]:
+        raise joins.CaptureError(f"{len(found)} of {p['stations']} stations joined in the capture")
+    return joins.metrics(found)
+
+
+def _cipher_cost_network(p: dict) -> dict:
+    return {"security": p["security"], "phy": p["phy"]}
+
+
+#: cipher-cost: TCP's write size (the study's largest, as the RTL's TCP rows) and the ping's
+#: payload (an IPv4 packet of 1428 octets, the size of those segments on the air).
+CIPHER_COST_SIZE, PING_PAYLOAD = 1408, 1400
+#: Echo requests per second of ping (one every 50 ms).
+PINGS_PER_S = 20
+
+
+def _cipher_cost(ctx: Context, p: dict) -> dict:
+    ip = traffic.iperf3_tcp(ctx.testbed, 4, CIPHER_COST_SIZE, _tcp_seconds(ctx.seconds))
+    rtt = traffic.ping(ctx.testbed, 4, PING_PAYLOAD, max(5, round(PINGS_PER_S * _tcp_seconds(ctx.seconds))), 1 / PINGS_PER_S)
+    return {"iperf3_mbps": ip["throughput_mbps"], "iperf3_retransmits": ip["retransmits"],
+            "ping_rtt_ms": rtt["rtt_ms"], "ping_loss_percent": rtt["loss_percent"]}
+
+
 # ---- bench imports -------------------------------------------------------------------------
 
 def _run_bench(ctx: Context, name: str, argv: list[str], timeout: float) -> dict:
@@ -265,7 +319,7 @@ SECURITIES = ["open", "wep", "tkip", "ccmp", "enhanced"]
 #: (`wlansec-lab run -e video,tcp --quick --seconds 3|10`, 2026-11-21): video 3.5 s at 3 s and
 #: 11.2 s at 10 s of traffic, TCP 7.9 s at 2 s and 16.9 s at 5 s per tool, a bring-up 0.2–1.3 s.
 VIDEO_SECONDS_FACTOR = 1.1
-RUN_OVERHEAD_S = {"video": 0.2, "tcp": 0.9, "files": 0.6}
+RUN_OVERHEAD_S = {"video": 0.2, "tcp": 0.9, "files": 0.6, "join": 0.6, "cipher-cost": 0.9}
 WLAN_UP_S = 0.3
 EXPERIMENTS = {e.name: e for e in [
     Experiment("ccmp-bench", "CCMP engines on the host (wlansec bench ccmp)", {}, {}, bench=_ccmp_bench,
@@ -294,4 +348,16 @@ EXPERIMENTS = {e.name: e for e in [
                          "video-4006KB", "video-4415KB", "video-5073KB"]},
                {"file": ["text-321KB"]}, measure=_files, network=_files_network,
                estimate=lambda s, quick, p: _files_estimate(p)),
+    # --quick: four stations, every mode once (~10 s): four joins per mode for its CI. The full
+    # run has two, four and eight stations joining at once. A run is one bring-up: its
+    # stations' joins, read from its capture.
+    Experiment("join", "WPA3: join time (first Authentication to EAPOL-Key 4/4) by key management",
+               {"security": ["ccmp", "sae", "owe", *GCMP256_SECURITIES], "sae_pwe": [*SAE_PWES, None], "stations": [2, 4, 8], "phy": ["g54"]},
+               {"stations": [4]}, measure=_join, network=_join_network, valid=_join_applies,
+               estimate=lambda s, quick, p: RUN_OVERHEAD_S["join"] + 0.1 * p["stations"]),
+    # --quick: the same points, one run each (~20 s, ~40 s with the GCMP-256 modes).
+    Experiment("cipher-cost", "WPA3: TCP throughput and RTT with CCMP-128 vs GCMP-256",
+               {"security": ["ccmp", "sae", *GCMP256_SECURITIES], "phy": ["n-mcs7-40"]},
+               {}, measure=_cipher_cost, network=_cipher_cost_network,
+               estimate=lambda s, quick, p: 2 * _tcp_seconds(s) + traffic.IPERF_OMIT_S + RUN_OVERHEAD_S["cipher-cost"]),
 ]}

@@ -151,6 +151,8 @@ class VethTestbed(Testbed):
         # A row labelled as the RTL's must come from the RTL: the stand-in has no access point.
         if config.get("ap_crypto"):
             return f"the veth stand-in has no access point to run `{config['ap_crypto']}`"
+        if config.get("capture"):
+            return "the veth stand-in has no air to capture (no joins)"
         return None
 
     def up(self, config: dict) -> None:
@@ -211,6 +213,9 @@ class WlanTestbed(Testbed):
         self._help: str | None = None
         self._idle_request: int | None = None
         self.last_status: dict | None = None
+        #: Where a configuration with `capture` records the air (`wlan up --pcap`): complete
+        #: once the WLAN is down.
+        self.capture_path = LOCK_DIR / f"wlansec-lab.{name}.pcap"
 
     def _up_help(self) -> str:
         if self._help is None:
@@ -228,16 +233,19 @@ class WlanTestbed(Testbed):
         if (why := self.supports(config)) is not None:
             raise TestbedError(why)
         argv = [self.wlansec, "wlan", "up", "--name", self.name, "--security", config["security"],
-                "--phy", config.get("phy", "g54"), "--stations", str(self.stations),
+                "--phy", config.get("phy", "g54"), "--stations", str(config.get("stations", self.stations)),
                 "--passphrase", config.get("passphrase", "wlansec-lab" if config["security"] != "wep" else "wlsec"),
                 "--ssid", "wlansec-lab", "--seed", str(self.seed)]
         if config.get("topology", "bss") != "bss":
             argv += ["--topology", config["topology"]]
         if config.get("signal") == "poor":
             argv.append("--poor-signal")
-        for option in ("card", "ap_crypto", "ampdu"):
+        for option in ("card", "ap_crypto", "ampdu", "sae_pwe"):
             if config.get(option):
                 argv += [f"--{option.replace('_', '-')}", config[option]]
+        self.capture_path.unlink(missing_ok=True)  # a run never reads an earlier bring-up's capture
+        if config.get("capture"):
+            argv += ["--pcap", str(self.capture_path)]
         argv += ["--release-spin-us", str(config.get("release_spin_us", self.release_spin_us))]
         self._hold_polling_idle()
         subprocess.run([self.wlansec, "wlan", "down", "--name", self.name], capture_output=True, timeout=30)

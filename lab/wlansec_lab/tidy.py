@@ -1,4 +1,4 @@
-"""The campaign as one tidy table: a row per run of the network experiments (video, tcp, files),
+"""The campaign as one tidy table: a row per run of the network experiments (video, tcp, files, join, cipher-cost),
 its configuration in columns and its metrics in columns, written from OUT/raw/<experiment>.json
 to OUT/runs.csv (and OUT/runs.parquet where pyarrow is installed), so that
 
@@ -39,8 +39,9 @@ def rows(out: Path) -> list[dict]:
                 "experiment": name, "round": r["round"], "warmup": r["warmup"], "status": status,
                 "error": r.get("error") or r.get("skipped"),
                 **{axis: r["point"].get(axis) for axis in CONFIG_COLUMNS},
-                # The RTL's speed is the simulation's, not a reading of the network: context.
-                **{k: v for k, v in (r.get("metrics") or {}).items() if k != "rtl_frames_per_s"},
+                # The RTL's speed is the simulation's, not a reading of the network: context. Per-station
+                # lists (join) stay in the raw JSON: a cell holds one value.
+                **{k: v for k, v in (r.get("metrics") or {}).items() if k != "rtl_frames_per_s" and not isinstance(v, list)},
                 "measure_s": r.get("seconds"), "wall_s": r.get("wall_s"),
                 "loadavg1": r["loadavg"][0] if r.get("loadavg") else None, "medium_seed": r.get("medium_seed"),
                 "release_error_p99_us": release.get("p99_us") if release.get("frames") else None,

@@ -75,6 +75,22 @@ def iperf3_tcp(tb: Testbed, version: int, length: int, seconds: float) -> dict:
             "srtt_ms": rtts[0] / 1e3 if rtts else None}
 
 
+def parse_ping(text: str) -> dict:
+    """iputils ping's summary: the mean RTT of the replies and the loss."""
+    rtt = re.search(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms", text)
+    loss = re.search(r"([\d.]+)% packet loss", text)
+    if not (rtt and loss):
+        raise TrafficError(f"ping: no summary ({text.strip()[-200:]})")
+    return {"rtt_ms": float(rtt[1]), "loss_percent": float(loss[1])}
+
+
+def ping(tb: Testbed, version: int, payload: int, count: int, interval: float) -> dict:
+    """`count` echo requests of `payload` octets every `interval` s from client to server."""
+    done = tb.run(tb.client, ["ping", f"-{version}", "-q", "-n", "-c", str(count), "-i", f"{interval:g}", "-s", str(payload),
+                              "-W", "1", tb.server.addr(version)], timeout=count * interval + 10)
+    return parse_ping(done.stdout)
+
+
 def iperf3_udp(tb: Testbed, version: int, rate_mbps: float, length: int, seconds: float) -> dict:
     r = _iperf3(tb, version, ["-u", "-b", f"{rate_mbps}M", "-l", str(length), "-t", str(seconds)], seconds)
     s = r["end"]["sum"]  # the sender's rate, the receiver's jitter and loss

@@ -66,7 +66,8 @@ def test_summary_of_a_known_sample():
 
 def test_tidy_table_holds_every_published_run_in_documented_columns(tmp_path):
     """runs.csv of the published run: a row per run record, pandas reads it in one line, and
-    docs/lab-data.md documents exactly its columns."""
+    docs/lab-data.md documents exactly its columns and those the stored quick run's experiments
+    add (join, cipher-cost: run after the published run)."""
     import pandas as pd
     from wlansec_lab import tidy
     shutil.copytree(PUBLISHED_RUN / "raw", tmp_path / "raw")
@@ -83,7 +84,9 @@ def test_tidy_table_holds_every_published_run_in_documented_columns(tmp_path):
     for line in (ROOT / "docs" / "lab-data.md").read_text().split("| column |", 1)[1].splitlines()[2:]:
         if line.startswith("| "):
             documented |= set(re.findall(r"`([a-z0-9_]+)`", line.split("|")[1]))
-    assert documented == set(runs.columns)
+    shutil.copytree(ROOT / "tests" / "python" / "data" / "lab-quick-run" / "raw", tmp_path / "quick" / "raw")
+    tidy.write(tmp_path / "quick")
+    assert documented == set(runs.columns) | set(pd.read_csv(tmp_path / "quick" / "runs.csv").columns)
     if importlib.util.find_spec("pyarrow"):
         assert tmp_path / "runs.parquet" in written
         parquet = pd.read_parquet(tmp_path / "runs.parquet")

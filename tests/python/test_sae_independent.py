@@ -189,13 +189,16 @@ def shared_secret(curve, pwe, rand, peer_scalar, peer_element):
     return k[0].to_bytes(curve.length, "big")
 
 
-def keys(curve, h2e, k, scalar_sum, rejected_groups=b""):
+def keys(curve, h2e, k, scalar_sum, rejected_groups=b"", akm=8):
+    """KCK, PMK and PMKID; the PMK is 256 bits under SAE (AKM 8), one hash long under
+    SAE-EXT-KEY (AKM 24), as hostapd's sae_derive_keys gives it."""
     hash_ = curve.hash if h2e else hashes.SHA256
     keyseed = mac(hash_, rejected_groups or bytes(hash_.digest_size), k)
     context = scalar_sum.to_bytes(curve.length, "big")
-    bits = (hash_.digest_size + 32) * 8
+    pmk_len = hash_.digest_size if akm == 24 else 32
+    bits = (hash_.digest_size + pmk_len) * 8
     _, out = kdf(hash_, keyseed, b"SAE KCK and PMK", context, bits)
-    return hash_, out[: hash_.digest_size], out[hash_.digest_size: hash_.digest_size + 32], context[:16]
+    return hash_, out[: hash_.digest_size], out[hash_.digest_size: hash_.digest_size + pmk_len], context[:16]
 
 
 def confirm(hash_, kck, send_confirm, s1, e1, s2, e2, curve):
@@ -284,8 +287,9 @@ def test_python_side_reproduces_annex_j10_hash_to_element():
     assert curve.encode(pwe).hex() == e["pwe"]
 
 
-def exchanges(wlansec, group, method, identifier=None, rejected=()):
-    cmd = [wlansec, "vectors", "sae", "--group", str(group), "--method", method, "--count", "2", "--seed", str(group)]
+def exchanges(wlansec, group, method, identifier=None, rejected=(), akm=8):
+    cmd = [wlansec, "vectors", "sae", "--group", str(group), "--method", method, "--count", "2", "--seed", str(group),
+           "--akm", str(akm)]
     if identifier:
         cmd += ["--identifier", identifier]
     if rejected:
@@ -296,14 +300,16 @@ def exchanges(wlansec, group, method, identifier=None, rejected=()):
 
 @pytest.mark.parametrize("group", [19, 20, 21])
 @pytest.mark.parametrize("method", ["h2e", "hnp"])
-def test_exchange_recomputed_independently(wlansec, group, method):
+@pytest.mark.parametrize("akm", [8, 24])
+def test_exchange_recomputed_independently(wlansec, group, method, akm):
     curve = CURVES[group]
     h2e = method == "h2e"
     identifier = "guest" if h2e else None
     # Hash-to-element: the station lists the other groups as rejected; the list salts keyseed.
     rejected = [g for g in CURVES if g != group] if h2e else []
     rejected_list = b"".join(g.to_bytes(2, "little") for g in rejected)
-    for x in exchanges(wlansec, group, method, identifier, rejected):
+    for x in exchanges(wlansec, group, method, identifier, rejected, akm):
+        assert x["akm"] == akm
         sta, ap = bytes.fromhex(x["sta"]), bytes.fromhex(x["ap"])
         password = bytes.fromhex(x["password"])
         if h2e:
@@ -329,8 +335,9 @@ def test_exchange_recomputed_independently(wlansec, group, method):
         (sta_rand, sta_scalar, sta_element), (ap_rand, ap_scalar, ap_element) = sides["sta"], sides["ap"]
         k = shared_secret(curve, pwe, sta_rand, ap_scalar, ap_element)
         assert k == shared_secret(curve, pwe, ap_rand, sta_scalar, sta_element)
-        hash_, kck, pmk, pmkid = keys(curve, h2e, k, (sta_scalar + ap_scalar) % curve.n, rejected_list)
+        hash_, kck, pmk, pmkid = keys(curve, h2e, k, (sta_scalar + ap_scalar) % curve.n, rejected_list, akm)
         assert (kck.hex(), pmk.hex(), pmkid.hex()) == (x["kck"], x["pmk"], x["pmkid"])
+        assert len(pmk) == (hash_.digest_size if akm == 24 else 32)
 
         sc, value = parse_confirm(bytes.fromhex(f["sta_confirm"]))
         assert value == confirm(hash_, kck, sc, sta_scalar, sta_element, ap_scalar, ap_element, curve)

@@ -131,6 +131,10 @@ struct SaeArgs {
     /// Groups the station says were rejected before (hash-to-element), e.g. 20,21.
     #[arg(long, value_delimiter = ',')]
     rejected_groups: Vec<u16>,
+    /// The AKM the exchange is for: 8 (SAE, a 256-bit PMK) or 24 (SAE-EXT-KEY, a PMK one
+    /// hash long).
+    #[arg(long, default_value_t = 8, value_parser = sae_akm)]
+    akm: u8,
     /// Number of exchanges.
     #[arg(long, default_value_t = 1)]
     count: u64,
@@ -144,9 +148,18 @@ fn sae_group(arg: &str) -> std::result::Result<u16, String> {
     Group::from_id(id).map(|_| id).ok_or_else(|| "19, 20 or 21".to_string())
 }
 
+fn sae_akm(arg: &str) -> std::result::Result<u8, String> {
+    match arg {
+        "8" => Ok(8),
+        "24" => Ok(24),
+        _ => Err("8 (SAE) or 24 (SAE-EXT-KEY)".to_string()),
+    }
+}
+
 #[derive(Serialize)]
 struct SaeVector {
     group: u16,
+    akm: u8,
     method: String,
     ssid: String,
     password: String,
@@ -213,6 +226,9 @@ fn run_sae(args: SaeArgs) -> Result<ExitCode> {
         let mut sta_side = Instance::with_rand_mask(Role::Station, pwe.clone(), id, &secrets[0], &secrets[1])?;
         sta_side.reject_groups(&args.rejected_groups);
         let mut ap_side = Instance::with_rand_mask(Role::AccessPoint, pwe.clone(), id, &secrets[2], &secrets[3])?;
+        if args.akm == 24 {
+            (sta_side, ap_side) = (sta_side.with_ext_key(), ap_side.with_ext_key());
+        }
         let sta_commit = sta_side.commit_frame();
         let [ap_commit, ap_confirm] = <[Vec<u8>; 2]>::try_from(sent(ap_side.handle(&sta_commit)?))
             .map_err(|_| anyhow!("the access point did not answer with a commit and a confirm"))?;
@@ -222,6 +238,7 @@ fn run_sae(args: SaeArgs) -> Result<ExitCode> {
         let keys = sta_side.keys().ok_or_else(|| anyhow!("the exchange did not complete"))?;
         let vector = SaeVector {
             group: args.group,
+            akm: args.akm,
             method: args.method.clone(),
             ssid: hex::encode(&args.ssid),
             password: hex::encode(&args.password),

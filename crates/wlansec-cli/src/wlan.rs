@@ -73,7 +73,16 @@ fn check_pmf(security: Security, pmf: Pmf) -> Result<()> {
         bail!("--security {security} needs --pmf required (WPA3 requires management frame protection; ieee80211w=2)");
     }
     if pmf == Pmf::Required && !security.mode.supports_pmf() {
-        bail!("--pmf required needs --security ccmp or enhanced (802.11w protects management frames with CCMP)");
+        bail!("--pmf required needs --security ccmp, gcmp256 or enhanced (802.11w protects management frames with CCMP or GCMP)");
+    }
+    Ok(())
+}
+
+/// Beacon protection is BIP on beacons under a BIGTK that only a management-frame-protected
+/// link hands out: `on` without PMF is refused.
+fn check_beacon_protection(security: Security, pmf: Pmf, beacon_prot: Option<bool>) -> Result<()> {
+    if beacon_prot == Some(true) && (pmf == Pmf::Off || !security.mode.supports_pmf()) {
+        bail!("--beacon-prot on needs management frame protection (--pmf optional or required; beacon_prot=1 needs ieee80211w=1 or 2)");
     }
     Ok(())
 }

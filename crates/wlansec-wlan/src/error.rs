@@ -36,6 +36,11 @@ pub enum Error {
     SaeWithoutPmf,
     /// An OWE network whose management frame protection is not required.
     OweWithoutPmf,
+    /// SAE-EXT-KEY by hunting-and-pecking alone (it runs by hash-to-element).
+    SaeExtKeyWithoutH2e,
+    /// Beacon protection where management frames are not protected (it is BIP under a
+    /// BIGTK the 4-way handshake hands out only to stations of a PMF link).
+    BeaconProtectionWithoutPmf,
     /// An OWE group other than 19, 20, 21.
     OweGroup(u16),
     /// An OWE Diffie-Hellman Parameter element from `peer` that the local side refused.
@@ -118,6 +123,12 @@ impl fmt::Display for Error {
             Error::UnknownSaePwe(s) => {
                 write!(f, "unknown SAE password element method `{}` (hnp, h2e, both)", s.escape_default())
             }
+            Error::SaeExtKeyWithoutH2e => f.write_str(
+                "SAE-EXT-KEY runs by hash-to-element (--sae-pwe h2e or both, sae_pwe=1 or 2), not hunting-and-pecking",
+            ),
+            Error::BeaconProtectionWithoutPmf => f.write_str(
+                "beacon protection needs management frame protection (--pmf optional or required, ieee80211w=1 or 2)",
+            ),
             Error::SaeWithoutPmf => {
                 f.write_str("SAE needs management frame protection required (--pmf required, ieee80211w=2)")
             }

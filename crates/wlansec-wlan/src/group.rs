@@ -26,8 +26,7 @@ pub(crate) fn fresh_gtk(
 ) -> Result<(Secret, AnyTransmitter)> {
     let mut g = [0u8; 32];
     rng.fill_bytes(&mut g);
-    let len = if mode == SecurityMode::Tkip { 32 } else { 16 };
-    let gtk = Secret::from_slice(&g[..len])?;
+    let gtk = Secret::from_slice(&g[..mode.gtk_len()])?;
     g.fill(0);
     let tx = on.group_tx(mode, gtk.as_bytes(), key_id)?;
     Ok((gtk, tx))

@@ -439,6 +439,7 @@ mod tests {
             ("wep", "abcdefghijklm"),
             ("tkip", "ibss-passphrase"),
             ("ccmp", "ibss-passphrase"),
+            ("gcmp256", "ibss-passphrase"),
             ("enhanced:4", "ibss-passphrase"),
         ] {
             let mut stas = stations(mode, &[pass, pass, pass]);

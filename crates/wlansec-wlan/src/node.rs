@@ -192,8 +192,8 @@ impl NetworkConfig {
     /// The RSN element this node sends (none on an open or WEP network): in transition
     /// mode, the PSK's AKM and SAE's.
     pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
-        let akms: &[Akm] = if self.in_sae_transition() { &[Akm::Psk, Akm::Sae] } else { &[] };
-        self.rsn_element_of(akms)
+        let akms = if self.in_sae_transition() { vec![Akm::Psk, self.key_management.akm()] } else { Vec::new() };
+        self.rsn_element_of(&akms)
     }
 
     /// The RSN element with `akms` (none given: the network's own).
@@ -276,12 +276,17 @@ pub(crate) enum Credential {
 }
 
 impl Credential {
-    /// The credential of `config`; an SAE network is CCMP with management frame protection
-    /// required, or refused.
+    /// The credential of `config`; an SAE network is CCMP or GCMP-256 with management frame
+    /// protection required, or refused, and so is beacon protection without management frame
+    /// protection.
     pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
+        if config.beacon_protection && (config.pmf == Pmf::Off || !config.mode.supports_pmf()) {
+            return Err(crate::Error::BeaconProtectionWithoutPmf);
+        }
         if config.key_management.sae().is_some() {
-            if config.mode != SecurityMode::Ccmp {
-                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what: "SAE (ccmp has)" });
+            if !matches!(config.mode, SecurityMode::Ccmp | SecurityMode::Gcmp256) {
+                let what = "SAE (ccmp and gcmp256 have)";
+                return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what });
             }
             // Transition mode offers PMF to all and requires it of SAE links only.
             let pmf_enough = config.pmf == Pmf::Required || (config.sae_transition && config.pmf == Pmf::Optional);

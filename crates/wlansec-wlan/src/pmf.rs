@@ -10,13 +10,13 @@ use std::str::FromStr;
 
 use wlansec_core::gen::{ChaCha8Rng, Rng};
 use wlansec_core::rsn::element::MfpPolicy;
-use wlansec_core::rsn::{RsnElementRepr, Secret};
+use wlansec_core::rsn::{CipherSuite, RsnElementRepr, Secret};
 use wlansec_core::suite::bip::{BipAlgorithm, BipReceiver, Igtk};
 use wlansec_core::suite::{Pn, PnCounter};
 use wlansec_core::wire::mgmt::{self, ActionRepr, ManagementBody};
 use wlansec_core::wire::{Frame, MacAddr, Rules, SequenceControl};
 
-use crate::security::{LinkKeys, GROUP_MGMT_CIPHER};
+use crate::security::LinkKeys;
 use crate::{Error, Result};
 
 /// The IGTK's Key ID: the first of the two (4 and 5) that 12.7.2 gives IGTKs.
@@ -115,21 +115,22 @@ pub struct IntegrityGroup {
 }
 
 impl IntegrityGroup {
-    /// A fresh IGTK.
-    pub fn fresh(rng: &mut ChaCha8Rng) -> Result<Self> {
-        Self::fresh_under(IGTK_KEY_ID, rng)
+    /// A fresh IGTK of the group management cipher `cipher` (a BIP variant).
+    pub fn fresh(cipher: CipherSuite, rng: &mut ChaCha8Rng) -> Result<Self> {
+        Self::fresh_under(cipher, IGTK_KEY_ID, rng)
     }
 
-    /// A fresh BIGTK, for beacons.
-    pub fn fresh_for_beacons(rng: &mut ChaCha8Rng) -> Result<Self> {
-        Self::fresh_under(BIGTK_KEY_ID, rng)
+    /// A fresh BIGTK, for beacons, of the group management cipher `cipher`.
+    pub fn fresh_for_beacons(cipher: CipherSuite, rng: &mut ChaCha8Rng) -> Result<Self> {
+        Self::fresh_under(cipher, BIGTK_KEY_ID, rng)
     }
 
-    fn fresh_under(key_id: u16, rng: &mut ChaCha8Rng) -> Result<Self> {
-        let mut key = [0u8; 16];
-        rng.fill_bytes(&mut key);
-        let algorithm = BipAlgorithm::from_cipher_suite(GROUP_MGMT_CIPHER)?;
-        let igtk = Igtk::new(algorithm, key_id, &key)?;
+    fn fresh_under(cipher: CipherSuite, key_id: u16, rng: &mut ChaCha8Rng) -> Result<Self> {
+        let algorithm = BipAlgorithm::from_cipher_suite(cipher)?;
+        let mut key = [0u8; 32];
+        let key = &mut key[..algorithm.key_len()];
+        rng.fill_bytes(key);
+        let igtk = Igtk::new(algorithm, key_id, key)?;
         key.fill(0);
         Ok(IntegrityGroup { igtk, ipn: PnCounter::default() })
     }
@@ -172,8 +173,9 @@ impl IntegrityReceiver {
         self.installed
     }
 
-    pub fn install(&mut self, key_id: u16, igtk: &Secret, ipn: u64) -> Result<()> {
-        let algorithm = BipAlgorithm::from_cipher_suite(GROUP_MGMT_CIPHER)?;
+    /// Install the IGTK (or BIGTK) `igtk` of the group management cipher `cipher`.
+    pub fn install(&mut self, cipher: CipherSuite, key_id: u16, igtk: &Secret, ipn: u64) -> Result<()> {
+        let algorithm = BipAlgorithm::from_cipher_suite(cipher)?;
         self.bip.install(Igtk::new(algorithm, key_id, igtk.as_bytes())?, Pn::new(ipn)?);
         self.installed = true;
         Ok(())

@@ -20,18 +20,15 @@ use wlansec_core::wire::{MacAddr, Rules};
 
 use crate::{Error, Result};
 
-/// The group management cipher this WLAN uses (the default one, so not written in the RSN
-/// element, as hostapd does): BIP under the IGTK ([`crate::pmf`]).
-pub const GROUP_MGMT_CIPHER: CipherSuite = CipherSuite::BipCmac128;
-
 /// How a station proves it holds the network's secret before its 4-way handshake.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub enum KeyManagement {
     /// The PSK (AKM 2): the passphrase's PBKDF2 is every station's PMK.
     #[default]
     Psk,
-    /// SAE (AKM 8, WPA3-Personal): a password-authenticated key exchange in Authentication
-    /// frames gives each station its own PMK; management frame protection is required.
+    /// SAE (AKM 8, WPA3-Personal; AKM 24, SAE-EXT-KEY, when its settings say so): a
+    /// password-authenticated key exchange in Authentication frames gives each station its
+    /// own PMK; management frame protection is required.
     Sae(SaeSettings),
     /// OWE (AKM 18, RFC 8110): an unauthenticated Diffie-Hellman exchange in the
     /// association gives each station its own PMK on an open network; management frame
@@ -43,6 +40,7 @@ impl KeyManagement {
     pub fn akm(&self) -> Akm {
         match self {
             KeyManagement::Psk => Akm::Psk,
+            KeyManagement::Sae(SaeSettings { ext_key: true, .. }) => Akm::SaeExtKey,
             KeyManagement::Sae(_) => Akm::Sae,
             KeyManagement::Owe(_) => Akm::Owe,
         }
@@ -82,18 +80,20 @@ impl Default for OweSettings {
     }
 }
 
-/// What an SAE network offers: how the password element is derived and the groups, in
-/// order of preference.
+/// What an SAE network offers: how the password element is derived, the groups in order
+/// of preference, and whether it is SAE-EXT-KEY (AKM 24: the KDF's hash and the PMK's
+/// length follow the group) rather than SAE (AKM 8).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SaeSettings {
     pub pwe: SaePwe,
     pub groups: Vec<Group>,
+    pub ext_key: bool,
 }
 
 impl Default for SaeSettings {
-    /// Hash-to-element on group 19, as WPA3 certification asks.
+    /// SAE by hash-to-element on group 19, as WPA3 certification asks.
     fn default() -> Self {
-        SaeSettings { pwe: SaePwe::HashToElement, groups: vec![Group::P256] }
+        SaeSettings { pwe: SaePwe::HashToElement, groups: vec![Group::P256], ext_key: false }
     }
 }
 
@@ -156,41 +156,56 @@ impl fmt::Display for SaePwe {
 }
 
 /// What `--security` names: how frames are protected and whether stations authenticate by
-/// SAE (`sae`) or OWE (`owe`), both CCMP-128 with management frame protection required.
+/// SAE (`sae`) or OWE (`owe`), both CCMP-128 with management frame protection required, or
+/// by SAE-EXT-KEY (`sae-ext`, AKM 24), GCMP-256 with management frame protection required.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Security {
     pub mode: SecurityMode,
     pub sae: bool,
     pub owe: bool,
+    /// SAE-EXT-KEY rather than SAE (with `sae`).
+    pub ext_key: bool,
 }
 
 impl Security {
-    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19);
-    /// OWE's groups are `groups` too.
+    /// The key management of this security with SAE's `pwe` and `groups` (none: group 19;
+    /// SAE-EXT-KEY: 19, then 20, as hostapd offers them); OWE's groups are `groups` too.
+    /// SAE-EXT-KEY by hunting-and-pecking alone is refused: hostapd advertises
+    /// hash-to-element with it and wpa_supplicant uses it.
     pub fn key_management(self, pwe: SaePwe, groups: &[u16]) -> Result<KeyManagement> {
         if !self.sae && !self.owe {
             return Ok(KeyManagement::Psk);
         }
         let unsupported = |id| if self.owe { Error::OweGroup(id) } else { Error::SaeGroup(id) };
         let groups = match groups {
+            [] if self.ext_key => vec![Group::P256, Group::P384],
             [] => vec![Group::P256],
             ids => ids.iter().map(|&id| Group::from_id(id).ok_or_else(|| unsupported(id))).collect::<Result<_>>()?,
         };
         if self.owe {
             return Ok(KeyManagement::Owe(OweSettings { groups }));
         }
-        Ok(KeyManagement::Sae(SaeSettings { pwe, groups }))
+        if self.ext_key && pwe == SaePwe::HuntingAndPecking {
+            return Err(Error::SaeExtKeyWithoutH2e);
+        }
+        Ok(KeyManagement::Sae(SaeSettings { pwe, groups, ext_key: self.ext_key }))
     }
 
     /// Whether this security requires management frame protection (SAE and OWE).
     pub fn requires_pmf(self) -> bool {
         self.sae || self.owe
     }
+
+    /// Whether an access point of this security protects its beacons unless told otherwise:
+    /// on SAE and SAE-EXT-KEY networks (WPA3, as hostapd's beacon_prot=1), off elsewhere.
+    pub fn protects_beacons_by_default(self) -> bool {
+        self.sae
+    }
 }
 
 impl From<SecurityMode> for Security {
     fn from(mode: SecurityMode) -> Self {
-        Security { mode, sae: false, owe: false }
+        Security { mode, sae: false, owe: false, ext_key: false }
     }
 }
 
@@ -200,6 +215,7 @@ impl FromStr for Security {
         match s {
             "sae" => Ok(Security { sae: true, ..SecurityMode::Ccmp.into() }),
             "owe" => Ok(Security { owe: true, ..SecurityMode::Ccmp.into() }),
+            "sae-ext" => Ok(Security { sae: true, ext_key: true, ..SecurityMode::Gcmp256.into() }),
             other => Ok(other.parse::<SecurityMode>()?.into()),
         }
     }
@@ -208,6 +224,7 @@ impl FromStr for Security {
 impl fmt::Display for Security {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.sae, self.owe) {
+            (true, _) if self.ext_key => f.write_str("sae-ext"),
             (true, _) => f.write_str("sae"),
             (_, true) => f.write_str("owe"),
             _ => self.mode.fmt(f),
@@ -245,6 +262,9 @@ pub enum SecurityMode {
     Tkip,
     /// WPA2 (CCMP-128), protected by the card.
     Ccmp,
+    /// GCMP-256 pairwise and group (32-octet temporal keys, a 16-octet MIC), protected by the card; its
+    /// management frames, where protected, by BIP-GMAC-256.
+    Gcmp256,
     /// CCMP-128 (`Ways::N1`) or Enhanced CCMP-N, protected by the host engine before the card.
     Enhanced(Ways),
 }
@@ -252,7 +272,7 @@ pub enum SecurityMode {
 impl SecurityMode {
     /// Whether keys come from a 4-way handshake (as opposed to none, or a static WEP key).
     pub fn uses_handshake(self) -> bool {
-        matches!(self, SecurityMode::Tkip | SecurityMode::Ccmp | SecurityMode::Enhanced(_))
+        matches!(self, SecurityMode::Tkip | SecurityMode::Ccmp | SecurityMode::Gcmp256 | SecurityMode::Enhanced(_))
     }
 
     /// Whether the host engine (not the card) protects frames.
@@ -268,6 +288,32 @@ impl SecurityMode {
             SecurityMode::Wep => Some(CipherSuite::Wep104),
             SecurityMode::Tkip => Some(CipherSuite::Tkip),
             SecurityMode::Ccmp | SecurityMode::Enhanced(_) => Some(CipherSuite::Ccmp128),
+            SecurityMode::Gcmp256 => Some(CipherSuite::Gcmp256),
+        }
+    }
+
+    /// The group cipher: TKIP under WPA, GCMP-256 with GCMP-256 (as hostapd picks the group
+    /// cipher from the pairwise ones), CCMP-128 otherwise (Enhanced CCMP-N is pairwise only).
+    fn group_cipher(self) -> CipherSuite {
+        match self {
+            SecurityMode::Tkip => CipherSuite::Tkip,
+            SecurityMode::Gcmp256 => CipherSuite::Gcmp256,
+            _ => CipherSuite::Ccmp128,
+        }
+    }
+
+    /// Octets of the GTK.
+    pub fn gtk_len(self) -> usize {
+        self.group_cipher().tk_len().unwrap_or(16)
+    }
+
+    /// The group management cipher (BIP under the IGTK and BIGTK, [`crate::pmf`]): BIP-GMAC-256
+    /// beside GCMP-256, as the 192-bit modes and Wi-Fi 7's WPA3 pair them; BIP-CMAC-128
+    /// otherwise, the default one, so not written in the RSN element (as hostapd does).
+    pub fn group_mgmt_cipher(self) -> CipherSuite {
+        match self {
+            SecurityMode::Gcmp256 => CipherSuite::BipGmac256,
+            _ => CipherSuite::BipCmac128,
         }
     }
 
@@ -278,6 +324,8 @@ impl SecurityMode {
             SecurityMode::Wep => 8,
             SecurityMode::Tkip => 20,
             SecurityMode::Ccmp | SecurityMode::Enhanced(_) => 16,
+            // The 8-octet GCMP header and a 16-octet MIC.
+            SecurityMode::Gcmp256 => 24,
         }
     }
 
@@ -290,6 +338,7 @@ impl SecurityMode {
             }),
             SecurityMode::Tkip => Some(CipherSuite::Tkip),
             SecurityMode::Ccmp => Some(CipherSuite::Ccmp128),
+            SecurityMode::Gcmp256 => Some(CipherSuite::Gcmp256),
             _ => None,
         }
     }
@@ -297,20 +346,20 @@ impl SecurityMode {
     /// Whether the mode can protect management frames (802.11w needs CCMP or GCMP; TKIP,
     /// WEP and open cannot).
     pub fn supports_pmf(self) -> bool {
-        matches!(self, SecurityMode::Ccmp | SecurityMode::Enhanced(_))
+        matches!(self, SecurityMode::Ccmp | SecurityMode::Gcmp256 | SecurityMode::Enhanced(_))
     }
 
     /// The RSN element a node of this mode sends, the access point in its beacon and a
-    /// station in its association request: one pairwise suite, group cipher CCMP (TKIP under
-    /// WPA), `akm`, the management frame protection policy `mfp` and, with `spp_amsdu`, SPP
-    /// A-MSDU capability (neither where the mode cannot: only CCMP protects management
-    /// frames or authenticates the A-MSDU Present bit).
+    /// station in its association request: one pairwise suite, the group cipher, `akm`, the
+    /// management frame protection policy `mfp` with the group management cipher, and, with
+    /// `spp_amsdu`, SPP A-MSDU capability (neither where the mode cannot: only CCMP and GCMP
+    /// protect management frames or authenticate the A-MSDU Present bit).
     pub fn rsn_element(self, akm: Akm, mfp: MfpPolicy, spp_amsdu: bool) -> Result<Option<Vec<u8>>> {
         let Some(pairwise) = self.pairwise_selector() else { return Ok(None) };
-        let group = if self == SecurityMode::Tkip { CipherSuite::Tkip } else { CipherSuite::Ccmp128 };
         let ccmp = self.supports_pmf();
         let mfp = if ccmp { mfp } else { MfpPolicy::Disabled };
-        let mut repr = RsnElementRepr::personal(group, pairwise, akm).with_mfp(mfp, GROUP_MGMT_CIPHER);
+        let mut repr =
+            RsnElementRepr::personal(self.group_cipher(), pairwise, akm).with_mfp(mfp, self.group_mgmt_cipher());
         if ccmp && spp_amsdu {
             repr.capabilities |= rsn_capabilities::SPP_AMSDU_CAPABLE;
         }
@@ -392,6 +441,7 @@ impl FromStr for SecurityMode {
             "wep" => SecurityMode::Wep,
             "tkip" => SecurityMode::Tkip,
             "ccmp" => SecurityMode::Ccmp,
+            "gcmp256" => SecurityMode::Gcmp256,
             "enhanced" => SecurityMode::Enhanced(Ways::N1),
             other => {
                 let n = other
@@ -411,6 +461,7 @@ impl fmt::Display for SecurityMode {
             SecurityMode::Wep => f.write_str("wep"),
             SecurityMode::Tkip => f.write_str("tkip"),
             SecurityMode::Ccmp => f.write_str("ccmp"),
+            SecurityMode::Gcmp256 => f.write_str("gcmp256"),
             SecurityMode::Enhanced(w) => write!(f, "enhanced:{}", w.count()),
         }
     }
@@ -485,7 +536,7 @@ mod tests {
 
     #[test]
     fn modes_parse_and_print() {
-        for s in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4", "enhanced:8"] {
+        for s in ["open", "wep", "tkip", "ccmp", "gcmp256", "enhanced:1", "enhanced:4", "enhanced:8"] {
             assert_eq!(s.parse::<SecurityMode>().unwrap().to_string(), s);
         }
         assert_eq!("enhanced".parse::<SecurityMode>().unwrap(), SecurityMode::Enhanced(Ways::N1));
@@ -524,6 +575,7 @@ mod tests {
             (SecurityMode::Wep, &b"abcdefghijklm"[..]),
             (SecurityMode::Tkip, &[7u8; 32][..]),
             (SecurityMode::Ccmp, &[7u8; 16][..]),
+            (SecurityMode::Gcmp256, &[7u8; 32][..]),
             (SecurityMode::Enhanced(Ways::N4), &[7u8; 16][..]),
         ] {
             assert_eq!(mode.suite(tk).unwrap().overhead(), mode.overhead(), "{mode}");

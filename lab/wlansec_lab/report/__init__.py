@@ -5,7 +5,7 @@ card/medium models used, and a short reading.
 The package's modules, each one job: `data` (the raw results), `statistics` (the comparisons
 computed from them), `figures`, `render` (Markdown tables and the HTML page) and `style` (its
 stylesheet), the sections (`answers`: the claims table and key figures the page opens on;
-`network`: configuration, video, TCP, files; `benches`: self-check, card model, host CCMP,
+`network`: configuration, video, TCP, files; `wpa3`: join time and cipher cost; `benches`: self-check, card model, host CCMP,
 ciphers, hardware), `reading` and `summary` (the README's bullets)."""
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from wlansec_lab.report.network import config_section, files_section, tcp_sectio
 from wlansec_lab.report.reading import reading_section
 from wlansec_lab.report.render import html_page
 from wlansec_lab.report.summary import summary_section
+from wlansec_lab.report.wpa3 import wpa3_section
 
 SECTIONS = ["Answers", "Key figures", "Summary and limits of the emulation", "Engine self-check", "Configuration", "Video: delay, jitter, throughput", "TCP: throughput and RTT vs packet size",
-            "Card model: calibrated on one published figure, tested by prediction", "Files: transmission time of encrypted files", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
-BUILDERS = [answers_section, key_figures_section, summary_section, selftest_section, config_section, video_section, tcp_section, card_model_section, files_section, ccmp_section, ciphers_section,
+            "Card model: calibrated on one published figure, tested by prediction", "Files: transmission time of encrypted files", "WPA3: join time and cipher cost", "CCMP engines (host)", "Ciphers", "Hardware", "Reading"]
+BUILDERS = [answers_section, key_figures_section, summary_section, selftest_section, config_section, video_section, tcp_section, card_model_section, files_section, wpa3_section, ccmp_section, ciphers_section,
             hardware_section, reading_section]
 #: The sections built after all the others.
 LATE = 3

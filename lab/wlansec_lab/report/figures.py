@@ -263,3 +263,30 @@ def cipher_claims_figure(out: Path, rows: list[dict]) -> str | None:
     ax.grid(axis="y", alpha=0.3, which="both")
     ax.legend(fontsize=8)
     return save_figure(fig, out, "cipher-claims")
+
+
+#: The join's phases, in the order they happen, as the figure names them.
+JOIN_PHASE_LABELS = {"auth": "authentication", "assoc": "association", "handshake": "4-way handshake"}
+
+
+def join_figure(out: Path, bars: list[tuple[str, int, dict, float, list | None]]) -> str:
+    """Horizontal bars, one per (method, stations): the phases' mean times stacked, the join
+    time's 95 % CI as an error bar. `bars`: (method, stations, phase → mean ms, join mean ms, CI)."""
+    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.42 * len(bars)))
+    ys = list(range(len(bars)))[::-1]
+    left = [0.0] * len(bars)
+    for i, (phase, label) in enumerate(JOIN_PHASE_LABELS.items()):
+        widths = [b[2][phase] for b in bars]
+        ax.barh(ys, widths, 0.6, left=left, color=series(i), label=label)
+        left = [l + w for l, w in zip(left, widths)]
+    for y, (_, _, _, mean, ci) in zip(ys, bars):
+        if ci:
+            ax.errorbar(mean, y, xerr=[[mean - ci[0]], [ci[1] - mean]], color=PUBLISHED, capsize=3, lw=1)
+    # Room on the right for the legend, clear of the longest bar and its CI.
+    ax.set_xlim(0, 1.4 * max(max(b[3], b[4][1] if b[4] else 0) for b in bars))
+    ax.set_yticks(ys, [f"{m} ({n} stations)" for m, n, *_ in bars], fontsize=8)
+    ax.set_xlabel("ms from the station's first Authentication frame to its EAPOL-Key 4/4 (mean; bar: 95 % CI)")
+    ax.set_title("Join time by key management, from the capture of the air")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return save_figure(fig, out, "wpa3-join")

@@ -305,6 +305,7 @@ def reading_section(out: Path, ctx: dict) -> str:
     lines += tcp_text(ctx)
     lines.append(tcp_level_text(out, ctx))
     lines += files_text(ctx)
+    lines += [f"- {line} (WPA3; no published counterpart)." for line in ctx.get("wpa3", [])]
     us = {k: v for k, v in (ctx.get("ccmp_1500") or {}).items() if v}
     if us.get("wlansec single"):
         single = us["wlansec single"]

@@ -12,7 +12,7 @@ use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
 
-use super::{check_passphrase, check_pmf, pmf_or_default};
+use super::{check_beacon_protection, check_passphrase, check_pmf, pmf_or_default};
 use crate::bounded;
 
 #[derive(Subcommand)]
@@ -78,9 +78,11 @@ fn instance_name(arg: &str) -> Result<String> {
 pub struct UpArgs {
     #[command(flatten)]
     pub(super) name: NameArg,
-    /// open, wep, tkip, ccmp, enhanced[:N] (N = 1, 2, 4, 8; host engine), sae (CCMP with
-    /// SAE, WPA3-Personal: the passphrase is the SAE password, PMF required), owe (CCMP with
-    /// OWE, an open network's Diffie-Hellman per station, PMF required) [default: ccmp].
+    /// open, wep, tkip, ccmp, gcmp256 (WPA2-PSK with GCMP-256), enhanced[:N] (N = 1, 2, 4,
+    /// 8; host engine), sae (CCMP with SAE, WPA3-Personal: the passphrase is the SAE password,
+    /// PMF required), sae-ext (GCMP-256 with SAE-EXT-KEY, AKM 24, hash-to-element, PMF
+    /// required, BIP-GMAC-256), owe (CCMP with OWE, an open network's Diffie-Hellman per
+    /// station, PMF required) [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
     #[command(flatten)]
@@ -122,8 +124,8 @@ pub struct UpArgs {
     #[arg(long)]
     pub(super) ssid: Option<String>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, wpa_group_rekey; anything else is
-    /// named in a warning. Options given on the command line win. At most 1 MiB. Unlike
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, group_mgmt_cipher, beacon_prot,
+    /// wpa_group_rekey; anything else is named in a warning. Options given on the command line win. At most 1 MiB. Unlike
     /// hostapd, a file without wpa= or a WEP key is not an open network but keeps --security
     /// (default ccmp): wpa=0 is an open network; TKIP (hostapd's default for wpa=2 without
     /// rsn_pairwise) and WEP are named in a warning.
@@ -166,6 +168,10 @@ pub struct UpArgs {
     /// access point's ccmp or enhanced network), off elsewhere.
     #[arg(long, value_parser = parse_pmf)]
     pub(super) pmf: Option<Pmf>,
+    /// Beacon protection (BIP on beacons under a BIGTK; hostapd's beacon_prot): on, off.
+    /// Needs management frame protection. Default: on for sae and sae-ext, off otherwise.
+    #[arg(long, value_parser = parse_on_off)]
+    pub(super) beacon_prot: Option<bool>,
     /// Run the supervisor in this terminal (Ctrl-C tears everything down).
     #[arg(long)]
     pub(super) foreground: bool,
@@ -223,7 +229,8 @@ pub struct SaeArgs {
     /// (hostapd's sae_pwe 0, 1, 2) [default: h2e].
     #[arg(long, value_parser = parse_sae_pwe)]
     pub(super) sae_pwe: Option<SaePwe>,
-    /// SAE's groups in order of preference, comma-separated: 19, 20, 21 [default: 19].
+    /// SAE's groups in order of preference, comma-separated: 19, 20, 21 [default: 19;
+    /// sae-ext: 19,20 as hostapd offers them].
     #[arg(long, value_delimiter = ',')]
     pub(super) sae_groups: Option<Vec<u16>>,
     /// OWE's groups (`--security owe`) in order of preference, comma-separated: 19, 20, 21
@@ -264,8 +271,9 @@ fn parse_sae_pwe(arg: &str) -> Result<SaePwe> {
 /// A node of the UDP-transport deployment (`wlansec ap`, `wlansec sta`).
 #[derive(ClapArgs)]
 pub struct NodeArgs {
-    /// open, wep, tkip, ccmp, enhanced[:N], sae (CCMP with SAE, PMF required), owe (CCMP
-    /// with OWE, PMF required) [default: ccmp].
+    /// open, wep, tkip, ccmp, gcmp256, enhanced[:N], sae (CCMP with SAE, PMF required),
+    /// sae-ext (GCMP-256 with SAE-EXT-KEY, PMF required), owe (CCMP with OWE, PMF required)
+    /// [default: ccmp].
     #[arg(long)]
     pub(super) security: Option<String>,
     #[command(flatten)]
@@ -303,10 +311,22 @@ pub struct NodeArgs {
     /// Default: optional in ccmp and enhanced, off elsewhere.
     #[arg(long, value_parser = parse_pmf)]
     pub(super) pmf: Option<Pmf>,
+    /// Beacon protection (an access point's): on, off. Needs management frame protection.
+    /// Default: on for sae and sae-ext, off otherwise.
+    #[arg(long, value_parser = parse_on_off)]
+    pub(super) beacon_prot: Option<bool>,
 }
 
 fn parse_pmf(arg: &str) -> Result<Pmf> {
     Ok(arg.parse()?)
+}
+
+fn parse_on_off(arg: &str) -> Result<bool> {
+    match arg {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => bail!("`{}` is neither on nor off", other.escape_default()),
+    }
 }
 
 /// A fragmentation threshold argument, checked as the core checks it.
@@ -325,7 +345,8 @@ pub struct ApArgs {
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=i64::from(MAX_AID)))]
     pub(super) max_stations: Option<u16>,
     /// Read a hostapd.conf: ssid, wpa, wpa_passphrase or wpa_psk, wpa_key_mgmt, wpa_pairwise,
-    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, max_num_sta (wpa_group_rekey:
+    /// rsn_pairwise, wep_key0, fragm_threshold, ieee80211w, group_mgmt_cipher, beacon_prot,
+    /// max_num_sta (wpa_group_rekey:
     /// checked, not applied); anything else is named in a warning. Options given on the
     /// command line win. At most 1 MiB. Unlike hostapd, a file without wpa= or a WEP key is
     /// not an open network but keeps --security (default ccmp): wpa=0 is an open network;
@@ -352,8 +373,9 @@ pub struct StaArgs {
     #[arg(long)]
     pub(super) bssid: Option<String>,
     /// Read a wpa_supplicant.conf network block (the one whose ssid is --ssid, or the only
-    /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid. The station joins
-    /// with CCMP where pairwise and group allow it, else TKIP (named in a warning). key_mgmt
+    /// one): ssid, psk, key_mgmt, pairwise, group, proto, wep_key0, bssid, group_mgmt,
+    /// beacon_prot. The station joins with CCMP where pairwise and group allow it, else
+    /// GCMP-256, else TKIP (named in a warning). key_mgmt
     /// allowing WPA-PSK needs a psk; key_mgmt=NONE alone is open or WEP. Options given on the
     /// command line win. At most 1 MiB.
     #[arg(long, value_name = "FILE")]
@@ -461,7 +483,7 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
         bail!("--security {security} needs an access point (--topology bss)");
     }
     if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some()) && !security.sae {
-        bail!("--sae-pwe and --sae-groups need --security sae");
+        bail!("--sae-pwe and --sae-groups need --security sae or sae-ext");
     }
     if args.sae.sae_transition || args.sae.transition_disable.is_some() {
         bail!("--sae-transition and --transition-disable: wlansec ap and sta (wlan up runs one security for all)");
@@ -470,9 +492,10 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
         bail!("--owe-groups needs --security owe");
     }
     if args.keylog.is_some() && !security.requires_pmf() {
-        bail!("--keylog needs --security sae or owe");
+        bail!("--keylog needs --security sae, sae-ext or owe");
     }
     check_pmf(security, args.pmf(security))?;
+    check_beacon_protection(security, args.pmf(security), args.beacon_prot)?;
     if args.pmf.is_some_and(|pmf| pmf != Pmf::Off) && args.topology == "ibss" {
         bail!("--pmf needs an access point (--topology bss)");
     }

@@ -16,7 +16,11 @@
 //!
 //! Applied: ssid, the security mode, the secret, `fragm_threshold`, `ieee80211w` (`--pmf`),
 //! SAE (`wpa_key_mgmt=SAE`: `--security sae`, its password `sae_password`, `sae_pwe` and
-//! `sae_groups`; refused without `ieee80211w=2`, as WPA3 requires), OWE in hostapd.conf
+//! `sae_groups`; refused without `ieee80211w=2`, as WPA3 requires), SAE-EXT-KEY
+//! (`wpa_key_mgmt=SAE-EXT-KEY` with `rsn_pairwise=GCMP-256`: `--security sae-ext`), GCMP-256
+//! (`rsn_pairwise=GCMP-256` with WPA-PSK: `--security gcmp256`), the group management cipher
+//! (`group_mgmt_cipher`, `group_mgmt`: checked against the one the network pairs with its
+//! cipher), beacon protection (`beacon_prot`: `--beacon-prot`), OWE in hostapd.conf
 //! (`wpa_key_mgmt=OWE`: `--security owe`, `owe_groups`; `ieee80211w=2` too) and, for `wlan up`,
 //! `wpa_group_rekey` (`--gtk-rekey`; `ap` over UDP has no GTK timer, so there it is named in
 //! a warning).
@@ -34,6 +38,7 @@ use std::fmt;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use wlansec_core::rsn::CipherSuite;
 use wlansec_core::wire::MacAddr;
 pub use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
@@ -52,7 +57,6 @@ const KEY_MGMT_NOT_IMPLEMENTED: &[&str] = &[
     "WPA-EAP-SHA256",
     "WPA-EAP-SHA384",
     "FT-SAE",
-    "SAE-EXT-KEY",
     "FT-SAE-EXT-KEY",
     "WPA-EAP-SUITE-B",
     "WPA-EAP-SUITE-B-192",
@@ -70,7 +74,14 @@ const WEP_WARNING: &str = "the network resolves to WEP, broken since 2001 (its k
     captured frames in minutes): for CCMP, hostapd.conf: wpa=2, rsn_pairwise=CCMP and wpa_passphrase; \
     wpa_supplicant.conf: key_mgmt=WPA-PSK and psk";
 /// Cipher names both programs share that the WLAN does not implement.
-const CIPHERS_NOT_IMPLEMENTED: &[&str] = &["GCMP", "GCMP-256", "CCMP-256"];
+const CIPHERS_NOT_IMPLEMENTED: &[&str] = &["GCMP", "CCMP-256"];
+/// Group management cipher names both programs share (`group_mgmt_cipher`, `group_mgmt`).
+const GROUP_MGMT_CIPHERS: &[(&str, CipherSuite)] = &[
+    ("AES-128-CMAC", CipherSuite::BipCmac128),
+    ("BIP-GMAC-128", CipherSuite::BipGmac128),
+    ("BIP-GMAC-256", CipherSuite::BipGmac256),
+    ("BIP-CMAC-256", CipherSuite::BipCmac256),
+];
 
 /// What a configuration file says about the network, in the WLAN's terms.
 #[derive(Clone, PartialEq, Eq)]
@@ -100,6 +111,8 @@ pub struct Settings {
     /// The other BSS of an OWE transition pair (hostapd's `owe_transition_bssid` and
     /// `owe_transition_ssid`).
     pub owe_transition: Option<(MacAddr, String)>,
+    /// `beacon_prot`: beacon protection on or off.
+    pub beacon_protection: Option<bool>,
 }
 
 /// What an SAE network's file says beside its password.
@@ -113,6 +126,8 @@ pub struct SaeConf {
     pub transition: bool,
     /// `transition_disable` (hostapd).
     pub transition_disable: Option<u8>,
+    /// SAE-EXT-KEY (AKM 24) rather than SAE (AKM 8).
+    pub ext_key: bool,
 }
 
 impl Settings {
@@ -129,14 +144,16 @@ impl Settings {
             sae: None,
             owe: None,
             owe_transition: None,
+            beacon_protection: None,
         }
     }
 
-    /// The security `--security` gets: `sae` for an SAE network, `owe` for an OWE one, else
-    /// the mode.
+    /// The security `--security` gets: `sae` (`sae-ext`) for an SAE (SAE-EXT-KEY) network,
+    /// `owe` for an OWE one, else the mode.
     fn security_option(&self) -> Option<String> {
         let mode = self.security?;
-        Some(Security { sae: self.sae.is_some(), owe: self.owe.is_some(), ..mode.into() }.to_string())
+        let ext_key = self.sae.as_ref().is_some_and(|s| s.ext_key);
+        Some(Security { sae: self.sae.is_some(), owe: self.owe.is_some(), ext_key, ..mode.into() }.to_string())
     }
 }
 
@@ -155,6 +172,7 @@ impl fmt::Debug for Settings {
             .field("sae", &self.sae)
             .field("owe", &self.owe)
             .field("owe_transition", &self.owe_transition)
+            .field("beacon_protection", &self.beacon_protection)
             .finish()
     }
 }
@@ -306,6 +324,34 @@ fn needs_pmf_required(akm: &str, ieee80211w: Option<(usize, Pmf)>, key_mgmt_line
         }
         None => Err(ConfError::Missing(format!("ieee80211w=2 (line {key_mgmt_line} asks for {akm}; {why})"))),
     }
+}
+
+/// `group_mgmt_cipher` (`group_mgmt`): one known name, which must be the group management
+/// cipher the network pairs with its cipher `mode` (BIP-GMAC-256 with GCMP-256, AES-128-CMAC
+/// otherwise); any other is refused.
+fn group_mgmt_cipher(line: usize, key: &str, value: &str, mode: SecurityMode) -> Result<(), ConfError> {
+    let known: Vec<&str> = GROUP_MGMT_CIPHERS.iter().map(|(n, _)| *n).collect();
+    let (named, _) = names(line, key, value, &known, &[])?;
+    let own = mode.group_mgmt_cipher();
+    let own_name = GROUP_MGMT_CIPHERS.iter().find(|(_, c)| *c == own).map_or("AES-128-CMAC", |(n, _)| *n);
+    match named.as_slice() {
+        [one] if *one == own_name => Ok(()),
+        _ => Err(ConfError::Unsupported {
+            line: Some(line),
+            what: format!("{key}={} with {mode} (the WLAN pairs {own_name} with {mode})", named.join(" ")),
+        }),
+    }
+}
+
+/// `beacon_prot`: 0 or 1; on needs management frame protection (`pmf`, the file's
+/// `ieee80211w`, off when absent).
+fn beacon_prot(line: usize, key: &str, value: &str, pmf: Option<Pmf>) -> Result<bool, ConfError> {
+    let on = integer(line, key, value, 0..=1)? == 1;
+    if on && pmf.unwrap_or(Pmf::Off) == Pmf::Off {
+        let why = "beacon protection needs management frame protection: ieee80211w=1 or 2".into();
+        return Err(ConfError::Value { line, key: key.into(), why });
+    }
+    Ok(on)
 }
 
 /// A decimal integer in `range`, as the key's documentation bounds it.
@@ -492,6 +538,7 @@ struct Options<'a> {
     passphrase: &'a mut Option<String>,
     fragment_threshold: &'a mut Option<u16>,
     pmf: &'a mut Option<Pmf>,
+    beacon_prot: &'a mut Option<bool>,
 }
 
 /// The single place where a file's settings become options.
@@ -510,6 +557,7 @@ fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(Str
     fill(options.passphrase, settings.passphrase.clone(), "--passphrase", warn);
     fill(options.fragment_threshold, settings.fragment_threshold, "--fragment-threshold", warn);
     fill(options.pmf, settings.pmf, "--pmf", warn);
+    fill(options.beacon_prot, settings.beacon_protection, "--beacon-prot", warn);
 }
 
 /// Print each warning with the file it came from.
@@ -531,6 +579,7 @@ pub(super) fn apply_up(args: &mut UpArgs, warn: &mut dyn FnMut(String)) -> Resul
         passphrase: &mut args.passphrase,
         fragment_threshold: &mut args.fragment_threshold,
         pmf: &mut args.pmf,
+        beacon_prot: &mut args.beacon_prot,
     };
     apply_network(options, &parsed.settings, warn);
     fill(&mut args.gtk_rekey, parsed.settings.gtk_rekey_secs.map(u64::from), "--gtk-rekey", warn);
@@ -549,6 +598,7 @@ fn apply_node(node: &mut NodeArgs, path: &Path, parsed: &Parsed, warn: &mut dyn 
         passphrase: &mut node.passphrase,
         fragment_threshold: &mut node.fragment_threshold,
         pmf: &mut node.pmf,
+        beacon_prot: &mut node.beacon_prot,
     };
     apply_network(options, &parsed.settings, warn);
     if let Some(secs) = parsed.settings.gtk_rekey_secs {

@@ -12,7 +12,7 @@ use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::Security;
 
 use super::args::{read_passphrase_file, ApArgs, NodeArgs, StaArgs};
-use super::{check_passphrase, check_pmf, conf, pmf_or_default};
+use super::{check_beacon_protection, check_passphrase, check_pmf, conf, pmf_or_default};
 use crate::usage::usage;
 
 /// `wlansec ap`: an access point over UDP.
@@ -80,13 +80,13 @@ fn udp_node(
     if !transition {
         check_pmf(security, pmf).map_err(usage)?;
     }
+    check_beacon_protection(security, pmf, node.beacon_prot).map_err(usage)?;
     check_passphrase(security, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
         fragment_threshold: node.fragment_threshold.map(FragmentationThreshold::new).transpose()?,
         pmf,
         max_stations: max_stations.unwrap_or(MAX_AID),
-        // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
-        beacon_protection: security.sae,
+        beacon_protection: node.beacon_prot.unwrap_or(security.protects_beacons_by_default()),
         key_management,
         sae_transition: transition,
         owe_transition,

@@ -62,6 +62,7 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
         sae_pwe: args.sae.pwe().to_string(),
         sae_groups: args.sae.groups().to_vec(),
         keylog,
+        beacon_prot: args.beacon_prot,
     };
     create_state_dir(&name)?;
     write_private(&config_path(&name), serde_json::to_string_pretty(&config)?.as_bytes())?;

@@ -143,10 +143,12 @@ impl AccessPoint {
         let mut rng = fresh_rng();
         let group = GroupKeys::of(&credential, config.mode, &mut rng, on.clone())?;
         let offers_pmf = config.pmf != Pmf::Off && config.mode.supports_pmf();
-        let integrity = offers_pmf.then(|| pmf::IntegrityGroup::fresh(&mut rng)).transpose()?;
+        let integrity =
+            offers_pmf.then(|| pmf::IntegrityGroup::fresh(config.mode.group_mgmt_cipher(), &mut rng)).transpose()?;
         let protects_beacons = offers_pmf && config.beacon_protection;
-        let beacon_integrity =
-            protects_beacons.then(|| pmf::IntegrityGroup::fresh_for_beacons(&mut rng)).transpose()?;
+        let beacon_integrity = protects_beacons
+            .then(|| pmf::IntegrityGroup::fresh_for_beacons(config.mode.group_mgmt_cipher(), &mut rng))
+            .transpose()?;
         let sae = match (&credential, config.key_management.sae()) {
             (Credential::Sae(password), Some(settings)) => {
                 Some(sae::SaeAccessPoint::new(settings, config.bssid, &config.ssid, password, &mut rng)?)
@@ -472,17 +474,17 @@ impl AccessPoint {
         let mut akm = self.config.key_management.akm();
         let sae_pmk = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
             (Credential::Sae(_), Some(Ok((_, theirs)))) => match self.chosen_akm(&theirs) {
-                Some(Akm::Sae) if !mfp => {
+                Some(Akm::Psk) => {
+                    akm = Akm::Psk;
+                    self.transition_psk.clone()
+                }
+                Some(_) if !mfp => {
                     return self.refuse_association(sta, pmf::STATUS_ROBUST_MANAGEMENT_POLICY_VIOLATION, out)
                 }
-                Some(Akm::Sae) => match self.sae_pmk(sta, &theirs.pmkids) {
+                Some(_) => match self.sae_pmk(sta, &theirs.pmkids) {
                     Some(pmk) => Some(pmk),
                     None => return self.refuse_association(sta, STATUS_INVALID_PMKID, out),
                 },
-                Some(chosen) => {
-                    akm = chosen;
-                    self.transition_psk.clone()
-                }
                 None => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
             },
             (Credential::Sae(_), _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),

@@ -250,7 +250,7 @@ fn spp_amsdu_makes_the_flipped_amsdu_bit_fail_the_mic() {
 #[test]
 fn fragmented_msdus_arrive_once_and_whole_in_every_mode() {
     let threshold = FragmentationThreshold::new(400).unwrap();
-    for mode in ["open", "wep", "tkip", "ccmp", "enhanced:4"] {
+    for mode in ["open", "wep", "tkip", "ccmp", "gcmp256", "enhanced:4"] {
         let pass = if mode == "wep" { "abcdefghijklm" } else { "correct horse" };
         let network = NetworkConfig { fragment_threshold: Some(threshold), ..config(mode, pass) };
         let (mut ap, mut stas) = join_with(network.clone(), network, Defences::ALL);

@@ -203,7 +203,7 @@ impl Station {
         };
         self.akm = akm;
         self.owe_state.restart();
-        if self.sae.is_some() && akm == Akm::Sae {
+        if self.sae.is_some() && akm != Akm::Psk {
             return self.sae_start(out);
         }
         let bssid = self.config.bssid;
@@ -351,7 +351,7 @@ impl Station {
         // Open System admits to an SAE network only a station that names a cached PMKSA (or,
         // in transition mode, one that takes the PSK).
         let open_system_joins =
-            self.akm != Akm::Sae || self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
+            self.akm == Akm::Psk || self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
         match (body, &self.state) {
             (ManagementBody::Beacon(beacon), _) => {
                 if self.owe_transition_to(&beacon.elements, out)? {
@@ -479,7 +479,7 @@ impl Station {
                 self.mfp = pmf::negotiate(&ap, &own).unwrap_or(false);
                 // SAE links protect their management frames: an access point that does not
                 // (in transition mode it need not offer it to PSK stations) gets no SAE link.
-                if self.akm == Akm::Sae && !self.mfp {
+                if self.sae.is_some() && self.akm != Akm::Psk && !self.mfp {
                     let why = "SAE without management frame protection refused".to_string();
                     self.config_error(why.clone(), why);
                     return Ok(());
@@ -527,9 +527,11 @@ impl Station {
                     let key = self.config.mode.group_rx_key(gtk.as_bytes())?.with_key_id(key_id).with_rsc(rsc);
                     self.group_rx.install(key_id, key);
                 }
-                Event::InstallIntegrityGroup { key_id, igtk, ipn } => self.integrity.install(key_id, &igtk, ipn)?,
+                Event::InstallIntegrityGroup { key_id, igtk, ipn } => {
+                    self.integrity.install(self.config.mode.group_mgmt_cipher(), key_id, &igtk, ipn)?
+                }
                 Event::InstallBeaconIntegrity { key_id, bigtk, bipn } => {
-                    self.beacon_integrity.install(key_id, &bigtk, bipn)?
+                    self.beacon_integrity.install(self.config.mode.group_mgmt_cipher(), key_id, &bigtk, bipn)?
                 }
                 Event::PairwiseComplete => {
                     let disabled = self.supplicant.as_ref().map_or(0, Supplicant::transition_disable);

@@ -15,6 +15,7 @@ mod owe;
 mod owe_transition;
 mod pmf;
 mod sae;
+mod sae_ext;
 mod transition;
 #[cfg(feature = "verilog")]
 mod verilog;
@@ -121,7 +122,7 @@ pub(super) fn send(
 
 #[test]
 fn every_mode_carries_unicast_and_group_frames_between_stations() {
-    for mode in ["open", "wep", "tkip", "ccmp", "enhanced:1", "enhanced:4"] {
+    for mode in ["open", "wep", "tkip", "ccmp", "gcmp256", "enhanced:1", "enhanced:4"] {
         let pass = if mode == "wep" { "abcdefghijklm" } else { "correct horse" };
         let mut ap = AccessPoint::new(config(mode, pass)).unwrap();
         let mut stas: Vec<Station> = (1..=2).map(|i| Station::new(config(mode, pass), sta_mac(i)).unwrap()).collect();

@@ -61,6 +61,10 @@ pub struct Config {
     /// `80211_keys` form, a file only root reads): what decrypts a capture of an SAE network.
     #[serde(default)]
     pub keylog: Option<PathBuf>,
+    /// Beacon protection (hostapd's `beacon_prot`); none: the security's default
+    /// ([`Security::protects_beacons_by_default`]).
+    #[serde(default)]
+    pub beacon_prot: Option<bool>,
 }
 
 fn h2e() -> String {
@@ -105,6 +109,7 @@ impl std::fmt::Debug for Config {
             sae_pwe,
             sae_groups,
             keylog,
+            beacon_prot,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -130,6 +135,7 @@ impl std::fmt::Debug for Config {
             .field("sae_pwe", sae_pwe)
             .field("sae_groups", sae_groups)
             .field("keylog", keylog)
+            .field("beacon_prot", beacon_prot)
             .finish()
     }
 }
@@ -140,6 +146,10 @@ impl Config {
     }
     pub fn key_management(&self) -> Result<KeyManagement> {
         self.security.parse::<Security>()?.key_management(self.sae_pwe.parse()?, &self.sae_groups)
+    }
+    /// Whether the access point protects its beacons.
+    pub fn beacon_protection(&self) -> Result<bool> {
+        Ok(self.beacon_prot.unwrap_or(self.security.parse::<Security>()?.protects_beacons_by_default()))
     }
     pub fn phy(&self) -> Result<Phy> {
         Ok(self.phy.parse()?)

@@ -137,11 +137,11 @@ impl State {
         let fragment_threshold = config.fragment_threshold()?;
         let pmf = config.pmf()?;
         let key_management = config.key_management()?;
+        let beacon_protection = config.beacon_protection()?;
         let network = |passphrase: &str| NetworkConfig {
             fragment_threshold,
             pmf,
-            // An SAE network (WPA3) protects its beacons too, as hostapd's beacon_prot=1.
-            beacon_protection: key_management.sae().is_some(),
+            beacon_protection,
             key_management: key_management.clone(),
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };

@@ -11,13 +11,13 @@ use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, sae_pwe,
-    ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
-    KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    beacon_prot, default_wep_key, group_mgmt_cipher, integer, names, needs_pmf_required, passphrase, pmf, psk_hex,
+    sae_groups, sae_password, sae_pwe, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning,
+    CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE", "OWE"];
-const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "SAE", "SAE-EXT-KEY", "OWE"];
+const CIPHERS_SUPPORTED: &[&str] = &["CCMP", "GCMP-256", "TKIP"];
 
 /// Keys that only mean something on a WPA network (`wpa` 1..=3).
 const WPA_ONLY: &[&str] = &[
@@ -33,6 +33,8 @@ const WPA_ONLY: &[&str] = &[
     "sae_groups",
     "owe_groups",
     "transition_disable",
+    "group_mgmt_cipher",
+    "beacon_prot",
 ];
 /// The keys this parser reads.
 const KNOWN: &[&str] = &[
@@ -61,6 +63,8 @@ const KNOWN: &[&str] = &[
     "transition_disable",
     "owe_transition_bssid",
     "owe_transition_ssid",
+    "group_mgmt_cipher",
+    "beacon_prot",
 ];
 /// Keys that only mean something on an SAE network.
 const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups", "transition_disable"];
@@ -198,7 +202,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         return Err(ConfError::Unsupported { line: None, what: "WEP keys on a WPA network (wpa is set)".into() });
     }
     // The line that asks for SAE, alone or beside WPA-PSK (the transition mode).
-    let (mut sae_line, mut owe_line, mut transition) = (None, None, false);
+    let (mut sae_line, mut owe_line, mut ext_key, mut transition) = (None, None, false, false);
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
         let (mut supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
         let psk = supported.contains(&"WPA-PSK");
@@ -206,8 +210,21 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             let others = others.join(" ");
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("wpa_key_mgmt {others} (only WPA-PSK, SAE or OWE)"),
+                what: format!("wpa_key_mgmt {others} (only WPA-PSK, SAE, SAE-EXT-KEY or OWE)"),
             });
+        }
+        // From here SAE-EXT-KEY is an SAE network (`ext_key`): alone, or beside SAE where the
+        // pairwise cipher is GCMP-256 alone; beside SAE otherwise SAE remains (the access point
+        // offers one AKM).
+        if supported.contains(&"SAE-EXT-KEY") {
+            let gcmp_only = get("rsn_pairwise").is_some_and(|e| e.value.trim() == "GCMP-256");
+            let beside_sae = supported.contains(&"SAE");
+            ext_key = !beside_sae || gcmp_only;
+            if beside_sae {
+                others.insert(0, if ext_key { "SAE (beside SAE-EXT-KEY)" } else { "SAE-EXT-KEY (beside SAE)" });
+            }
+            supported.retain(|&n| n != "SAE-EXT-KEY" && n != "SAE");
+            supported.push("SAE");
         }
         // OWE alone is an OWE network; beside another AKM, that one remains.
         if supported == ["OWE"] {
@@ -216,39 +233,48 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             supported.remove(at);
             others.insert(0, "OWE (beside another AKM)");
         }
-        transition = psk && supported.contains(&"SAE");
+        // WPA-PSK beside SAE is the transition mode; beside SAE-EXT-KEY, WPA-PSK remains.
+        transition = psk && supported.contains(&"SAE") && !ext_key;
+        if psk && ext_key {
+            others.insert(0, "SAE-EXT-KEY (beside WPA-PSK)");
+        }
         if (!psk || transition) && owe_line.is_none() {
             sae_line = Some(line);
         }
         if !others.is_empty() {
-            let kept = match (psk, transition) {
-                (_, true) => "WPA-PSK SAE",
-                (true, false) => "WPA-PSK",
-                (false, _) => "SAE",
+            let kept = match (psk, transition, ext_key) {
+                (_, true, _) => "WPA-PSK SAE",
+                (true, false, _) => "WPA-PSK",
+                (false, _, true) => "SAE-EXT-KEY",
+                (false, _, false) => "SAE",
             };
             let others = others.join(" ");
             warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; {kept} only")));
         }
     }
     let wpa_line = wpa_entry.map_or(0, |e| e.line);
-    let mode = cipher(known, wpa, wpa_line, warnings)?;
+    let ext_key = ext_key && sae_line.is_some();
+    let mode = cipher(known, wpa, wpa_line, ext_key, warnings)?;
     settings.security = Some(mode);
     if let Some(line) = sae_line {
-        if mode != SecurityMode::Ccmp {
+        let (akm, needs) = if ext_key { ("SAE-EXT-KEY", SecurityMode::Gcmp256) } else { ("SAE", SecurityMode::Ccmp) };
+        if mode != needs {
+            let needs = if ext_key { "GCMP-256" } else { "CCMP" };
             return Err(ConfError::Unsupported {
                 line: Some(line),
-                what: format!("SAE with {mode} (SAE needs rsn_pairwise=CCMP)"),
+                what: format!("{akm} with {mode} ({akm} needs rsn_pairwise={needs})"),
             });
         }
         let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
         if transition {
             needs_pmf_offered(ieee80211w, line)?;
         } else {
-            needs_pmf_required("SAE", ieee80211w, line)?;
+            needs_pmf_required(akm, ieee80211w, line)?;
         }
         settings.sae = Some(SaeConf {
             pwe: get("sae_pwe").map(|e| sae_pwe(e.line, e.key, e.value)).transpose()?,
             groups: get("sae_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?,
+            ext_key,
             transition,
             transition_disable: get("transition_disable")
                 .map(|e| transition_disable(e.line, e.key, e.value))
@@ -311,6 +337,12 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
         settings.pmf = Some(policy);
     }
+    if let Some(Entry { line, key, value }) = get("group_mgmt_cipher") {
+        group_mgmt_cipher(line, key, value, mode)?;
+    }
+    if let Some(Entry { line, key, value }) = get("beacon_prot") {
+        settings.beacon_protection = Some(beacon_prot(line, key, value, settings.pmf)?);
+    }
     if let Some(Entry { line, key, value }) = get("wpa_group_rekey") {
         let secs = integer(line, key, value, 0..=i64::from(u32::MAX))?;
         settings.gtk_rekey_secs = u32::try_from(secs).ok();
@@ -370,9 +402,17 @@ struct Ciphers<'a> {
 
 /// The pairwise cipher: hostapd offers wpa_pairwise under WPA (`wpa` bit 1) and rsn_pairwise
 /// (by default wpa_pairwise, by default TKIP) under WPA2 (bit 2); the emulated access point
-/// offers one, CCMP where the file allows it.
+/// offers one (pairwise and group): CCMP where the file allows it (what wpa_supplicant's
+/// default pairwise=CCMP TKIP takes), else GCMP-256, else TKIP; GCMP-256 first on an
+/// SAE-EXT-KEY network (`gcmp_first`).
 /// A network that resolves to TKIP is named in a warning that says how to get CCMP.
-fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>) -> Result<SecurityMode, ConfError> {
+fn cipher(
+    known: &Lines,
+    wpa: i64,
+    wpa_line: usize,
+    gcmp_first: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<SecurityMode, ConfError> {
     let list = |key: &str| -> Result<Option<Ciphers>, ConfError> {
         known
             .get(key)
@@ -415,14 +455,15 @@ fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>)
             }
         }
     }
-    let mode = if offered.contains(&"CCMP") {
-        SecurityMode::Ccmp
-    } else if offered.contains(&"TKIP") {
-        SecurityMode::Tkip
-    } else {
+    let mut preference =
+        [("CCMP", SecurityMode::Ccmp), ("GCMP-256", SecurityMode::Gcmp256), ("TKIP", SecurityMode::Tkip)];
+    if gcmp_first {
+        preference.swap(0, 1);
+    }
+    let Some(&(_, mode)) = preference.iter().find(|(name, _)| offered.contains(name)) else {
         return Err(ConfError::Unsupported {
             line,
-            what: format!("pairwise cipher {} (only CCMP and TKIP)", dropped.join(" ")),
+            what: format!("pairwise cipher {} (only CCMP, GCMP-256 and TKIP)", dropped.join(" ")),
         });
     };
     if mode == SecurityMode::Tkip {
@@ -437,9 +478,7 @@ fn cipher(known: &Lines, wpa: i64, wpa_line: usize, warnings: &mut Vec<Warning>)
         );
         warnings.push(Warning { line: line.or(Some(wpa_line)), message });
     }
-    if mode == SecurityMode::Ccmp && offered.contains(&"TKIP") {
-        dropped.push("TKIP");
-    }
+    dropped.extend(preference.iter().filter(|&&(name, m)| m != mode && offered.contains(&name)).map(|(name, _)| *name));
     dropped.dedup();
     if !dropped.is_empty() {
         let message = format!(

@@ -9,17 +9,17 @@ use wlansec_core::wire::MacAddr;
 use wlansec_wlan::security::SecurityMode;
 
 use super::{
-    default_wep_key, integer, names, needs_pmf_required, passphrase, pmf, psk_hex, sae_groups, sae_password, ssid,
-    string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED,
-    WEP_WARNING,
+    beacon_prot, default_wep_key, group_mgmt_cipher, integer, names, needs_pmf_required, passphrase, pmf, psk_hex,
+    sae_groups, sae_password, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning,
+    CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "OWE"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "SAE-EXT-KEY", "OWE"];
 /// Names only wpa_supplicant knows, beside the shared ones.
 const KEY_MGMT_ONLY_SUPPLICANT: &[&str] = &["IEEE8021X", "WPS", "WPA-NONE"];
-const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "TKIP"];
+const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "GCMP-256", "TKIP"];
 const PAIRWISE_UNSUPPORTED: &[&[&str]] = &[CIPHERS_NOT_IMPLEMENTED, &["NONE"]];
-const GROUP_SUPPORTED: &[&str] = &["CCMP", "TKIP", "WEP104", "WEP40"];
+const GROUP_SUPPORTED: &[&str] = &["CCMP", "GCMP-256", "TKIP", "WEP104", "WEP40"];
 const GROUP_UNSUPPORTED: &[&[&str]] = &[CIPHERS_NOT_IMPLEMENTED, &["GTK_NOT_USED"]];
 const PROTO_SUPPORTED: &[&str] = &["RSN", "WPA2", "WPA"];
 const PROTO_UNSUPPORTED: &[&[&str]] = &[&["OSEN"]];
@@ -217,10 +217,14 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
                 "psk (key_mgmt allows WPA-PSK; key_mgmt=NONE alone for open or WEP)".into(),
             ));
         };
-        // The emulated WLAN pairs CCMP with a CCMP group key and TKIP with TKIP.
-        settings.security = Some(if pairwise.contains(&"CCMP") && group.contains(&"CCMP") {
+        // The emulated WLAN pairs CCMP with a CCMP group key, GCMP-256 with GCMP-256 and TKIP
+        // with TKIP; CCMP first, as wpa_supplicant's default pairwise=CCMP TKIP.
+        let both = |name| pairwise.contains(&name) && group.contains(&name);
+        settings.security = Some(if both("CCMP") {
             SecurityMode::Ccmp
-        } else if pairwise.contains(&"TKIP") && group.contains(&"TKIP") {
+        } else if both("GCMP-256") {
+            SecurityMode::Gcmp256
+        } else if both("TKIP") {
             let message = "the network resolves to TKIP (pairwise and group allow no CCMP pair), deprecated \
                            since 2012 and broken: pairwise=CCMP and group=CCMP (or neither) for CCMP";
             warnings.push(Warning { line: pw_line.or(group_line), message: message.into() });
@@ -229,7 +233,7 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             return Err(ConfError::Unsupported {
                 line: pw_line,
                 what: format!(
-                    "pairwise {} with group {} (CCMP with CCMP, or TKIP with TKIP)",
+                    "pairwise {} with group {} (CCMP with CCMP, GCMP-256 with GCMP-256, or TKIP with TKIP)",
                     pairwise.join(" "),
                     group.join(" ")
                 ),
@@ -262,14 +266,32 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             }
             settings.pmf.get_or_insert(wlansec_wlan::pmf::Pmf::Optional);
             settings.sae = Some(SaeConf { transition: true, ..SaeConf::default() });
+        } else if key_mgmt.contains(&"SAE-EXT-KEY") {
+            let message = "key_mgmt: SAE-EXT-KEY beside WPA-PSK not implemented; WPA-PSK only";
+            warnings.push(Warning { line: km_line, message: message.into() });
         }
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with WPA-PSK");
         no_effect(warnings, &["sae_password"], "without key_mgmt=SAE alone");
-    } else if key_mgmt.contains(&"SAE") {
-        if !(pairwise.contains(&"CCMP") && group.contains(&"CCMP")) {
-            return Err(ConfError::Unsupported { line: pw_line.or(group_line), what: "SAE without CCMP".into() });
+    } else if key_mgmt.iter().any(|k| k.starts_with("SAE")) {
+        // SAE-EXT-KEY where pairwise and group allow GCMP-256 (or SAE is not named), SAE with
+        // CCMP otherwise: the station joins with one AKM.
+        let gcmp = pairwise.contains(&"GCMP-256") && group.contains(&"GCMP-256");
+        let ext_key = key_mgmt.contains(&"SAE-EXT-KEY") && (gcmp || !key_mgmt.contains(&"SAE"));
+        let (akm, cipher, mode) = if ext_key {
+            ("SAE-EXT-KEY", "GCMP-256", SecurityMode::Gcmp256)
+        } else {
+            ("SAE", "CCMP", SecurityMode::Ccmp)
+        };
+        if !(pairwise.contains(&cipher) && group.contains(&cipher)) {
+            let what = format!("{akm} without {cipher} (pairwise={cipher} and group={cipher})");
+            return Err(ConfError::Unsupported { line: pw_line.or(group_line), what });
         }
-        settings.security = Some(SecurityMode::Ccmp);
+        if key_mgmt.contains(&"SAE") && key_mgmt.contains(&"SAE-EXT-KEY") {
+            let other = if ext_key { "SAE" } else { "SAE-EXT-KEY" };
+            let message = format!("key_mgmt: {other} not used; the station joins with {akm}");
+            warnings.push(Warning { line: km_line, message });
+        }
+        settings.security = Some(mode);
         // sae_password, else psk's passphrase (as wpa_supplicant takes it); never a PSK.
         settings.passphrase = Some(match (get("sae_password"), psk) {
             (Some(Entry { line, value }), _) => {
@@ -288,9 +310,9 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         });
         let ieee80211w =
             get("ieee80211w").map(|e| pmf(e.line, "ieee80211w", e.value).map(|p| (e.line, p))).transpose()?;
-        needs_pmf_required("SAE", ieee80211w, km_line.unwrap_or(0))?;
+        needs_pmf_required(akm, ieee80211w, km_line.unwrap_or(0))?;
         settings.pmf = ieee80211w.map(|(_, p)| p);
-        settings.sae = Some(SaeConf::default());
+        settings.sae = Some(SaeConf { ext_key, ..SaeConf::default() });
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with SAE");
     } else if key_mgmt.contains(&"OWE") {
         // OWE: CCMP, management frame protection required, no secret; `owe_group` the one
@@ -330,7 +352,17 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
         no_effect(warnings, &["psk", "ieee80211w", "sae_password"], "with key_mgmt=NONE");
     } else {
-        return Err(ConfError::Unsupported { line: km_line, what: "key_mgmt without WPA-PSK, SAE or NONE".into() });
+        return Err(ConfError::Unsupported {
+            line: km_line,
+            what: "key_mgmt without WPA-PSK, SAE, SAE-EXT-KEY or NONE".into(),
+        });
+    }
+    if let Some(Entry { line, value }) = get("group_mgmt") {
+        let mode = settings.security.unwrap_or(SecurityMode::Open);
+        group_mgmt_cipher(line, "group_mgmt", value, mode)?;
+    }
+    if let Some(Entry { line, value }) = get("beacon_prot") {
+        settings.beacon_protection = Some(beacon_prot(line, "beacon_prot", value, settings.pmf)?);
     }
     Ok(settings)
 }
@@ -369,4 +401,6 @@ const KNOWN: &[&str] = &[
     "bssid",
     "auth_alg",
     "mode",
+    "group_mgmt",
+    "beacon_prot",
 ];

@@ -743,3 +743,92 @@ fn hostapd_owe_transition_names_the_pairs_other_bss() {
     let p = hostapd(&format!("{open}owe_transition_ifname=wlan1\n"));
     assert!(warned(&p, "line 4: owe_transition_ifname"), "{:?}", p.warnings);
 }
+
+// GCMP-256, SAE-EXT-KEY, the group management cipher and beacon protection
+
+#[test]
+fn hostapd_sae_ext_key_with_gcmp_256_is_sae_ext() {
+    let text = format!(
+        "wpa=2\nwpa_key_mgmt=SAE-EXT-KEY\nrsn_pairwise=GCMP-256\nsae_password={PASS}\nieee80211w=2\n\
+         group_mgmt_cipher=BIP-GMAC-256\nbeacon_prot=1\nsae_groups=20\n"
+    );
+    let p = hostapd(&text);
+    let s = &p.settings;
+    assert_eq!(s.security_option().as_deref(), Some("sae-ext"), "{:?}", p.warnings);
+    assert_eq!((s.pmf, s.beacon_protection), (Some(Pmf::Required), Some(true)));
+    assert_eq!(s.sae.as_ref().map(|sae| (sae.ext_key, sae.groups.clone())), Some((true, Some(vec![20]))));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // Beside SAE: SAE-EXT-KEY where GCMP-256 is the only pairwise cipher, SAE otherwise.
+    let both = text.replace("=SAE-EXT-KEY", "=SAE SAE-EXT-KEY");
+    let p = hostapd(&both);
+    assert_eq!(p.settings.security_option().as_deref(), Some("sae-ext"));
+    assert!(warned(&p, "SAE (beside SAE-EXT-KEY) not implemented; SAE-EXT-KEY only"), "{:?}", p.warnings);
+    let mixed = both.replace("=GCMP-256\n", "=CCMP GCMP-256\n").replace("group_mgmt_cipher=BIP-GMAC-256\n", "");
+    let p = hostapd(&mixed);
+    assert_eq!(p.settings.security_option().as_deref(), Some("sae"));
+    assert!(warned(&p, "SAE-EXT-KEY (beside SAE) not implemented; SAE only"), "{:?}", p.warnings);
+}
+
+#[test]
+fn hostapd_gcmp_256_with_wpa_psk_is_gcmp256() {
+    let p = hostapd(&format!("wpa=2\nrsn_pairwise=GCMP-256\nwpa_passphrase={PASS}\n"));
+    assert_eq!(p.settings.security_option().as_deref(), Some("gcmp256"));
+    // CCMP first where both are offered, as wpa_supplicant's default pairwise takes it.
+    let p = hostapd(&format!("wpa=2\nrsn_pairwise=CCMP GCMP-256\nwpa_passphrase={PASS}\n"));
+    assert_eq!(p.settings.security, Some(SecurityMode::Ccmp));
+}
+
+#[test]
+fn hostapd_refuses_what_gcmp_256_and_sae_ext_key_cannot_pair_with() {
+    let sae_ext = format!("wpa=2\nwpa_key_mgmt=SAE-EXT-KEY\nsae_password={PASS}\nieee80211w=2\n");
+    let e = hostapd_err(&format!("{sae_ext}rsn_pairwise=CCMP\n"));
+    assert!(e.to_string().contains("SAE-EXT-KEY needs rsn_pairwise=GCMP-256"), "{e}");
+    let e =
+        hostapd_err(&format!("wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=GCMP-256\nsae_password={PASS}\nieee80211w=2\n"));
+    assert!(e.to_string().contains("SAE needs rsn_pairwise=CCMP"), "{e}");
+    let e = hostapd_err(&format!("{sae_ext}rsn_pairwise=GCMP-256\nieee80211w=1\n"));
+    assert!(e.to_string().contains("SAE-EXT-KEY needs management frame protection required"), "{e}");
+    let e = hostapd_err(&format!("{sae_ext}rsn_pairwise=GCMP-256\ngroup_mgmt_cipher=AES-128-CMAC\n"));
+    assert!(matches!(&e, ConfError::Unsupported { line: Some(6), .. }), "{e}");
+    assert!(e.to_string().contains("pairs BIP-GMAC-256 with gcmp256"), "{e}");
+    let e = hostapd_err(&format!("wpa=2\nwpa_passphrase={PASS}\nrsn_pairwise=CCMP\ngroup_mgmt_cipher=BIP-GMAC-256\n"));
+    assert!(e.to_string().contains("pairs AES-128-CMAC with ccmp"), "{e}");
+    let e = hostapd_err(&format!("wpa=2\nwpa_passphrase={PASS}\nrsn_pairwise=CCMP\ngroup_mgmt_cipher=BIP-FOO\n"));
+    assert!(matches!(e, ConfError::Value { line: 4, .. }), "{e}");
+}
+
+#[test]
+fn beacon_prot_is_read_and_refused_without_pmf() {
+    let psk = format!("wpa=2\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n");
+    let p = hostapd(&format!("{psk}ieee80211w=1\nbeacon_prot=1\n"));
+    assert_eq!((p.settings.pmf, p.settings.beacon_protection), (Some(Pmf::Optional), Some(true)));
+    let p = hostapd(&format!("{psk}beacon_prot=0\n"));
+    assert_eq!(p.settings.beacon_protection, Some(false));
+    for text in [format!("{psk}beacon_prot=1\n"), format!("{psk}ieee80211w=0\nbeacon_prot=1\n")] {
+        let e = hostapd_err(&text);
+        assert!(e.to_string().contains("beacon protection needs management frame protection"), "{e}");
+    }
+    assert!(matches!(hostapd_err(&format!("{psk}beacon_prot=2\n")), ConfError::Value { .. }));
+    let e = supplicant_err(&network(&format!("psk=\"{PASS}\"\nbeacon_prot=1")));
+    assert!(e.to_string().contains("ieee80211w=1 or 2"), "{e}");
+}
+
+#[test]
+fn supplicant_sae_ext_key_with_gcmp_256_is_sae_ext() {
+    let body =
+        "sae_password=\"pw\"\nkey_mgmt=SAE-EXT-KEY\npairwise=GCMP-256\ngroup=GCMP-256\ngroup_mgmt=BIP-GMAC-256\n\
+                ieee80211w=2\nbeacon_prot=1";
+    let p = supplicant(&network(body));
+    let s = &p.settings;
+    assert_eq!(s.security_option().as_deref(), Some("sae-ext"), "{:?}", p.warnings);
+    assert_eq!((s.pmf, s.beacon_protection), (Some(Pmf::Required), Some(true)));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let p = supplicant(&network(&body.replace("=SAE-EXT-KEY", "=SAE SAE-EXT-KEY")));
+    assert!(warned(&p, "key_mgmt: SAE not used; the station joins with SAE-EXT-KEY"), "{:?}", p.warnings);
+    let e = supplicant_err(&network("sae_password=\"pw\"\nkey_mgmt=SAE-EXT-KEY\nieee80211w=2"));
+    assert!(e.to_string().contains("SAE-EXT-KEY without GCMP-256"), "{e}");
+    let e = supplicant_err(&network(&body.replace("group_mgmt=BIP-GMAC-256", "group_mgmt=AES-128-CMAC")));
+    assert!(e.to_string().contains("pairs BIP-GMAC-256 with gcmp256"), "{e}");
+    let p = supplicant(&network(&format!("psk=\"{PASS}\"\npairwise=GCMP-256\ngroup=GCMP-256")));
+    assert_eq!(p.settings.security_option().as_deref(), Some("gcmp256"));
+}

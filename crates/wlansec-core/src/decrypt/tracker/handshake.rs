@@ -194,7 +194,7 @@ impl KeyTracker {
         if !self.akms_seen.contains(&akm) && self.akms_seen.len() < 16 {
             self.akms_seen.push(akm);
         }
-        let keys = AkmKeys::of(akm, network.owe_group)?;
+        let keys = AkmKeys::of(akm, network.dh_group)?;
         let tk_len = cipher.tk_len().ok_or(Error::Unsupported("pairwise cipher with no known TK length"))?;
         let anonce = handshake
             .anonce

@@ -25,6 +25,7 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::registry::SuiteId;
 use crate::rsn::element::owe as owe_elements;
+use crate::rsn::sae::SaeMessage;
 use crate::rsn::{Akm, AkmKeys, CipherSuite, MfpPolicy, Ptk, RsnElementRepr, Secret};
 use crate::rx::{DataFrame, RxKey, Security};
 use crate::suite::tkip::Role;
@@ -71,8 +72,9 @@ struct Network {
     akm: Option<Akm>,
     /// The group management cipher (802.11w), when the RSN element names one.
     group_mgmt: Option<CipherSuite>,
-    /// The Diffie-Hellman group of an OWE association request (it picks OWE's hash).
-    owe_group: Option<u16>,
+    /// The Diffie-Hellman group of an OWE association request or an SAE commit (it picks the
+    /// hash of OWE's and SAE-EXT-KEY's key hierarchy).
+    dh_group: Option<u16>,
     /// Whether the AP's RSN element offers management frame protection (MFPC).
     mfp_capable: Option<bool>,
     /// A verified handshake of this BSS fixed its SSID (the one its PMK was derived from,
@@ -86,7 +88,7 @@ struct Network {
 impl Network {
     /// The Key MIC field length this network's EAPOL-Key frames have, when its AKM says.
     fn mic_len(&self) -> Option<usize> {
-        self.akm.and_then(|akm| AkmKeys::of(akm, self.owe_group).ok()).map(|k| k.mic_len())
+        self.akm.and_then(|akm| AkmKeys::of(akm, self.dh_group).ok()).map(|k| k.mic_len())
     }
 }
 
@@ -329,10 +331,19 @@ impl KeyTracker {
     }
 
     /// Beacons and probe responses give SSID and RSN element; association requests the
-    /// station's chosen suites (an RSN element before a WPA one).
+    /// station's chosen suites (an RSN element before a WPA one); SAE commits their group.
     pub(in crate::decrypt) fn learn_network(&mut self, mpdu: &[u8], rules: Rules) {
         let Ok(frame) = Frame::new_checked(mpdu, rules) else { return };
         let kind = frame.frame_control().subtype();
+        if kind == subtype::AUTHENTICATION {
+            if let (Some(bss), Ok(SaeMessage::Commit(commit))) = (frame.addr3(), SaeMessage::parse(frame.body())) {
+                let network = self.networks.entry(bss).or_default();
+                if !network.proven {
+                    network.dh_group = Some(commit.group.id());
+                }
+            }
+            return;
+        }
         if ![subtype::BEACON, subtype::PROBE_RESPONSE, subtype::ASSOCIATION_REQUEST].contains(&kind) {
             return;
         }
@@ -375,7 +386,7 @@ impl KeyTracker {
             .find(|e| e.id() == owe_elements::EXTENSION_ID)
             .and_then(|e| owe_elements::owe_group(e.data()));
         if owe.is_some() {
-            network.owe_group = owe;
+            network.dh_group = owe;
         }
     }
 

@@ -63,6 +63,8 @@ pub struct Instance {
     /// from the station's commit. It salts the keyseed.
     rejected_groups: Option<Vec<u8>>,
     token: Option<Vec<u8>>,
+    /// SAE-EXT-KEY (AKM 24): the PMK is one hash long.
+    ext_key: bool,
     send_confirm: u16,
     state: State,
 }
@@ -108,9 +110,19 @@ impl Instance {
             identifier: identifier.map(<[u8]>::to_vec),
             rejected_groups: None,
             token: None,
+            ext_key: false,
             send_confirm: 0,
             state: State::Committed,
         })
+    }
+
+    /// This instance runs for SAE-EXT-KEY (AKM 24, IEEE 802.11-2020 12.4.5.4 as REVme
+    /// amends it): its PMK is as long as the KDF's hash (48 octets on group 20 by
+    /// hash-to-element), not 256 bits. Both sides must agree; the AKM they associate with
+    /// says which.
+    pub fn with_ext_key(mut self) -> Instance {
+        self.ext_key = true;
+        self
     }
 
     /// A station's hash-to-element commit lists the groups the access point refused (status
@@ -218,7 +230,7 @@ impl Instance {
         if commit.h2e && self.role == Role::AccessPoint {
             self.rejected_groups = commit.rejected_groups.map(<[u8]>::to_vec);
         }
-        let keys = SaeKeys::derive(hash, self.rejected_groups.as_deref(), &k, &sum);
+        let keys = SaeKeys::derive(hash, self.ext_key, self.rejected_groups.as_deref(), &k, &sum);
         self.state = State::Confirmed { peer, keys };
         let mut events = Vec::new();
         if self.role == Role::AccessPoint {

@@ -80,14 +80,22 @@ impl SaeKeys {
     /// keyseed = H(salt, k); KCK || PMK = KDF-Hash-Length(keyseed, "SAE KCK and PMK",
     /// (commit-scalar + peer-commit-scalar) mod r); PMKID = the first 128 bits of that sum.
     /// `hash` is SHA-256 for hunting-and-pecking, the group's for hash-to-element; the salt
-    /// is the Rejected Groups list a hash-to-element commit carried, else <0>n. The PMK is
-    /// 256 bits either way (AKM 8), the KCK one hash long.
-    pub(super) fn derive(hash: KdfHash, rejected_groups: Option<&[u8]>, k: &[u8], scalar_sum: &[u8]) -> SaeKeys {
+    /// is the Rejected Groups list a hash-to-element commit carried, else <0>n. The KCK is
+    /// one hash long; the PMK 256 bits under SAE (AKM 8), one hash long under SAE-EXT-KEY
+    /// (AKM 24, `ext_key`; as hostapd's pmk_len = hash_len).
+    pub(super) fn derive(
+        hash: KdfHash,
+        ext_key: bool,
+        rejected_groups: Option<&[u8]>,
+        k: &[u8],
+        scalar_sum: &[u8],
+    ) -> SaeKeys {
         let len = hash.output_len();
+        let pmk_len = if ext_key { len } else { Pmk::LEN };
         let zeros = vec![0u8; len];
         let keyseed = hmac(hash, rejected_groups.unwrap_or(&zeros), &[k]);
-        let mut out = Zeroizing::new(vec![0u8; len + Pmk::LEN]);
-        // At most 64 + 32 octets: within the KDF's 16-bit length.
+        let mut out = Zeroizing::new(vec![0u8; len + pmk_len]);
+        // At most 64 + 64 octets: within the KDF's 16-bit length.
         kdf(hash, &keyseed, b"SAE KCK and PMK", scalar_sum, &mut out).unwrap_or_else(|_| unreachable!());
         let mut pmkid = [0u8; 16];
         pmkid.copy_from_slice(&scalar_sum[..16]);

@@ -28,6 +28,9 @@ pub struct ResponderConfig {
     pub clogging_threshold: usize,
     /// Seconds a PMKSA stays cached.
     pub pmk_lifetime: u64,
+    /// SAE-EXT-KEY (AKM 24): every exchange's PMK is one hash long
+    /// ([`Instance::with_ext_key`]).
+    pub ext_key: bool,
 }
 
 impl ResponderConfig {
@@ -40,6 +43,7 @@ impl ResponderConfig {
             groups: vec![Group::P256],
             clogging_threshold: AntiClogging::DEFAULT_THRESHOLD,
             pmk_lifetime: PmksaCache::DEFAULT_LIFETIME,
+            ext_key: false,
         }
     }
 }
@@ -118,6 +122,9 @@ impl Responder {
             }
             let pwe = self.password_element(commit.group, peer, rng)?;
             let mut instance = Instance::new(Role::AccessPoint, pwe, self.config.password.identifier(), rng)?;
+            if self.config.ext_key {
+                instance = instance.with_ext_key();
+            }
             let events = instance.handle(frame)?;
             self.instances.insert(peer, instance);
             events

@@ -99,6 +99,31 @@ fn exchange_completes_on_every_group_and_method() {
 }
 
 #[test]
+fn sae_ext_key_pmk_is_one_hash_long_and_sae_pmk_256_bits() {
+    for group in Group::ALL {
+        for method in [PweMethod::HashToElement, PweMethod::HuntingAndPecking] {
+            let hash_len = match method {
+                PweMethod::HuntingAndPecking => 32,
+                PweMethod::HashToElement => group.hash().output_len(),
+            };
+            for (ext_key, pmk_len) in [(false, 32), (true, hash_len)] {
+                let mut sta = station(group, method, STA, 1);
+                let mut config = ResponderConfig::new(AP, SSID, password(), method);
+                config.groups = vec![group];
+                config.ext_key = ext_key;
+                if ext_key {
+                    sta = sta.with_ext_key();
+                }
+                let mut ap = Responder::new(config, &mut rng(99)).unwrap();
+                let (_, pmkid) = run_exchange(&mut sta, &mut ap, &mut rng(3));
+                assert_eq!(sta.keys().unwrap().pmk().as_bytes().len(), pmk_len, "{group:?} {method:?} {ext_key}");
+                assert_eq!(ap.pmksa().get(STA, &pmkid, 0).unwrap().pmk.as_bytes().len(), pmk_len);
+            }
+        }
+    }
+}
+
+#[test]
 fn wrong_password_fails_at_the_confirm() {
     let other = Password::new(b"incorrect horse", None);
     let pwe = pwe(Group::P256, PweMethod::HashToElement, STA, AP, &other);

@@ -55,6 +55,7 @@ impl SaeAccessPoint {
             .map(|method| {
                 let config = ResponderConfig {
                     groups: settings.groups.clone(),
+                    ext_key: settings.ext_key,
                     ..ResponderConfig::new(bssid, ssid.as_bytes(), password.clone(), method)
                 };
                 Responder::new(config, rng).map(|r| (method, r)).map_err(|why| Error::Sae { peer: bssid, why })
@@ -169,7 +170,8 @@ impl AccessPoint {
                     self.send_sae(sta, &frame, out)?;
                 }
                 SaeEvent::Accepted { pmk, pmkid } => {
-                    self.log_pmk(LoggedPmk { station: sta, akm: Akm::Sae, pmkid, pmk })
+                    let akm = self.config.key_management.akm();
+                    self.log_pmk(LoggedPmk { station: sta, akm, pmkid, pmk })
                 }
             }
         }
@@ -188,10 +190,11 @@ impl AccessPoint {
         Ok(())
     }
 
-    /// The AKM a station's association request `theirs` takes: SAE, or in transition mode
-    /// the PSK; none when it names neither.
+    /// The AKM a station's association request `theirs` takes: the network's SAE AKM, or in
+    /// transition mode the PSK; none when it names neither.
     pub(super) fn chosen_akm(&self, theirs: &RsnElementRepr) -> Option<Akm> {
-        let offered: &[Akm] = if self.transition_psk.is_some() { &[Akm::Sae, Akm::Psk] } else { &[Akm::Sae] };
+        let sae = self.config.key_management.akm();
+        let offered: &[Akm] = if self.transition_psk.is_some() { &[sae, Akm::Psk] } else { &[sae] };
         offered.iter().copied().find(|akm| theirs.akms.contains(akm))
     }
 

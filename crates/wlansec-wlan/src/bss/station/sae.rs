@@ -105,6 +105,9 @@ impl Station {
         }
         .map_err(sae_error)?;
         let mut instance = Instance::new(Role::Station, pwe, None, &mut self.rng).map_err(sae_error)?;
+        if settings.ext_key {
+            instance = instance.with_ext_key();
+        }
         instance.reject_groups(&sae.rejected);
         let commit = instance.commit_frame();
         sae.instance = Some(instance);
@@ -220,7 +223,7 @@ impl Station {
     pub(super) fn own_rsne(&self) -> Result<Option<Vec<u8>>> {
         let akms: &[Akm] = if self.config.in_sae_transition() { &[self.akm] } else { &[] };
         let Some(rsne) = self.config.rsn_element_of(akms)? else { return Ok(None) };
-        let sae_pmksa = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)).filter(|_| self.akm == Akm::Sae);
+        let sae_pmksa = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)).filter(|_| self.akm != Akm::Psk);
         let owe_pmksa = self.owe_state.pmksa(self.now_ms).filter(|_| self.akm == Akm::Owe);
         let Some((_, pmkid)) = sae_pmksa.or(owe_pmksa) else { return Ok(Some(rsne)) };
         let (kind, mut repr) = RsnElementRepr::parse(&rsne)?;
@@ -241,8 +244,9 @@ impl Station {
         if !self.config.in_sae_transition() {
             return Ok(self.config.key_management.akm());
         }
-        if offers(Akm::Sae) {
-            Ok(Akm::Sae)
+        let sae = self.config.key_management.akm();
+        if offers(sae) {
+            Ok(sae)
         } else if offers(Akm::Psk) && !self.psk_disabled {
             Ok(Akm::Psk)
         } else {
