@@ -277,8 +277,8 @@ pub(crate) enum Credential {
 
 impl Credential {
     /// The credential of `config`; an SAE network is CCMP or GCMP-256 with management frame
-    /// protection required, or refused, and so is beacon protection without management frame
-    /// protection.
+    /// protection required (in transition mode, offered), or refused, and so is beacon
+    /// protection without management frame protection.
     pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
         if config.beacon_protection && (config.pmf == Pmf::Off || !config.mode.supports_pmf()) {
             return Err(crate::Error::BeaconProtectionWithoutPmf);
