@@ -297,3 +297,43 @@ proptest! {
         }
     }
 }
+
+/// Message 3 of a handshake whose authenticator repeats `rsnxe` and sends Transition
+/// Disable `bits`, into `s`: what the supplicant says.
+fn message_3_into(rsnxe: Option<&[u8]>, bits: u8, s: Supplicant) -> (Supplicant, Result<Vec<Event>, Error>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (a, _) = pair(Akm::Psk, CipherSuite::Ccmp128);
+    let mut a = a.with_transition_disable(bits);
+    if let Some(rsnxe) = rsnxe {
+        a = a.with_rsnxe(rsnxe.to_vec());
+    }
+    let mut s = s;
+    let m1 = sends(&a.start(&mut rng).unwrap());
+    let m2 = sends(&s.receive(&m1[0], &mut rng).unwrap());
+    let m3 = sends(&a.receive(&m2[0]).unwrap());
+    let result = s.receive(&m3[0], &mut rng);
+    (s, result)
+}
+
+#[test]
+fn message_3_repeats_the_beacons_rsnxe_exactly_and_carries_transition_disable() {
+    const H2E: [u8; 3] = [244, 1, 1 << 5];
+    let supplicant =
+        |rsnxe: Option<&[u8]>| pair(Akm::Psk, CipherSuite::Ccmp128).1.with_ap_rsnxe(rsnxe.map(<[u8]>::to_vec));
+    let (s, ok) = message_3_into(Some(&H2E), 0x01, supplicant(Some(&H2E)));
+    assert!(ok.unwrap().contains(&Event::PairwiseComplete));
+    assert_eq!(s.transition_disable(), 0x01);
+    // A beacon without the RSNXE (stripped), one with another, or an RSNXE the access point
+    // never had: each a downgrade, refused.
+    for (beacon, message_3) in
+        [(None, Some(&H2E[..])), (Some(&[244, 1, 0][..]), Some(&H2E[..])), (Some(&H2E[..]), None)]
+    {
+        let (s, refused) = message_3_into(message_3, 0, supplicant(beacon));
+        assert!(matches!(refused, Err(Error::Handshake(HandshakeError::RsnxeMismatch))), "{beacon:?} {message_3:?}");
+        assert!(s.ptk().is_none());
+    }
+    // No beacon heard: message 3's elements are not compared, only its RSN element's AKM.
+    let unknown = pair(Akm::Psk, CipherSuite::Ccmp128).1.with_ap_elements_unknown();
+    let (s, ok) = message_3_into(Some(&H2E), 0, unknown);
+    assert!(ok.is_ok() && s.transition_disable() == 0);
+}

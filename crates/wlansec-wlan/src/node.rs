@@ -6,7 +6,8 @@
 
 use serde::Serialize;
 use wlansec_core::gen::{ChaCha8Rng, SeedableRng};
-use wlansec_core::rsn::{pmk_from_passphrase, Params, Pmk};
+use wlansec_core::rsn::element::owe::OweTransitionRepr;
+use wlansec_core::rsn::{pmk_from_passphrase, Akm, Params, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::{self, Admitted};
 use wlansec_core::rx::{Pipeline, RxKey};
 use wlansec_core::suite::{FrameSuite, Transmitter};
@@ -144,6 +145,26 @@ pub struct NetworkConfig {
     pub max_stations: u16,
     /// PSK, or SAE with the passphrase as its password.
     pub key_management: KeyManagement,
+    /// WPA3-Personal transition mode (hostapd's `wpa_key_mgmt=WPA-PSK SAE`), with SAE key
+    /// management: the access point offers the PSK (AKM 2) beside SAE, management frame
+    /// protection optional but required of SAE links; a station takes SAE where the access
+    /// point offers it, the PSK otherwise (unless the network disabled the transition).
+    pub sae_transition: bool,
+    /// The Transition Disable bits an access point sends in message 3 (hostapd's
+    /// `transition_disable`; 0: none).
+    pub transition_disable: u8,
+    /// The other BSS of an OWE transition pair, which the beacon names (hostapd's
+    /// `owe_transition_bssid` and `owe_transition_ssid`).
+    pub owe_transition: Option<OweTransitionPeer>,
+}
+
+/// The other BSS of an OWE transition pair (Wi-Fi Alliance OWE specification 2.3): the open
+/// BSS names the OWE BSS, which is hidden (its beacons carry no SSID), and the OWE BSS names
+/// the open one. A station that can do OWE joins the OWE BSS; one that cannot, the open one.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OweTransitionPeer {
+    pub bssid: MacAddr,
+    pub ssid: String,
 }
 
 /// The largest AID (IEEE 802.11-2016 9.4.1.8), hostapd's default `max_num_sta`.
@@ -162,12 +183,35 @@ impl NetworkConfig {
             spp_amsdu: true,
             max_stations: MAX_AID,
             key_management: KeyManagement::Psk,
+            sae_transition: false,
+            transition_disable: 0,
+            owe_transition: None,
         }
     }
 
-    /// The RSN element this node sends (none on an open or WEP network).
+    /// The RSN element this node sends (none on an open or WEP network): in transition
+    /// mode, the PSK's AKM and SAE's.
     pub fn rsn_element(&self) -> Result<Option<Vec<u8>>> {
-        self.mode.rsn_element(self.key_management.akm(), self.pmf.policy(), self.spp_amsdu)
+        let akms = if self.in_sae_transition() { vec![Akm::Psk, self.key_management.akm()] } else { Vec::new() };
+        self.rsn_element_of(&akms)
+    }
+
+    /// The RSN element with `akms` (none given: the network's own).
+    pub(crate) fn rsn_element_of(&self, akms: &[Akm]) -> Result<Option<Vec<u8>>> {
+        let Some(rsne) = self.mode.rsn_element(self.key_management.akm(), self.pmf.policy(), self.spp_amsdu)? else {
+            return Ok(None);
+        };
+        if akms.is_empty() {
+            return Ok(Some(rsne));
+        }
+        let (kind, mut repr) = RsnElementRepr::parse(&rsne)?;
+        repr.akms = akms.to_vec();
+        Ok(Some(repr.to_bytes(kind)?))
+    }
+
+    /// Whether this is an SAE network in WPA3-Personal transition mode.
+    pub fn in_sae_transition(&self) -> bool {
+        self.sae_transition && self.key_management.sae().is_some()
     }
 
     /// The RSN Extension element an access point advertises: SAE hash-to-element, if offered.
@@ -200,6 +244,9 @@ impl std::fmt::Debug for NetworkConfig {
             .field("spp_amsdu", &self.spp_amsdu)
             .field("max_stations", &self.max_stations)
             .field("key_management", &self.key_management)
+            .field("sae_transition", &self.sae_transition)
+            .field("transition_disable", &self.transition_disable)
+            .field("owe_transition", &self.owe_transition)
             .finish()
     }
 }
@@ -230,8 +277,8 @@ pub(crate) enum Credential {
 
 impl Credential {
     /// The credential of `config`; an SAE network is CCMP or GCMP-256 with management frame
-    /// protection required, or refused, and so is beacon protection without management frame
-    /// protection.
+    /// protection required (in transition mode, offered), or refused, and so is beacon
+    /// protection without management frame protection.
     pub(crate) fn of(config: &NetworkConfig) -> Result<Self> {
         if config.beacon_protection && (config.pmf == Pmf::Off || !config.mode.supports_pmf()) {
             return Err(crate::Error::BeaconProtectionWithoutPmf);
@@ -241,7 +288,9 @@ impl Credential {
                 let what = "SAE (ccmp and gcmp256 have)";
                 return Err(crate::Error::ModeLacks { mode: config.mode.to_string(), what });
             }
-            if config.pmf != Pmf::Required {
+            // Transition mode offers PMF to all and requires it of SAE links only.
+            let pmf_enough = config.pmf == Pmf::Required || (config.sae_transition && config.pmf == Pmf::Optional);
+            if !pmf_enough {
                 return Err(crate::Error::SaeWithoutPmf);
             }
             return Ok(Credential::Sae(Password::new(config.passphrase.as_bytes(), None)));
@@ -258,13 +307,22 @@ impl Credential {
         Ok(match config.mode {
             SecurityMode::Open => Credential::None,
             SecurityMode::Wep => Credential::Wep(wep_key(&config.passphrase)?),
-            // 64 hex digits are the PSK itself, as wpa_psk and psk give it (a passphrase has
-            // at most 63 characters, so the two never meet).
-            _ => match hex_octets(&config.passphrase).filter(|psk| psk.len() == Pmk::LEN) {
-                Some(psk) => Credential::Psk(Pmk::from_bytes(&Zeroizing::new(psk))?),
-                None => Credential::Psk(pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes())?),
-            },
+            _ => Credential::Psk(psk(config)?),
         })
+    }
+
+    /// The PSK of an SAE network in transition mode (its stations without SAE use it).
+    pub(crate) fn transition_psk(config: &NetworkConfig) -> Result<Option<Pmk>> {
+        config.in_sae_transition().then(|| psk(config)).transpose()
+    }
+}
+
+/// The PSK of `config`'s passphrase: 64 hex digits are the PSK itself, as wpa_psk and psk
+/// give it (a passphrase has at most 63 characters, so the two never meet).
+fn psk(config: &NetworkConfig) -> Result<Pmk> {
+    match hex_octets(&config.passphrase).filter(|psk| psk.len() == Pmk::LEN) {
+        Some(psk) => Ok(Pmk::from_bytes(&Zeroizing::new(psk))?),
+        None => pmk_from_passphrase(&config.passphrase, config.ssid.as_bytes()).map_err(Into::into),
     }
 }
 
@@ -311,8 +369,14 @@ pub(crate) fn elements(ssid: &str, rsne: Option<&[u8]>) -> Result<Vec<u8>> {
 /// Privacy bit is added for a protected network).
 pub(crate) fn beacon(config: &NetworkConfig, capability: u16, sa: MacAddr, sc: SequenceControl) -> Result<Vec<u8>> {
     let privacy = if config.mode == SecurityMode::Open { 0 } else { mgmt::capability::PRIVACY };
-    let mut elements = elements(&config.ssid, config.rsn_element()?.as_deref())?;
+    // The OWE BSS of a transition pair is hidden: stations find it by the open BSS's element.
+    let hidden = config.owe_transition.is_some() && config.key_management.owe().is_some();
+    let mut elements = elements(if hidden { "" } else { &config.ssid }, config.rsn_element()?.as_deref())?;
     elements.extend_from_slice(config.rsnxe().unwrap_or_default());
+    if let Some(peer) = &config.owe_transition {
+        let element = OweTransitionRepr { bssid: peer.bssid, ssid: peer.ssid.as_bytes(), band_channel: None };
+        elements.extend_from_slice(&element.to_bytes()?);
+    }
     let beacon = BeaconRepr {
         timestamp: 0,
         beacon_interval: BEACON_INTERVAL_TU,

@@ -237,6 +237,15 @@ pub struct SaeArgs {
     /// [default: 19].
     #[arg(long, value_delimiter = ',')]
     pub(super) owe_groups: Option<Vec<u16>>,
+    /// WPA3-Personal transition mode (`--security sae`; hostapd's `wpa_key_mgmt=WPA-PSK
+    /// SAE`): the PSK beside SAE, PMF optional but required of SAE links [default --pmf:
+    /// optional]. A station takes SAE where the access point offers it, else the PSK.
+    #[arg(long)]
+    pub(super) sae_transition: bool,
+    /// The Transition Disable bits an access point sends in message 3, in hex (hostapd's
+    /// `transition_disable`; 0x01: WPA3-Personal, the station never takes the PSK again).
+    #[arg(long, value_parser = parse_transition_disable)]
+    pub(super) transition_disable: Option<u8>,
 }
 
 impl SaeArgs {
@@ -247,6 +256,12 @@ impl SaeArgs {
     pub(super) fn groups(&self) -> &[u16] {
         self.sae_groups.as_deref().or(self.owe_groups.as_deref()).unwrap_or_default()
     }
+}
+
+/// Transition Disable bits in hex, with or without `0x` (as hostapd's `transition_disable`).
+pub(super) fn parse_transition_disable(arg: &str) -> Result<u8> {
+    let digits = arg.strip_prefix("0x").unwrap_or(arg);
+    u8::from_str_radix(digits, 16).map_err(|_| anyhow::anyhow!("`{arg}`: Transition Disable bits in hex (0x01)"))
 }
 
 fn parse_sae_pwe(arg: &str) -> Result<SaePwe> {
@@ -338,6 +353,13 @@ pub struct ApArgs {
     /// TKIP (hostapd's default for wpa=2 without rsn_pairwise) and WEP are named in a warning.
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
+    /// OWE transition mode: the BSSID of the pair's other BSS, which the beacon names
+    /// (hostapd's owe_transition_bssid); an OWE access point's beacon then hides its SSID.
+    #[arg(long, requires = "owe_transition_ssid")]
+    pub(super) owe_transition_bssid: Option<String>,
+    /// OWE transition mode: the SSID of the pair's other BSS (hostapd's owe_transition_ssid).
+    #[arg(long, requires = "owe_transition_bssid")]
+    pub(super) owe_transition_ssid: Option<String>,
 }
 
 #[derive(ClapArgs)]
@@ -462,6 +484,9 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     }
     if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some()) && !security.sae {
         bail!("--sae-pwe and --sae-groups need --security sae or sae-ext");
+    }
+    if args.sae.sae_transition || args.sae.transition_disable.is_some() {
+        bail!("--sae-transition and --transition-disable: wlansec ap and sta (wlan up runs one security for all)");
     }
     if args.sae.owe_groups.is_some() && !security.owe {
         bail!("--owe-groups needs --security owe");

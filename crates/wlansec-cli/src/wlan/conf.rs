@@ -108,6 +108,9 @@ pub struct Settings {
     /// An OWE network (`wpa_key_mgmt=OWE`): CCMP with OWE, its groups (`owe_groups`) if
     /// given.
     pub owe: Option<Option<Vec<u16>>>,
+    /// The other BSS of an OWE transition pair (hostapd's `owe_transition_bssid` and
+    /// `owe_transition_ssid`).
+    pub owe_transition: Option<(MacAddr, String)>,
     /// `beacon_prot`: beacon protection on or off.
     pub beacon_protection: Option<bool>,
 }
@@ -119,6 +122,10 @@ pub struct SaeConf {
     pub pwe: Option<SaePwe>,
     /// `sae_groups`: group numbers in order of preference.
     pub groups: Option<Vec<u16>>,
+    /// WPA-PSK beside SAE: the transition mode.
+    pub transition: bool,
+    /// `transition_disable` (hostapd).
+    pub transition_disable: Option<u8>,
     /// SAE-EXT-KEY (AKM 24) rather than SAE (AKM 8).
     pub ext_key: bool,
 }
@@ -136,6 +143,7 @@ impl Settings {
             max_stations: None,
             sae: None,
             owe: None,
+            owe_transition: None,
             beacon_protection: None,
         }
     }
@@ -163,6 +171,7 @@ impl fmt::Debug for Settings {
             .field("max_stations", &self.max_stations)
             .field("sae", &self.sae)
             .field("owe", &self.owe)
+            .field("owe_transition", &self.owe_transition)
             .field("beacon_protection", &self.beacon_protection)
             .finish()
     }
@@ -539,6 +548,8 @@ fn apply_network(options: Options, settings: &Settings, warn: &mut dyn FnMut(Str
     if let Some(sae) = &settings.sae {
         fill(&mut options.sae.sae_pwe, sae.pwe, "--sae-pwe", warn);
         fill(&mut options.sae.sae_groups, sae.groups.clone(), "--sae-groups", warn);
+        options.sae.sae_transition |= sae.transition;
+        fill(&mut options.sae.transition_disable, sae.transition_disable, "--transition-disable", warn);
     }
     if let Some(groups) = &settings.owe {
         fill(&mut options.sae.owe_groups, groups.clone(), "--owe-groups", warn);
@@ -604,6 +615,10 @@ pub(super) fn apply_ap(args: &mut ApArgs, warn: &mut dyn FnMut(String)) -> Resul
     let parsed = read(&path, hostapd::parse)?;
     apply_node(&mut args.node, &path, &parsed, warn);
     fill(&mut args.max_stations, parsed.settings.max_stations, "--max-stations", warn);
+    if let Some((bssid, ssid)) = &parsed.settings.owe_transition {
+        fill(&mut args.owe_transition_bssid, Some(bssid.to_string()), "--owe-transition-bssid", warn);
+        fill(&mut args.owe_transition_ssid, Some(ssid.clone()), "--owe-transition-ssid", warn);
+    }
     Ok(())
 }
 

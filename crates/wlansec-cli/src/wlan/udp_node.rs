@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use wlansec_core::tx::FragmentationThreshold;
+use wlansec_wlan::bss::OweTransitionPeer;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::netns;
+use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::Security;
 
 use super::args::{read_passphrase_file, ApArgs, NodeArgs, StaArgs};
@@ -17,7 +19,14 @@ use crate::usage::usage;
 pub fn ap(mut args: ApArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_ap(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
-    udp_node(args.node, Some(args.max_stations.unwrap_or(MAX_AID)), None)
+    let owe_transition = match (args.owe_transition_bssid, args.owe_transition_ssid) {
+        (Some(bssid), Some(ssid)) => {
+            let bssid = bssid.parse().map_err(|e| usage(anyhow::anyhow!("--owe-transition-bssid: {e}")))?;
+            Some(OweTransitionPeer { bssid, ssid })
+        }
+        _ => None,
+    };
+    udp_node(args.node, Some(args.max_stations.unwrap_or(MAX_AID)), None, owe_transition)
 }
 
 /// `wlansec sta`: a station over UDP.
@@ -25,15 +34,17 @@ pub fn sta(mut args: StaArgs) -> Result<ExitCode> {
     read_passphrase_file(&mut args.node.passphrase, args.node.passphrase_file.as_deref())?;
     conf::apply_sta(&mut args, &mut |w| eprintln!("wlansec: warning: {w}"))?;
     let bssid = args.bssid.context("--bssid (or bssid= in the --config network block) is needed")?;
-    udp_node(args.node, None, Some((args.ap, bssid)))
+    udp_node(args.node, None, Some((args.ap, bssid)), None)
 }
 
-/// Run a UDP node until the process is ended: an access point admitting `max_stations`, or
-/// the station of `sta` (its access point's UDP address and BSSID).
+/// Run a UDP node until the process is ended: an access point admitting `max_stations` (of
+/// an OWE transition pair with `owe_transition`), or the station of `sta` (its access
+/// point's UDP address and BSSID).
 fn udp_node(
     node: NodeArgs,
     max_stations: Option<u16>,
     sta: Option<(std::net::SocketAddr, String)>,
+    owe_transition: Option<OweTransitionPeer>,
 ) -> Result<ExitCode> {
     use wlansec_wlan::udp::{self, NodeConfig, Role};
     let security: Security = node.security.as_deref().unwrap_or("ccmp").parse()?;
@@ -54,8 +65,21 @@ fn udp_node(
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let pmf = pmf_or_default(node.pmf, security, true);
-    check_pmf(security, pmf).map_err(usage)?;
+    let transition = node.sae.sae_transition;
+    if (transition || node.sae.transition_disable.is_some()) && !security.sae {
+        return Err(usage(anyhow::anyhow!("--sae-transition and --transition-disable need --security sae")));
+    }
+    // Transition mode offers PMF to all and requires it of SAE links only.
+    let pmf = match node.pmf {
+        None if transition => Pmf::Optional,
+        Some(Pmf::Off) if transition => {
+            return Err(usage(anyhow::anyhow!("--sae-transition needs --pmf optional or required (ieee80211w=1)")))
+        }
+        pmf => pmf_or_default(pmf, security, true),
+    };
+    if !transition {
+        check_pmf(security, pmf).map_err(usage)?;
+    }
     check_beacon_protection(security, pmf, node.beacon_prot).map_err(usage)?;
     check_passphrase(security, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
@@ -64,6 +88,9 @@ fn udp_node(
         max_stations: max_stations.unwrap_or(MAX_AID),
         beacon_protection: node.beacon_prot.unwrap_or(security.protects_beacons_by_default()),
         key_management,
+        sae_transition: transition,
+        owe_transition,
+        transition_disable: node.sae.transition_disable.unwrap_or(0),
         ..wlansec_wlan::bss::NetworkConfig::new(
             node.ssid.unwrap_or_else(|| "wlansec".into()),
             bssid,

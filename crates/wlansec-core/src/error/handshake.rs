@@ -46,6 +46,9 @@ pub enum HandshakeError {
     /// The RSN element in message 2 differs from the association request's, or the one in
     /// message 3 from the beacon's: a downgrade.
     RsnElementMismatch { message: Message },
+    /// The RSN Extension element in message 3 differs from the beacon's (one present, the
+    /// other not, or different): a beacon stripped of SAE hash-to-element, a downgrade.
+    RsnxeMismatch,
     /// A group key message without a GTK KDE.
     NoGtk,
     /// An all-zero TK or GTK, the mark of a key-reinstallation attack.
@@ -74,6 +77,9 @@ impl fmt::Display for HandshakeError {
             }
             HandshakeError::RsnElementMismatch { message } => {
                 write!(f, "RSN element in {message} differs from the association request")
+            }
+            HandshakeError::RsnxeMismatch => {
+                write!(f, "RSN Extension element in message 3 differs from the beacon (downgrade)")
             }
             HandshakeError::NoGtk => write!(f, "group key message without a GTK KDE"),
             HandshakeError::AllZeroKey => write!(f, "all-zero key refused"),

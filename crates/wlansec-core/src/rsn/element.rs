@@ -8,7 +8,7 @@ pub mod ft;
 mod kde;
 pub mod owe;
 
-pub use kde::{kde_type, key_data_items, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
+pub use kde::{kde_type, key_data_items, transition_disable, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
 
 use crate::error::{Error, Result};
 use crate::wire::mgmt::WPA_VENDOR_TYPE;

@@ -15,9 +15,9 @@ pub use crate::error::HandshakeError;
 use crate::error::{Error, Result};
 use crate::rsn::eapol::KeyIntegrity;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyDescriptorVersion, KeyInfo, Message};
-use crate::rsn::element::{key_data_items, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
+use crate::rsn::element::{key_data_items, transition_disable, KeyDataBuilder, KeyDataItem, RSN_ELEMENT_ID};
 use crate::rsn::kdf::{derive_ptk_with, AkmKeys, Pmk, Ptk, Secret};
-use crate::rsn::{Akm, CipherSuite};
+use crate::rsn::{Akm, CipherSuite, RsnElementRepr};
 use crate::wire::MacAddr;
 use group_keys::{check_gtk_key_id, find_gtk, refuse_zero, IntegrityKey, IntegrityKind};
 
@@ -169,6 +169,11 @@ pub struct Authenticator {
     igtk: Option<IntegrityKey>,
     /// The BIGTK they carry, when beacons are protected.
     bigtk: Option<IntegrityKey>,
+    /// The access point's RSN Extension element, which message 3 repeats after the RSN
+    /// element (as the beacon shows it), when it has one.
+    rsnxe: Option<Vec<u8>>,
+    /// The Transition Disable bits message 3 carries (none when 0).
+    transition_disable: u8,
     /// Retransmissions of the pending message; each gets a fresh replay counter.
     retries: u32,
     max_sends: u32,
@@ -192,6 +197,8 @@ impl Authenticator {
             gtk_rsc: 0,
             igtk: None,
             bigtk: None,
+            rsnxe: None,
+            transition_disable: 0,
             retries: 0,
             max_sends: 4,
             last_request: None,
@@ -216,6 +223,20 @@ impl Authenticator {
     pub fn set_igtk(&mut self, key_id: u16, igtk: Secret, ipn: u64) -> Result<()> {
         self.igtk = Some(IntegrityKey::new(IntegrityKind::Igtk, key_id, igtk, ipn)?);
         Ok(())
+    }
+
+    /// Repeat the access point's RSN Extension element (whole, as its beacon carries it) in
+    /// message 3, where the station checks it against the beacon's.
+    pub fn with_rsnxe(mut self, rsnxe: Vec<u8>) -> Self {
+        self.rsnxe = Some(rsnxe);
+        self
+    }
+
+    /// Send the Transition Disable KDE with `bits` ([`transition_disable`]) in message 3:
+    /// the station stops using the transition mode's weaker half on this network.
+    pub fn with_transition_disable(mut self, bits: u8) -> Self {
+        self.transition_disable = bits;
+        self
     }
 
     /// Distribute a BIGTK too (beacon protection): Key ID 6 or 7, its current BIPN.
@@ -300,8 +321,15 @@ impl Authenticator {
                     .to_signed_bytes_with(integrity, &[])?
             }
             AuthState::SentM3 { ptk } => {
-                let data =
-                    KeyDataBuilder::new().element(&self.params.ap_rsne).gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
+                let mut data = KeyDataBuilder::new().element(&self.params.ap_rsne);
+                if let Some(rsnxe) = &self.rsnxe {
+                    data = data.element(rsnxe);
+                }
+                let mut data = data.gtk(self.gtk.0, true, self.gtk.1.as_bytes())?;
+                if self.transition_disable != 0 {
+                    let (oui, data_type) = (transition_disable::OUI, transition_disable::DATA_TYPE);
+                    data = data.kde_of(oui, data_type, &[self.transition_disable])?;
+                }
                 let data = IntegrityKey::add_to(self.igtk.as_ref(), data)?;
                 let data = IntegrityKey::add_to(self.bigtk.as_ref(), data)?.build();
                 let flags = KeyInfo::PAIRWISE
@@ -394,6 +422,39 @@ fn rsne_matches(key_data: &[u8], rsne: &[u8]) -> bool {
         .any(|item| matches!(item, Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) if element == rsne))
 }
 
+/// Whether Key Data holds an RSN element that offers `akm`.
+fn rsne_offers(key_data: &[u8], akm: Akm) -> bool {
+    key_data_items(key_data).any(|item| match item {
+        Ok(KeyDataItem::Element { id: RSN_ELEMENT_ID, element }) => {
+            RsnElementRepr::parse(element).is_ok_and(|(_, rsne)| rsne.akms.contains(&akm))
+        }
+        _ => false,
+    })
+}
+
+/// The RSN Extension element's ID (IEEE 802.11-2020 9.4.2.241).
+const RSNXE_ID: u8 = 244;
+
+/// The RSN Extension element in Key Data, whole, if there is one.
+fn rsnxe_of(key_data: &[u8]) -> Option<&[u8]> {
+    key_data_items(key_data).find_map(|item| match item {
+        Ok(KeyDataItem::Element { id: RSNXE_ID, element }) => Some(element),
+        _ => None,
+    })
+}
+
+/// The bits of a Transition Disable KDE in Key Data (0: none).
+fn transition_disable_of(key_data: &[u8]) -> u8 {
+    key_data_items(key_data)
+        .find_map(|item| match item {
+            Ok(KeyDataItem::Kde { oui: transition_disable::OUI, data_type: transition_disable::DATA_TYPE, data }) => {
+                data.first().copied()
+            }
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
 /// The supplicant (station) side.
 pub struct Supplicant {
     params: Params,
@@ -417,6 +478,14 @@ pub struct Supplicant {
     installed_integrity_keys: Vec<Secret>,
     /// The replay counter of the last request (MIC failure report) this side sent.
     request_counter: u64,
+    /// The access point's RSN Extension element as its beacon showed it (whole), which
+    /// message 3 must repeat exactly; none: message 3 must carry none.
+    ap_rsnxe: Option<Vec<u8>>,
+    /// Whether the access point's elements came from its beacon or probe response; when
+    /// not (no beacon heard), message 3's RSN element need only offer the AKM in use.
+    ap_elements_known: bool,
+    /// The Transition Disable bits of the accepted message 3.
+    transition_disable: u8,
 }
 
 impl Supplicant {
@@ -433,7 +502,32 @@ impl Supplicant {
             installed_gtks: Vec::new(),
             installed_integrity_keys: Vec::new(),
             request_counter: 0,
+            ap_rsnxe: None,
+            ap_elements_known: true,
+            transition_disable: 0,
         })
+    }
+
+    /// The access point's RSN Extension element as its beacon or probe response showed it
+    /// (whole; none when it had none): message 3 must carry the same, or none.
+    pub fn with_ap_rsnxe(mut self, rsnxe: Option<Vec<u8>>) -> Self {
+        self.ap_rsnxe = rsnxe;
+        self
+    }
+
+    /// No beacon or probe response of the access point was heard, so `params.ap_rsne` is
+    /// the station's guess: message 3's RSN element need only offer the AKM in use, and its
+    /// RSN Extension element is not compared (as wpa_supplicant does when it knows no
+    /// element of the access point). A downgrade needs a forged beacon the station acted on,
+    /// and there was none.
+    pub fn with_ap_elements_unknown(mut self) -> Self {
+        self.ap_elements_known = false;
+        self
+    }
+
+    /// The Transition Disable bits ([`transition_disable`]) the accepted message 3 carried.
+    pub fn transition_disable(&self) -> u8 {
+        self.transition_disable
     }
 
     /// The PTK in force, once message 3 has been accepted.
@@ -511,8 +605,16 @@ impl Supplicant {
         let tptk = self.params.ptk(&self.pmk, &self.keys, &view.nonce(), &snonce)?;
         eapol::verify_mic_with(self.integrity(), tptk.kck.as_bytes(), bytes)?;
         let key_data = eapol::decrypt_key_data(self.version, tptk.kek.as_bytes(), &view.key_iv(), view.key_data())?;
-        if !rsne_matches(&key_data, &self.params.ap_rsne) {
+        let rsne_ok = if self.ap_elements_known {
+            rsne_matches(&key_data, &self.params.ap_rsne)
+        } else {
+            rsne_offers(&key_data, self.params.akm)
+        };
+        if !rsne_ok {
             return Err(HandshakeError::RsnElementMismatch { message: Message::FourWay3 }.into());
+        }
+        if self.ap_elements_known && rsnxe_of(&key_data) != self.ap_rsnxe.as_deref() {
+            return Err(HandshakeError::RsnxeMismatch.into());
         }
         let gtk = find_gtk(&key_data)?;
         let igtk = IntegrityKey::find(IntegrityKind::Igtk, &key_data)?;
@@ -524,6 +626,7 @@ impl Supplicant {
         // Everything checked: now commit.
         self.last_counter = Some(view.replay_counter());
         self.snonce_spent = true;
+        self.transition_disable = transition_disable_of(&key_data);
         let m4 = frame(
             self.version,
             KeyInfo::PAIRWISE | KeyInfo::MIC | KeyInfo::SECURE,

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
+use wlansec_core::rsn::sae::PmksaCache;
 use wlansec_core::rsn::{Akm, Authenticator, Event, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
@@ -121,6 +122,10 @@ pub struct AccessPoint {
     ccmp_on: CcmpOn,
     /// The SAE exchanges and PMKSAs of an SAE network.
     sae: Option<sae::SaeAccessPoint>,
+    /// The PSK of an SAE network in transition mode, for its stations without SAE.
+    transition_psk: Option<Pmk>,
+    /// The PMKSAs of OWE associations, by station.
+    owe_pmksa: PmksaCache,
     /// PMKs of SAE and OWE links not yet taken, when a key log asked for them.
     pmk_log: Option<Vec<LoggedPmk>>,
     pub counters: Counters,
@@ -152,6 +157,8 @@ impl AccessPoint {
         };
         Ok(AccessPoint {
             sae,
+            transition_psk: Credential::transition_psk(&config)?,
+            owe_pmksa: PmksaCache::default(),
             table: admission::Table::new(config.max_stations),
             config,
             credential,
@@ -461,24 +468,32 @@ impl AccessPoint {
             }
             rules = SecurityMode::link_rules(own, theirs);
         }
-        // An SAE station names the PMKSA of its exchange (or an earlier one, cached).
+        // An SAE station names the PMKSA of its exchange (or an earlier one, cached); in
+        // transition mode a station may take the PSK instead, and one that takes SAE must
+        // protect its management frames.
+        let mut akm = self.config.key_management.akm();
         let sae_pmk = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
-            (Credential::Sae(_), Some(Ok((_, theirs)))) => {
-                if !theirs.akms.contains(&self.config.key_management.akm()) {
-                    return self.refuse_association(sta, STATUS_INVALID_AKMP, out);
+            (Credential::Sae(_), Some(Ok((_, theirs)))) => match self.chosen_akm(&theirs) {
+                Some(Akm::Psk) => {
+                    akm = Akm::Psk;
+                    self.transition_psk.clone()
                 }
-                match self.sae_pmk(sta, &theirs.pmkids) {
+                Some(_) if !mfp => {
+                    return self.refuse_association(sta, pmf::STATUS_ROBUST_MANAGEMENT_POLICY_VIOLATION, out)
+                }
+                Some(_) => match self.sae_pmk(sta, &theirs.pmkids) {
                     Some(pmk) => Some(pmk),
                     None => return self.refuse_association(sta, STATUS_INVALID_PMKID, out),
-                }
-            }
+                },
+                None => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
+            },
             (Credential::Sae(_), _) => return self.refuse_association(sta, STATUS_INVALID_AKMP, out),
             _ => None,
         };
         // An OWE station's Diffie-Hellman element is answered with ours, and both give the PMK.
         let owe = match (&self.credential, sta_rsne.map(RsnElementRepr::parse)) {
             (Credential::Owe, Some(Ok((_, theirs)))) if theirs.akms.contains(&Akm::Owe) => {
-                match self.owe_respond(sta, elements) {
+                match self.owe_respond(sta, elements, &theirs.pmkids) {
                     Ok(answer) => Some(answer),
                     Err(status) => return self.refuse_association(sta, status, out),
                 }
@@ -524,7 +539,7 @@ impl AccessPoint {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
         }
         let mut rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?;
-        if let Some((element, _)) = &owe {
+        if let Some((Some(element), _)) = &owe {
             rates = rates.encoded(element)?;
         }
         let rates = rates.build();
@@ -545,9 +560,12 @@ impl AccessPoint {
         let events = match (pmk, gtk, own_rsne) {
             (Some(pmk), Some((gtk, rsc)), Some(own)) => {
                 let theirs = sta_rsne.map_or_else(|| own.clone(), <[u8]>::to_vec);
-                let akm = self.config.key_management.akm();
                 let params = self.config.mode.handshake_params(akm, bssid, sta, own, theirs)?;
-                let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?;
+                let mut auth = Authenticator::new(params, pmk.clone(), gtk.key_id, gtk.key.clone())?
+                    .with_transition_disable(self.config.transition_disable);
+                if let Some(rsnxe) = self.config.rsnxe() {
+                    auth = auth.with_rsnxe(rsnxe.to_vec());
+                }
                 auth.set_group_key(gtk.key_id, gtk.key.clone(), rsc)?;
                 if let (true, Some(integrity)) = (mfp, &self.integrity) {
                     auth = auth.with_igtk(pmf::IGTK_KEY_ID, integrity.key().clone(), integrity.ipn())?;

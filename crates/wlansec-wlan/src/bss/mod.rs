@@ -18,7 +18,7 @@ mod tests;
 
 use serde::Serialize;
 
-pub use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, PeerEvent, MAX_AID};
+pub use crate::node::{AssociationStatus, Counters, NetworkConfig, Output, OweTransitionPeer, PeerEvent, MAX_AID};
 pub use access_point::{AccessPoint, Admission, LoggedPmk, STATUS_AP_FULL};
 pub use station::Station;
 

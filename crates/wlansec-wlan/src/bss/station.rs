@@ -4,8 +4,10 @@
 
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
+use wlansec_core::rsn::element::transition_disable;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
-use wlansec_core::rsn::{Event, Supplicant};
+use wlansec_core::rsn::sae::StatusCode;
+use wlansec_core::rsn::{Akm, Event, Pmk, Supplicant};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
 use wlansec_core::wire::llc::{self, ETHERNET_HEADER_LEN};
@@ -74,8 +76,19 @@ pub struct Station {
     supplicant: Option<Supplicant>,
     keys: Option<LinkKeys>,
     group_rx: GroupRx,
-    /// The access point's RSN element, from its beacon (what its 4-way handshake must repeat).
+    /// The access point's RSN element and RSN Extension element, from its beacon (what its
+    /// 4-way handshake must repeat).
     ap_rsne: Option<Vec<u8>>,
+    ap_rsnxe: Option<Vec<u8>>,
+    /// A beacon of the access point was heard (so `ap_rsne` says what it offers).
+    beacon_heard: bool,
+    /// The AKM of the attempt in progress: the network's, or in transition mode SAE or
+    /// the PSK, as the access point's beacon offers them.
+    akm: Akm,
+    /// The PSK of a station in transition mode, for an access point without SAE.
+    transition_psk: Option<Pmk>,
+    /// The network sent Transition Disable (WPA3-Personal): the PSK is never used again.
+    psk_disabled: bool,
     /// The link protects management frames (802.11w), as negotiated at association.
     mfp: bool,
     /// The link's rules: SPP A-MSDU when both sides advertise it.
@@ -92,6 +105,8 @@ pub struct Station {
     sae: Option<sae::SaeStation>,
     /// The OWE key pair of the association request out, on an OWE network.
     owe: Option<wlansec_core::rsn::owe::OweStation>,
+    /// The groups refused and the PMKSA of an OWE network.
+    owe_state: owe::OweState,
     pipeline: Pipeline,
     sequence: Sequence,
     rng: ChaCha8Rng,
@@ -105,7 +120,7 @@ impl Station {
         Ok(Station {
             sae,
             owe: None,
-            config,
+            owe_state: owe::OweState::default(),
             mac,
             credential,
             state: StationState::Authenticating,
@@ -120,6 +135,11 @@ impl Station {
             keys: None,
             group_rx: GroupRx::default(),
             ap_rsne: None,
+            ap_rsnxe: None,
+            beacon_heard: false,
+            akm: config.key_management.akm(),
+            transition_psk: Credential::transition_psk(&config)?,
+            psk_disabled: false,
             mfp: false,
             link_rules: Rules::default(),
             sa_query: None,
@@ -130,6 +150,7 @@ impl Station {
             sequence: Sequence::default(),
             rng: fresh_rng(),
             counters: Counters::default(),
+            config,
         })
     }
 
@@ -173,7 +194,16 @@ impl Station {
         self.integrity = pmf::IntegrityReceiver::default();
         self.beacon_integrity = pmf::IntegrityReceiver::default();
         self.pipeline.clear_fragments();
-        if self.sae.is_some() {
+        let akm = match self.transition_akm() {
+            Ok(akm) => akm,
+            Err(why) => {
+                self.leave(why.into());
+                return Ok(());
+            }
+        };
+        self.akm = akm;
+        self.owe_state.restart();
+        if self.sae.is_some() && akm != Akm::Psk {
             return self.sae_start(out);
         }
         let bssid = self.config.bssid;
@@ -318,13 +348,21 @@ impl Station {
         let raw = body;
         // A management frame this machine cannot parse is ignored, as one it does not use.
         let Ok(body) = ManagementBody::parse(subtype, body) else { return Ok(()) };
-        // Open System admits to an SAE network only a station that names a cached PMKSA.
-        let open_system_joins = self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
+        // Open System admits to an SAE network only a station that names a cached PMKSA (or,
+        // in transition mode, one that takes the PSK).
+        let open_system_joins =
+            self.akm == Akm::Psk || self.sae.as_ref().is_none_or(|s| s.pmksa(self.now_ms).is_some());
         match (body, &self.state) {
             (ManagementBody::Beacon(beacon), _) => {
+                if self.owe_transition_to(&beacon.elements, out)? {
+                    return Ok(());
+                }
+                self.beacon_heard = true;
                 self.ap_rsne = beacon.elements.rsn().map(<[u8]>::to_vec);
+                let rsnxe = beacon.elements.find(RSNXE_ID);
+                self.ap_rsnxe = rsnxe.map(|e| e.as_bytes().to_vec());
                 if let Some(sae) = self.sae.as_mut() {
-                    sae.beacon_rsnxe(beacon.elements.find(RSNXE_ID).map(|e| e.data()));
+                    sae.beacon_rsnxe(rsnxe.map(|e| e.data()));
                 }
                 if let Some(csa) = beacon.elements.find(CHANNEL_SWITCH_ANNOUNCEMENT) {
                     // Mode, New Channel Number, Count (9.4.2.18).
@@ -345,6 +383,11 @@ impl Station {
                 if response.status == STATUS_INVALID_PMKID && self.sae.is_some() =>
             {
                 self.sae_pmkid_refused(out)?;
+            }
+            (ManagementBody::AssociationResponse(response), StationState::Associating)
+                if response.status == StatusCode::UNSUPPORTED_FINITE_CYCLIC_GROUP.0 && self.owe.is_some() =>
+            {
+                self.owe_group_refused(out)?;
             }
             (ManagementBody::AssociationResponse(response), StationState::Associating)
                 if response.status == pmf::STATUS_REFUSED_TEMPORARILY =>
@@ -413,27 +456,41 @@ impl Station {
                 self.connected();
             }
             Credential::Psk(_) | Credential::Sae(_) | Credential::Owe => {
-                let pmk = match &self.credential {
-                    Credential::Psk(pmk) => pmk.clone(),
-                    Credential::Owe => self.owe_pmk(elements)?,
-                    _ => self
-                        .sae_pmk()
-                        .ok_or(crate::Error::ModeLacks { mode: self.config.mode.to_string(), what: "PMKSA" })?,
-                };
-                let lacks = |what| crate::Error::ModeLacks { mode: self.config.mode.to_string(), what };
+                let mode = self.config.mode;
+                let lacks = |what| crate::Error::ModeLacks { mode: mode.to_string(), what };
+                // The element the association request carried (before an OWE answer names a
+                // new PMKSA).
                 let own = self.own_rsne()?.ok_or(lacks("4-way handshake"))?;
-                // Without a beacon heard yet, the network's element stands for the AP's.
-                let ap = match self.ap_rsne.clone() {
+                let pmk = match (&self.credential, &self.transition_psk) {
+                    (Credential::Psk(pmk), _) => pmk.clone(),
+                    (Credential::Owe, _) => self.owe_pmk(elements)?,
+                    (_, Some(psk)) if self.akm == Akm::Psk => psk.clone(),
+                    _ => self.sae_pmk().ok_or(lacks("PMKSA"))?,
+                };
+                // Without a beacon heard yet (the UDP air has none before association), the
+                // network's element stands for the AP's, and message 3 need only offer our AKM.
+                let beacon_rsne = self.ap_rsne.clone();
+                let ap = match beacon_rsne.clone() {
                     Some(ap) => ap,
                     None => self.config.rsn_element()?.ok_or(lacks("4-way handshake"))?,
                 };
                 // The access point admitted us, so the policies met; a beacon that says
                 // otherwise was not the AP's, and its handshake will not verify.
                 self.mfp = pmf::negotiate(&ap, &own).unwrap_or(false);
+                // SAE links protect their management frames: an access point that does not
+                // (in transition mode it need not offer it to PSK stations) gets no SAE link.
+                if self.sae.is_some() && self.akm != Akm::Psk && !self.mfp {
+                    let why = "SAE without management frame protection refused".to_string();
+                    self.config_error(why.clone(), why);
+                    return Ok(());
+                }
                 self.link_rules = SecurityMode::link_rules(&ap, &own);
-                let akm = self.config.key_management.akm();
-                let params = self.config.mode.handshake_params(akm, self.config.bssid, self.mac, ap, own)?;
-                self.supplicant = Some(Supplicant::new(params, pmk)?);
+                let params = self.config.mode.handshake_params(self.akm, self.config.bssid, self.mac, ap, own)?;
+                let supplicant = Supplicant::new(params, pmk)?;
+                self.supplicant = Some(match beacon_rsne {
+                    Some(_) => supplicant.with_ap_rsnxe(self.ap_rsnxe.clone()),
+                    None => supplicant.with_ap_elements_unknown(),
+                });
                 self.state = StationState::Handshaking;
                 self.waited = 0;
             }
@@ -476,7 +533,11 @@ impl Station {
                 Event::InstallBeaconIntegrity { key_id, bigtk, bipn } => {
                     self.beacon_integrity.install(self.config.mode.group_mgmt_cipher(), key_id, &bigtk, bipn)?
                 }
-                Event::PairwiseComplete => self.connected(),
+                Event::PairwiseComplete => {
+                    let disabled = self.supplicant.as_ref().map_or(0, Supplicant::transition_disable);
+                    self.psk_disabled |= disabled & transition_disable::WPA3_PERSONAL != 0;
+                    self.connected();
+                }
                 Event::GroupComplete | Event::TimedOut | Event::MicFailureReported { .. } => {}
             }
         }

@@ -12,9 +12,11 @@ mod group;
 mod michael;
 mod model;
 mod owe;
+mod owe_transition;
 mod pmf;
 mod sae;
 mod sae_ext;
+mod transition;
 #[cfg(feature = "verilog")]
 mod verilog;
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use wlansec_core::tx::FragmentationThreshold;
+use wlansec_core::wire::MacAddr;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::SecurityMode;
@@ -31,11 +32,42 @@ const WPA_ONLY: &[&str] = &[
     "sae_pwe",
     "sae_groups",
     "owe_groups",
+    "transition_disable",
+    "group_mgmt_cipher",
+    "beacon_prot",
+];
+/// The keys this parser reads.
+const KNOWN: &[&str] = &[
+    "ssid",
+    "ssid2",
+    "wpa",
+    "wpa_passphrase",
+    "wpa_psk",
+    "wpa_key_mgmt",
+    "wpa_pairwise",
+    "rsn_pairwise",
+    "ieee80211w",
+    "wpa_group_rekey",
+    "fragm_threshold",
+    "wep_key0",
+    "wep_key1",
+    "wep_key2",
+    "wep_key3",
+    "wep_default_key",
+    "auth_algs",
+    "max_num_sta",
+    "sae_password",
+    "sae_pwe",
+    "sae_groups",
+    "owe_groups",
+    "transition_disable",
+    "owe_transition_bssid",
+    "owe_transition_ssid",
     "group_mgmt_cipher",
     "beacon_prot",
 ];
 /// Keys that only mean something on an SAE network.
-const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups"];
+const SAE_ONLY: &[&str] = &["sae_password", "sae_pwe", "sae_groups", "transition_disable"];
 
 /// The last line of each setting this parser knows, by setting. `ssid`/`ssid2` are one
 /// setting written two ways, and so are `wpa_passphrase`/`wpa_psk`: `key` says which.
@@ -67,10 +99,7 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
             return Err(ConfError::Syntax { line, why: "white space around the key (hostapd.conf allows none)" });
         }
         match key {
-            "ssid" | "ssid2" | "wpa" | "wpa_passphrase" | "wpa_psk" | "wpa_key_mgmt" | "wpa_pairwise"
-            | "rsn_pairwise" | "ieee80211w" | "wpa_group_rekey" | "fragm_threshold" | "wep_key0" | "wep_key1"
-            | "wep_key2" | "wep_key3" | "wep_default_key" | "auth_algs" | "max_num_sta" | "sae_password"
-            | "sae_pwe" | "sae_groups" | "owe_groups" | "group_mgmt_cipher" | "beacon_prot" => {
+            _ if KNOWN.contains(&key) => {
                 let slot = match key {
                     "ssid2" => "ssid",
                     "wpa_psk" => "wpa_passphrase",
@@ -86,6 +115,11 @@ pub fn parse(text: &str) -> Result<Parsed, ConfError> {
                     what: "bss= (more than one BSS on an interface)".into(),
                 })
             }
+            "owe_transition_ifname" => warnings.push(Warning::at(
+                line,
+                "owe_transition_ifname (the pair in one hostapd) is not implemented: give owe_transition_bssid and \
+                 owe_transition_ssid; ignored",
+            )),
             "wpa_psk_file" => {
                 warnings.push(Warning::at(line, "wpa_psk_file (per-station PSKs) is not implemented; ignored"))
             }
@@ -120,6 +154,7 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         }
         settings.fragment_threshold = u16::try_from(n).ok();
     }
+    settings.owe_transition = owe_transition(known)?;
     if let Some(Entry { line, key, value }) = get("max_num_sta") {
         let n = integer(line, key, value, 1..=i64::from(MAX_AID))?;
         settings.max_stations = u16::try_from(n).ok();
@@ -166,9 +201,8 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     if wep.is_some() {
         return Err(ConfError::Unsupported { line: None, what: "WEP keys on a WPA network (wpa is set)".into() });
     }
-    // The line that asks for SAE alone (with WPA-PSK it is the transition mode, not
-    // implemented: WPA-PSK remains).
-    let (mut sae_line, mut owe_line, mut ext_key) = (None, None, false);
+    // The line that asks for SAE, alone or beside WPA-PSK (the transition mode).
+    let (mut sae_line, mut owe_line, mut ext_key, mut transition) = (None, None, false, false);
     if let Some(Entry { line, key, value }) = get("wpa_key_mgmt") {
         let (mut supported, mut others) = names(line, key, value, KEY_MGMT_SUPPORTED, &[KEY_MGMT_NOT_IMPLEMENTED])?;
         let psk = supported.contains(&"WPA-PSK");
@@ -199,17 +233,20 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             supported.remove(at);
             others.insert(0, "OWE (beside another AKM)");
         }
-        if psk && supported.contains(&"SAE") {
-            others.insert(0, "SAE (beside WPA-PSK: the transition mode)");
+        // WPA-PSK beside SAE is the transition mode; beside SAE-EXT-KEY, WPA-PSK remains.
+        transition = psk && supported.contains(&"SAE") && !ext_key;
+        if psk && ext_key {
+            others.insert(0, "SAE-EXT-KEY (beside WPA-PSK)");
         }
-        if !psk && owe_line.is_none() {
+        if (!psk || transition) && owe_line.is_none() {
             sae_line = Some(line);
         }
         if !others.is_empty() {
-            let kept = match (psk, ext_key) {
-                (true, _) => "WPA-PSK",
-                (false, true) => "SAE-EXT-KEY",
-                (false, false) => "SAE",
+            let kept = match (psk, transition, ext_key) {
+                (_, true, _) => "WPA-PSK SAE",
+                (true, false, _) => "WPA-PSK",
+                (false, _, true) => "SAE-EXT-KEY",
+                (false, _, false) => "SAE",
             };
             let others = others.join(" ");
             warnings.push(Warning::at(line, format!("wpa_key_mgmt: {others} not implemented; {kept} only")));
@@ -229,12 +266,24 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
             });
         }
         let ieee80211w = get("ieee80211w").map(|e| pmf(e.line, e.key, e.value).map(|p| (e.line, p))).transpose()?;
-        needs_pmf_required(akm, ieee80211w, line)?;
+        if transition {
+            needs_pmf_offered(ieee80211w, line)?;
+        } else {
+            needs_pmf_required(akm, ieee80211w, line)?;
+        }
         settings.sae = Some(SaeConf {
             pwe: get("sae_pwe").map(|e| sae_pwe(e.line, e.key, e.value)).transpose()?,
             groups: get("sae_groups").map(|e| sae_groups(e.line, e.key, e.value)).transpose()?,
             ext_key,
+            transition,
+            transition_disable: get("transition_disable")
+                .map(|e| transition_disable(e.line, e.key, e.value))
+                .transpose()?,
         });
+        if let Some(e) = get("sae_password").filter(|_| transition) {
+            let why = "sae_password beside WPA-PSK: one password for both here, wpa_passphrase; ignored";
+            warnings.push(Warning::at(e.line, why));
+        }
     } else {
         for e in SAE_ONLY.iter().filter_map(|key| get(key)) {
             warnings.push(Warning::at(e.line, format!("{} has no effect without wpa_key_mgmt=SAE; ignored", e.key)));
@@ -260,7 +309,8 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
     // Beside OWE, the later of wpa_passphrase and wpa_psk wins, as in hostapd; an SAE network's password
     // is sae_password, else wpa_passphrase.
     if owe_line.is_none() {
-        settings.passphrase = Some(match (get("sae_password").filter(|_| sae_line.is_some()), get("wpa_passphrase")) {
+        let sae_password_entry = get("sae_password").filter(|_| sae_line.is_some() && !transition);
+        settings.passphrase = Some(match (sae_password_entry, get("wpa_passphrase")) {
             (Some(Entry { line, key, value }), _) => sae_password(line, key, value)?,
             (None, Some(Entry { line, key: "wpa_psk", .. })) if sae_line.is_some() => {
                 return Err(ConfError::Value {
@@ -298,6 +348,48 @@ fn settings(known: &Lines, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         settings.gtk_rekey_secs = u32::try_from(secs).ok();
     }
     Ok(settings)
+}
+
+/// The transition mode offers management frame protection: `ieee80211w` 1 or 2.
+fn needs_pmf_offered(ieee80211w: Option<(usize, Pmf)>, key_mgmt_line: usize) -> Result<(), ConfError> {
+    let why = "SAE beside WPA-PSK (the transition mode) needs management frame protection offered";
+    match ieee80211w {
+        Some((_, Pmf::Optional | Pmf::Required)) => Ok(()),
+        Some((line, _)) => Err(ConfError::Value { line, key: "ieee80211w".into(), why: format!("{why}: 1 or 2") }),
+        None => Err(ConfError::Missing(format!("ieee80211w=1 (line {key_mgmt_line}: {why})"))),
+    }
+}
+
+/// `owe_transition_bssid` and `owe_transition_ssid`: the other BSS of an OWE transition pair
+/// (both, or neither).
+fn owe_transition(known: &Lines) -> Result<Option<(MacAddr, String)>, ConfError> {
+    let (bssid, ssid_entry) = match (known.get("owe_transition_bssid"), known.get("owe_transition_ssid")) {
+        (None, None) => return Ok(None),
+        (Some(b), Some(s)) => (b, s),
+        (Some(e), None) | (None, Some(e)) => {
+            return Err(ConfError::Missing(format!(
+                "owe_transition_bssid and owe_transition_ssid together (line {} gives {} alone)",
+                e.line, e.key
+            )))
+        }
+    };
+    let mac = bssid.value.parse().map_err(|_| ConfError::Value {
+        line: bssid.line,
+        key: bssid.key.into(),
+        why: format!("`{}` is not a MAC address", bssid.value.escape_default()),
+    })?;
+    let octets = string_value(ssid_entry.line, ssid_entry.key, ssid_entry.value)?;
+    Ok(Some((mac, ssid(ssid_entry.line, ssid_entry.key, octets)?)))
+}
+
+/// `transition_disable`: a bitmap in hex, as hostapd reads it.
+fn transition_disable(line: usize, key: &str, value: &str) -> Result<u8, ConfError> {
+    let digits = value.strip_prefix("0x").unwrap_or(value);
+    u8::from_str_radix(digits, 16).map_err(|_| ConfError::Value {
+        line,
+        key: key.into(),
+        why: "Transition Disable bits in hex (0x01: WPA3-Personal)".into(),
+    })
 }
 
 /// A cipher list's line, and the names in it the WLAN has and lacks.

@@ -10,11 +10,11 @@ use wlansec_wlan::security::SecurityMode;
 
 use super::{
     beacon_prot, default_wep_key, group_mgmt_cipher, integer, names, needs_pmf_required, passphrase, pmf, psk_hex,
-    sae_password, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning, CIPHERS_NOT_IMPLEMENTED,
-    KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
+    sae_groups, sae_password, ssid, string_value, ConfError, Parsed, SaeConf, Settings, Warning,
+    CIPHERS_NOT_IMPLEMENTED, KEY_MGMT_NOT_IMPLEMENTED, WEP_WARNING,
 };
 
-const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "SAE-EXT-KEY"];
+const KEY_MGMT_SUPPORTED: &[&str] = &["WPA-PSK", "NONE", "SAE", "SAE-EXT-KEY", "OWE"];
 /// Names only wpa_supplicant knows, beside the shared ones.
 const KEY_MGMT_ONLY_SUPPLICANT: &[&str] = &["IEEE8021X", "WPS", "WPA-NONE"];
 const PAIRWISE_SUPPORTED: &[&str] = &["CCMP", "GCMP-256", "TKIP"];
@@ -247,12 +247,31 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         if let Some(Entry { line, value }) = get("ieee80211w") {
             settings.pmf = Some(pmf(line, "ieee80211w", value)?);
         }
-        if key_mgmt.iter().any(|k| k.starts_with("SAE")) {
-            let message = "key_mgmt: SAE beside WPA-PSK (the transition mode) not implemented; WPA-PSK only";
+        // SAE beside WPA-PSK, the transition mode: SAE where the access point offers it,
+        // with management frame protection, and the passphrase as its password.
+        if key_mgmt.contains(&"SAE") {
+            if settings.security != Some(SecurityMode::Ccmp) || !psk.value.starts_with('"') {
+                return Err(ConfError::Unsupported {
+                    line: km_line,
+                    what: "SAE beside WPA-PSK without CCMP or a quoted passphrase psk".into(),
+                });
+            }
+            if settings.pmf == Some(wlansec_wlan::pmf::Pmf::Off) {
+                let why = "SAE beside WPA-PSK needs management frame protection offered: 1 or 2".into();
+                return Err(ConfError::Value {
+                    line: get("ieee80211w").map_or(0, |e| e.line),
+                    key: "ieee80211w".into(),
+                    why,
+                });
+            }
+            settings.pmf.get_or_insert(wlansec_wlan::pmf::Pmf::Optional);
+            settings.sae = Some(SaeConf { transition: true, ..SaeConf::default() });
+        } else if key_mgmt.contains(&"SAE-EXT-KEY") {
+            let message = "key_mgmt: SAE-EXT-KEY beside WPA-PSK not implemented; WPA-PSK only";
             warnings.push(Warning { line: km_line, message: message.into() });
         }
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with WPA-PSK");
-        no_effect(warnings, &["sae_password"], "without key_mgmt=SAE");
+        no_effect(warnings, &["sae_password"], "without key_mgmt=SAE alone");
     } else if key_mgmt.iter().any(|k| k.starts_with("SAE")) {
         // SAE-EXT-KEY where pairwise and group allow GCMP-256 (or SAE is not named), SAE with
         // CCMP otherwise: the station joins with one AKM.
@@ -295,6 +314,30 @@ fn settings(block: &Block, warnings: &mut Vec<Warning>) -> Result<Settings, Conf
         settings.pmf = ieee80211w.map(|(_, p)| p);
         settings.sae = Some(SaeConf { ext_key, ..SaeConf::default() });
         no_effect(warnings, &["wep_key0", "wep_key1", "wep_key2", "wep_key3", "wep_tx_keyidx"], "with SAE");
+    } else if key_mgmt.contains(&"OWE") {
+        // OWE: CCMP, management frame protection required, no secret; `owe_group` the one
+        // group to try (none: 19, then 20 and 21 after a refusal, as wpa_supplicant does).
+        if !(pairwise.contains(&"CCMP") && group.contains(&"CCMP")) {
+            return Err(ConfError::Unsupported { line: pw_line.or(group_line), what: "OWE without CCMP".into() });
+        }
+        settings.security = Some(SecurityMode::Ccmp);
+        let ieee80211w =
+            get("ieee80211w").map(|e| pmf(e.line, "ieee80211w", e.value).map(|p| (e.line, p))).transpose()?;
+        if let Some((line, p)) = ieee80211w.filter(|(_, p)| *p != wlansec_wlan::pmf::Pmf::Required) {
+            let why = format!("{p}: OWE needs management frame protection required (ieee80211w=2)");
+            return Err(ConfError::Value { line, key: "ieee80211w".into(), why });
+        }
+        settings.pmf = Some(wlansec_wlan::pmf::Pmf::Required);
+        let groups = match get("owe_group") {
+            Some(Entry { line, value }) => sae_groups(line, "owe_group", value)?,
+            None => vec![19, 20, 21],
+        };
+        settings.owe = Some(Some(groups));
+        // An OWE station never joins an open BSS here, with or without owe_only.
+        if let Some(Entry { line, value }) = get("owe_only") {
+            integer(line, "owe_only", value, 0..=1)?;
+        }
+        no_effect(warnings, &["psk", "sae_password", "wep_key0", "wep_key1", "wep_key2", "wep_key3"], "with OWE");
     } else if key_mgmt.contains(&"NONE") {
         let index = get("wep_tx_keyidx").map(|e| (e.line, "wep_tx_keyidx", e.value));
         if let Some(key) = default_wep_key(wep_keys, index, warnings)? {
@@ -341,6 +384,8 @@ fn psk_value(line: usize, value: &str) -> Result<String, ConfError> {
 /// The network block keys this parser reads; any other is named in a warning.
 const KNOWN: &[&str] = &[
     "ssid",
+    "owe_group",
+    "owe_only",
     "psk",
     "sae_password",
     "key_mgmt",

@@ -114,13 +114,21 @@ fn hostapd_ciphers_the_wlan_lacks_are_refused_and_unknown_ones_are_value_errors(
 fn hostapd_key_management_is_wpa_psk_sae_or_owe() {
     let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=FT-PSK\nwpa_passphrase={PASS}\n"));
     assert!(matches!(e, ConfError::Unsupported { line: Some(2), .. }) && e.to_string().contains("FT-PSK"), "{e}");
-    let p = hostapd(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nwpa_passphrase={PASS}\n"));
-    assert!(
-        warned(&p, "line 2: wpa_key_mgmt: SAE (beside WPA-PSK: the transition mode) not implemented"),
-        "{:?}",
-        p.warnings
-    );
-    assert_eq!(p.settings.sae, None);
+    // SAE beside WPA-PSK: the transition mode, with CCMP and management frame protection
+    // offered, and its Transition Disable bits.
+    let transition = format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nrsn_pairwise=CCMP\nwpa_passphrase={PASS}\n");
+    let p = hostapd(&format!("{transition}ieee80211w=1\ntransition_disable=0x01\n"));
+    let sae = SaeConf { transition: true, transition_disable: Some(1), ..SaeConf::default() };
+    assert_eq!(p.settings.sae, Some(sae));
+    assert_eq!((p.settings.security_option().as_deref(), p.settings.pmf), (Some("sae"), Some(Pmf::Optional)));
+    assert_eq!(p.settings.passphrase.as_deref(), Some(PASS));
+    assert!(matches!(hostapd_err(&transition), ConfError::Missing(m) if m.starts_with("ieee80211w=1")));
+    let e = hostapd_err(&format!("{transition}ieee80211w=0\n"));
+    assert!(matches!(&e, ConfError::Value { line: 5, key, .. } if key == "ieee80211w"), "{e}");
+    let e = hostapd_err(&format!("{transition}ieee80211w=1\ntransition_disable=on\n"));
+    assert!(matches!(&e, ConfError::Value { line: 6, key, .. } if key == "transition_disable"), "{e}");
+    let e = hostapd_err(&format!("wpa=2\nwpa_key_mgmt=WPA-PSK SAE\nwpa_passphrase={PASS}\nieee80211w=1\n"));
+    assert!(e.to_string().contains("SAE with tkip"), "{e}");
     assert!(matches!(hostapd_err("wpa=2\nwpa_key_mgmt=PSK\n"), ConfError::Value { line: 2, .. }));
 }
 
@@ -405,14 +413,15 @@ fn supplicant_what_the_wlan_cannot_join_is_refused() {
     let psk = format!("psk=\"{PASS}\"");
     let e = supplicant_err(&network(&format!("{psk}\npairwise=CCMP\ngroup=TKIP")));
     assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
-    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=OWE")));
-    assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "{e}");
+    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=OWE\npairwise=TKIP")));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(4), .. }), "{e}");
     let p = supplicant(&network(&format!("{psk}\nkey_mgmt=SAE WPA-PSK\npairwise=GCMP CCMP")));
-    assert!(
-        warned(&p, "line 3: key_mgmt: SAE beside WPA-PSK (the transition mode) not implemented"),
-        "{:?}",
-        p.warnings
-    );
+    assert_eq!(p.settings.sae, Some(SaeConf { transition: true, ..SaeConf::default() }), "the transition mode");
+    assert_eq!(p.settings.pmf, Some(Pmf::Optional));
+    let e = supplicant_err(&network(&format!("psk={PSK}\nkey_mgmt=SAE WPA-PSK")));
+    assert!(matches!(e, ConfError::Unsupported { line: Some(3), .. }), "a PSK is no SAE password: {e}");
+    let e = supplicant_err(&network(&format!("{psk}\nkey_mgmt=SAE WPA-PSK\nieee80211w=0")));
+    assert!(matches!(&e, ConfError::Value { line: 4, key, .. } if key == "ieee80211w"), "{e}");
     assert!(warned(&p, "line 4: pairwise: GCMP not implemented"), "{:?}", p.warnings);
     assert!(matches!(supplicant_err(&network("ssid=\"lab\"")), ConfError::Missing(_)));
     assert!(matches!(supplicant_err(&network("key_mgmt=NONE\nmode=1")), ConfError::Unsupported { .. }));
@@ -706,6 +715,33 @@ fn hostapd_owe_is_security_owe_with_its_groups_and_pmf_required() {
     assert_eq!((p.settings.owe.clone(), p.settings.security_option().as_deref()), (None, Some("ccmp")));
     assert!(warned(&p, "OWE (beside another AKM) not implemented; WPA-PSK only"), "{:?}", p.warnings);
     assert!(warned(&p, "owe_groups has no effect without wpa_key_mgmt=OWE"), "{:?}", p.warnings);
+}
+
+#[test]
+fn supplicant_owe_is_security_owe_with_its_group_and_pmf_required() {
+    let p = supplicant(&network("ssid=\"cafe\"\nkey_mgmt=OWE\nowe_group=20\nowe_only=1"));
+    assert_eq!(p.settings.security_option().as_deref(), Some("owe"));
+    assert_eq!((p.settings.owe.clone(), p.settings.pmf), (Some(Some(vec![20])), Some(Pmf::Required)));
+    let p = supplicant(&network("key_mgmt=OWE"));
+    assert_eq!(p.settings.owe, Some(Some(vec![19, 20, 21])), "19, then the others after a refusal");
+    let e = supplicant_err(&network("key_mgmt=OWE\nieee80211w=1"));
+    assert!(matches!(&e, ConfError::Value { line: 3, key, .. } if key == "ieee80211w"), "{e}");
+    let e = supplicant_err(&network("key_mgmt=OWE\nowe_group=14"));
+    assert!(matches!(&e, ConfError::Value { line: 3, key, .. } if key == "owe_group"), "{e}");
+}
+
+#[test]
+fn hostapd_owe_transition_names_the_pairs_other_bss() {
+    let open = "wpa=0\nowe_transition_bssid=02:77:00:00:00:fd\nowe_transition_ssid=\"wlansec-owe\"\n";
+    let p = hostapd(open);
+    let bssid: wlansec_core::wire::MacAddr = "02:77:00:00:00:fd".parse().unwrap();
+    assert_eq!(p.settings.owe_transition, Some((bssid, "wlansec-owe".into())));
+    let e = hostapd_err("wpa=0\nowe_transition_ssid=\"wlansec-owe\"\n");
+    assert!(matches!(&e, ConfError::Missing(m) if m.contains("line 2 gives owe_transition_ssid alone")), "{e}");
+    let e = hostapd_err("wpa=0\nowe_transition_bssid=nowhere\nowe_transition_ssid=\"x\"\n");
+    assert!(matches!(&e, ConfError::Value { line: 2, .. }), "{e}");
+    let p = hostapd(&format!("{open}owe_transition_ifname=wlan1\n"));
+    assert!(warned(&p, "line 4: owe_transition_ifname"), "{:?}", p.warnings);
 }
 
 // GCMP-256, SAE-EXT-KEY, the group management cipher and beacon protection

@@ -20,6 +20,21 @@ pub mod kde_type {
     pub const BIGTK: u8 = 14;
 }
 
+/// The Transition Disable KDE (WPA3 specification 3.1, hostapd's
+/// `WFA_KEY_DATA_TRANSITION_DISABLE`): the Wi-Fi Alliance OUI 50-6F-9A, data type 0x20, one
+/// octet of bits, each telling the station to stop using a transition mode's weaker half
+/// on this network.
+pub mod transition_disable {
+    pub const OUI: [u8; 3] = [0x50, 0x6f, 0x9a];
+    pub const DATA_TYPE: u8 = 0x20;
+    /// WPA3-Personal: SAE only, never the PSK again.
+    pub const WPA3_PERSONAL: u8 = 1 << 0;
+    pub const SAE_PK: u8 = 1 << 1;
+    pub const WPA3_ENTERPRISE: u8 = 1 << 2;
+    /// Enhanced Open: OWE only, never the open BSS of an OWE transition pair.
+    pub const ENHANCED_OPEN: u8 = 1 << 3;
+}
+
 /// One item of an EAPOL-Key frame's Key Data field.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum KeyDataItem<'a> {
@@ -151,12 +166,17 @@ impl KeyDataBuilder {
     }
 
     /// Append a KDE under the 00-0F-AC OUI.
-    pub fn kde(mut self, data_type: u8, data: &[u8]) -> Result<Self> {
+    pub fn kde(self, data_type: u8, data: &[u8]) -> Result<Self> {
+        self.kde_of(IEEE_OUI, data_type, data)
+    }
+
+    /// Append a KDE under another `oui` (the Wi-Fi Alliance's, say).
+    pub fn kde_of(mut self, oui: [u8; 3], data_type: u8, data: &[u8]) -> Result<Self> {
         if data.len() + 4 > 255 {
             return Err(Error::Malformed("KDE longer than 255 octets"));
         }
         self.bytes.extend_from_slice(&[VENDOR_ELEMENT_ID, (data.len() + 4) as u8]);
-        self.bytes.extend_from_slice(&IEEE_OUI);
+        self.bytes.extend_from_slice(&oui);
         self.bytes.push(data_type);
         self.bytes.extend_from_slice(data);
         Ok(self)

@@ -35,6 +35,20 @@ impl PmksaCache {
         self.entries.insert(entry.peer, entry);
     }
 
+    /// Insert `entry` into a cache of at most `max` entries: when full, the expired ones go,
+    /// then the one that expires first (where anyone may add entries, as OWE's, a flood
+    /// holds no more than `max` and evicts only PMKSAs that cost a Diffie-Hellman again).
+    pub fn insert_bounded(&mut self, entry: PmksaEntry, max: usize, now: u64) {
+        if !self.entries.contains_key(&entry.peer) && self.entries.len() >= max {
+            self.expire(now);
+            while self.entries.len() >= max.max(1) {
+                let Some(first) = self.entries.values().min_by_key(|e| e.expires_at).map(|e| e.peer) else { break };
+                self.entries.remove(&first);
+            }
+        }
+        self.insert(entry);
+    }
+
     /// The entry of `peer` named `pmkid` (compared in constant time), if alive at `now`.
     pub fn get(&self, peer: MacAddr, pmkid: &[u8; 16], now: u64) -> Option<&PmksaEntry> {
         self.entries.get(&peer).filter(|e| bool::from(e.pmkid.ct_eq(pmkid)) && now < e.expires_at)

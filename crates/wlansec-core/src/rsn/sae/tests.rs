@@ -438,3 +438,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_bounded_pmksa_cache_drops_the_expired_then_the_first_to_expire() {
+    let entry = |i: u8, expires_at| PmksaEntry {
+        peer: MacAddr([2, 0, 0, 0, 0, i]),
+        group: Group::P256,
+        pmk: crate::rsn::kdf::Pmk::from_bytes(&[i; 32]).unwrap(),
+        pmkid: [i; 16],
+        expires_at,
+    };
+    let mut cache = PmksaCache::default();
+    for (i, expires_at) in [(1, 50), (2, 10), (3, 40)] {
+        cache.insert_bounded(entry(i, expires_at), 3, 0);
+    }
+    // Full: the one expiring first goes, the new one stays.
+    cache.insert_bounded(entry(4, 30), 3, 0);
+    let peer = |i| MacAddr([2, 0, 0, 0, 0, i]);
+    assert_eq!(cache.len(), 3);
+    assert!(cache.get(peer(2), &[2; 16], 0).is_none() && cache.get(peer(4), &[4; 16], 0).is_some());
+    // A peer already held is replaced, nothing evicted.
+    cache.insert_bounded(entry(1, 60), 3, 0);
+    assert_eq!(cache.len(), 3);
+    // At 45 two have expired: both go before anyone alive.
+    cache.insert_bounded(entry(5, 90), 3, 45);
+    assert_eq!(cache.len(), 2);
+    assert!(cache.get(peer(1), &[1; 16], 45).is_some() && cache.get(peer(5), &[5; 16], 45).is_some());
+}

@@ -3,12 +3,15 @@
 //! carries; the PMK both sides derive keys the 4-way handshake.
 //!
 //! The access point holds no Diffie-Hellman state between frames: its ephemeral key is
-//! made, used and dropped while it answers one request, and the PMK lives on only in that
-//! station's association. What a flood of requests can hold is so bounded by the
-//! association table (an association whose handshake has not verified a MIC is evictable,
-//! and dropped when its handshake times out).
+//! made, used and dropped while it answers one request. The PMK lives on in that station's
+//! association and in the PMKSA cache, so that a station that associates again naming its
+//! PMKID skips the Diffie-Hellman (the answer then carries no element, RFC 8110 4.2). What a
+//! flood of requests can hold is so bounded by the association table (an association
+//! whose handshake has not verified a MIC is evictable, and dropped when its handshake
+//! times out) and by the cache's [`MAX_OWE_PMKSAS`] (the first to expire goes).
 
 use wlansec_core::rsn::owe::{self, OweError};
+use wlansec_core::rsn::sae::{PmksaCache, PmksaEntry};
 use wlansec_core::rsn::{Akm, Pmk};
 use wlansec_core::wire::mgmt::Elements;
 use wlansec_core::wire::MacAddr;
@@ -16,18 +19,35 @@ use wlansec_core::wire::MacAddr;
 use super::{AccessPoint, LoggedPmk, STATUS_INVALID_AKMP};
 use crate::security::owe_dh_element;
 
+/// OWE PMKSAs the access point holds at most (hostapd's PMKSA cache holds 1024).
+pub(crate) const MAX_OWE_PMKSAS: usize = 1024;
+
 impl AccessPoint {
-    /// OWE's answer to `sta`'s association request `elements`: the access point's
-    /// Diffie-Hellman Parameter element and the PMK, or the status the request is refused
-    /// with (and why).
-    pub(super) fn owe_respond(&mut self, sta: MacAddr, elements: &Elements<'_>) -> Result<(Vec<u8>, Pmk), u16> {
+    /// OWE's answer to `sta`'s association request `elements`, whose RSN element named
+    /// `pmkids`: the PMK of a cached PMKSA (no element in the answer), or a fresh
+    /// Diffie-Hellman's with the access point's element; or the status the request is
+    /// refused with (and why).
+    pub(super) fn owe_respond(
+        &mut self,
+        sta: MacAddr,
+        elements: &Elements<'_>,
+        pmkids: &[[u8; 16]],
+    ) -> Result<(Option<Vec<u8>>, Pmk), u16> {
+        let now_s = self.now_ms / 1000;
+        if let Some(entry) = pmkids.iter().find_map(|id| self.owe_pmksa.get(sta, id, now_s)) {
+            return Ok((None, entry.pmk.clone()));
+        }
         let Some(settings) = self.config.key_management.owe() else { return Err(STATUS_INVALID_AKMP) };
         let Some(theirs) = owe_dh_element(elements) else { return Err(STATUS_INVALID_AKMP) };
         match owe::respond(theirs, &settings.groups, &mut self.rng) {
             Ok((ours, keys)) => {
                 let logged = LoggedPmk { station: sta, akm: Akm::Owe, pmkid: keys.pmkid, pmk: keys.pmk.clone() };
                 self.log_pmk(logged);
-                Ok((ours, keys.pmk))
+                let expires_at = now_s.saturating_add(PmksaCache::DEFAULT_LIFETIME);
+                let entry =
+                    PmksaEntry { peer: sta, group: keys.group, pmk: keys.pmk.clone(), pmkid: keys.pmkid, expires_at };
+                self.owe_pmksa.insert_bounded(entry, MAX_OWE_PMKSAS, now_s);
+                Ok((Some(ours), keys.pmk))
             }
             Err(why) => {
                 self.refused(sta, why);

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::sae::message::{emit_refusal, AuthFrame, TRANSACTION_COMMIT};
 use wlansec_core::rsn::sae::{Password, PweMethod, Responder, ResponderConfig, SaeError, SaeEvent, StatusCode};
-use wlansec_core::rsn::Pmk;
+use wlansec_core::rsn::{Akm, Pmk, RsnElementRepr};
 use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody};
 use wlansec_core::wire::MacAddr;
 
@@ -188,6 +188,14 @@ impl AccessPoint {
         let repr = AuthenticationRepr::parse(body)?;
         out.push(Output::Air(self.management_to(ManagementBody::Authentication(repr), sta)?));
         Ok(())
+    }
+
+    /// The AKM a station's association request `theirs` takes: the network's SAE AKM, or in
+    /// transition mode the PSK; none when it names neither.
+    pub(super) fn chosen_akm(&self, theirs: &RsnElementRepr) -> Option<Akm> {
+        let sae = self.config.key_management.akm();
+        let offered: &[Akm] = if self.transition_psk.is_some() { &[sae, Akm::Psk] } else { &[sae] };
+        offered.iter().copied().find(|akm| theirs.akms.contains(akm))
     }
 
     /// The PMK an SAE station's association request names by a PMKID in `pmkids` and the

@@ -9,7 +9,7 @@ use wlansec_core::rsn::sae::message::AuthFrame;
 use wlansec_core::rsn::sae::{
     Group, Instance, LoopCost, PasswordElement, PasswordToken, PmksaCache, Role, SaeError, SaeEvent, StatusCode,
 };
-use wlansec_core::rsn::{Pmk, RsnElementRepr};
+use wlansec_core::rsn::{Akm, Pmk, RsnElementRepr};
 use wlansec_core::wire::mgmt::{AuthenticationRepr, ManagementBody, STATUS_SUCCESS};
 
 use super::{Station, StationState};
@@ -217,14 +217,41 @@ impl Station {
         Ok(())
     }
 
-    /// The RSN element of the association request: the network's, with the PMKID of the
-    /// station's PMKSA on an SAE network.
+    /// The RSN element of the association request: the network's (in transition mode, with
+    /// the one AKM the station takes), with the PMKID of the station's PMKSA on an SAE or
+    /// OWE link.
     pub(super) fn own_rsne(&self) -> Result<Option<Vec<u8>>> {
-        let Some(rsne) = self.config.rsn_element()? else { return Ok(None) };
-        let Some((_, pmkid)) = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)) else { return Ok(Some(rsne)) };
+        let akms: &[Akm] = if self.config.in_sae_transition() { &[self.akm] } else { &[] };
+        let Some(rsne) = self.config.rsn_element_of(akms)? else { return Ok(None) };
+        let sae_pmksa = self.sae.as_ref().and_then(|s| s.pmksa(self.now_ms)).filter(|_| self.akm != Akm::Psk);
+        let owe_pmksa = self.owe_state.pmksa(self.now_ms).filter(|_| self.akm == Akm::Owe);
+        let Some((_, pmkid)) = sae_pmksa.or(owe_pmksa) else { return Ok(Some(rsne)) };
         let (kind, mut repr) = RsnElementRepr::parse(&rsne)?;
         repr.pmkids = vec![*pmkid];
         Ok(Some(repr.to_bytes(kind)?))
+    }
+
+    /// The AKM of the next attempt: the network's; in transition mode SAE where the access
+    /// point's beacon offers it (or none was heard), else the PSK, unless Transition Disable
+    /// disabled it. An OWE station joins no access point whose beacon offers no OWE (an
+    /// open BSS). Why not, when the station does not join.
+    pub(super) fn transition_akm(&self) -> core::result::Result<Akm, &'static str> {
+        let offered = self.ap_rsne.as_deref().map(RsnElementRepr::parse);
+        let offers = |akm| offered.as_ref().is_none_or(|r| r.as_ref().is_ok_and(|(_, r)| r.akms.contains(&akm)));
+        if self.config.key_management.owe().is_some() && self.beacon_heard && (offered.is_none() || !offers(Akm::Owe)) {
+            return Err("the access point offers no OWE (an open network): not joined");
+        }
+        if !self.config.in_sae_transition() {
+            return Ok(self.config.key_management.akm());
+        }
+        let sae = self.config.key_management.akm();
+        if offers(sae) {
+            Ok(sae)
+        } else if offers(Akm::Psk) && !self.psk_disabled {
+            Ok(Akm::Psk)
+        } else {
+            Err("Transition Disable: the access point offers no SAE, and the PSK is disabled")
+        }
     }
 
     /// The access point does not know our PMKID (it forgot the PMKSA): run SAE again.

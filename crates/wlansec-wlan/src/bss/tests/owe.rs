@@ -142,3 +142,95 @@ fn an_owe_network_without_pmf_required_is_refused() {
         assert!(matches!(Station::new(config, sta_mac(1)), Err(crate::Error::OweWithoutPmf)), "{pmf}");
     }
 }
+
+fn owe_groups(groups: &[Group]) -> NetworkConfig {
+    NetworkConfig { key_management: KeyManagement::Owe(OweSettings { groups: groups.to_vec() }), ..owe_network() }
+}
+
+/// Start `sta` (after `ap`'s beacon) and run, the clock ticking whenever the air is quiet
+/// (an old protected link ends by an SA Query), until it connects or gives up: the
+/// association requests' and responses' elements.
+fn start_and_watch(ap: &mut AccessPoint, sta: &mut Station) -> Vec<(u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    sta.from_air(&ap.beacon().unwrap(), &mut out).unwrap();
+    sta.start(&mut out).unwrap();
+    let (mut air_now, mut seen) = (air(out), Vec::new());
+    for _ in 0..64 {
+        if air_now.is_empty() {
+            if *sta.state() == StationState::Connected || matches!(sta.state(), StationState::Rejoining(_)) {
+                break;
+            }
+            let mut out = Vec::new();
+            ap.tick(&mut out).unwrap();
+            sta.tick(&mut out).unwrap();
+            air_now = air(out);
+        }
+        let mut next = Vec::new();
+        for mpdu in air_now.drain(..) {
+            association_frames(&mpdu, &mut seen);
+            let mut out = Vec::new();
+            let _ = ap.from_air(&mpdu, &mut out);
+            let _ = sta.from_air(&mpdu, &mut out);
+            next.extend(air(out));
+        }
+        air_now = next;
+    }
+    seen
+}
+
+#[test]
+fn an_owe_station_refused_with_status_77_asks_again_on_its_next_group() {
+    let mut ap = AccessPoint::new(owe_groups(&[Group::P384])).unwrap().with_pmk_log();
+    let mut sta = Station::new(owe_groups(&[Group::P256, Group::P384]), sta_mac(1)).unwrap();
+    let seen = start_and_watch(&mut ap, &mut sta);
+    assert_eq!(*sta.state(), StationState::Connected);
+    let groups: Vec<_> = seen
+        .iter()
+        .filter(|(subtype, _)| *subtype == 0)
+        .map(|(_, e)| DhParameterRepr::parse(owe_dh_element(&Elements::new(e)).unwrap()).unwrap().group)
+        .collect();
+    assert_eq!(groups, vec![19, 20]);
+    let logged = ap.take_pmks();
+    assert_eq!((logged.len(), logged[0].pmk.as_bytes().len()), (1, 48), "a group 20 PMK (SHA-384)");
+    // A station none of whose groups the access point takes says so.
+    let mut sta = Station::new(owe_groups(&[Group::P256, Group::P521]), sta_mac(2)).unwrap();
+    start_and_watch(&mut ap, &mut sta);
+    let StationState::Rejoining(why) = sta.state() else { panic!("{:?}", sta.state()) };
+    assert!(why.contains("refused every configured group"), "{why}");
+}
+
+#[test]
+fn an_owe_station_joins_again_by_its_pmksa_without_a_diffie_hellman() {
+    let mut ap = AccessPoint::new(owe_network()).unwrap().with_pmk_log();
+    let mut sta = Station::new(owe_network(), sta_mac(1)).unwrap();
+    start_and_watch(&mut ap, &mut sta);
+    assert_eq!(*sta.state(), StationState::Connected);
+    let first = ap.take_pmks();
+    // Again: the request names the PMKID (beside a fresh element, in case the access point
+    // forgot), and the answer carries no element: no Diffie-Hellman, no new PMK.
+    let seen = start_and_watch(&mut ap, &mut sta);
+    assert_eq!(*sta.state(), StationState::Connected);
+    // The first request met the old link (refused until an SA Query ended it).
+    let [.., (0, request), (1, response)] = &seen[..] else { panic!("{seen:?}") };
+    let (_, rsne) = RsnElementRepr::parse(Elements::new(request).rsn().unwrap()).unwrap();
+    assert_eq!(rsne.pmkids, vec![first[0].pmkid]);
+    assert!(owe_dh_element(&Elements::new(request)).is_some());
+    assert!(owe_dh_element(&Elements::new(response)).is_none(), "the cached PMKSA");
+    assert!(ap.take_pmks().is_empty());
+    let frame = ethernet(AP, sta_mac(1), b"under the cached PMK");
+    let mut out = Vec::new();
+    sta.from_host(&frame, &mut out).unwrap();
+    let mut host = Vec::new();
+    for mpdu in air(out) {
+        let mut from_ap = Vec::new();
+        ap.from_air(&mpdu, &mut from_ap).unwrap();
+        host.extend(from_ap.into_iter().filter_map(|o| if let Output::Ethernet(e) = o { Some(e) } else { None }));
+    }
+    assert_eq!(host, vec![frame]);
+    // An access point that forgot the PMKSA answers the fresh element.
+    let mut forgetful = AccessPoint::new(owe_network()).unwrap().with_pmk_log();
+    let seen = start_and_watch(&mut forgetful, &mut sta);
+    assert_eq!(*sta.state(), StationState::Connected);
+    assert!(owe_dh_element(&Elements::new(&seen.last().unwrap().1)).is_some());
+    assert_eq!(forgetful.take_pmks().len(), 1);
+}
