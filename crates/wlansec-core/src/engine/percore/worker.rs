@@ -99,6 +99,12 @@ struct Scratch {
     opening: Vec<Opening>,
 }
 
+// SAFETY: the lists hold tasks (raw pointers into one chunk's frames) only while `protect`
+// or `open` works that chunk, within one call on one thread; between calls they are empty
+// and own nothing but their allocations, which any thread may free or reuse. So a worker
+// can move with an inline engine to another thread.
+unsafe impl Send for Scratch {}
+
 /// A frame of a chunk being opened: where it is in the chunk, its security header, and
 /// where its data is in its MPDU (its task is the next one), or why the replay check refused
 /// it before the chunk's PNs were committed.
@@ -137,6 +143,19 @@ impl Worker {
             if self.chunk.is_empty() {
                 self.idle();
                 continue;
+            }
+            self.work();
+            self.complete();
+        }
+    }
+
+    /// Work the requests queued now, on the caller's thread (an inline engine): all of them,
+    /// or (`whole_chunks`) only while a whole chunk's worth is queued.
+    pub(super) fn work_queued(&mut self, whole_chunks: bool) {
+        while !(whole_chunks && self.requests.slots() < BATCH) {
+            self.gather();
+            if self.chunk.is_empty() {
+                return;
             }
             self.work();
             self.complete();
