@@ -436,13 +436,17 @@ impl PerCoreEngine {
             packet.number = route.number;
             taken += 1;
         }
-        for packet in packets.drain(..taken) {
-            let core = &mut self.cores[packet.core];
-            core.in_flight += 1;
-            if core.requests.push(Request::Packet(packet)).is_err() {
-                unreachable!("room was counted above");
-            }
+        // Each run of packets for one worker goes into its ring as one chunk: the ring's
+        // tail moves once a run, not once a packet.
+        let mut drained = packets.drain(..taken);
+        while let Some(core) = drained.as_slice().first().map(|packet| packet.core) {
+            let run = drained.as_slice().iter().take_while(|packet| packet.core == core).count();
+            let core = &mut self.cores[core];
+            core.in_flight += run;
+            let Ok(slots) = core.requests.write_chunk_uninit(run) else { unreachable!("room was counted above") };
+            slots.fill_from_iter(drained.by_ref().take(run).map(Request::Packet));
         }
+        drop(drained);
         for core in &self.cores {
             core.shared.wake_worker(core.thread.as_ref());
         }
@@ -458,12 +462,12 @@ impl PerCoreEngine {
         let mut moved = 0;
         for offset in 0..cores {
             let core = &mut self.cores[(self.next_poll + offset) % cores];
-            while moved < max {
-                let Ok(packet) = core.completions.pop() else { break };
-                core.in_flight -= 1;
-                completed.push(packet);
-                moved += 1;
-            }
+            let ready = core.completions.slots().min(max - moved);
+            // One chunk of the ring: its head moves once, not once a packet.
+            let Ok(packets) = core.completions.read_chunk(ready) else { unreachable!("as many as are ready") };
+            completed.extend(packets);
+            core.in_flight -= ready;
+            moved += ready;
         }
         self.caller.ready.fetch_sub(moved as isize, Ordering::AcqRel);
         self.next_poll = (self.next_poll + 1) % cores;

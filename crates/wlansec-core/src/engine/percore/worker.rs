@@ -166,19 +166,40 @@ impl Worker {
     /// a packet of the other direction (installing keys met before the first packet).
     fn gather(&mut self) {
         self.prefetch_ahead();
-        while self.chunk.len() < BATCH {
-            match (self.requests.peek(), self.chunk.first()) {
-                (Ok(Request::Key { .. }), Some(_)) => return,
-                (Ok(Request::Packet(next)), Some(first)) if next.direction != first.direction => return,
-                (Ok(_), _) => {}
-                (Err(_), _) => return,
+        loop {
+            let room = BATCH - self.chunk.len();
+            let Ok(ahead) = self.requests.read_chunk(self.requests.slots().min(room)) else { return };
+            // The run of packets at the front of the ring that can join the chunk.
+            let (first, second) = ahead.as_slices();
+            let mut direction = self.chunk.first().map(|packet| packet.direction);
+            let run = first
+                .iter()
+                .chain(second)
+                .take_while(|request| match request {
+                    Request::Packet(packet) => *direction.get_or_insert(packet.direction) == packet.direction,
+                    Request::Key { .. } => false,
+                })
+                .count();
+            drop(ahead);
+            if run > 0 {
+                // Taken as one chunk of the ring: its head moves once, not once a packet.
+                let Ok(taken) = self.requests.read_chunk(run) else { unreachable!("the run was read above") };
+                for request in taken {
+                    if let Request::Packet(packet) = request {
+                        prefetch(&packet);
+                        self.chunk.push(packet);
+                    }
+                }
+                return;
+            }
+            // Nothing joins the chunk: the ring is empty, the chunk full, or a key (installed
+            // only before the chunk's first packet) or the other direction comes next.
+            if !self.chunk.is_empty() || room == 0 {
+                return;
             }
             match self.requests.pop() {
-                Ok(Request::Packet(packet)) => {
-                    prefetch(&packet);
-                    self.chunk.push(packet);
-                }
                 Ok(Request::Key { number, key }) => self.install(number, key),
+                Ok(Request::Packet(_)) => unreachable!("a packet starts an empty chunk"),
                 Err(_) => return,
             }
         }
@@ -232,6 +253,12 @@ impl Worker {
     /// Hand the chunk's packets back, in order, and wake the caller if it waits for them.
     fn complete(&mut self) {
         let pushed = self.chunk.len();
+        // One chunk of the ring: its tail moves once, not once a packet.
+        if let Ok(slots) = self.completions.write_chunk_uninit(pushed) {
+            slots.fill_from_iter(self.chunk.drain(..));
+            self.caller.completed(pushed);
+            return;
+        }
         for mut packet in self.chunk.drain(..) {
             // The caller holds at most the completion ring's capacity in flight, so there is
             // room; should there not be, wait for the caller to poll (or drop the engine).
