@@ -212,7 +212,6 @@ pub fn print_per_core(threads: &[Scaling], inline: &[Scaling]) {
     }
 }
 
-
 /// The batch-size rows, one line per implementation and setting, and each side at its best.
 fn print_batch_sizes(report: &Report) {
     let rows = &report.batch_sizes;
