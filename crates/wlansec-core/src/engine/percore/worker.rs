@@ -197,11 +197,14 @@ impl Worker {
             if !self.chunk.is_empty() || room == 0 {
                 return;
             }
-            match self.requests.pop() {
-                Ok(Request::Key { number, key }) => self.install(number, key),
-                Ok(Request::Packet(_)) => unreachable!("a packet starts an empty chunk"),
+            match self.requests.peek() {
+                Ok(Request::Key { .. }) => {}
+                // Pushed since the look above: it starts the chunk on the next turn.
+                Ok(Request::Packet(_)) => continue,
                 Err(_) => return,
             }
+            let Ok(Request::Key { number, key }) = self.requests.pop() else { unreachable!("the key peeked above") };
+            self.install(number, key);
         }
     }
 
