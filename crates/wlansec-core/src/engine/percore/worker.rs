@@ -180,7 +180,6 @@ impl Worker {
                     Request::Key { .. } => false,
                 })
                 .count();
-            drop(ahead);
             if run > 0 {
                 // Taken as one chunk of the ring: its head moves once, not once a packet.
                 let Ok(taken) = self.requests.read_chunk(run) else { unreachable!("the run was read above") };
