@@ -37,7 +37,6 @@ REWRITE = ".venv/bin/python scripts/readme_results.py"
 # The engine's headline sets: a results folder, the archive of its `wlansec bench ccmp --json`
 # runs and the runs' names in it (one set of alternating runs on one CPU).
 ENGINE_SETS = [
-    ("2026-11-29-one-core", "runs.tar.gz", r"raw/run-all-\d+\.json"),
     ("2026-11-29-per-core", "runs.tar.gz", r"raw/run-all-\d+\.json"),
     ("2026-11-29-zen3-mixed-lengths", "runs-f7027e5.tar.gz", r"run-c\d-\d+\.json"),
     ("2026-11-28-zen4-host-engine", "runs.tar.gz", r"e00f9a0/run-c\d-\d+\.json"),
