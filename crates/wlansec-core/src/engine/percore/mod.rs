@@ -436,9 +436,19 @@ impl PerCoreEngine {
             packet.number = route.number;
             taken += 1;
         }
+        let mut drained = packets.drain(..taken);
+        // Inline, with nothing queued before them: whole chunks are worked straight from the
+        // burst, without passing through the submission ring.
+        if let Core { inline: Some(worker), requests, in_flight, .. } = &mut self.cores[0] {
+            if requests.slots() == requests.buffer().capacity() {
+                while drained.len() >= worker::BATCH {
+                    *in_flight += worker::BATCH;
+                    worker.work_chunk(drained.by_ref().take(worker::BATCH));
+                }
+            }
+        }
         // Each run of packets for one worker goes into its ring as one chunk: the ring's
         // tail moves once a run, not once a packet.
-        let mut drained = packets.drain(..taken);
         while let Some(core) = drained.as_slice().first().map(|packet| packet.core) {
             let run = drained.as_slice().iter().take_while(|packet| packet.core == core).count();
             let core = &mut self.cores[core];

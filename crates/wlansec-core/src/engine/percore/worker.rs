@@ -26,7 +26,7 @@ use super::{CallerWake, Direction, Packet, HEADROOM, SPIN};
 pub(super) const NO_STATION: u32 = u32::MAX;
 
 /// Packets per multi-buffer batch: as many as the engine runs in one pass.
-const BATCH: usize = batch::TASK_CHUNK;
+pub(super) const BATCH: usize = batch::TASK_CHUNK;
 
 /// What the caller puts in a worker's submission ring.
 pub(super) enum Request {
@@ -160,6 +160,14 @@ impl Worker {
             self.work();
             self.complete();
         }
+    }
+
+    /// Work `packets` (one direction, at most `BATCH`) straight from an inline caller's
+    /// burst, as if gathered from the ring.
+    pub(super) fn work_chunk(&mut self, packets: impl Iterator<Item = Box<Packet>>) {
+        self.chunk.extend(packets);
+        self.work();
+        self.complete();
     }
 
     /// Take requests until the chunk holds `BATCH` packets or the next request is a key or
