@@ -165,7 +165,7 @@ impl Worker {
     /// Work `packets` (one direction, at most `BATCH`) straight from an inline caller's
     /// burst, as if gathered from the ring.
     pub(super) fn work_chunk(&mut self, packets: impl Iterator<Item = Box<Packet>>) {
-        self.chunk.extend(packets);
+        self.chunk.extend(packets.inspect(|packet| prefetch(packet)));
         self.work();
         self.complete();
     }
