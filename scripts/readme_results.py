@@ -164,6 +164,13 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
     if "mode" in runs[0]["threads"][0]:  # the per-core engine: one pinned worker per core, rings
         rows.append(["per-core engine, one core, 1500 B, sealing / opening (× the kernel, same frames)",
                      " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
+        if "inline" in runs[0]:  # the calling thread the worker of its own core, no hand-off
+            inline = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["inline"]
+                                         if (t["direction"], t["mode"]) == (d, mode)])
+                      for mode in ("multibuffer", "mixed") for d in ("protect", "unprotect")]
+            rows.append(["per-core engine inline (the caller's thread its worker), one core, sealing / opening, "
+                         "1500 B; mixed (× the kernel, same frames)",
+                         f"{inline[0]:.3f} / {inline[1]:.3f}; {inline[2]:.3f} / {inline[3]:.3f}"])
         most = max(t["threads"] for t in runs[0]["threads"])
         if most > 1:
             rows.append([f"per-core engine, {most} cores ÷ one, sealing / opening, 1500 B; mixed",

@@ -76,12 +76,13 @@ def main(directory):
 
     print()
     for tag, tagged in runs.items():
-        for t in tagged[0]["threads"]:
-            row = dict(direction=t["direction"], threads=t["threads"], **({"mode": t["mode"]} if "mode" in t else {}))
-            same = per_run(tagged, lambda run: find(run["threads"], **row)["of_kernel_same_frames"])
-            speedup = per_run(tagged, lambda run: find(run["threads"], **row)["speedup"])
-            print(f"{tag}: sharded {t.get('mode', '')} {t['direction']:<9} {t['threads']} thread(s): of the kernel on the same "
-                  f"frames {median(same):.3f} ({min(same):.3f}-{max(same):.3f}), x{median(speedup):.2f} of 1 thread")
+        for rows, setting in (("threads", "thread(s)"), ("inline", "inline")):
+            for t in tagged[0].get(rows, []):
+                row = dict(direction=t["direction"], threads=t["threads"], **({"mode": t["mode"]} if "mode" in t else {}))
+                same = per_run(tagged, lambda run: find(run[rows], **row)["of_kernel_same_frames"])
+                speedup = per_run(tagged, lambda run: find(run[rows], **row)["speedup"])
+                print(f"{tag}: sharded {t.get('mode', '')} {t['direction']:<9} {t['threads']} {setting}: of the kernel on "
+                      f"the same frames {median(same):.3f} ({min(same):.3f}-{max(same):.3f}), x{median(speedup):.2f} of 1 thread")
         for v in tagged[0]["versus_ipsec_mb"]:
             setting = dict(mode=v.get("mode", "multibuffer"), frame_bytes=v["frame_bytes"])
             speedups = per_run(tagged, lambda run: (find(run["versus_ipsec_mb"], **setting) or {})

@@ -32,10 +32,26 @@ IPSEC_MB_ARCHS = ["no-aesni", "sse", "avx", "avx2", "avx512"]
 IPSEC_MB_ROW = "^ipsec-mb (" + "|".join(IPSEC_MB_ARCHS) + ") (job|burst)$"
 CPU_FLAGS = ["aes", "vaes", "vpclmulqdq", "avx2", "avx512f", "avx512vl"]
 
+PER_CORE_ROWS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["direction", "mode", "threads", "frame_bytes", "frames", "frames_per_s",
+                     "gb_per_s", "speedup", "of_kernel", "of_kernel_same_frames", "load_average"],
+        "properties": {"direction": {"enum": ["protect", "unprotect"]},
+                       "mode": {"enum": ["multibuffer", "mixed"]},
+                       "threads": {"type": "integer", "minimum": 1}, "frames_per_s": NUMBER,
+                       "gb_per_s": NUMBER, "speedup": NUMBER, "of_kernel": NUMBER,
+                       "of_kernel_same_frames": NUMBER,
+                       "load_average": {"type": "array", "items": NUMBER,
+                                        "minItems": 3, "maxItems": 3}},
+    },
+}
+
 SCHEMA = {
     "type": "object",
     "required": ["schema", "machine", "results", "batch_sizes", "bound", "mic_ctr_split", "alone", "threads",
-                 "versus_ipsec_mb"],
+                 "inline", "versus_ipsec_mb"],
     "properties": {
         # 2: batch_sizes, and versus_ipsec_mb at each side's best batch size.
         "schema": {"const": 2},
@@ -160,21 +176,9 @@ SCHEMA = {
                                "cycles_per_frame_back_to_back": NUMBER},
             },
         },
-        "threads": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["direction", "mode", "threads", "frame_bytes", "frames", "frames_per_s",
-                             "gb_per_s", "speedup", "of_kernel", "of_kernel_same_frames", "load_average"],
-                "properties": {"direction": {"enum": ["protect", "unprotect"]},
-                               "mode": {"enum": ["multibuffer", "mixed"]},
-                               "threads": {"type": "integer", "minimum": 1}, "frames_per_s": NUMBER,
-                               "gb_per_s": NUMBER, "speedup": NUMBER, "of_kernel": NUMBER,
-                               "of_kernel_same_frames": NUMBER,
-                               "load_average": {"type": "array", "items": NUMBER,
-                                                "minItems": 3, "maxItems": 3}},
-            },
-        },
+        "threads": PER_CORE_ROWS,
+        # The per-core engine inline: the calling thread its one worker.
+        "inline": PER_CORE_ROWS,
         "versus_ipsec_mb": {
             "type": "array",
             "items": {
@@ -243,6 +247,8 @@ def test_every_implementation_mode_and_size_is_measured(report):
     cores = len(os.sched_getaffinity(0))
     assert sorted((t["mode"], t["direction"], t["threads"]) for t in report["threads"]) == sorted(
         (m, d, n) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect") for n in range(1, cores + 1))
+    assert sorted((t["mode"], t["direction"], t["threads"]) for t in report["inline"]) == sorted(
+        (m, d, 1) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect"))
     assert {(r["ways"], r["frame_bytes"]) for r in report["mic_ctr_split"]} == {
         (w, s) for w in (1, 2, 4, 8) for s in SIZES}
     assert sorted((a["mode"], a["lanes"], a["frame_bytes"]) for a in report["alone"]) == sorted(
@@ -263,8 +269,8 @@ def test_figures_describe_the_same_time(report):
         assert 0.5 < cycles / core_cycles_from_time < 2.0, r
     # The per-core rows' fraction is of the multi-buffer kernel's row of their mode (at their
     # frame size; mixed: the one row), their frames/s and GB/s one time, their speed-up over
-    # one core of the same mode and direction.
-    for t in report["threads"]:
+    # one core (fed from another) of the same mode and direction.
+    for t in report["threads"] + report["inline"]:
         kernel = next(r for r in report["results"] if (r["impl"], r["mode"]) == ("wlansec", t["mode"])
                       and (t["mode"] == "mixed" or r["frame_bytes"] == t["frame_bytes"]))
         assert math.isclose(t["of_kernel"], t["gb_per_s"] / kernel["gb_per_s"], rel_tol=1e-9), t

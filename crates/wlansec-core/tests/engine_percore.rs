@@ -1,7 +1,8 @@
 //! The per-core engine's burst API: completions come back in submission order per station
 //! with the golden model's output, receive refuses exactly what one sequential receiver
 //! per station refuses, a full ring takes what fits and says so, dropping the engine with
-//! frames in flight returns, and bad frames come back with typed errors.
+//! frames in flight returns, and bad frames come back with typed errors; each on worker
+//! threads and inline (the caller's thread the worker).
 
 // Packets are handled in boxes here as the engine's rings move them.
 #![allow(clippy::vec_box)]
@@ -35,8 +36,24 @@ fn random_frames(rng: &mut ChaCha8Rng, stations: u32, count: usize) -> Vec<(u32,
         .collect()
 }
 
-fn engine(cores: usize, capacity: usize, stations: u32) -> PerCoreEngine {
-    let mut engine = PerCoreEngine::with_ring_capacity(cores, Engine::new(), capacity);
+/// Who works the frames: workers on threads of their own, or the caller's thread as the one
+/// worker (an inline engine).
+#[derive(Clone, Copy, Debug)]
+enum Workers {
+    Threads(usize),
+    Inline,
+}
+
+/// 1 to `cores` worker threads, then inline: every test runs both ways.
+fn every_setting(cores: usize) -> impl Iterator<Item = Workers> {
+    (1..=cores).map(Workers::Threads).chain([Workers::Inline])
+}
+
+fn engine(workers: Workers, capacity: usize, stations: u32) -> PerCoreEngine {
+    let mut engine = match workers {
+        Workers::Threads(cores) => PerCoreEngine::with_ring_capacity(cores, Engine::new(), capacity),
+        Workers::Inline => PerCoreEngine::inline(Engine::new(), capacity),
+    };
     for station in 0..stations {
         engine.add_station(station, &key(station), Mode::CCMP128).unwrap();
     }
@@ -106,17 +123,17 @@ fn completions_come_back_in_submission_order_per_station_with_golden_output() {
             buf
         })
         .collect();
-    for cores in 1..=4 {
-        let mut engine = engine(cores, 32, stations);
+    for workers in every_setting(4) {
+        let mut engine = engine(workers, 32, stations);
         let completed = stream(&mut engine, Direction::Protect, &frames, &mut rng);
         let mut last_tag = vec![None; stations as usize];
         for packet in &completed {
             let last = &mut last_tag[packet.station() as usize];
-            assert!(*last < Some(packet.tag()), "{cores} cores: station {} out of order", packet.station());
+            assert!(*last < Some(packet.tag()), "{workers:?}: station {} out of order", packet.station());
             *last = Some(packet.tag());
         }
         let out: Vec<Vec<u8>> = by_tag(&completed).into_iter().map(Result::unwrap).collect();
-        assert_eq!(out, expected, "{cores} cores");
+        assert_eq!(out, expected, "{workers:?}");
     }
 }
 
@@ -129,8 +146,8 @@ fn replays_and_reordering_are_refused_through_the_rings_as_by_a_sequential_recei
     let mut rng = ChaCha8Rng::seed_from_u64(42);
     let stations = 12;
     let frames = random_frames(&mut rng, stations, 1500);
-    for cores in 1..=3 {
-        let mut engine = engine(cores, 8, stations);
+    for workers in every_setting(3) {
+        let mut engine = engine(workers, 8, stations);
         let protected: Vec<(u32, Vec<u8>)> = by_tag(&stream(&mut engine, Direction::Protect, &frames, &mut rng))
             .into_iter()
             .zip(&frames)
@@ -158,7 +175,7 @@ fn replays_and_reordering_are_refused_through_the_rings_as_by_a_sequential_recei
         let refused = expected.iter().filter(|r| matches!(r, Err(Error::Replay { .. }))).count();
         assert!(refused > 100, "the stream holds replays and reorderings: {refused}");
         let opened = by_tag(&stream(&mut engine, Direction::Unprotect, &arriving, &mut rng));
-        assert_eq!(opened, expected, "{cores} cores");
+        assert_eq!(opened, expected, "{workers:?}");
     }
 }
 
@@ -169,27 +186,29 @@ fn replays_and_reordering_are_refused_through_the_rings_as_by_a_sequential_recei
 fn a_full_ring_takes_what_fits_then_refuses_until_polled() {
     let mut rng = ChaCha8Rng::seed_from_u64(43);
     let frames = random_frames(&mut rng, 1, 10);
-    let mut engine = engine(1, 4, 1);
-    let mut packets: Vec<Box<Packet>> = frames
-        .iter()
-        .enumerate()
-        .map(|(tag, (station, mpdu))| {
-            let mut packet = Box::new(Packet::new());
-            packet.set(*station, tag as u64, mpdu);
-            packet
-        })
-        .collect();
-    assert_eq!(engine.submit(Direction::Protect, &mut packets), Ok(4));
-    assert_eq!(packets.iter().map(|p| p.tag()).collect::<Vec<_>>(), (4..10).collect::<Vec<_>>());
-    assert_eq!(engine.submit(Direction::Protect, &mut packets), Err(RingFull { core: 0 }));
-    assert_eq!((packets.len(), engine.in_flight()), (6, 4));
-    let mut completed = Vec::new();
-    while completed.len() < 4 {
-        assert!(engine.wait(PATIENCE));
-        engine.poll(&mut completed, 3);
+    for workers in [Workers::Threads(1), Workers::Inline] {
+        let mut engine = engine(workers, 4, 1);
+        let mut packets: Vec<Box<Packet>> = frames
+            .iter()
+            .enumerate()
+            .map(|(tag, (station, mpdu))| {
+                let mut packet = Box::new(Packet::new());
+                packet.set(*station, tag as u64, mpdu);
+                packet
+            })
+            .collect();
+        assert_eq!(engine.submit(Direction::Protect, &mut packets), Ok(4));
+        assert_eq!(packets.iter().map(|p| p.tag()).collect::<Vec<_>>(), (4..10).collect::<Vec<_>>());
+        assert_eq!(engine.submit(Direction::Protect, &mut packets), Err(RingFull { core: 0 }), "{workers:?}");
+        assert_eq!((packets.len(), engine.in_flight()), (6, 4));
+        let mut completed = Vec::new();
+        while completed.len() < 4 {
+            assert!(engine.wait(PATIENCE));
+            engine.poll(&mut completed, 3);
+        }
+        assert_eq!(engine.submit(Direction::Protect, &mut packets), Ok(4));
+        assert_eq!(packets.len(), 2);
     }
-    assert_eq!(engine.submit(Direction::Protect, &mut packets), Ok(4));
-    assert_eq!(packets.len(), 2);
 
     // Two workers: a burst stops at the first packet whose worker is full, even where a
     // later one's worker has room, so no station's packets overtake each other.
@@ -209,7 +228,7 @@ fn a_full_ring_takes_what_fits_then_refuses_until_polled() {
 
 fn engine_with_two_stations_on_two_cores() -> PerCoreEngine {
     // Each new station goes to the worker with the fewest: 0 to one, 1 to the other.
-    engine(2, 2, 2)
+    engine(Workers::Threads(2), 2, 2)
 }
 
 /// Dropping the engine while its workers hold frames (being worked, waiting in either
@@ -219,9 +238,9 @@ fn engine_with_two_stations_on_two_cores() -> PerCoreEngine {
 fn dropping_the_engine_with_frames_in_flight_returns() {
     let mut rng = ChaCha8Rng::seed_from_u64(44);
     let frames = random_frames(&mut rng, 6, 600);
-    for cores in 1..=3 {
+    for workers in every_setting(3) {
         for polled in [0, 100] {
-            let mut engine = engine(cores, 256, 6);
+            let mut engine = engine(workers, 256, 6);
             let mut packets: Vec<Box<Packet>> = frames
                 .iter()
                 .enumerate()
@@ -241,7 +260,7 @@ fn dropping_the_engine_with_frames_in_flight_returns() {
             drop(engine);
         }
         // An engine whose workers have parked, idle.
-        let engine = engine(cores, 4, 1);
+        let engine = engine(workers, 4, 1);
         std::thread::sleep(Duration::from_millis(2));
         drop(engine);
     }
@@ -254,8 +273,8 @@ fn dropping_the_engine_with_frames_in_flight_returns() {
 fn bad_frames_come_back_with_typed_errors() {
     let mut rng = ChaCha8Rng::seed_from_u64(45);
     let frames = random_frames(&mut rng, 1, 6);
-    for cores in 1..=2 {
-        let mut engine = engine(cores, 16, 1);
+    for workers in every_setting(2) {
+        let mut engine = engine(workers, 16, 1);
         let mut tx = vec![(0, frames[0].1.clone()), (9, frames[1].1.clone()), (0, frames[1].1[..5].to_vec())];
         tx.push((0, frames[2].1.clone()));
         let sent = by_tag(&stream(&mut engine, Direction::Protect, &tx, &mut rng));
@@ -275,16 +294,23 @@ fn bad_frames_come_back_with_typed_errors() {
         let rx =
             vec![(0, tampered), (0, frames[3].1.clone()), (0, other_key_id), (7, first.clone()), (0, first), (0, last)];
         let opened = by_tag(&stream(&mut engine, Direction::Unprotect, &rx, &mut rng));
-        assert_eq!(opened[0], Err(Error::MicFailure), "{cores} cores");
-        assert_eq!(opened[1], Err(Error::NotProtected), "{cores} cores");
-        assert_eq!(opened[2], Err(Error::KeyId { expected: 0, got: 1 }), "{cores} cores");
-        assert_eq!(opened[3], Err(Error::NoKey { group: false }), "{cores} cores");
-        assert_eq!(opened[4].as_ref().unwrap(), &frames[0].1, "{cores} cores");
-        assert_eq!(opened[5].as_ref().unwrap(), &frames[2].1, "{cores} cores");
+        assert_eq!(opened[0], Err(Error::MicFailure), "{workers:?}");
+        assert_eq!(opened[1], Err(Error::NotProtected), "{workers:?}");
+        assert_eq!(opened[2], Err(Error::KeyId { expected: 0, got: 1 }), "{workers:?}");
+        assert_eq!(opened[3], Err(Error::NoKey { group: false }), "{workers:?}");
+        assert_eq!(opened[4].as_ref().unwrap(), &frames[0].1, "{workers:?}");
+        assert_eq!(opened[5].as_ref().unwrap(), &frames[2].1, "{workers:?}");
     }
 }
 
 /// The MAC header's length of a plaintext MPDU of `random_mpdu`.
 fn frames_header_len(mpdu: &[u8]) -> usize {
     wlansec_core::wire::Frame::new_checked(mpdu, Default::default()).unwrap().header_len()
+}
+
+/// An inline engine moves to another thread like a threaded one (its worker goes with it).
+#[test]
+fn an_inline_engine_is_send() {
+    fn send<T: Send>(_: &T) {}
+    send(&PerCoreEngine::inline(Engine::new(), 4));
 }

@@ -7,6 +7,16 @@ use wlansec_core::engine::{Engine, EnhancedCcmp, Mode, Variant, Ways};
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
 use wlansec_core::suite::{Ccmp128, FrameSuite, Receiver, Transmitter};
 
+/// Worker threads 0: the caller's thread is the one worker (an inline engine).
+const INLINE: usize = 0;
+
+fn engine(threads: usize) -> ShardedEngine {
+    match threads {
+        INLINE => ShardedEngine::inline(Engine::new()),
+        threads => ShardedEngine::new(threads, Engine::new()),
+    }
+}
+
 /// One call of the engine on owned frames: each frame's MPDU or error, in order.
 fn call(
     engine: &mut ShardedEngine,
@@ -73,8 +83,8 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
         })
         .collect();
 
-    for threads in [1, 2, 3] {
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+    for threads in [INLINE, 1, 2, 3] {
+        let mut engine = engine(threads);
         for station in 0..stations {
             engine.add_station(station, &keys[station as usize], modes[station as usize % 2]).unwrap();
         }
@@ -116,8 +126,8 @@ fn a_refused_frame_takes_a_pn_as_the_golden_transmitter_does() {
         })
         .collect();
     assert!(expected[17].is_none());
-    for threads in [1, 2, 3] {
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+    for threads in [INLINE, 1, 2, 3] {
+        let mut engine = engine(threads);
         engine.add_station(0, &tk, Mode::CCMP128).unwrap();
         let out: Vec<Option<Vec<u8>>> = protect_all(&mut engine, &frames).into_iter().map(Result::ok).collect();
         assert_eq!(out, expected, "{threads} threads");
@@ -157,8 +167,8 @@ fn sharded_receive_opens_in_order_and_refuses_replays_and_tampering() {
             (station, mpdu)
         })
         .collect();
-    for threads in [1, 2, 3] {
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+    for threads in [INLINE, 1, 2, 3] {
+        let mut engine = engine(threads);
         for station in 0..stations {
             engine.add_station(station, &keys[station as usize], Mode::CCMP128).unwrap();
         }
@@ -219,8 +229,8 @@ fn a_batch_keeps_its_buffers_across_calls() {
             (i % 4, mpdu)
         })
         .collect();
-    for threads in [1, 2] {
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+    for threads in [INLINE, 1, 2] {
+        let mut engine = engine(threads);
         for station in 0..4 {
             engine.add_station(station, &[station as u8; 16], Mode::CCMP128).unwrap();
         }
@@ -251,9 +261,9 @@ fn a_frame_refused_for_its_mic_keeps_its_headers() {
     let mut rng = ChaCha8Rng::seed_from_u64(33);
     let mut mpdu = Vec::new();
     gen::random_mpdu(&mut rng, Shapes { management: false }, 700, &mut mpdu);
-    for threads in [1, 2] {
+    for threads in [INLINE, 1, 2] {
         let key = [7u8; 16];
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+        let mut engine = engine(threads);
         engine.add_station(3, &key, Mode::CCMP128).unwrap();
         let mut protected = protect_all(&mut engine, &[(3, mpdu.clone())]).remove(0).unwrap();
         *protected.last_mut().unwrap() ^= 0x01;
@@ -282,8 +292,8 @@ fn an_overlong_frame_is_refused_alone() {
             (5, mpdu)
         })
         .collect();
-    for threads in [1, 2] {
-        let mut engine = ShardedEngine::new(threads, Engine::new());
+    for threads in [INLINE, 1, 2] {
+        let mut engine = engine(threads);
         engine.add_station(5, &[9u8; 16], Mode::CCMP128).unwrap();
         let protected = protect_all(&mut engine, &frames);
         assert!(matches!(protected[1], Err(Error::Unsupported(_))), "{threads} threads: {:?}", protected[1]);

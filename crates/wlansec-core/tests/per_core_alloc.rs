@@ -53,16 +53,17 @@ fn frames(seed: u64, count: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn per_core_engine_allocates_nothing_per_frame_and_frees_frames_in_flight_on_drop() {
-    sharded_calls_allocate_nothing_in_steady_state();
+    sharded_calls_allocate_nothing_in_steady_state(ShardedEngine::new(2, Engine::new()));
+    sharded_calls_allocate_nothing_in_steady_state(ShardedEngine::inline(Engine::new()));
     dropping_the_engine_frees_the_packets_in_flight();
 }
 
-/// Two workers keep their scratch (job lists, chunk) and the batch keeps its packets and
-/// their buffers across calls; the rings are allocated once: after a first call has sized
-/// everything, a call allocates nothing on any thread.
-fn sharded_calls_allocate_nothing_in_steady_state() {
+/// The workers (two threads, or the caller's thread inline) keep their scratch (job lists,
+/// chunk) and the batch keeps its packets and their buffers across calls; the rings are
+/// allocated once: after a first call has sized everything, a call allocates nothing on
+/// any thread.
+fn sharded_calls_allocate_nothing_in_steady_state(mut engine: ShardedEngine) {
     let frames = frames(6, 512);
-    let mut engine = ShardedEngine::new(2, Engine::new());
     let add_stations = |engine: &mut ShardedEngine| {
         for station in 0..8 {
             engine.add_station(station, &[station as u8; 16], Mode::CCMP128).unwrap();

@@ -4,7 +4,7 @@
 //! GB/s and µs per frame; the AES-NI bound from AESENC latency/throughput measured in the
 //! same run; the published layout's MIC (CBC-MAC) and CTR times for 1-, 2-, 4-, 8-way
 //! settings; one frame's latency alone (LFENCE around each call) beside its time back to
-//! back; and 1- vs 2-thread scaling of the sharded engine. Medians of repeats.
+//! back; and the per-core engine on 1 to N cores and inline. Medians of repeats.
 //! Where intel-ipsec-mb is installed, its AES-CCM-128 (job API and burst API) on the
 //! multi-buffer row's frames and keys, checked octet for octet against the engine first; and
 //! both sides on one long stream of frames at every batch size (calls of 8 to 512 frames, and
@@ -50,6 +50,11 @@ pub struct Args {
     /// Also write the results as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Only the per-core engine's rows (fed from another core, and inline) beside the kernel
+    /// on the same frames: a short look, or a run under a profiler (no JSON; `of_kernel`,
+    /// against rows not measured, is not a number).
+    #[arg(long, conflicts_with = "json")]
+    per_core_only: bool,
     /// Engine backend (default: the fastest this CPU runs).
     #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes", "avx2-vaes"])]
     backend: Option<String>,
@@ -71,6 +76,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine.backend().name(),
         clock.repeats
     );
+    if args.per_core_only {
+        eprintln!("bench ccmp: per-core engine on 1 to {} cores, and inline", sharded::cores());
+        let rows = sharded::measure(&clock, engine, &mut ChaCha8Rng::seed_from_u64(1), |_, _| f64::NAN)?;
+        report::print_per_core(&rows.threads, &rows.inline);
+        return Ok(ExitCode::SUCCESS);
+    }
     let ipsec_mb = IpsecMb::open_every_manager();
     match &ipsec_mb {
         Ok(libs) => eprintln!(
@@ -111,7 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mic_ctr_split = mic_ctr::measure(&clock, &mut rng);
     eprintln!("bench ccmp: one frame alone");
     let alone = alone::measure(&clock, engine, &mut rng)?;
-    eprintln!("bench ccmp: per-core engine on 1 to {} cores", sharded::cores());
+    eprintln!("bench ccmp: per-core engine on 1 to {} cores, and inline", sharded::cores());
     // The kernel's row of a mode: at the frame size for `multibuffer`, the one row for
     // mixed lengths.
     let kernel_gb_per_s = |mode: &str, bytes: usize| {
@@ -120,7 +131,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .find(|r| r.implementation == "wlansec" && r.mode == mode && (mode == MIXED || r.frame_bytes == bytes))
             .map_or(f64::NAN, |r| r.gb_per_s)
     };
-    let threads = sharded::measure(&clock, engine, &mut rng, kernel_gb_per_s)?;
+    let sharded::Rows { threads, inline } = sharded::measure(&clock, engine, &mut rng, kernel_gb_per_s)?;
     let versus_ipsec_mb = ipsec_mb_rows::versus(&batch_sizes);
     let mut notes: Vec<String> = report::NOTES.iter().map(|n| n.to_string()).collect();
     if let Err(why) = &ipsec_mb {
@@ -148,6 +159,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         mic_ctr_split,
         alone,
         threads,
+        inline,
         versus_ipsec_mb,
         notes,
     };

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 
 use super::batch::Engine;
 use super::key::Mode;
-use super::percore::{Direction, Packet, PerCoreEngine};
+use super::percore::{Direction, Packet, PerCoreEngine, DEFAULT_RING_CAPACITY};
 
 pub use super::percore::StationId;
 
@@ -82,6 +82,12 @@ impl ShardedEngine {
     /// the OS allows it, kept until the engine is dropped.
     pub fn new(cores: usize, engine: Engine) -> Self {
         ShardedEngine { cores: PerCoreEngine::new(cores, engine), outgoing: Vec::new() }
+    }
+
+    /// An engine of one core whose worker is the calling thread
+    /// ([`PerCoreEngine::inline`]): a call works its frames without leaving this thread.
+    pub fn inline(engine: Engine) -> Self {
+        ShardedEngine { cores: PerCoreEngine::inline(engine, DEFAULT_RING_CAPACITY), outgoing: Vec::new() }
     }
 
     /// The number of workers.

@@ -36,8 +36,10 @@ pub struct Report {
     pub mic_ctr_split: Vec<MicCtr>,
     /// One frame's latency: the single and Enhanced rows' frames each alone.
     pub alone: Vec<Alone>,
-    /// The per-core engine on 1 to N cores (one worker thread each).
+    /// The per-core engine on 1 to N cores (one worker thread each, fed from the caller).
     pub threads: Vec<Scaling>,
+    /// The per-core engine inline: the calling thread the worker of its own core.
+    pub inline: Vec<Scaling>,
     /// Per setting of `batch_sizes`: each side at its fastest batch size.
     pub versus_ipsec_mb: Vec<Versus>,
     /// How the settings are defined (what is inside the timed loop).
@@ -45,7 +47,7 @@ pub struct Report {
 }
 
 /// What each setting times.
-pub const NOTES: [&str; 8] = [
+pub const NOTES: [&str; 9] = [
     "multibuffer: batches of 4 x lanes frames, each under its own station key; every \
      station's AES round keys are expanded once (engine::Key, as an AP caches each \
      station's schedule), outside the timed loop; per frame the loop builds the job \
@@ -75,6 +77,10 @@ pub const NOTES: [&str; 8] = [
      thread sealing (opening) the same stream in one call, refilled first \
      (of_kernel_same_frames). The calling thread submits and polls besides the workers: \
      on N cores it shares a core with one of them",
+    "inline: the per-core engine with the calling thread as its one worker \
+     (PerCoreEngine::inline), on the threads rows' streams and bursts: submitting works \
+     every whole chunk of 64 frames at once, on the core that filled them; speedup is \
+     over the threads row of one core (fed from another)",
     "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
      the AAD and 8-octet MIC of the multibuffer row) on the multibuffer row's frames under \
      the same station keys, expanded once by IMB_AES_KEYEXP_128 outside the timed loop; per \
@@ -172,16 +178,27 @@ pub fn print(report: &Report) {
         );
     }
     println!();
-    for t in &report.threads {
+    print_per_core(&report.threads, &report.inline);
+    print_batch_sizes(report);
+    println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
+    println!();
+    for note in &report.notes {
+        println!("note: {note}");
+    }
+}
+
+/// The per-core engine's rows: fed from another core on 1 to N cores, then inline.
+pub fn print_per_core(threads: &[Scaling], inline: &[Scaling]) {
+    let fed = threads.iter().map(|t| (t, format!("{} core(s)", t.threads)));
+    for (t, workers) in fed.chain(inline.iter().map(|t| (t, "1 core inline".to_string()))) {
         let setting = match t.mode {
             MIXED => format!("mixed (mean {})", t.frame_bytes),
             _ => format!("{}-byte", t.frame_bytes),
         };
         println!(
-            "per-core engine, {:<9} {} core(s), {} x {setting} frames: {:>9.0} frames/s {:.3} GB/s (x{:.2} one \
+            "per-core engine, {:<9} {workers}, {} x {setting} frames: {:>9.0} frames/s {:.3} GB/s (x{:.2} one \
              core; {:.0}% of the multi-buffer kernel, {:.0}% of it on the same stream; load {:.2} {:.2} {:.2})",
             t.direction,
-            t.threads,
             t.frames,
             t.frames_per_s,
             t.gb_per_s,
@@ -192,12 +209,6 @@ pub fn print(report: &Report) {
             t.load_average[1],
             t.load_average[2]
         );
-    }
-    print_batch_sizes(report);
-    println!("load average at start: {:.2} {:.2} {:.2}", m.load_average[0], m.load_average[1], m.load_average[2]);
-    println!();
-    for note in &report.notes {
-        println!("note: {note}");
     }
 }
 

@@ -1,7 +1,8 @@
 //! The per-core engine (one pinned worker per core behind its rings) on 1 to N cores, N the
-//! cores this process may run on: a stream of frames submitted in bursts and polled as they
-//! complete, protecting and unprotecting, at 1500 octets and on mixed lengths, against the
-//! multi-buffer kernel alone on one thread.
+//! cores this process may run on, and inline (the calling thread the worker of its own core):
+//! a stream of frames submitted in bursts and polled as they complete, protecting and
+//! unprotecting, at 1500 octets and on mixed lengths, against the multi-buffer kernel alone
+//! on one thread.
 
 #![allow(clippy::vec_box)] // packets are handled boxed, as the engine's rings move them
 
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
-use wlansec_core::engine::percore::{Direction, Packet, PerCoreEngine};
+use wlansec_core::engine::percore::{Direction, Packet, PerCoreEngine, DEFAULT_RING_CAPACITY};
 use wlansec_core::engine::{Engine, Job, Key, Mode};
 use wlansec_core::gen::{self, ChaCha8Rng, Shapes};
 
@@ -34,13 +35,13 @@ pub struct Scaling {
     /// 28 to 1500 octets; `frame_bytes` is their mean): the kernel row of the same name is
     /// the one `of_kernel` compares with.
     pub mode: &'static str,
-    /// Workers, one per core.
+    /// Workers, one per core (inline: 1, the calling thread).
     pub threads: usize,
     pub frame_bytes: usize,
     pub frames: usize,
     pub frames_per_s: f64,
     pub gb_per_s: f64,
-    /// Against one core, same direction and mode.
+    /// Against one core fed from another, same direction and mode.
     pub speedup: f64,
     /// Against the multi-buffer kernel's row of the same mode and frame size in this run
     /// (one thread, batches in the nearest caches, without framing, PNs or rings).
@@ -58,17 +59,34 @@ pub fn cores() -> usize {
     PerCoreEngine::available_cores()
 }
 
+/// Who works a row's frames.
+#[derive(Clone, Copy, PartialEq)]
+enum Workers {
+    /// Worker threads, one per core, fed by the caller on a core of its own (with one
+    /// worker) or on one of theirs.
+    Threads(usize),
+    /// The calling thread, the worker of its own core.
+    Inline,
+}
+
+/// The per-core engine fed from another core (1 to N workers) and inline.
+pub struct Rows {
+    pub threads: Vec<Scaling>,
+    pub inline: Vec<Scaling>,
+}
+
 /// `kernel_gb_per_s(mode, bytes)`: the multi-buffer kernel's row of that mode and size.
 pub fn measure(
     clock: &Clock,
     engine: Engine,
     rng: &mut ChaCha8Rng,
     kernel_gb_per_s: impl Fn(&str, usize) -> f64,
-) -> Result<Vec<Scaling>> {
+) -> Result<Rows> {
     let frames = FRAMES;
     let tks: Vec<[u8; 16]> =
         (0..STREAM_STATIONS).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
     let mut rows: Vec<Scaling> = Vec::new();
+    let mut inline: Vec<Scaling> = Vec::new();
     for mode in ["multibuffer", MIXED] {
         let lengths: Vec<usize> = (0..frames)
             .map(|_| match mode {
@@ -91,9 +109,9 @@ pub fn measure(
             })
             .collect();
         let mut same_frames = SameFrames::new(rng, engine, &tks, &lengths)?;
-        for cores in 1..=cores() {
+        for workers in (1..=cores()).map(Workers::Threads).chain([Workers::Inline]) {
             let load_average = load_average();
-            let mut stream = PerCore::new(cores, engine, &tks, frames)?;
+            let mut stream = PerCore::new(workers, engine, &tks, frames)?;
             // The stream protected once, untimed: what the receive side opens.
             stream.fill(&plaintext);
             stream.run(Direction::Protect);
@@ -131,10 +149,14 @@ pub fn measure(
                     .iter()
                     .find(|r| (r.direction, r.mode, r.threads) == (direction, mode, 1))
                     .map_or(1.0, |one| gb_per_s / one.gb_per_s);
-                rows.push(Scaling {
+                let (to, threads) = match workers {
+                    Workers::Threads(cores) => (&mut rows, cores),
+                    Workers::Inline => (&mut inline, 1),
+                };
+                to.push(Scaling {
                     direction,
                     mode,
-                    threads: cores,
+                    threads,
                     frame_bytes,
                     frames,
                     frames_per_s: frames as f64 / seconds,
@@ -147,7 +169,7 @@ pub fn measure(
             }
         }
     }
-    Ok(rows)
+    Ok(Rows { threads: rows, inline })
 }
 
 /// A per-core engine with the stream's stations, and the stream's packets, kept across
@@ -163,9 +185,12 @@ struct PerCore<'a> {
 }
 
 impl<'a> PerCore<'a> {
-    fn new(cores: usize, engine: Engine, tks: &'a [[u8; 16]], frames: usize) -> Result<Self> {
+    fn new(workers: Workers, engine: Engine, tks: &'a [[u8; 16]], frames: usize) -> Result<Self> {
         let mut per_core = PerCore {
-            engine: PerCoreEngine::new(cores, engine),
+            engine: match workers {
+                Workers::Threads(cores) => PerCoreEngine::new(cores, engine),
+                Workers::Inline => PerCoreEngine::inline(engine, DEFAULT_RING_CAPACITY),
+            },
             tks,
             source: (0..frames).map(|_| Box::new(Packet::with_capacity(1600))).collect(),
             burst: Vec::with_capacity(BURST),
@@ -207,7 +232,8 @@ impl<'a> PerCore<'a> {
             }
             self.engine.poll(&mut self.done, usize::MAX);
             // Rings full: wait for half of what they hold, then refill them; everything
-            // submitted: wait for the rest. The caller stays off the workers' cores meanwhile.
+            // submitted: wait for the rest. The caller stays off the workers' cores meanwhile
+            // (inline, waiting works what is queued).
             if !self.burst.is_empty() {
                 self.engine.wait_for(self.engine.in_flight().div_ceil(2), PATIENCE);
             } else if self.source.is_empty() {

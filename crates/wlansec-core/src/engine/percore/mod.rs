@@ -32,6 +32,11 @@
 //!   parks the caller likewise until enough completions are ready. The engine is `Send` but not shared:
 //!   one thread at a time submits and polls (every method takes `&mut self`); a packet,
 //!   once completed, may go to any thread.
+//! * Inline: [`PerCoreEngine::inline`] has no worker thread: the calling thread is the worker
+//!   of its own core, as a packet pipeline runs one engine per core. Its rings, order, bounds
+//!   and errors are the threaded engine's; `submit` works every whole chunk of
+//!   `batch::TASK_CHUNK` packets queued, `poll` and `wait_for` work the rest first. No frame
+//!   leaves the caller's core, so none crosses between cores' caches.
 
 mod worker;
 
@@ -204,7 +209,10 @@ struct Core {
     requests: rtrb::Producer<Request>,
     completions: rtrb::Consumer<Box<Packet>>,
     shared: Arc<worker::Shared>,
+    /// The worker's own thread (`None` once joined, or inline).
     thread: Option<JoinHandle<()>>,
+    /// The worker itself when the caller's thread runs it (an inline engine).
+    inline: Option<Box<Worker>>,
     /// Packets submitted and not yet polled.
     in_flight: usize,
     stations: u32,
@@ -268,9 +276,7 @@ impl PerCoreEngine {
         let caller = Arc::new(CallerWake::default());
         let cores = (0..cores.max(1))
             .map(|index| {
-                let (requests, inbox) = rtrb::RingBuffer::new(capacity + KEY_SLOTS);
-                let (outbox, completions) = rtrb::RingBuffer::new(capacity);
-                let shared = Arc::new(worker::Shared::default());
+                let (requests, inbox, outbox, completions, shared) = rings(capacity);
                 let pin = (!ids.is_empty()).then(|| ids[index % ids.len()]);
                 let (worker_shared, caller) = (Arc::clone(&shared), Arc::clone(&caller));
                 let thread = std::thread::Builder::new()
@@ -283,10 +289,45 @@ impl PerCoreEngine {
                         Worker::new(engine, inbox, outbox, worker_shared, caller).run()
                     })
                     .expect("the OS starts a thread");
-                Core { requests, completions, shared, thread: Some(thread), in_flight: 0, stations: 0 }
+                Core { requests, completions, shared, thread: Some(thread), inline: None, in_flight: 0, stations: 0 }
             })
             .collect::<Vec<_>>();
         PerCoreEngine { room: vec![0; cores.len()], cores, routes: HashMap::default(), capacity, caller, next_poll: 0 }
+    }
+
+    /// An engine of one core whose worker is the calling thread (see the module
+    /// documentation), holding at most `capacity` packets (at least one) in flight. The
+    /// engine does not pin the thread: a pipeline pins its own per-core threads.
+    pub fn inline(engine: Engine, capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        let caller = Arc::new(CallerWake::default());
+        let (requests, inbox, outbox, completions, shared) = rings(capacity);
+        let worker = Worker::new(engine, inbox, outbox, Arc::clone(&shared), Arc::clone(&caller));
+        let core = Core {
+            requests,
+            completions,
+            shared,
+            thread: None,
+            inline: Some(Box::new(worker)),
+            in_flight: 0,
+            stations: 0,
+        };
+        PerCoreEngine { room: vec![0], cores: vec![core], routes: HashMap::default(), capacity, caller, next_poll: 0 }
+    }
+
+    /// Whether the calling thread is the engine's worker ([`inline`](Self::inline)).
+    pub fn is_inline(&self) -> bool {
+        self.cores[0].inline.is_some()
+    }
+
+    /// Inline: work what the rings hold (`whole_chunks`: only while a whole chunk is
+    /// queued, so a burst's tail waits to join the next one's frames).
+    fn work_inline(&mut self, whole_chunks: bool) {
+        for core in &mut self.cores {
+            if let Some(worker) = &mut core.inline {
+                worker.work_queued(whole_chunks);
+            }
+        }
     }
 
     /// The cores this process may run on (its CPU affinity), at least one: as many workers
@@ -333,6 +374,15 @@ impl PerCoreEngine {
         };
         let core = &mut self.cores[route.core];
         let mut request = Request::Key { number: route.number, key };
+        if let Some(worker) = &mut core.inline {
+            // Inline, the worker takes each key as it comes (after the packets queued before
+            // it), so the ring's key slots are free.
+            if core.requests.push(request).is_err() {
+                unreachable!("an inline worker leaves no key queued");
+            }
+            worker.work_queued(false);
+            return Ok(());
+        }
         // Key slots are kept beyond the packets' capacity, and a worker always drains its
         // ring (its completion ring has room for all it holds): this waits only while more
         // than `KEY_SLOTS` installs are queued, and only until the worker takes one.
@@ -386,32 +436,48 @@ impl PerCoreEngine {
             packet.number = route.number;
             taken += 1;
         }
-        for packet in packets.drain(..taken) {
-            let core = &mut self.cores[packet.core];
-            core.in_flight += 1;
-            if core.requests.push(Request::Packet(packet)).is_err() {
-                unreachable!("room was counted above");
+        let mut drained = packets.drain(..taken);
+        // Inline, with nothing queued before them: whole chunks are worked straight from the
+        // burst, without passing through the submission ring.
+        if let Core { inline: Some(worker), requests, in_flight, .. } = &mut self.cores[0] {
+            if requests.slots() == requests.buffer().capacity() {
+                while drained.len() >= worker::BATCH {
+                    *in_flight += worker::BATCH;
+                    worker.work_chunk(drained.by_ref().take(worker::BATCH));
+                }
             }
         }
+        // Each run of packets for one worker goes into its ring as one chunk: the ring's
+        // tail moves once a run, not once a packet.
+        while let Some(core) = drained.as_slice().first().map(|packet| packet.core) {
+            let run = drained.as_slice().iter().take_while(|packet| packet.core == core).count();
+            let core = &mut self.cores[core];
+            core.in_flight += run;
+            let Ok(slots) = core.requests.write_chunk_uninit(run) else { unreachable!("room was counted above") };
+            slots.fill_from_iter(drained.by_ref().take(run).map(Request::Packet));
+        }
+        drop(drained);
         for core in &self.cores {
             core.shared.wake_worker(core.thread.as_ref());
         }
+        self.work_inline(true);
         Ok(taken)
     }
 
     /// Move up to `max` completed packets into `completed` (reserve its capacity to keep
     /// this call from allocating); returns how many.
     pub fn poll(&mut self, completed: &mut Vec<Box<Packet>>, max: usize) -> usize {
+        self.work_inline(false);
         let cores = self.cores.len();
         let mut moved = 0;
         for offset in 0..cores {
             let core = &mut self.cores[(self.next_poll + offset) % cores];
-            while moved < max {
-                let Ok(packet) = core.completions.pop() else { break };
-                core.in_flight -= 1;
-                completed.push(packet);
-                moved += 1;
-            }
+            let ready = core.completions.slots().min(max - moved);
+            // One chunk of the ring: its head moves once, not once a packet.
+            let Ok(packets) = core.completions.read_chunk(ready) else { unreachable!("as many as are ready") };
+            completed.extend(packets);
+            core.in_flight -= ready;
+            moved += ready;
         }
         self.caller.ready.fetch_sub(moved as isize, Ordering::AcqRel);
         self.next_poll = (self.next_poll + 1) % cores;
@@ -429,6 +495,7 @@ impl PerCoreEngine {
     /// off the cores while the workers run: the workers wake it once, when enough are
     /// ready, rather than for every chunk.
     pub fn wait_for(&mut self, count: usize, timeout: Duration) -> bool {
+        self.work_inline(false);
         let count = count.min(self.in_flight());
         let ready = |caller: &CallerWake| caller.ready.load(Ordering::Acquire) >= count as isize;
         if count == 0 || ready(&self.caller) {
@@ -465,6 +532,23 @@ impl PerCoreEngine {
             std::thread::park_timeout(left);
         }
     }
+}
+
+/// A worker's two rings (requests: packets and key installs; completions) and the flags
+/// it shares with its caller.
+#[allow(clippy::type_complexity)]
+fn rings(
+    capacity: usize,
+) -> (
+    rtrb::Producer<Request>,
+    rtrb::Consumer<Request>,
+    rtrb::Producer<Box<Packet>>,
+    rtrb::Consumer<Box<Packet>>,
+    Arc<worker::Shared>,
+) {
+    let (requests, inbox) = rtrb::RingBuffer::new(capacity + KEY_SLOTS);
+    let (outbox, completions) = rtrb::RingBuffer::new(capacity);
+    (requests, inbox, outbox, completions, Arc::new(worker::Shared::default()))
 }
 
 impl Drop for PerCoreEngine {

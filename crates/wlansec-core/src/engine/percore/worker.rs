@@ -26,7 +26,7 @@ use super::{CallerWake, Direction, Packet, HEADROOM, SPIN};
 pub(super) const NO_STATION: u32 = u32::MAX;
 
 /// Packets per multi-buffer batch: as many as the engine runs in one pass.
-const BATCH: usize = batch::TASK_CHUNK;
+pub(super) const BATCH: usize = batch::TASK_CHUNK;
 
 /// What the caller puts in a worker's submission ring.
 pub(super) enum Request {
@@ -99,6 +99,12 @@ struct Scratch {
     opening: Vec<Opening>,
 }
 
+// SAFETY: the lists hold tasks (raw pointers into one chunk's frames) only while `protect`
+// or `open` works that chunk, within one call on one thread; between calls they are empty
+// and own nothing but their allocations, which any thread may free or reuse. So a worker
+// can move with an inline engine to another thread.
+unsafe impl Send for Scratch {}
+
 /// A frame of a chunk being opened: where it is in the chunk, its security header, and
 /// where its data is in its MPDU (its task is the next one), or why the replay check refused
 /// it before the chunk's PNs were committed.
@@ -143,25 +149,69 @@ impl Worker {
         }
     }
 
+    /// Work the requests queued now, on the caller's thread (an inline engine): all of them,
+    /// or (`whole_chunks`) only while a whole chunk's worth is queued.
+    pub(super) fn work_queued(&mut self, whole_chunks: bool) {
+        while !(whole_chunks && self.requests.slots() < BATCH) {
+            self.gather();
+            if self.chunk.is_empty() {
+                return;
+            }
+            self.work();
+            self.complete();
+        }
+    }
+
+    /// Work `packets` (one direction, at most `BATCH`) straight from an inline caller's
+    /// burst, as if gathered from the ring.
+    pub(super) fn work_chunk(&mut self, packets: impl Iterator<Item = Box<Packet>>) {
+        self.chunk.extend(packets.inspect(|packet| prefetch(packet)));
+        self.work();
+        self.complete();
+    }
+
     /// Take requests until the chunk holds `BATCH` packets or the next request is a key or
     /// a packet of the other direction (installing keys met before the first packet).
     fn gather(&mut self) {
         self.prefetch_ahead();
-        while self.chunk.len() < BATCH {
-            match (self.requests.peek(), self.chunk.first()) {
-                (Ok(Request::Key { .. }), Some(_)) => return,
-                (Ok(Request::Packet(next)), Some(first)) if next.direction != first.direction => return,
-                (Ok(_), _) => {}
-                (Err(_), _) => return,
-            }
-            match self.requests.pop() {
-                Ok(Request::Packet(packet)) => {
-                    prefetch(&packet);
-                    self.chunk.push(packet);
+        loop {
+            let room = BATCH - self.chunk.len();
+            let Ok(ahead) = self.requests.read_chunk(self.requests.slots().min(room)) else { return };
+            // The run of packets at the front of the ring that can join the chunk.
+            let (first, second) = ahead.as_slices();
+            let mut direction = self.chunk.first().map(|packet| packet.direction);
+            let run = first
+                .iter()
+                .chain(second)
+                .take_while(|request| match request {
+                    Request::Packet(packet) => *direction.get_or_insert(packet.direction) == packet.direction,
+                    Request::Key { .. } => false,
+                })
+                .count();
+            if run > 0 {
+                // Taken as one chunk of the ring: its head moves once, not once a packet.
+                let Ok(taken) = self.requests.read_chunk(run) else { unreachable!("the run was read above") };
+                for request in taken {
+                    if let Request::Packet(packet) = request {
+                        prefetch(&packet);
+                        self.chunk.push(packet);
+                    }
                 }
-                Ok(Request::Key { number, key }) => self.install(number, key),
+                return;
+            }
+            // Nothing joins the chunk: the ring is empty, the chunk full, or a key (installed
+            // only before the chunk's first packet) or the other direction comes next.
+            if !self.chunk.is_empty() || room == 0 {
+                return;
+            }
+            match self.requests.peek() {
+                Ok(Request::Key { .. }) => {}
+                // Pushed since the look above: it starts the chunk on the next turn.
+                Ok(Request::Packet(_)) => continue,
                 Err(_) => return,
             }
+            let Ok(Request::Key { number, key }) = self.requests.pop() else { unreachable!("the key peeked above") };
+            self.install(number, key);
         }
     }
 
@@ -213,6 +263,12 @@ impl Worker {
     /// Hand the chunk's packets back, in order, and wake the caller if it waits for them.
     fn complete(&mut self) {
         let pushed = self.chunk.len();
+        // One chunk of the ring: its tail moves once, not once a packet.
+        if let Ok(slots) = self.completions.write_chunk_uninit(pushed) {
+            slots.fill_from_iter(self.chunk.drain(..));
+            self.caller.completed(pushed);
+            return;
+        }
         for mut packet in self.chunk.drain(..) {
             // The caller holds at most the completion ring's capacity in flight, so there is
             // room; should there not be, wait for the caller to poll (or drop the engine).
