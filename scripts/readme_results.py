@@ -28,6 +28,8 @@ README = ROOT / "README.md"
 RESULTS = ROOT / "docs" / "results"
 LAB_RUN = RESULTS / "2026-11-22-lab-full"
 LAB_README = LAB_RUN / "README.md"
+# The published WPA3 run (`join` and `cipher-cost`), the README's WPA3 rows.
+WPA3_RUN = RESULTS / "2026-11-29-wpa3-lab"
 MEDIUM_FLOOR = RESULTS / "2026-11-26-medium-floor" / "floor.json"
 CIPHERS_SOFT_AES = RESULTS / "2026-11-26-ciphers-aes-soft" / "run.json"
 CIPHER_INSTRUCTIONS = RESULTS / "2026-11-21-bench-ciphers-quick-instructions.json"
@@ -325,10 +327,53 @@ def lab(readings: list[str]) -> list[str]:
         rows.append([f"RTT spread of the medium, open, {floor['size']} B, {floor['rows'][0]['runs']} runs",
                      f"std {std['timer · idle']:.3f} ms, {std['spin 100 µs · idle']:.3f} ms with a 100 µs release spin",
                      cpu_name(floor["machine"]["cpu"]), short(floor["commit"]), link(MEDIUM_FLOOR.parent)])
+    rows += wpa3()
     return [f"The published `make lab` run ({run['repeats']} repeats per point after {run['warmup']} warm-up, on the emulated "
             "WLAN) and the runs its report draws on; ratios with their bootstrap 95 % CI, costs with Welch's test at 95 %:",
             ""] + \
         table(["reading", "value", "CPU", "commit", "raw runs"], rows)
+
+
+def wpa3() -> list[list[str]]:
+    """Join times at 4 stations and GCMP-256's cost against CCMP-128, from the published WPA3
+    run's raw files by the lab's own report code (none when that run is not in the tree)."""
+    if not (WPA3_RUN / "run.json").exists():
+        return []
+    sys.path.insert(0, str(ROOT / "lab"))
+    from wlansec_lab import significance as sig  # noqa: E402  (the venv's packages)
+    from wlansec_lab.report import wpa3 as w  # noqa: E402
+    from wlansec_lab.report.data import load_raw, point_runs  # noqa: E402
+
+    run = json.loads((WPA3_RUN / "run.json").read_text())
+    at = [cpu_name(run["machine"]["cpu"]), short(run["machine"].get("commit")), link(WPA3_RUN)]
+    joins = load_raw(WPA3_RUN, "join")
+    samples = w.station_samples(joins)
+    points = sorted((e["point"] for e in joins["summary"] if e["point"]["stations"] == 4), key=w._order)
+    base = samples[sig.key({**points[0], "security": w.BASELINE, "sae_pwe": None})]["join_ms"]
+    cells = []
+    for p in points:
+        got = samples[sig.key(p)]["join_ms"]
+        d = sig.welch(base, got) if p["security"] != w.BASELINE else None
+        cells.append(f"{statistics.mean(got):.1f}" + (f" ({d.diff:+.1f}{'' if d.significant else ', n.s.'})" if d else ""))
+    n = len(samples[sig.key(points[0])]["join_ms"])
+    short_label = {("ccmp", None): "WPA2-PSK", ("sae", "hnp"): "SAE H&P", ("sae", "h2e"): "SAE H2E", ("owe", None): "OWE",
+                   ("gcmp256", None): "PSK GCMP-256", ("sae-ext", None): "SAE-EXT-KEY"}
+    names = " / ".join(short_label.get((p["security"], p.get("sae_pwe")), w.method_label(p)) for p in points)
+    rows = [[f"join ms, 4 stations, n = {n}: {names} (± WPA2-PSK)", " / ".join(cells)] + at]
+    costs = load_raw(WPA3_RUN, "cipher-cost")
+    by = {e["point"]["security"]: e["point"] for e in costs["summary"] if e["n"]}
+    diffs = []
+    for gcmp, ccmp in w.GCMP256_PAIRS.items():
+        if gcmp in by and ccmp in by:
+            dt, dr = (sig.welch(point_runs(WPA3_RUN, {}, "cipher-cost", by[ccmp], m), point_runs(WPA3_RUN, {}, "cipher-cost", by[gcmp], m))
+                      for m in ("iperf3_mbps", "ping_rtt_ms"))
+            if dt is None or dr is None:
+                continue
+            diffs.append(f"{w.SECURITY_LABEL[ccmp]}: {dt.diff:+.2f} Mbit/s{'' if dt.significant else ' (n.s.)'}, "
+                         f"{dr.diff:+.3f} ms{'' if dr.significant else ' (n.s.)'}")
+    if diffs:
+        rows.append([f"GCMP-256 − CCMP-128, TCP / RTT, {next(iter(by.values()))['phy']}", "; ".join(diffs)] + at)
+    return rows
 
 
 # ---------------------------------------------------------------- markers

@@ -14,6 +14,7 @@ import os
 import platform
 import random
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -59,10 +60,26 @@ def _hm(seconds: float) -> str:
     return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}m" if seconds >= 3600 else f"{seconds // 60:.0f}m{seconds % 60:02.0f}s"
 
 
+def source_commit() -> str | None:
+    """The commit of the tree this package runs from ("-dirty" with local changes), None outside git."""
+    here = Path(__file__).resolve().parent
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(here), *args], capture_output=True, text=True, timeout=10)
+    try:
+        head = git("rev-parse", "--short=7", "HEAD")
+        if head.returncode:
+            return None
+        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty else "")
+
+
 def machine() -> dict:
     cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("model name")), platform.processor())
     return {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "commit": source_commit()}
 
 
 def _key(point: dict) -> str:
