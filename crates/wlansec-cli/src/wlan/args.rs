@@ -518,3 +518,47 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Up {
+        #[command(flatten)]
+        up: UpArgs,
+    }
+
+    /// What `validate` says of `wlan up ARGS`: Ok, or its error.
+    fn validated(args: &[&str]) -> std::result::Result<(), String> {
+        let up = Up::try_parse_from(std::iter::once("up").chain(args.iter().copied())).unwrap().up;
+        validate(&up).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_transition_mode_takes_psk_stations_and_combinations_that_cannot_work_are_refused() {
+        let transition = ["--security", "sae", "--sae-transition", "--stations", "3"];
+        assert_eq!(
+            validated(&[&transition[..], &["--psk-stations", "1", "--transition-disable", "0x01"]].concat()),
+            Ok(())
+        );
+        assert_eq!(validated(&[&transition[..], &["--psk-stations", "3", "--pmf", "required"]].concat()), Ok(()));
+        let up = Up::try_parse_from(["up", "--security", "sae", "--sae-transition"]).unwrap().up;
+        assert_eq!(up.pmf("sae".parse().unwrap()).unwrap(), Pmf::Optional, "offered to every station");
+        let refused = [
+            (&["--security", "sae", "--psk-stations", "1"][..], "--psk-stations needs --sae-transition"),
+            (&["--security", "ccmp", "--psk-stations", "1"], "--psk-stations needs --sae-transition"),
+            (&["--security", "ccmp", "--sae-transition"], "need --security sae"),
+            (&["--security", "owe", "--transition-disable", "0x01"], "need --security sae"),
+            (&[&transition[..], &["--psk-stations", "4"]].concat(), "--psk-stations 4 is more than --stations 3"),
+            (&[&transition[..], &["--pmf", "off"]].concat(), "--pmf optional or required"),
+            (&[&transition[..], &["--topology", "ibss"]].concat(), "needs an access point"),
+        ];
+        for (args, says) in refused {
+            let e = validated(args).expect_err(says);
+            assert!(e.contains(says), "{args:?}: {e}");
+        }
+    }
+}

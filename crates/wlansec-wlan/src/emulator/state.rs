@@ -173,7 +173,12 @@ impl State {
                 let pass = config.station_passphrase.as_deref().unwrap_or(&config.passphrase);
                 let station = if config.psk_only(i) {
                     // WPA2-only (wpa_supplicant's key_mgmt=WPA-PSK, ieee80211w=1).
-                    NetworkConfig { key_management: KeyManagement::Psk, sae_transition: false, pmf: Pmf::Optional, ..network(pass) }
+                    NetworkConfig {
+                        key_management: KeyManagement::Psk,
+                        sae_transition: false,
+                        pmf: Pmf::Optional,
+                        ..network(pass)
+                    }
                 } else if config.sae_transition {
                     // Transition-capable (key_mgmt=WPA-PSK SAE) with PMF required
                     // (ieee80211w=2): WPA3-Personal's station on its SAE link.
