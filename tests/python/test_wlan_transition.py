@@ -5,7 +5,9 @@ management frame protection optional; a station in transition mode (`sta --secur
 PSK. tshark, dissecting the 802.11 frames the veth pair carried in UDP, shows each station's
 association request with the one AKM it took, and SAE's Authentication frames for the one
 station only. (The UDP air carries no beacon before a station is known: the access point's
-element with both AKMs is checked in `wlan::bss::tests::transition`.)"""
+element with both AKMs is checked in `wlan::bss::tests::transition`.) And `wlan up --security sae
+--sae-transition --psk-stations 1` on the emulated air: the SAE stations join by SAE with PMF
+required, the WPA2-only one by the PSK, whose frames tshark decrypts with the passphrase."""
 
 import os
 import shutil
@@ -16,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from test_wlan import PASSPHRASE, WLANSEC, veth_pair
+from test_wlan import PASSPHRASE, WLANSEC, Wlan, netns, ping, veth_pair
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the UDP air's nodes need root (network namespaces, TAP)"),
     pytest.mark.skipif(not Path("/dev/net/tun").exists(), reason="needs /dev/net/tun"),
-    pytest.mark.skipif(not shutil.which("ip"), reason="needs ip (make setup)"),
+    pytest.mark.skipif(not (shutil.which("ip") and shutil.which("ping")), reason="needs ip and ping (make setup)"),
     pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark (make setup)"),
 ]
 
@@ -40,9 +42,9 @@ def as_802_11(veth_pcap, out):
     return out
 
 
-def frames(pcap, display_filter, *fields):
+def frames(pcap, display_filter, *fields, tshark_args=()):
     """Fields of the 802.11 frames of a capture."""
-    args = ["tshark", "-r", str(pcap), "-Y", display_filter, "-T", "fields"]
+    args = ["tshark", "-r", str(pcap), *tshark_args, "-Y", display_filter, "-T", "fields"]
     for f in fields:
         args += ["-e", f]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
@@ -103,3 +105,46 @@ def test_transition_mode_options_that_cannot_work_are_refused():
     assert r.returncode != 0 and "need --security sae" in r.stderr, r.stderr
     r = subprocess.run([WLANSEC, "ap", "--security", "sae", "--sae-transition", "--pmf", "off", "--passphrase", PASSPHRASE, "--mac", AP_MAC, "--ipv4", "10.81.0.254/24", "--ipv6", "fd81::fe/64"], capture_output=True, text=True)
     assert r.returncode != 0 and "--pmf optional or required" in r.stderr, r.stderr
+
+
+def test_wlan_up_in_transition_mode_joins_sae_stations_by_sae_and_a_wpa2_station_by_the_psk(tmp_path):
+    pcap = tmp_path / "transition.pcap"
+    w = Wlan("wttrup", "--security", "sae", "--sae-transition", "--transition-disable", "0x01", "--passphrase", PASSPHRASE, "--stations", "3", "--psk-stations", "1", "--pcap", str(pcap))
+    try:
+        assert (w.status["security"], w.status["pmf"]) == ("sae", "optional")
+        assert {r: w.nodes[r].get("akm") for r in ("ap", "sta1", "sta2", "sta3")} == {"ap": None, "sta1": "SAE", "sta2": "SAE", "sta3": "PSK"}
+        for sta in ("sta1", "sta2", "sta3"):
+            for family in ("ipv4", "ipv6"):
+                ping(w, sta, "ap", family)
+        ping(w, "sta1", "sta3", "ipv4")
+        for sta in ("sta1", "sta3"):
+            netns(w.ns(sta), "ping", "-c", "3", "-i", "0.05", "-p", "c0ffee", w.addr("ap", "ipv4"))
+    finally:
+        w.down()
+
+    # The beacon offers both AKMs with PMF optional; each association request names the one
+    # AKM its station took, MFPR with SAE.
+    beacons = frames(pcap, "wlan.fc.type_subtype == 8", "wlan.rsn.akms.type", "wlan.rsn.capabilities.mfpc", "wlan.rsn.capabilities.mfpr")
+    assert beacons and all(b == ["2,8", "1", "0"] for b in beacons), beacons[:3]
+    requests = {sa: (akm, mfpr) for sa, akm, mfpr in frames(pcap, "wlan.fc.type_subtype == 0", "wlan.sa", "wlan.rsn.akms.type", "wlan.rsn.capabilities.mfpr")}
+    mac = {r: w.nodes[r]["mac"] for r in ("sta1", "sta2", "sta3")}
+    assert requests == {mac["sta1"]: ("8", "1"), mac["sta2"]: ("8", "1"), mac["sta3"]: ("2", "0")}, requests
+    assert mac["sta3"] not in {sa for (sa,) in frames(pcap, "wlan.fixed.auth.alg == 3", "wlan.sa")}
+
+    # The passphrase decrypts the WPA2 station's link; an SAE station's keys come from its
+    # own exchange, which the passphrase alone does not give.
+    key = ["-o", "wlan.enable_decryption:TRUE", "-o", f'uat:80211_keys:"wpa-pwd","{PASSPHRASE}:wlansec"']
+    echoes = lambda src: frames(pcap, f"icmp.type == 8 && ip.src == {src} && data.data contains c0:ff:ee", "wlan.fc.tods", tshark_args=key)
+    assert len(echoes(w.addr("sta3", "ipv4"))) == 3
+    assert echoes(w.addr("sta1", "ipv4")) == []
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--security", "sae", "--psk-stations", "1"], "--psk-stations needs --sae-transition"),
+    (["--security", "ccmp", "--sae-transition"], "need --security sae"),
+    (["--security", "sae", "--sae-transition", "--stations", "2", "--psk-stations", "3"], "more than --stations 2"),
+    (["--security", "sae", "--sae-transition", "--pmf", "off"], "--pmf optional or required"),
+])
+def test_wlan_up_transition_options_that_cannot_work_are_refused(args, says):
+    r = subprocess.run([WLANSEC, "wlan", "up", "--name", "wttropt", *args], capture_output=True, text=True)
+    assert r.returncode != 0 and says in r.stderr, r.stderr

@@ -66,6 +66,27 @@ fn pmf_or_default(pmf: Option<Pmf>, security: Security, bss: bool) -> Pmf {
     pmf.unwrap_or(default)
 }
 
+/// `--pmf` of a network in WPA3-Personal transition mode (`--sae-transition`), or not: the
+/// transition offers PMF to every station (optional, the default) and requires it of SAE links
+/// (the machines do), so `off` is refused; elsewhere [`pmf_or_default`] under [`check_pmf`].
+fn checked_pmf(pmf: Option<Pmf>, security: Security, bss: bool, sae: &args::SaeArgs) -> Result<Pmf> {
+    if (sae.sae_transition || sae.transition_disable.is_some()) && !security.sae {
+        bail!("--sae-transition and --transition-disable need --security sae");
+    }
+    match pmf {
+        None if sae.sae_transition => Ok(Pmf::Optional),
+        Some(Pmf::Off) if sae.sae_transition => {
+            bail!("--sae-transition needs --pmf optional or required (ieee80211w=1)")
+        }
+        Some(pmf) if sae.sae_transition => Ok(pmf),
+        pmf => {
+            let pmf = pmf_or_default(pmf, security, bss);
+            check_pmf(security, pmf)?;
+            Ok(pmf)
+        }
+    }
+}
+
 /// Management frame protection needs CCMP: `required` is refused where the mode has none
 /// (`optional` there is simply not offered); SAE and OWE need it required.
 fn check_pmf(security: Security, pmf: Pmf) -> Result<()> {

@@ -12,7 +12,7 @@ use wlansec_wlan::card::CryptoModel;
 use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::{SaePwe, Security, SecurityMode};
 
-use super::{check_beacon_protection, check_passphrase, check_pmf, pmf_or_default};
+use super::{check_beacon_protection, check_passphrase, checked_pmf};
 use crate::bounded;
 
 #[derive(Subcommand)]
@@ -100,6 +100,10 @@ pub struct UpArgs {
     pub(super) poor_signal: bool,
     #[arg(long, default_value_t = 2)]
     pub(super) stations: usize,
+    /// With --sae-transition: the last N stations are WPA2-only (the PSK, AKM 2, PMF
+    /// optional, as wpa_supplicant's `key_mgmt=WPA-PSK`); the others join by SAE.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(super) psk_stations: usize,
     /// bss: stations talk through the access point; ibss: ad hoc, stations talk directly
     /// (no access point; RSN runs a pair of 4-way handshakes per pair of stations).
     #[arg(long, default_value = "bss", value_parser = ["bss", "ibss"])]
@@ -239,7 +243,8 @@ pub struct SaeArgs {
     pub(super) owe_groups: Option<Vec<u16>>,
     /// WPA3-Personal transition mode (`--security sae`; hostapd's `wpa_key_mgmt=WPA-PSK
     /// SAE`): the PSK beside SAE, PMF optional but required of SAE links [default --pmf:
-    /// optional]. A station takes SAE where the access point offers it, else the PSK.
+    /// optional]. A station takes SAE where the access point offers it, else the PSK; `wlan
+    /// up`'s stations join by SAE with PMF required, the last --psk-stations by the PSK.
     #[arg(long)]
     pub(super) sae_transition: bool,
     /// The Transition Disable bits an access point sends in message 3, in hex (hostapd's
@@ -392,8 +397,8 @@ impl UpArgs {
     pub(super) fn ssid(&self) -> &str {
         self.ssid.as_deref().unwrap_or("wlansec")
     }
-    pub(super) fn pmf(&self, security: Security) -> Pmf {
-        pmf_or_default(self.pmf, security, self.topology != "ibss")
+    pub(super) fn pmf(&self, security: Security) -> Result<Pmf> {
+        checked_pmf(self.pmf, security, self.topology != "ibss", &self.sae)
     }
 }
 
@@ -485,8 +490,11 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     if (args.sae.sae_pwe.is_some() || args.sae.sae_groups.is_some()) && !security.sae {
         bail!("--sae-pwe and --sae-groups need --security sae or sae-ext");
     }
-    if args.sae.sae_transition || args.sae.transition_disable.is_some() {
-        bail!("--sae-transition and --transition-disable: wlansec ap and sta (wlan up runs one security for all)");
+    if args.psk_stations > 0 && !args.sae.sae_transition {
+        bail!("--psk-stations needs --sae-transition (only a transition network takes PSK stations beside SAE)");
+    }
+    if args.psk_stations > args.stations {
+        bail!("--psk-stations {} is more than --stations {}", args.psk_stations, args.stations);
     }
     if args.sae.owe_groups.is_some() && !security.owe {
         bail!("--owe-groups needs --security owe");
@@ -494,8 +502,8 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
     if args.keylog.is_some() && !security.requires_pmf() {
         bail!("--keylog needs --security sae, sae-ext or owe");
     }
-    check_pmf(security, args.pmf(security))?;
-    check_beacon_protection(security, args.pmf(security), args.beacon_prot)?;
+    let pmf = args.pmf(security)?;
+    check_beacon_protection(security, pmf, args.beacon_prot)?;
     if args.pmf.is_some_and(|pmf| pmf != Pmf::Off) && args.topology == "ibss" {
         bail!("--pmf needs an access point (--topology bss)");
     }
@@ -509,4 +517,48 @@ pub(super) fn validate(args: &UpArgs) -> Result<()> {
         check_passphrase(security, pass)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Up {
+        #[command(flatten)]
+        up: UpArgs,
+    }
+
+    /// What `validate` says of `wlan up ARGS`: Ok, or its error.
+    fn validated(args: &[&str]) -> std::result::Result<(), String> {
+        let up = Up::try_parse_from(std::iter::once("up").chain(args.iter().copied())).unwrap().up;
+        validate(&up).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_transition_mode_takes_psk_stations_and_combinations_that_cannot_work_are_refused() {
+        let transition = ["--security", "sae", "--sae-transition", "--stations", "3"];
+        assert_eq!(
+            validated(&[&transition[..], &["--psk-stations", "1", "--transition-disable", "0x01"]].concat()),
+            Ok(())
+        );
+        assert_eq!(validated(&[&transition[..], &["--psk-stations", "3", "--pmf", "required"]].concat()), Ok(()));
+        let up = Up::try_parse_from(["up", "--security", "sae", "--sae-transition"]).unwrap().up;
+        assert_eq!(up.pmf("sae".parse().unwrap()).unwrap(), Pmf::Optional, "offered to every station");
+        let refused = [
+            (&["--security", "sae", "--psk-stations", "1"][..], "--psk-stations needs --sae-transition"),
+            (&["--security", "ccmp", "--psk-stations", "1"], "--psk-stations needs --sae-transition"),
+            (&["--security", "ccmp", "--sae-transition"], "need --security sae"),
+            (&["--security", "owe", "--transition-disable", "0x01"], "need --security sae"),
+            (&[&transition[..], &["--psk-stations", "4"]].concat(), "--psk-stations 4 is more than --stations 3"),
+            (&[&transition[..], &["--pmf", "off"]].concat(), "--pmf optional or required"),
+            (&[&transition[..], &["--topology", "ibss"]].concat(), "needs an access point"),
+        ];
+        for (args, says) in refused {
+            let e = validated(args).expect_err(says);
+            assert!(e.contains(says), "{args:?}: {e}");
+        }
+    }
 }

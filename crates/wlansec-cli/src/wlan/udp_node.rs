@@ -8,11 +8,10 @@ use wlansec_core::tx::FragmentationThreshold;
 use wlansec_wlan::bss::OweTransitionPeer;
 use wlansec_wlan::bss::MAX_AID;
 use wlansec_wlan::netns;
-use wlansec_wlan::pmf::Pmf;
 use wlansec_wlan::security::Security;
 
 use super::args::{read_passphrase_file, ApArgs, NodeArgs, StaArgs};
-use super::{check_beacon_protection, check_passphrase, check_pmf, conf, pmf_or_default};
+use super::{check_beacon_protection, check_passphrase, checked_pmf, conf};
 use crate::usage::usage;
 
 /// `wlansec ap`: an access point over UDP.
@@ -65,21 +64,7 @@ fn udp_node(
         ipv4: node.ipv4,
         ipv6: node.ipv6,
     };
-    let transition = node.sae.sae_transition;
-    if (transition || node.sae.transition_disable.is_some()) && !security.sae {
-        return Err(usage(anyhow::anyhow!("--sae-transition and --transition-disable need --security sae")));
-    }
-    // Transition mode offers PMF to all and requires it of SAE links only.
-    let pmf = match node.pmf {
-        None if transition => Pmf::Optional,
-        Some(Pmf::Off) if transition => {
-            return Err(usage(anyhow::anyhow!("--sae-transition needs --pmf optional or required (ieee80211w=1)")))
-        }
-        pmf => pmf_or_default(pmf, security, true),
-    };
-    if !transition {
-        check_pmf(security, pmf).map_err(usage)?;
-    }
+    let pmf = checked_pmf(node.pmf, security, true, &node.sae).map_err(usage)?;
     check_beacon_protection(security, pmf, node.beacon_prot).map_err(usage)?;
     check_passphrase(security, node.passphrase.as_deref().unwrap_or_default()).map_err(usage)?;
     let network = wlansec_wlan::bss::NetworkConfig {
@@ -88,7 +73,7 @@ fn udp_node(
         max_stations: max_stations.unwrap_or(MAX_AID),
         beacon_protection: node.beacon_prot.unwrap_or(security.protects_beacons_by_default()),
         key_management,
-        sae_transition: transition,
+        sae_transition: node.sae.sae_transition,
         owe_transition,
         transition_disable: node.sae.transition_disable.unwrap_or(0),
         ..wlansec_wlan::bss::NetworkConfig::new(

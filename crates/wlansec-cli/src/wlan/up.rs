@@ -32,7 +32,7 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
     // What a crashed or stopped earlier instance left: its processes, namespaces, files.
     down(&name)?;
     let max_ampdu = ampdu(&args)?;
-    let pmf = args.pmf(args.security().parse()?);
+    let pmf = args.pmf(args.security().parse()?)?;
     let keylog = args.keylog.as_deref().map(std::path::absolute).transpose()?;
     if let Some(path) = &keylog {
         // Root's only, and empty: the emulator appends this run's PMKs.
@@ -63,6 +63,9 @@ pub(super) fn up(mut args: UpArgs) -> Result<ExitCode> {
         sae_groups: args.sae.groups().to_vec(),
         keylog,
         beacon_prot: args.beacon_prot,
+        sae_transition: args.sae.sae_transition,
+        transition_disable: args.sae.transition_disable.unwrap_or(0),
+        psk_stations: args.psk_stations,
     };
     create_state_dir(&name)?;
     write_private(&config_path(&name), serde_json::to_string_pretty(&config)?.as_bytes())?;

@@ -171,6 +171,12 @@ impl Station {
         self.mac
     }
 
+    /// The AKM of the link (or of the attempt in progress): in transition mode, SAE or the
+    /// PSK, whichever the access point's beacon led the station to.
+    pub fn akm(&self) -> Akm {
+        self.akm
+    }
+
     pub fn state(&self) -> &StationState {
         &self.state
     }

@@ -65,6 +65,17 @@ pub struct Config {
     /// ([`Security::protects_beacons_by_default`]).
     #[serde(default)]
     pub beacon_prot: Option<bool>,
+    /// WPA3-Personal transition mode: the access point offers the PSK beside SAE, PMF
+    /// optional; the stations join by SAE with PMF required, the last `psk_stations` by the
+    /// PSK.
+    #[serde(default)]
+    pub sae_transition: bool,
+    /// The Transition Disable bits the access point sends in message 3 (0: none).
+    #[serde(default)]
+    pub transition_disable: u8,
+    /// In transition mode, how many stations (the last) are WPA2-only.
+    #[serde(default)]
+    pub psk_stations: usize,
 }
 
 fn h2e() -> String {
@@ -110,6 +121,9 @@ impl std::fmt::Debug for Config {
             sae_groups,
             keylog,
             beacon_prot,
+            sae_transition,
+            transition_disable,
+            psk_stations,
         } = self;
         f.debug_struct("Config")
             .field("name", name)
@@ -136,6 +150,9 @@ impl std::fmt::Debug for Config {
             .field("sae_groups", sae_groups)
             .field("keylog", keylog)
             .field("beacon_prot", beacon_prot)
+            .field("sae_transition", sae_transition)
+            .field("transition_disable", transition_disable)
+            .field("psk_stations", psk_stations)
             .finish()
     }
 }
@@ -165,6 +182,11 @@ impl Config {
     }
     pub fn ibss(&self) -> bool {
         self.topology == "ibss"
+    }
+    /// Whether station `n` (1..=stations) is one of a transition network's WPA2-only
+    /// stations: the last `psk_stations`.
+    pub fn psk_only(&self, n: usize) -> bool {
+        self.sae_transition && n + self.psk_stations > self.stations
     }
     /// The nodes this topology has (an IBSS has no access point).
     pub fn nodes(&self) -> Vec<NodeAddrs> {

@@ -17,7 +17,8 @@ use crate::card::{CryptoEngine, CryptoModel};
 use crate::ibss::IbssStation;
 use crate::medium::Medium;
 use crate::netns::{self, NodeAddrs};
-use crate::security::{Security, SecurityMode};
+use crate::pmf::Pmf;
+use crate::security::{KeyManagement, Security, SecurityMode};
 use crate::verilog::{self, CcmpOn};
 use crate::{Error, Result};
 
@@ -143,6 +144,8 @@ impl State {
             pmf,
             beacon_protection,
             key_management: key_management.clone(),
+            sae_transition: config.sae_transition,
+            transition_disable: config.transition_disable,
             ..NetworkConfig::new(config.ssid.clone(), bssid, mode, passphrase)
         };
         let mut nodes = Vec::new();
@@ -168,7 +171,22 @@ impl State {
                 Machine::Ibss(IbssStation::new(network(pass), mac).map_err(node)?)
             } else {
                 let pass = config.station_passphrase.as_deref().unwrap_or(&config.passphrase);
-                Machine::Sta(Station::new(network(pass), mac).map_err(node)?)
+                let station = if config.psk_only(i) {
+                    // WPA2-only (wpa_supplicant's key_mgmt=WPA-PSK, ieee80211w=1).
+                    NetworkConfig {
+                        key_management: KeyManagement::Psk,
+                        sae_transition: false,
+                        pmf: Pmf::Optional,
+                        ..network(pass)
+                    }
+                } else if config.sae_transition {
+                    // Transition-capable (key_mgmt=WPA-PSK SAE) with PMF required
+                    // (ieee80211w=2): WPA3-Personal's station on its SAE link.
+                    NetworkConfig { pmf: Pmf::Required, ..network(pass) }
+                } else {
+                    network(pass)
+                };
+                Machine::Sta(Station::new(station, mac).map_err(node)?)
             };
             attach(&addrs).map_err(node)?;
             let crypto = match (&ap_card, machine.is_ap()) {
@@ -379,6 +397,10 @@ impl State {
             .enumerate()
             .map(|(i, n)| {
                 let mut peers = Vec::new();
+                let akm = match &n.machine {
+                    Machine::Sta(s) if self.mode.uses_handshake() => Some(s.akm().name()),
+                    _ => None,
+                };
                 let (state, counters) = match &n.machine {
                     Machine::Ap(ap) => {
                         associations = ap.associations();
@@ -399,6 +421,7 @@ impl State {
                 NodeStatus {
                     addrs: n.addrs.clone(),
                     state,
+                    akm,
                     counters,
                     crypto: n.crypto.model.clone(),
                     crypto_frames: n.crypto.frames,

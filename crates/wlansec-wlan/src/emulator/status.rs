@@ -34,6 +34,10 @@ pub struct NodeStatus {
     #[serde(flatten)]
     pub addrs: NodeAddrs,
     pub state: StationState,
+    /// A station's AKM on an RSN network (`PSK`, `SAE`, ...): in transition mode, which of
+    /// the two it joined by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub akm: Option<&'static str>,
     pub counters: Counters,
     pub crypto: CryptoModel,
     pub crypto_frames: u64,

@@ -558,7 +558,7 @@ fn an_empty_hostapd_conf_keeps_the_default_ccmp() {
     assert!(warnings.iter().any(|w| w.contains("/dev/null: neither wpa= nor a WEP key")), "{warnings:?}");
     let mut args = Up::try_parse_from(["t", "--hostapd-conf", "/dev/null"]).unwrap().up;
     apply_up(&mut args, &mut |_| {}).unwrap();
-    assert_eq!((args.security(), args.pmf(mode("ccmp").into())), ("ccmp", Pmf::Optional));
+    assert_eq!((args.security(), args.pmf(mode("ccmp").into()).unwrap()), ("ccmp", Pmf::Optional));
 }
 
 #[test]
