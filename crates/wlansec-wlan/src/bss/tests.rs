@@ -99,6 +99,33 @@ pub(super) fn join_ap(ap: AccessPoint, sta: NetworkConfig, defences: Defences) -
     (ap, stas)
 }
 
+/// Station 1's association request with the elements `body`: the status of the access
+/// point's answer.
+pub(super) fn association_status(ap: &mut AccessPoint, body: &[u8]) -> u16 {
+    use wlansec_core::wire::mgmt::{capability, AssociationRequestRepr, Elements, ManagementBody};
+    use wlansec_core::wire::{Frame, Rules};
+    let request = AssociationRequestRepr {
+        capability: capability::ESS,
+        listen_interval: 10,
+        current_ap: None,
+        elements: Elements::new(body),
+    };
+    let mpdu =
+        ManagementBody::AssociationRequest(request).to_mpdu(AP, sta_mac(1), AP, SequenceControl::new(1, 0)).unwrap();
+    let mut out = Vec::new();
+    let _ = ap.from_air(&mpdu, &mut out);
+    group::air(out)
+        .iter()
+        .find_map(|m| {
+            let frame = Frame::new_checked(&m[..], Rules::default()).ok()?;
+            match ManagementBody::parse(frame.frame_control().subtype(), frame.body()).ok()? {
+                ManagementBody::AssociationResponse(r) => Some(r.status),
+                _ => None,
+            }
+        })
+        .expect("an association response")
+}
+
 pub(super) fn ethernet(dst: MacAddr, src: MacAddr, payload: &[u8]) -> Vec<u8> {
     let mut f = vec![0u8; 14];
     llc::EthernetRepr { dst, src, ethertype: 0x0800 }.emit(&mut f).unwrap();

@@ -8,8 +8,8 @@ use wlansec_core::rsn::element::rsn_capabilities;
 use wlansec_core::rsn::owe::OweStation;
 use wlansec_core::rsn::sae::Group;
 use wlansec_core::rsn::{Akm, RsnElementRepr};
-use wlansec_core::wire::mgmt::{capability, AssociationRequestRepr, Elements, ManagementBody};
-use wlansec_core::wire::{Frame, Rules, SequenceControl};
+use wlansec_core::wire::mgmt::{Elements, ManagementBody};
+use wlansec_core::wire::{Frame, Rules};
 
 use super::group::air;
 use super::*;
@@ -89,26 +89,7 @@ fn associate_with(ap: &mut AccessPoint, dh: &[u8]) -> u16 {
     let rsne = owe_network().rsn_element().unwrap();
     let mut body = elements("wlansec", rsne.as_deref()).unwrap();
     body.extend_from_slice(dh);
-    let request = AssociationRequestRepr {
-        capability: capability::ESS,
-        listen_interval: 10,
-        current_ap: None,
-        elements: Elements::new(&body),
-    };
-    let mpdu =
-        ManagementBody::AssociationRequest(request).to_mpdu(AP, sta_mac(1), AP, SequenceControl::new(1, 0)).unwrap();
-    let mut out = Vec::new();
-    let _ = ap.from_air(&mpdu, &mut out);
-    air(out)
-        .iter()
-        .find_map(|m| {
-            let frame = Frame::new_checked(&m[..], Rules::default()).ok()?;
-            match ManagementBody::parse(frame.frame_control().subtype(), frame.body()).ok()? {
-                ManagementBody::AssociationResponse(r) => Some(r.status),
-                _ => None,
-            }
-        })
-        .expect("an association response")
+    association_status(ap, &body)
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use wlansec_core::rsn::element::{rsn_capabilities, transition_disable};
 use wlansec_core::rsn::{Akm, RsnElementRepr};
-use wlansec_core::wire::mgmt::{capability, AssociationRequestRepr, Elements, ManagementBody};
+use wlansec_core::wire::mgmt::{capability, Elements, ManagementBody};
 use wlansec_core::wire::{Frame, Rules, SequenceControl};
 
 use super::group::air;
@@ -191,26 +191,7 @@ fn a_station_configured_for_sae_alone_never_takes_the_psk_of_a_transition_networ
 /// answer's status.
 fn associate_with(ap: &mut AccessPoint, rsne: &[u8]) -> u16 {
     let body = elements(&transition_network().ssid, Some(rsne)).unwrap();
-    let request = AssociationRequestRepr {
-        capability: capability::ESS,
-        listen_interval: 10,
-        current_ap: None,
-        elements: Elements::new(&body),
-    };
-    let mpdu =
-        ManagementBody::AssociationRequest(request).to_mpdu(AP, sta_mac(1), AP, SequenceControl::new(1, 0)).unwrap();
-    let mut out = Vec::new();
-    let _ = ap.from_air(&mpdu, &mut out);
-    air(out)
-        .iter()
-        .find_map(|m| {
-            let frame = Frame::new_checked(&m[..], Rules::default()).ok()?;
-            match ManagementBody::parse(frame.frame_control().subtype(), frame.body()).ok()? {
-                ManagementBody::AssociationResponse(r) => Some(r.status),
-                _ => None,
-            }
-        })
-        .expect("an association response")
+    association_status(ap, &body)
 }
 
 #[test]
