@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use wlansec_core::engine::percore::{Direction, Packet, PerCoreEngine, RingFull};
 use wlansec_core::engine::{Engine, Mode};
-use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
+use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng};
 use wlansec_core::suite::{Ccmp128, Receiver, Transmitter};
 use wlansec_core::Error;
+
+mod common;
 
 /// Long enough for any worker to answer on a loaded machine; only a stopped worker waits it.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -22,18 +24,6 @@ fn key(station: u32) -> [u8; 16] {
     let mut k = [0u8; 16];
     ChaCha8Rng::seed_from_u64(u64::from(station) + 1000).fill_bytes(&mut k);
     k
-}
-
-fn random_frames(rng: &mut ChaCha8Rng, stations: u32, count: usize) -> Vec<(u32, Vec<u8>)> {
-    (0..count)
-        .map(|_| {
-            let station = gen::below(rng, u64::from(stations)) as u32;
-            let mut mpdu = Vec::new();
-            let body = gen::below(rng, 1600) as usize;
-            gen::random_mpdu(rng, Shapes { management: false }, body, &mut mpdu);
-            (station, mpdu)
-        })
-        .collect()
 }
 
 /// Who works the frames: workers on threads of their own, or the caller's thread as the one
@@ -111,18 +101,9 @@ fn by_tag(completed: &[Box<Packet>]) -> Vec<Result<Vec<u8>, Error>> {
 fn completions_come_back_in_submission_order_per_station_with_golden_output() {
     let mut rng = ChaCha8Rng::seed_from_u64(41);
     let stations = 64;
-    let frames = random_frames(&mut rng, stations, 3000);
+    let frames = common::random_frames(&mut rng, stations, 3000);
     let mut transmitters: Vec<_> = (0..stations).map(|s| Transmitter::new(Ccmp128::new(&key(s)).unwrap(), 0)).collect();
-    let expected: Vec<Vec<u8>> = frames
-        .iter()
-        .map(|(station, mpdu)| {
-            let mut buf = mpdu.clone();
-            buf.resize(mpdu.len() + 16, 0);
-            let len = transmitters[*station as usize].protect(&mut buf, mpdu.len()).unwrap();
-            buf.truncate(len);
-            buf
-        })
-        .collect();
+    let expected = common::golden_protected(&mut transmitters, &frames);
     for workers in every_setting(4) {
         let mut engine = engine(workers, 32, stations);
         let completed = stream(&mut engine, Direction::Protect, &frames, &mut rng);
@@ -145,7 +126,7 @@ fn completions_come_back_in_submission_order_per_station_with_golden_output() {
 fn replays_and_reordering_are_refused_through_the_rings_as_by_a_sequential_receiver() {
     let mut rng = ChaCha8Rng::seed_from_u64(42);
     let stations = 12;
-    let frames = random_frames(&mut rng, stations, 1500);
+    let frames = common::random_frames(&mut rng, stations, 1500);
     for workers in every_setting(3) {
         let mut engine = engine(workers, 8, stations);
         let protected: Vec<(u32, Vec<u8>)> = by_tag(&stream(&mut engine, Direction::Protect, &frames, &mut rng))
@@ -185,7 +166,7 @@ fn replays_and_reordering_are_refused_through_the_rings_as_by_a_sequential_recei
 #[test]
 fn a_full_ring_takes_what_fits_then_refuses_until_polled() {
     let mut rng = ChaCha8Rng::seed_from_u64(43);
-    let frames = random_frames(&mut rng, 1, 10);
+    let frames = common::random_frames(&mut rng, 1, 10);
     for workers in [Workers::Threads(1), Workers::Inline] {
         let mut engine = engine(workers, 4, 1);
         let mut packets: Vec<Box<Packet>> = frames
@@ -237,7 +218,7 @@ fn engine_with_two_stations_on_two_cores() -> PerCoreEngine {
 #[test]
 fn dropping_the_engine_with_frames_in_flight_returns() {
     let mut rng = ChaCha8Rng::seed_from_u64(44);
-    let frames = random_frames(&mut rng, 6, 600);
+    let frames = common::random_frames(&mut rng, 6, 600);
     for workers in every_setting(3) {
         for polled in [0, 100] {
             let mut engine = engine(workers, 256, 6);
@@ -272,7 +253,7 @@ fn dropping_the_engine_with_frames_in_flight_returns() {
 #[test]
 fn bad_frames_come_back_with_typed_errors() {
     let mut rng = ChaCha8Rng::seed_from_u64(45);
-    let frames = random_frames(&mut rng, 1, 6);
+    let frames = common::random_frames(&mut rng, 1, 6);
     for workers in every_setting(2) {
         let mut engine = engine(workers, 16, 1);
         let mut tx = vec![(0, frames[0].1.clone()), (9, frames[1].1.clone()), (0, frames[1].1[..5].to_vec())];

@@ -7,6 +7,8 @@ use wlansec_core::engine::{Engine, EnhancedCcmp, Mode, Variant, Ways};
 use wlansec_core::gen::{self, ChaCha8Rng, Rng, SeedableRng, Shapes};
 use wlansec_core::suite::{Ccmp128, FrameSuite, Receiver, Transmitter};
 
+mod common;
+
 /// Worker threads 0: the caller's thread is the one worker (an inline engine).
 const INLINE: usize = 0;
 
@@ -54,15 +56,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
         })
         .collect();
     let modes = [Mode::CCMP128, Mode::enhanced(Ways::N4)];
-    let frames: Vec<(u32, Vec<u8>)> = (0..300)
-        .map(|_| {
-            let station = gen::below(&mut rng, u64::from(stations)) as u32;
-            let mut mpdu = Vec::new();
-            let body = gen::below(&mut rng, 1600) as usize;
-            gen::random_mpdu(&mut rng, Shapes { management: false }, body, &mut mpdu);
-            (station, mpdu)
-        })
-        .collect();
+    let frames = common::random_frames(&mut rng, stations, 300);
 
     let golden = |station: u32| -> Box<dyn FrameSuite> {
         let tk = &keys[station as usize];
@@ -72,16 +66,7 @@ fn sharded_output_equals_one_sequential_transmitter_per_station() {
         }
     };
     let mut transmitters: Vec<_> = (0..stations).map(|s| Transmitter::new(golden(s), 0)).collect();
-    let expected: Vec<Vec<u8>> = frames
-        .iter()
-        .map(|(station, mpdu)| {
-            let mut buf = mpdu.clone();
-            buf.resize(mpdu.len() + 16, 0);
-            let len = transmitters[*station as usize].protect(&mut buf, mpdu.len()).unwrap();
-            buf.truncate(len);
-            buf
-        })
-        .collect();
+    let expected = common::golden_protected(&mut transmitters, &frames);
 
     for threads in [INLINE, 1, 2, 3] {
         let mut engine = engine(threads);
