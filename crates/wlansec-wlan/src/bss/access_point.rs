@@ -5,6 +5,7 @@
 mod admission;
 mod keys;
 mod owe;
+use owe::OweAnswer;
 mod protection;
 mod sae;
 
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 use wlansec_core::gen::ChaCha8Rng;
 use wlansec_core::rsn::eapol::ETHERTYPE_EAPOL;
 use wlansec_core::rsn::sae::message::ALGORITHM_SAE;
-use wlansec_core::rsn::sae::PmksaCache;
+use wlansec_core::rsn::sae::{PmksaCache, PmksaEntry};
 use wlansec_core::rsn::{Akm, Authenticator, Event, Pmk, RsnElementRepr};
 use wlansec_core::rx::port::Admitted;
 use wlansec_core::rx::{Defences, Pipeline};
@@ -62,6 +63,8 @@ struct Association {
     /// Its place in the queue of unproven associations, until its handshake verifies a
     /// message 2 (none on an open or WEP network: nothing to prove).
     unproven: Option<u64>,
+    /// The OWE PMKSA this association made, cached when its 4-way handshake completes.
+    owe_pmksa: Option<PmksaEntry>,
 }
 
 /// PMKs a key log holds between takes at most (a flood of associations logs no more).
@@ -534,12 +537,13 @@ impl AccessPoint {
             sa_query: None,
             rules,
             unproven,
+            owe_pmksa: owe.as_ref().and_then(|answer| answer.pmksa.clone()),
         };
         if let Credential::Wep(key) = &self.credential {
             assoc.keys = Some(LinkKeys::pairwise(SecurityMode::Wep, key)?);
         }
         let mut rates = ElementsBuilder::new().supported_rates(&SUPPORTED_RATES_BG)?;
-        if let Some((Some(element), _)) = &owe {
+        if let Some(OweAnswer { element: Some(element), .. }) = &owe {
             rates = rates.encoded(element)?;
         }
         let rates = rates.build();
@@ -554,7 +558,7 @@ impl AccessPoint {
         let gtk = self.group.as_ref().and_then(GroupKeys::distributed);
         let pmk = match &self.credential {
             Credential::Psk(pmk) => Some(pmk),
-            Credential::Owe => owe.as_ref().map(|(_, pmk)| pmk),
+            Credential::Owe => owe.as_ref().map(|answer| &answer.pmk),
             _ => sae_pmk.as_ref(),
         };
         let events = match (pmk, gtk, own_rsne) {
@@ -635,8 +639,13 @@ impl AccessPoint {
                 }
                 Event::PairwiseComplete | Event::GroupComplete => {
                     self.table.in_flight.done(sta);
+                    let mut pmksa = None;
                     if let Some(a) = self.stations.get_mut(&sta) {
                         a.gtk_confirmed = Some(a.gtk_generation);
+                        pmksa = a.owe_pmksa.take();
+                    }
+                    if let Some(pmksa) = pmksa {
+                        self.cache_owe_pmksa(pmksa);
                     }
                     self.catch_up(sta, out)?;
                     self.maybe_switch();

@@ -215,3 +215,20 @@ fn an_owe_station_joins_again_by_its_pmksa_without_a_diffie_hellman() {
     assert!(owe_dh_element(&Elements::new(&seen.last().unwrap().1)).is_some());
     assert_eq!(forgetful.take_pmks().len(), 1);
 }
+
+/// An association request is not proof of anything under OWE: whoever sends one in a
+/// station's name gets a Diffie-Hellman answer. The PMKSA is cached only once the 4-way
+/// handshake shows the station holds its PMK, so an outsider's requests (or a flood of
+/// them under many addresses) neither replace a station's cached PMKSA nor fill the
+/// bounded cache and evict it.
+#[test]
+fn an_owe_pmksa_is_cached_only_once_the_4_way_handshake_completes() {
+    let mut ap = AccessPoint::new(owe_network()).unwrap();
+    let p256 = OweStation::new(Group::P256, &mut fresh_rng()).request_element();
+    assert_eq!(associate_with(&mut ap, &p256), 0);
+    assert_eq!(ap.owe_pmksas(), 0, "an association request alone cached a PMKSA");
+    let mut sta = Station::new(owe_network(), sta_mac(1)).unwrap();
+    start_and_watch(&mut ap, &mut sta);
+    assert_eq!(*sta.state(), StationState::Connected);
+    assert_eq!(ap.owe_pmksas(), 1);
+}
