@@ -351,11 +351,11 @@ def wpa3() -> list[list[str]]:
     for p in points:
         got = samples[sig.key(p)]["join_ms"]
         d = sig.welch(base, got) if p["security"] != w.BASELINE else None
-        cells.append(f"{statistics.mean(got):.1f}" + ("" if d is None or d.significant else " (n.s.)"))
-    short_label = {("ccmp", None): "PSK", ("sae", "hnp"): "SAE H&P", ("sae", "h2e"): "SAE H2E", ("owe", None): "OWE",
+        cells.append(f"{statistics.median(got):.1f}" + ("" if d is None or d.significant else " (n.s.)"))
+    short_label = {("ccmp", None): "PSK", ("sae", "hnp"): "SAE-H&P", ("sae", "h2e"): "SAE-H2E", ("owe", None): "OWE",
                    ("gcmp256", None): "PSK-GCMP", ("sae-ext", None): "SAE-EXT"}
     value = ", ".join(f"{short_label.get((p['security'], p.get('sae_pwe')), w.method_label(p))} {c}" for p, c in zip(points, cells))
-    rows = [["join ms, 4 stations (n.s.: ≈ PSK)", value] + at]
+    rows = [["median join ms, 4 STAs (n.s.: ≈ PSK)", value] + at]
     costs = load_raw(WPA3_RUN, "cipher-cost")
     by = {e["point"]["security"]: e["point"] for e in costs["summary"] if e["n"]}
     diffs = []
