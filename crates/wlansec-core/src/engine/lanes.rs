@@ -18,10 +18,11 @@
 //! over the data does both. The lanes run the full data blocks only: a sub-chain's steps 0..3
 //! run beforehand, `L` sub-chains at a time (`Heads`), and a short last block, with the MAC
 //! step after it, on its own (`finish`). When a lane's sub-chain has no full block left, the
-//! lane takes the next one of the queue: frames of any lengths and keys are packed densely
+//! lane takes the next one of the queue (longest first): frames of any lengths and keys are packed densely
 //! into the lanes (multi-buffer). A lane-full of like CCMP-128 frames (`is_cohort`) skips the
 //! scheduler and runs the same steps in lock step (`cohort`).
 
+use super::batch::TASK_CHUNK;
 use super::enhanced::{sub_chain_b0, Ways};
 use super::kernel::{pack, partial_block, sub_chain_blocks, unpack, Blk, FrameTask, Kernel, BLOCK};
 use super::key::Key;
@@ -239,8 +240,16 @@ struct Heads<'k, K: Kernel, const L: usize> {
     ready: [Ready<K::B>; L],
     taken: usize,
     count: usize,
-    /// The next sub-chain of the queue: (frame, sub-chain).
+    /// The next sub-chain of the queue: (its frame's place in the queue, sub-chain).
     next: (usize, usize),
+    /// The queue's order within each window of `TASK_CHUNK` tasks: longest sub-chains first
+    /// (list scheduling, longest first), so that the lanes run out of work together at the
+    /// end of a batch instead of a long frame entering last and running on while the
+    /// other lanes idle. Frames of 28..=1500 octets in batches of 64 on 8 lanes: 9.7 % of
+    /// the lanes' bulk steps idle in arrival order, 0.8 % longest first (by simulation).
+    order: [u8; TASK_CHUNK],
+    /// The first place of the window `order` holds, `usize::MAX` before the first.
+    window: usize,
 }
 
 impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
@@ -256,7 +265,50 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             counter: K::B::zero(),
             counter_step: K::B::zero(),
         };
-        Heads { kernel: k, keys: k.new_keys(first), ready: [none; L], taken: 0, count: 0, next: (0, 0) }
+        Heads {
+            kernel: k,
+            keys: k.new_keys(first),
+            ready: [none; L],
+            taken: 0,
+            count: 0,
+            next: (0, 0),
+            order: [0; TASK_CHUNK],
+            window: usize::MAX,
+        }
+    }
+
+    /// The frame at `place` in the queue's order, or `None` past its end.
+    #[inline(always)]
+    fn frame_at(&mut self, tasks: &[FrameTask<'k>], place: usize) -> Option<usize> {
+        if place >= tasks.len() {
+            return None;
+        }
+        let window = place - place % TASK_CHUNK;
+        if window != self.window {
+            self.window = window;
+            let tasks = &tasks[window..tasks.len().min(window + TASK_CHUNK)];
+            if tasks.len() <= L {
+                // Every frame has a lane from the start: the order cannot shorten the batch.
+                for (i, slot) in self.order.iter_mut().take(tasks.len()).enumerate() {
+                    *slot = i as u8;
+                }
+                return Some(place);
+            }
+            // One key a frame: its sub-chains' length in octets (clamped) above its index,
+            // so that a descending sort puts the longest first and keeps equal ones in
+            // arrival order.
+            let mut keys = [0u32; TASK_CHUNK];
+            for (i, (key, task)) in keys.iter_mut().zip(tasks).enumerate() {
+                let sub_chain_len = (task.len >> task.key.mode.ways.log2()).min(0xff_ffff) as u32;
+                *key = (sub_chain_len << 8) | (0xff - i as u32);
+            }
+            let keys = &mut keys[..tasks.len()];
+            keys.sort_unstable_by(|a, b| b.cmp(a));
+            for (slot, key) in self.order.iter_mut().zip(keys.iter()) {
+                *slot = 0xff - (*key & 0xff) as u8;
+            }
+        }
+        Some(window + usize::from(self.order[place - window]))
     }
 
     /// The next sub-chain with a full data block, or `None` when the queue is done.
@@ -286,12 +338,13 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
         let k = self.kernel;
         let mut blocks = [[K::B::zero(); L]; 5];
         let mut started = [(0usize, 0usize, 0usize, 0usize); L];
-        let Some(first) = tasks.get(self.next.0) else { return };
-        let mut head_keys = [first.key; L];
+        let Some(first) = self.frame_at(tasks, self.next.0) else { return };
+        let mut head_keys = [tasks[first].key; L];
         let mut used = 0;
         while used < L {
-            let (frame, j) = self.next;
-            let Some(task) = tasks.get(frame) else { break };
+            let (place, j) = self.next;
+            let Some(frame) = self.frame_at(tasks, place) else { break };
+            let task = &tasks[frame];
             let mode = task.key.mode;
             let (sub_blocks, short_len) = sub_chain_blocks(task, j);
             // SAFETY: a task's AAD is 15..=30 octets (`FrameTask`).
@@ -309,7 +362,7 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
             head_keys[used] = task.key;
             started[used] = (frame, j, sub_blocks, short_len);
             used += 1;
-            self.next = if j + 1 < mode.ways.count() { (frame, j + 1) } else { (frame + 1, 0) };
+            self.next = if j + 1 < mode.ways.count() { (place, j + 1) } else { (place + 1, 0) };
         }
         k.set_keys(&mut self.keys, &head_keys);
         let (s0, mac, ctr) = head_steps::<K, L>(k, &self.keys, &blocks);
@@ -595,5 +648,46 @@ unsafe fn bulk_loop<K: Kernel, const L: usize, const DIRECTION: u8, const SHARED
     }
     if SHARED {
         k.whiten::<L>(keys, mac);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::key::Mode;
+    use super::super::portable::Portable;
+    use super::*;
+    use crate::suite::ccmp::CounterBlock;
+
+    #[test]
+    fn the_queue_takes_the_longest_sub_chains_first_and_equal_ones_in_arrival_order() {
+        let tk = [7u8; 16];
+        let enhanced4 = Key::new(&tk, Mode::enhanced(Ways::N4)).unwrap();
+        let ccmp = Key::new(&tk, Mode::CCMP128).unwrap();
+        let aad = [0u8; 22];
+        // (octets, key): sub-chains of 100, 300, 400 (1600 over 4), 300, 28 and 1500 octets.
+        let frames = [(100, &ccmp), (300, &ccmp), (1600, &enhanced4), (300, &ccmp), (28, &ccmp), (1500, &ccmp)];
+        let mut data: Vec<Vec<u8>> = frames.iter().map(|(len, _)| vec![0; *len]).collect();
+        let tasks: Vec<FrameTask<'_>> = frames
+            .iter()
+            .zip(&mut data)
+            .map(|((_, key), data)| FrameTask {
+                key,
+                a0: CounterBlock::from_nonce(&[0; 13]),
+                aad: &aad,
+                data: data.as_mut_ptr(),
+                len: data.len(),
+                open: false,
+                acc: [0; 16],
+                s0: [0; 16],
+            })
+            .collect();
+        // Two lanes, fewer than the frames: the order decides when each frame starts.
+        let mut heads = Heads::<Portable, 2>::new(Portable, &ccmp);
+        let order: Vec<usize> = (0..=tasks.len()).map_while(|place| heads.frame_at(&tasks, place)).collect();
+        assert_eq!(order, [5, 2, 1, 3, 0, 4]);
+        // As many frames as lanes: arrival order.
+        let mut heads = Heads::<Portable, 8>::new(Portable, &ccmp);
+        let order: Vec<usize> = (0..=tasks.len()).map_while(|place| heads.frame_at(&tasks, place)).collect();
+        assert_eq!(order, [0, 1, 2, 3, 4, 5]);
     }
 }
