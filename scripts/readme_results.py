@@ -37,19 +37,16 @@ HDL_SUMMARY = ROOT / "hdl" / "reports" / "summary.json"
 REWRITE = ".venv/bin/python scripts/readme_results.py"
 
 # The engine's headline sets: a results folder, the archive of its `wlansec bench ccmp --json`
-# runs and the runs' names in it (one set of alternating runs on one CPU).
+# runs and the runs' names in it (one set of runs on one CPU). Only sets measured on the
+# engine's current sources: an older set (another CPU class that cannot be re-measured here)
+# stays in its folder, out of the tables.
 ENGINE_SETS = [
-    ("2026-11-29-one-core", "runs.tar.gz", r"raw/run-all-\d+\.json"),
-    ("2026-11-29-zen3-mixed-lengths", "runs-f7027e5.tar.gz", r"run-c\d-\d+\.json"),
+    ("2026-11-29-longest-first", "runs.tar.gz", r"raw/run-all-\d+\.json"),
 ]
-# A speed-up that compared against intel-ipsec-mb at its slowest, kept out of the tables.
-WITHDRAWN = object()
-# Capture decryption: a results folder and its `scripts/bench_decrypt.py --json` file (or an
-# archive and the file's name in it), newest first.
+# Capture decryption: a results folder and its `scripts/bench_decrypt.py --json` file, newest
+# first, measured on the current sources.
 DECRYPT_RUNS = [
-    ("2026-11-29-decrypt-threads", "decrypt.json", None),
-    ("2026-11-29-bounded-state", "decrypt.json", None),
-    ("2026-11-29-zen3-mixed-lengths", "decrypt-f7027e5.json", None),
+    ("2026-11-29-longest-first", "decrypt.json"),
 ]
 # hdl/reports/summary.json's placed designs, in the order shown, with what each is.
 HARDWARE = [
@@ -115,19 +112,16 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
 
     def speedup(mode, size):
         """The median speed-up and the condition it was measured in: each side at its best batch
-        size (the sizes most runs found best). Schema 1 timed intel-ipsec-mb only in fixed calls
-        flushed at their end, its slowest use, so those ratios are withdrawn, not restated."""
-        versus = [v for r in runs for v in r["versus_ipsec_mb"]
-                  if v.get("mode", "multibuffer") == mode and v["frame_bytes"] == size]
+        size (the sizes most runs found best)."""
+        versus = [v for r in runs for v in r["versus_ipsec_mb"] if v["mode"] == mode and v["frame_bytes"] == size]
         if not versus:
             return None, None
-        if runs[0].get("schema", 1) >= 2:
-            def usual(side):
-                sizes = [("stream" if v[f"{side}_stream"] else f"{v[f'{side}_frames_per_call']}/call") for v in versus]
-                return max(set(sizes), key=sizes.count)
-            return statistics.median(v["wlansec_speedup"] for v in versus), \
-                f"at best (engine {usual('wlansec')}, ipsec-mb {usual('ipsec_mb')})"
-        return WITHDRAWN, "measured only against its per-call flush"
+
+        def usual(side):
+            sizes = [("stream" if v[f"{side}_stream"] else f"{v[f'{side}_frames_per_call']}/call") for v in versus]
+            return max(set(sizes), key=sizes.count)
+        return statistics.median(v["wlansec_speedup"] for v in versus), \
+            f"at best (engine {usual('wlansec')}, ipsec-mb {usual('ipsec_mb')})"
 
     rows = []
     mb = [med("wlansec", "multibuffer", 8, s) for s in (64, 1500, 2304)]
@@ -139,15 +133,13 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
         calls = {r["lanes"] for r in runs[0]["results"] if r["impl"].startswith("ipsec-mb") and r["mode"] == "mixed"}
         rows.append([f"multi-buffer, one call of {calls.pop() if len(calls) == 1 else 'several'} frames of 28–1500 B (mean {mixed[1]})",
                      f"{med('wlansec', 'mixed', *mixed):.3f}"])
-    # The mixed comparison's frames: the per-call rows' (schema 1) or the batch streams' (schema 2).
+    # The mixed comparison's frames: the batch streams'.
     mixed_versus = next((v["frame_bytes"] for v in runs[0]["versus_ipsec_mb"] if v.get("mode") == "mixed"), None)
     for label, mode, sizes in (("multi-buffer", "multibuffer", (64, 1500)), ("mixed frames", "mixed", (mixed_versus,) if mixed_versus else ())):
         got = [speedup(mode, s) for s in sizes]
         if not (got and all(x for x, _ in got)):
             continue
-        if got[0][0] is WITHDRAWN:
-            rows.append([f"{label} vs intel-ipsec-mb, {got[0][1]}", "withdrawn"])
-        elif len({n for _, n in got}) == 1:
+        if len({n for _, n in got}) == 1:
             rows.append([f"{label} vs ipsec-mb {got[0][1]}" + (", 64 / 1500 B" if len(sizes) == 2 else ""),
                          " / ".join(f"×{x:.2f}" for x, _ in got)])
         else:  # each size found its best at a different batch size
@@ -159,25 +151,22 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
         rows.append(["Enhanced CCMP N=8, one frame, 1500 B", f"{enh8:.3f}"])
     def threads_median(field, cores, mode="multibuffer"):
         return [statistics.median([t[field] for r in runs for t in r["threads"]
-                                   if t["direction"] == d and t["threads"] == cores
-                                   and t.get("mode", "multibuffer") == mode]) for d in ("protect", "unprotect")]
-    if "mode" in runs[0]["threads"][0]:  # the per-core engine: one pinned worker per core, rings
-        rows.append(["per-core engine, one core fed by another, sealing / opening, 1500 B (× the kernel)",
-                     " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
-        if "inline" in runs[0]:  # the calling thread the worker of its own core, no hand-off
-            inline = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["inline"]
-                                         if (t["direction"], t["mode"]) == (d, mode)])
-                      for mode in ("multibuffer", "mixed") for d in ("protect", "unprotect")]
-            rows.append(["per-core engine inline ÷ the kernel, sealing / opening, 1500 B; mixed",
-                         f"{inline[0]:.3f} / {inline[1]:.3f}; {inline[2]:.3f} / {inline[3]:.3f}"])
-        most = max(t["threads"] for t in runs[0]["threads"])
-        if most > 1:
-            rows.append([f"per-core engine, {most} cores ÷ one, sealing / opening, 1500 B; mixed",
-                         "; ".join(" / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))
-                                   for mode in ("multibuffer", "mixed"))])
-    else:
-        rows.append(["sharded engine, one thread, protecting / opening (× the kernel)",
-                     " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
+                                   if (t["direction"], t["threads"], t["mode"]) == (d, cores, mode)])
+                for d in ("protect", "unprotect")]
+    # The per-core engine: one pinned worker per core fed through rings, and inline (the calling
+    # thread the worker of its own core, no hand-off).
+    rows.append(["per-core engine fed by another core ÷ the kernel, seal / open, 1500 B",
+                 " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
+    inline = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["inline"]
+                                 if (t["direction"], t["mode"]) == (d, mode)])
+              for mode in ("multibuffer", "mixed") for d in ("protect", "unprotect")]
+    rows.append(["per-core engine inline ÷ the kernel, seal / open, 1500 B; mixed",
+                 f"{inline[0]:.3f} / {inline[1]:.3f}; {inline[2]:.3f} / {inline[3]:.3f}"])
+    most = max(t["threads"] for t in runs[0]["threads"])
+    if most > 1:
+        rows.append([f"per-core engine, {most} cores ÷ one, seal / open, 1500 B; mixed",
+                     "; ".join(" / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))
+                               for mode in ("multibuffer", "mixed"))])
     return [r + [cpu, commit, where] for r in rows]
 
 
@@ -189,8 +178,7 @@ def engine() -> list[str]:
             rows += engine_rows(folder, bench_runs(folder, archive, members))
     return ["Cycles per byte (core cycles), medians of each set's runs; a speed-up is the median of the runs' own ratios",
             "against intel-ipsec-mb's fastest manager and API (job or burst), each side at the batch size (frames per call,",
-            "or one long stream) where it ran fastest. Ratios from sets that timed intel-ipsec-mb only in calls flushed at",
-            "their end, its slowest use, are withdrawn.", ""] + \
+            "or one long stream) where it ran fastest.", ""] + \
         table(["figure", "value", "CPU", "commit", "raw runs"], rows)
 
 
@@ -199,15 +187,11 @@ def engine() -> list[str]:
 
 def decrypt() -> list[str]:
     rows = []
-    for name, path, member in DECRYPT_RUNS:
+    for name, path in DECRYPT_RUNS:
         folder = RESULTS / name
         if not (folder / path).exists():
             continue
-        if member:
-            with tarfile.open(folder / path) as tar:
-                d = json.load(io.TextIOWrapper(tar.extractfile(member)))
-        else:
-            d = json.loads((folder / path).read_text())
+        d = json.loads((folder / path).read_text())
         ours, theirs = d["tools"]["wlansec decrypt"], d["tools"]["airdecap-ng"]
         rows.append([f"{d['capture_mb']:.0f} MB, {d['frames']:,} frames, one core each, medians of {d['runs']}",
                      f"{ours['mb_per_cpu_s']:,.0f}", f"{theirs['mb_per_cpu_s']:,.0f}",

@@ -69,7 +69,7 @@ def test_every_relative_link_resolves():
 
 def test_a_figure_whose_raw_file_is_missing_is_left_out(monkeypatch, tmp_path):
     monkeypatch.setattr(readme_results, "ENGINE_SETS", [("no-such-run", "runs.tar.gz", r"run-.*\.json")])
-    monkeypatch.setattr(readme_results, "DECRYPT_RUNS", [("no-such-run", "decrypt.json", None)])
+    monkeypatch.setattr(readme_results, "DECRYPT_RUNS", [("no-such-run", "decrypt.json")])
     monkeypatch.setattr(readme_results, "HDL_SUMMARY", tmp_path / "summary.json")
     for area in (readme_results.engine, readme_results.decrypt, readme_results.hardware):
         rows = [line for line in area() if line.startswith("| ")]
