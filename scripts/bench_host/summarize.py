@@ -98,10 +98,11 @@ def main(directory):
             print(f"{tag}: Enhanced-8 / Enhanced-4 at 64 B, one frame alone (LFENCE), per run: "
                   f"median {median([e8 / e4 for e8, e4 in alone]):.3f}")
         width = {"avx512-vaes": "zmm", "avx2-vaes": "ymm"}.get(tagged[0]["machine"]["backend"])
+        lanes = next(r["lanes"] for r in tagged[0]["results"] if r["impl"] == "wlansec" and r["mode"] == "multibuffer")
         if width:
-            ceiling = per_run(tagged, lambda run: (cpb(run, ("wlansec", "multibuffer", 8, 1500)) or 0) / find(
-                run["bound"]["lane_steps"], registers=width, lanes=8)["cycles_per_byte_1500"])
-            print(f"{tag}: multi-buffer 1500 B / its {width} 8-lane step on registers alone, per run: "
+            ceiling = per_run(tagged, lambda run: (cpb(run, ("wlansec", "multibuffer", lanes, 1500)) or 0) / find(
+                run["bound"]["lane_steps"], registers=width, lanes=lanes)["cycles_per_byte_1500"])
+            print(f"{tag}: multi-buffer 1500 B / its {width} {lanes}-lane step on registers alone, per run: "
                   f"median {median(ceiling):.3f} ({min(ceiling):.3f}-{max(ceiling):.3f})")
 
 

@@ -13,9 +13,9 @@ use wlansec_core::Error;
 
 const OVERHEAD: usize = 16;
 
-/// An engine on every backend this CPU runs; says which backends it skips (`skipped: ...`,
-/// visible with `--nocapture`), so a run on a CPU without AVX-512 or VAES does not pass
-/// silently.
+/// An engine on every backend this CPU runs, at each of its lane counts; says which backends
+/// it skips (`skipped: ...`, visible with `--nocapture`), so a run on a CPU without AVX-512
+/// or VAES does not pass silently.
 fn engines() -> Vec<Engine> {
     let (run, skipped): (Vec<Backend>, Vec<Backend>) = Backend::ALL.into_iter().partition(|b| b.is_available());
     let names = |list: &[Backend]| list.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ");
@@ -26,14 +26,53 @@ fn engines() -> Vec<Engine> {
     for &backend in &skipped {
         assert!(Engine::with_backend(backend).is_err(), "{backend:?} refused where the CPU lacks it");
     }
-    let engines: Vec<Engine> = run.into_iter().map(|b| Engine::with_backend(b).unwrap()).collect();
+    let engines: Vec<Engine> = run
+        .into_iter()
+        .flat_map(|b| {
+            b.lane_counts().iter().map(move |&lanes| Engine::with_backend(b).unwrap().with_lanes(lanes).unwrap())
+        })
+        .collect();
     assert_eq!(engines[0].backend(), Backend::Portable, "the fallback always runs");
     engines
+}
+
+/// The most lanes a batch runs on, on any backend: lane-fulls of as many like frames are
+/// lane-fulls for every lane count.
+fn most_lanes() -> usize {
+    Backend::ALL.iter().flat_map(|b| b.lane_counts()).copied().max().unwrap()
 }
 
 /// A backend is skipped only where the CPU lacks its features: the flags the kernel reports
 /// (/proc/cpuinfo) decide which backends must run, so a detection that wrongly turned a
 /// kernel off on a CPU that has it fails here instead of passing as a skip.
+/// Sixteen lanes by default exactly where the CPU issues two 512-bit VAESENCs a cycle (AMD
+/// family 1Ah and later, read here from /proc/cpuinfo); any other lane count is refused.
+#[test]
+fn the_zmm_backend_takes_16_lanes_where_the_cpu_issues_two_vaesencs_a_cycle() {
+    let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else {
+        eprintln!("skipped: no /proc/cpuinfo to read the CPU's family from");
+        return;
+    };
+    let field = |name: &str| {
+        cpuinfo.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == name).then(|| value.trim().to_string())
+        })
+    };
+    let amd = field("vendor_id").as_deref() == Some("AuthenticAMD");
+    let family: u32 = field("cpu family").and_then(|f| f.parse().ok()).unwrap_or(0);
+    for backend in Backend::ALL {
+        let wide = cfg!(target_arch = "x86_64") && backend.name() == "avx512-vaes" && amd && family >= 0x1a;
+        assert_eq!(backend.lanes(), if wide { 16 } else { 8 }, "{} on family {family:#x}", backend.name());
+        assert!(backend.lane_counts().contains(&backend.lanes()));
+        if let Ok(engine) = Engine::with_backend(backend) {
+            assert_eq!(engine.lanes(), backend.lanes());
+            assert!(engine.with_lanes(12).is_err(), "{}: 12 lanes", backend.name());
+            assert_eq!(engine.with_lanes(16).is_ok(), backend.lane_counts().contains(&16), "{}", backend.name());
+        }
+    }
+}
+
 #[test]
 fn every_backend_the_cpus_flags_allow_runs() {
     let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else {
@@ -455,7 +494,7 @@ fn mixed_batches_match_the_golden_model_on_every_backend() {
 #[test]
 fn lane_fulls_of_like_frames_match_the_golden_model_on_every_backend() {
     let mut rng = ChaCha8Rng::seed_from_u64(1616);
-    let lanes = Engine::new().backend().lanes();
+    let lanes = most_lanes();
     let mut lens: Vec<usize> = Vec::new();
     for blocks in (0..=18).chain([63, 93, 94, 143]) {
         let len = |rng: &mut ChaCha8Rng, short: bool| {
@@ -539,7 +578,7 @@ fn lane_fulls_that_share_some_keys_match_the_golden_model_on_every_backend() {
     let keys: Vec<Key> = pool.iter().map(|tk| Key::new(tk, Mode::CCMP128).unwrap()).collect();
     let golden: Vec<EnhancedCcm> =
         pool.iter().map(|tk| EnhancedCcm::new(tk, Ways::N1, Variant::DomainSeparated).unwrap()).collect();
-    let lanes = Engine::new().backend().lanes();
+    let lanes = most_lanes();
     let frames = 64 * lanes;
     let picks: Vec<usize> = (0..frames).map(|_| gen::below(&mut rng, 3) as usize).collect();
     let aad = [0xa5u8; 24];

@@ -58,6 +58,9 @@ pub struct Args {
     /// Engine backend (default: the fastest this CPU runs).
     #[arg(long, value_parser = ["portable", "aes-ni", "avx512-vaes", "avx2-vaes"])]
     backend: Option<String>,
+    /// Lanes a batch keeps in flight (default: the backend's on this CPU; 16 only on avx512-vaes).
+    #[arg(long, value_parser = ["8", "16"])]
+    lanes: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -69,11 +72,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Engine::with_backend(Backend::ALL.into_iter().find(|b| b.name() == name).context("backend name")?)?
         }
     };
+    let engine = match args.lanes.as_deref() {
+        None => engine,
+        Some(lanes) => engine.with_lanes(lanes.parse().context("lane count")?)?,
+    };
     eprintln!(
-        "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {}, {} repeats",
+        "bench ccmp: TSC {:.3} GHz, {:.3} TSC ticks per core cycle, backend {}, {} lanes, {} repeats",
         clock.tsc_hz / 1e9,
         clock.tsc_per_core_cycle,
         engine.backend().name(),
+        engine.lanes(),
         clock.repeats
     );
     if args.per_core_only {

@@ -88,22 +88,50 @@ impl Backend {
         }
     }
 
-    /// Frames a batch keeps in flight. Eight on every backend: on an AMD EPYC Zen-4 class
-    /// (2026-11-28) lane-fulls of 16 like frames beside the 8-lane scheduler sealed 64 × 1500
-    /// octets at 0.319–0.326 TSC ticks a byte against 0.300–0.312 for 8 (the AES step alone
-    /// gains 3 % from 16 lanes there: `wlansec bench ccmp`'s `lane_steps`); ymm has 16
-    /// registers, too few for 16 lanes' state.
+    /// Frames a batch keeps in flight on this CPU: 16 on the zmm backend where the CPU issues
+    /// two 512-bit VAESENCs a cycle, else 8. Eight lanes' step (40 VAESENCs) is bound by its
+    /// MAC chains' latency, 10 rounds of 4 cycles: at two VAESENCs a cycle (AMD family 1Ah,
+    /// Zen 5: 0.49 cycles each) half the AES units idle, and 16 lanes' step takes 43 cycles
+    /// against 41 (`wlansec bench ccmp`'s `lane_steps`; 1500-octet batches 0.355 → 0.24
+    /// cycles/byte, `docs/results/2026-11-29-sixteen-lanes/`). At one a cycle (Zen 4, Intel)
+    /// the step is bound by the AES units either way: lane-fulls of 16 like frames sealed 64 ×
+    /// 1500 octets at 0.319–0.326 TSC ticks a byte against 0.300–0.312 for 8 on a Zen-4 class
+    /// (2026-11-28). ymm has 16 registers, too few for 16 lanes' state.
     pub fn lanes(self) -> usize {
-        BATCH_LANES
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vaes if issues_two_zmm_vaesenc_a_cycle() => 16,
+            _ => 8,
+        }
+    }
+
+    /// The lane counts a batch can run on with this backend (`Engine::with_lanes`).
+    pub fn lane_counts(self) -> &'static [usize] {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vaes => &[8, 16],
+            _ => &[8],
+        }
     }
 }
 
-const BATCH_LANES: usize = 8;
+/// AMD family 1Ah (Zen 5) and later: two 512-bit VAESENCs a cycle. Intel's cores and Zen 4
+/// issue one (Zen 4 as two 256-bit halves).
+#[cfg(target_arch = "x86_64")]
+fn issues_two_zmm_vaesenc_a_cycle() -> bool {
+    use core::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    let amd = [vendor.ebx, vendor.edx, vendor.ecx] == [0x6874_7541, 0x6974_6e65, 0x444d_4163];
+    let signature = __cpuid(1).eax;
+    let family = (signature >> 8) & 0xf;
+    let family = if family == 0xf { family + ((signature >> 20) & 0xff) } else { family };
+    amd && family >= 0x1a
+}
 
-/// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of
-/// `BATCH_LANES`, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they
-/// would in one run of the whole batch.
-pub const TASK_CHUNK: usize = 8 * BATCH_LANES;
+/// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of every
+/// lane count, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they would in
+/// one run of the whole batch.
+pub const TASK_CHUNK: usize = 64;
 // `open_tasks` gives one verdict bit per task of a chunk in a `u64`.
 const _: () = assert!(TASK_CHUNK <= u64::BITS as usize);
 
@@ -137,11 +165,14 @@ impl<'a> Job<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct Engine {
     backend: Backend,
+    /// Frames a batch keeps in flight (`Backend::lanes`).
+    lanes: usize,
 }
 
 impl Default for Engine {
     fn default() -> Self {
-        Engine { backend: Backend::detect() }
+        let backend = Backend::detect();
+        Engine { backend, lanes: backend.lanes() }
     }
 }
 
@@ -155,11 +186,25 @@ impl Engine {
         if !backend.is_available() {
             return Err(Error::Unsupported("this CPU lacks the features of the requested engine backend"));
         }
-        Ok(Engine { backend })
+        Ok(Engine { backend, lanes: backend.lanes() })
+    }
+
+    /// The same engine with batches on `lanes` lanes, one of its backend's `lane_counts`
+    /// (to compare them, or to test each on any CPU that runs the backend).
+    pub fn with_lanes(self, lanes: usize) -> Result<Self> {
+        if !self.backend.lane_counts().contains(&lanes) {
+            return Err(Error::Unsupported("a lane count the engine backend does not run"));
+        }
+        Ok(Engine { lanes, ..self })
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Frames a batch keeps in flight.
+    pub fn lanes(&self) -> usize {
+        self.lanes
     }
 
     /// Encrypt `data` in place and return its MIC (one frame, its sub-chains in parallel).
@@ -347,22 +392,26 @@ impl Engine {
         }
     }
 
-    /// A batch through the lane scheduler, `BATCH_LANES` lanes.
+    /// A batch through the lane scheduler, on the engine's lanes (8 for a batch of at most 8
+    /// frames: 16 lanes would idle half their steps).
     fn run(&self, tasks: &mut [FrameTask<'_>]) {
         // SAFETY: the backend's CPU features were checked (`Backend::is_available`) when the
         // engine was made, and every task comes from `frame_task()` of a checked frame, whose
         // data is an exclusive borrow.
         unsafe {
             match self.backend {
-                Backend::Portable => super::lanes::run::<Portable, BATCH_LANES>(Portable, tasks),
+                Backend::Portable => super::lanes::run::<Portable, 8>(Portable, tasks),
                 #[cfg(target_arch = "x86_64")]
-                Backend::AesNi => super::aesni::run::<BATCH_LANES>(tasks),
+                Backend::AesNi => super::aesni::run::<8>(tasks),
                 #[cfg(target_arch = "x86_64")]
-                Backend::Avx512Vaes => super::vaes::run512::<BATCH_LANES>(tasks),
+                Backend::Avx512Vaes => match self.lanes {
+                    16 if tasks.len() > 8 => super::vaes::run512::<16>(tasks),
+                    _ => super::vaes::run512::<8>(tasks),
+                },
                 #[cfg(target_arch = "x86_64")]
-                Backend::Avx2Vaes => super::vaes::run256::<BATCH_LANES>(tasks),
+                Backend::Avx2Vaes => super::vaes::run256::<8>(tasks),
                 #[cfg(not(target_arch = "x86_64"))]
-                _ => super::lanes::run::<Portable, BATCH_LANES>(Portable, tasks),
+                _ => super::lanes::run::<Portable, 8>(Portable, tasks),
             }
         }
     }

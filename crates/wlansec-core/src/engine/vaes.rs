@@ -2,7 +2,8 @@
 //! its own round keys (packed side by side when a lane takes a frame with another key).
 //!
 //! * [`Vaes512`] (AVX-512): four lanes per 512-bit register, so 8 lanes keep 16 blocks in
-//!   flight with 4 VAESENC per round.
+//!   flight with 4 VAESENC per round, 16 lanes (where the CPU issues two VAESENCs a cycle,
+//!   `Backend::lanes`) 32 blocks with 8.
 //! * [`Vaes256`] (AVX2 + VAES, for CPUs with VAES on 256-bit registers and no AVX-512, such
 //!   as Zen 3): two lanes per 256-bit register, 8 VAESENC per round for 8 lanes.
 //!
@@ -19,11 +20,11 @@ use super::key::Key;
 use super::lanes;
 use super::stitched;
 
-const MAX_LANES: usize = 8;
+const MAX_LANES: usize = 16;
 /// `PackedKeys`' entry of round key 10 XOR round key 0.
 const FOLD: usize = 11;
 
-/// Round keys of 8 lanes, `[round][lane]`: the keys of one round for W adjacent lanes
+/// Round keys of up to 16 lanes, `[round][lane]`: the keys of one round for W adjacent lanes
 /// (W = 2 or 4, the group starting at a multiple of W) are one aligned load. After the 11
 /// rounds, `FOLD`: round key 10 XOR round key 0, the last round of a MAC block whose output
 /// goes on whitened (`Kernel::encrypt_whitened`). `holds` borrows the key each lane's

@@ -67,7 +67,7 @@ pub fn measure_size(
     out.push(clock.result("wlansec", "single", 1, bytes, sample, 1, bytes));
 
     // Multi-buffer: four lane-fulls of frames, every frame with its own key.
-    let lanes = engine.backend().lanes();
+    let lanes = engine.lanes();
     let frames = 4 * lanes;
     let tks: Vec<[u8; 16]> = (0..frames).map(|_| random_bytes(rng, 16).try_into().expect("16 octets")).collect();
     let keys: Vec<Key> = tks.iter().map(|tk| Key::new(tk, Mode::CCMP128)).collect::<wlansec_core::Result<_>>()?;
@@ -116,7 +116,7 @@ pub fn measure_mixed(
         let mut jobs: Vec<Job> = buffers.iter_mut().zip(&keys).map(|(b, k)| Job::new(k, nonce, &aad, b)).collect();
         engine.seal_batch(&mut jobs).expect("engine on checked parameters");
     });
-    let lanes = engine.backend().lanes();
+    let lanes = engine.lanes();
     let mean = octets.div_ceil(MIXED_FRAMES);
     let mut out = vec![clock.result("wlansec", MIXED, lanes, mean, sample, MIXED_FRAMES, octets)];
     for lib in ipsec_mb {
