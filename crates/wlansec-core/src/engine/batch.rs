@@ -116,16 +116,21 @@ impl Backend {
 }
 
 /// AMD family 1Ah (Zen 5) and later: two 512-bit VAESENCs a cycle. Intel's cores and Zen 4
-/// issue one (Zen 4 as two 256-bit halves).
+/// issue one (Zen 4 as two 256-bit halves). Read once: CPUID leaves a virtual machine for
+/// the hypervisor (microseconds), and an engine is made per batch in places (the receive
+/// path's `Engine::new`: asked each time, capture decryption lost a fifth of its speed).
 #[cfg(target_arch = "x86_64")]
 fn issues_two_zmm_vaesenc_a_cycle() -> bool {
     use core::arch::x86_64::__cpuid;
-    let vendor = __cpuid(0);
-    let amd = [vendor.ebx, vendor.edx, vendor.ecx] == [0x6874_7541, 0x6974_6e65, 0x444d_4163];
-    let signature = __cpuid(1).eax;
-    let family = (signature >> 8) & 0xf;
-    let family = if family == 0xf { family + ((signature >> 20) & 0xff) } else { family };
-    amd && family >= 0x1a
+    static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WIDE.get_or_init(|| {
+        let vendor = __cpuid(0);
+        let amd = [vendor.ebx, vendor.edx, vendor.ecx] == [0x6874_7541, 0x6974_6e65, 0x444d_4163];
+        let signature = __cpuid(1).eax;
+        let family = (signature >> 8) & 0xf;
+        let family = if family == 0xf { family + ((signature >> 20) & 0xff) } else { family };
+        amd && family >= 0x1a
+    })
 }
 
 /// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of every
