@@ -14,6 +14,7 @@ use crate::wire::Rules;
 use super::enhanced::{MIC_LEN, NONCE_LEN};
 use super::framing;
 use super::kernel::FrameTask;
+pub use super::kernel::TASK_CHUNK;
 use super::key::{Key, Mode};
 use super::portable::Portable;
 
@@ -133,10 +134,6 @@ fn issues_two_zmm_vaesenc_a_cycle() -> bool {
     })
 }
 
-/// Frames whose tasks a batch call holds at once, on the stack (6 KiB). A multiple of every
-/// lane count, so the lane-fulls of like frames (`lanes::is_cohort`) fall where they would in
-/// one run of the whole batch.
-pub const TASK_CHUNK: usize = 64;
 // `open_tasks` gives one verdict bit per task of a chunk in a `u64`.
 const _: () = assert!(TASK_CHUNK <= u64::BITS as usize);
 

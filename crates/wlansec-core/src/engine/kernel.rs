@@ -166,6 +166,11 @@ pub(crate) trait Kernel: Copy {
     }
 }
 
+/// Frames whose tasks a batch call holds at once, on the stack (6 KiB), and the lane
+/// scheduler's window for ordering them. A multiple of every lane count, so the lane-fulls of
+/// like frames (`lanes::is_cohort`) fall where they would in one run of the whole batch.
+pub const TASK_CHUNK: usize = 64;
+
 /// One frame to seal or open. `data` points at `len` octets that stay exclusively borrowed
 /// for the run; on return `acc` holds the XOR of the sub-chain CBC-MAC values and `s0` is
 /// E(A_0), so the MIC is the first 8 octets of `acc ^ s0`. The kernels build the frame's

@@ -22,9 +22,8 @@
 //! into the lanes (multi-buffer). A lane-full of like CCMP-128 frames (`is_cohort`) skips the
 //! scheduler and runs the same steps in lock step (`cohort`).
 
-use super::batch::TASK_CHUNK;
 use super::enhanced::{sub_chain_b0, Ways};
-use super::kernel::{pack, partial_block, sub_chain_blocks, unpack, Blk, FrameTask, Kernel, BLOCK};
+use super::kernel::{pack, partial_block, sub_chain_blocks, unpack, Blk, FrameTask, Kernel, BLOCK, TASK_CHUNK};
 use super::key::Key;
 
 /// A sub-chain past its head steps (`Heads`), ready for a lane: where its data is, its full
