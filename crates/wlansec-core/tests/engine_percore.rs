@@ -50,6 +50,19 @@ fn engine(workers: Workers, capacity: usize, stations: u32) -> PerCoreEngine {
     engine
 }
 
+/// A packet per frame, tagged with its place.
+fn packets(frames: &[(u32, Vec<u8>)]) -> Vec<Box<Packet>> {
+    frames
+        .iter()
+        .enumerate()
+        .map(|(tag, (station, mpdu))| {
+            let mut packet = Box::new(Packet::new());
+            packet.set(*station, tag as u64, mpdu);
+            packet
+        })
+        .collect()
+}
+
 /// Every frame through the engine, tagged with its index, in bursts of random sizes that
 /// overrun the rings, polling a random number at a time: the completed packets in the
 /// order they came back.
@@ -59,15 +72,7 @@ fn stream(
     frames: &[(u32, Vec<u8>)],
     rng: &mut ChaCha8Rng,
 ) -> Vec<Box<Packet>> {
-    let mut pending: Vec<Box<Packet>> = frames
-        .iter()
-        .enumerate()
-        .map(|(tag, (station, mpdu))| {
-            let mut packet = Box::new(Packet::new());
-            packet.set(*station, tag as u64, mpdu);
-            packet
-        })
-        .collect();
+    let mut pending = packets(frames);
     pending.reverse();
     let mut burst = Vec::new();
     let mut completed = Vec::new();
@@ -169,15 +174,7 @@ fn a_full_ring_takes_what_fits_then_refuses_until_polled() {
     let frames = common::random_frames(&mut rng, 1, 10);
     for workers in [Workers::Threads(1), Workers::Inline] {
         let mut engine = engine(workers, 4, 1);
-        let mut packets: Vec<Box<Packet>> = frames
-            .iter()
-            .enumerate()
-            .map(|(tag, (station, mpdu))| {
-                let mut packet = Box::new(Packet::new());
-                packet.set(*station, tag as u64, mpdu);
-                packet
-            })
-            .collect();
+        let mut packets = packets(&frames);
         assert_eq!(engine.submit(Direction::Protect, &mut packets), Ok(4));
         assert_eq!(packets.iter().map(|p| p.tag()).collect::<Vec<_>>(), (4..10).collect::<Vec<_>>());
         assert_eq!(engine.submit(Direction::Protect, &mut packets), Err(RingFull { core: 0 }), "{workers:?}");
@@ -222,15 +219,7 @@ fn dropping_the_engine_with_frames_in_flight_returns() {
     for workers in every_setting(3) {
         for polled in [0, 100] {
             let mut engine = engine(workers, 256, 6);
-            let mut packets: Vec<Box<Packet>> = frames
-                .iter()
-                .enumerate()
-                .map(|(tag, (station, mpdu))| {
-                    let mut packet = Box::new(Packet::new());
-                    packet.set(*station, tag as u64, mpdu);
-                    packet
-                })
-                .collect();
+            let mut packets = packets(&frames);
             let _ = engine.submit(Direction::Protect, &mut packets);
             let mut completed = Vec::new();
             while completed.len() < polled {
