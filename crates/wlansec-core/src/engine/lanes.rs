@@ -18,9 +18,9 @@
 //! over the data does both. The lanes run the full data blocks only: a sub-chain's steps 0..3
 //! run beforehand, `L` sub-chains at a time (`Heads`), and a short last block, with the MAC
 //! step after it, on its own (`finish`). When a lane's sub-chain has no full block left, the
-//! lane takes the next one of the queue (longest first): frames of any lengths and keys are packed densely
-//! into the lanes (multi-buffer). A lane-full of like CCMP-128 frames (`is_cohort`) skips the
-//! scheduler and runs the same steps in lock step (`cohort`).
+//! lane takes the next one of the queue (longest first): frames of any lengths and keys are
+//! packed densely into the lanes (multi-buffer). A lane-full of like CCMP-128 frames
+//! (`is_cohort`) skips the scheduler and runs the same steps in lock step (`cohort`).
 
 use super::enhanced::{sub_chain_b0, Ways};
 use super::kernel::{pack, partial_block, sub_chain_blocks, unpack, Blk, FrameTask, Kernel, BLOCK, TASK_CHUNK};
@@ -293,9 +293,10 @@ impl<'k, K: Kernel, const L: usize> Heads<'k, K, L> {
                 }
                 return Some(place);
             }
-            // One key a frame: its sub-chains' length in octets (clamped) above its index,
-            // so that a descending sort puts the longest first and keeps equal ones in
-            // arrival order.
+            // One key a frame, computed once: its sub-chains' length in octets (clamped) above
+            // its index, so that a descending sort of plain integers puts the longest first and
+            // keeps equal ones in arrival order (a sort that looked each task's length up in
+            // its comparisons ran mixed lengths at 0.465 cycles/byte against 0.418).
             let mut keys = [0u32; TASK_CHUNK];
             for (i, (key, task)) in keys.iter_mut().zip(tasks).enumerate() {
                 let sub_chain_len = (task.len >> task.key.mode.ways.log2()).min(0xff_ffff) as u32;
