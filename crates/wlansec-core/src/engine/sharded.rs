@@ -16,12 +16,12 @@ use crate::error::{Error, Result};
 
 use super::batch::Engine;
 use super::key::Mode;
-use super::percore::{Direction, Packet, PerCoreEngine, DEFAULT_RING_CAPACITY};
+use super::percore::{Direction, Packet, PerCoreEngine, DEFAULT_RING_CAPACITY, WORKER_STOPPED};
 
 pub use super::percore::StationId;
 
-/// How long a call waits for a completion before it looks again: only a worker that stopped
-/// could make it wait that long.
+/// How long a call waits for completions before it checks that no worker has stopped: only
+/// a worker that stopped could make it wait that long.
 const WAIT: Duration = Duration::from_millis(100);
 
 /// Frames for one call of the engine, each for (or from) a station, in buffers that stay
@@ -103,8 +103,8 @@ impl ShardedEngine {
 
     /// Protect the batch's plaintext MPDUs in place, each for its station, taking PNs in
     /// submission order, one per frame. Fails as a whole (before any PN is used) if a frame
-    /// names a station without a key; otherwise each frame holds its protected MPDU or its
-    /// error.
+    /// names a station without a key, and (the batch emptied) if a worker has stopped;
+    /// otherwise each frame holds its protected MPDU or its error.
     pub fn protect(&mut self, batch: &mut FrameBatch) -> Result<()> {
         self.run(batch, Direction::Protect)
     }
@@ -112,7 +112,8 @@ impl ShardedEngine {
     /// Verify, replay-check and decrypt the batch's protected MPDUs in place, each from its
     /// station; each frame then holds its plaintext MPDU or why it was refused. Replay
     /// counters persist across calls, per station and replay class, as a station's
-    /// receiver keeps them. Fails as a whole if a frame names a station without a key.
+    /// receiver keeps them. Fails as a whole if a frame names a station without a key, and
+    /// (the batch emptied) if a worker has stopped.
     pub fn unprotect(&mut self, batch: &mut FrameBatch) -> Result<()> {
         self.run(batch, Direction::Unprotect)
     }
@@ -141,11 +142,53 @@ impl ShardedEngine {
                     true => self.cores.in_flight(),
                     false => self.cores.in_flight().div_ceil(2),
                 };
-                self.cores.wait_for(count, WAIT);
+                if !self.cores.wait_for(count, WAIT) && self.cores.worker_stopped() {
+                    // Its packets will never come back: the batch fails and keeps what did
+                    // (as spares; it allocates new buffers for the lost ones).
+                    batch.packets.append(&mut self.outgoing);
+                    batch.len = 0;
+                    return Err(WORKER_STOPPED);
+                }
             }
         }
         batch.packets.rotate_left(spare);
         batch.packets[..len].sort_unstable_by_key(|packet| packet.tag());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A worker that ended (as on a panic) holds packets that never come back: the call
+    /// says so instead of waiting for them for ever, and the batch can be used again.
+    #[test]
+    fn a_call_fails_rather_than_waits_for_ever_when_a_worker_has_stopped() {
+        let (done, result) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut engine = ShardedEngine::new(2, Engine::new());
+            for station in 0..2 {
+                engine.add_station(station, &[7; 16], Mode::CCMP128).expect("16-octet key");
+            }
+            let mut batch = FrameBatch::new();
+            let frame = [0x08, 0x01, 0, 0, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x10, 0, 0xaa, 0xbb];
+            for i in 0..16 {
+                batch.push(i % 2, &frame);
+            }
+            engine.protect(&mut batch).expect("both workers answer");
+            engine.cores.stop_worker(1);
+            let failed = engine.protect(&mut batch);
+            let emptied = batch.is_empty();
+            batch.push(0, &frame);
+            let _ = done.send((failed, emptied, batch.len()));
+        });
+        let (failed, emptied, reused) = result.recv_timeout(Duration::from_secs(20)).expect("the call returned");
+        assert_eq!(failed, Err(WORKER_STOPPED));
+        assert!(emptied);
+        assert_eq!(reused, 1);
     }
 }

@@ -56,6 +56,9 @@ use super::enhanced::MIC_LEN;
 use super::key::{Key, Mode};
 use worker::{Request, Worker};
 
+/// What a call that needs a worker whose thread has ended returns.
+pub(crate) const WORKER_STOPPED: Error = Error::Unsupported("the core's worker has stopped");
+
 /// Identifies a station (its pairwise key) within the engine.
 pub type StationId = u32;
 
@@ -351,6 +354,23 @@ impl PerCoreEngine {
         self.cores.iter().map(|core| core.in_flight).sum()
     }
 
+    /// Whether a worker thread has ended while the engine lives (it panicked): the packets
+    /// it held are lost, and waiting for them would never end.
+    pub fn worker_stopped(&self) -> bool {
+        self.cores.iter().any(|core| core.thread.as_ref().is_some_and(JoinHandle::is_finished))
+    }
+
+    /// Stop `core`'s worker as a panic would, leaving its packets in flight.
+    #[cfg(test)]
+    pub(crate) fn stop_worker(&mut self, core: usize) {
+        let core = &mut self.cores[core];
+        core.shared.stop.store(true, Ordering::Release);
+        core.shared.wake_worker(core.thread.as_ref());
+        while core.thread.as_ref().is_some_and(|thread| !thread.is_finished()) {
+            std::thread::yield_now();
+        }
+    }
+
     /// Whether `station` has a key installed.
     pub fn has_station(&self, station: StationId) -> bool {
         self.routes.contains_key(&station)
@@ -392,7 +412,7 @@ impl PerCoreEngine {
                 Err(rtrb::PushError::Full(back)) => request = back,
             }
             if core.thread.as_ref().is_none_or(JoinHandle::is_finished) {
-                return Err(Error::Unsupported("the core's worker has stopped"));
+                return Err(WORKER_STOPPED);
             }
             core.shared.wake_worker(core.thread.as_ref());
             std::thread::yield_now();
