@@ -165,7 +165,8 @@ mod tests {
     use super::*;
 
     /// A worker that ended (as on a panic) holds packets that never come back: the call
-    /// says so instead of waiting for them for ever, and the batch can be used again.
+    /// says so instead of waiting for them for ever, the batch can be used again, and every
+    /// later call fails too.
     #[test]
     fn a_call_fails_rather_than_waits_for_ever_when_a_worker_has_stopped() {
         let (done, result) = mpsc::channel();
@@ -184,11 +185,17 @@ mod tests {
             let failed = engine.protect(&mut batch);
             let emptied = batch.is_empty();
             batch.push(0, &frame);
-            let _ = done.send((failed, emptied, batch.len()));
+            let reused = batch.len();
+            // A later call fails the same way: the lost packets still count as in flight.
+            let again = engine.protect(&mut batch);
+            let _ = done.send((failed, emptied, reused, again, batch.len()));
         });
-        let (failed, emptied, reused) = result.recv_timeout(Duration::from_secs(20)).expect("the call returned");
+        let (failed, emptied, reused, again, kept) =
+            result.recv_timeout(Duration::from_secs(20)).expect("the call returned");
         assert_eq!(failed, Err(WORKER_STOPPED));
         assert!(emptied);
         assert_eq!(reused, 1);
+        assert_eq!(again, Err(WORKER_STOPPED));
+        assert_eq!(kept, 0);
     }
 }
