@@ -308,6 +308,10 @@ static void engine_round(wlansec_engine *engine, unsigned direction, wlansec_pac
         CHECK_STATUS(wlansec_engine_submit(engine, direction, in, n, &accepted), WLANSEC_OK, "submit");
         CHECK(accepted == n && in[0] == NULL, "taken %zu of %zu, entries set to NULL", accepted, n);
         while (polled < accepted) {
+                if (wlansec_engine_stopped(engine)) {
+                        fprintf(stderr, "FAIL: a worker stopped with %zu packets in flight\n", accepted - polled);
+                        exit(1);
+                }
                 wlansec_engine_wait(engine, accepted - polled, 100000);
                 polled += wlansec_engine_poll(engine, packets + polled, n - polled);
         }
@@ -338,6 +342,7 @@ static void test_per_core_engine(void)
         CHECK_STATUS(wlansec_engine_submit(engine, 0, packets, 1, NULL), WLANSEC_ERR_NULL_POINTER, "NULL packet");
         CHECK_STATUS(wlansec_engine_submit(engine, 2, packets, 0, NULL), WLANSEC_ERR_INVALID_ARGUMENT, "direction 2");
         CHECK(wlansec_engine_cores(engine) == 2, "two workers");
+        CHECK(wlansec_engine_stopped(engine) == 0 && wlansec_engine_stopped(NULL) == 0, "no worker stopped");
         CHECK_STATUS(wlansec_engine_add_station(engine, 7, 1, v->tk, v->tk_len), WLANSEC_OK, "station 7");
         for (size_t i = 0; i <= N; i++) {
                 CHECK_STATUS(wlansec_packet_new(v->plain_len, &packets[i]), WLANSEC_OK, "packet");

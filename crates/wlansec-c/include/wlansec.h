@@ -431,11 +431,20 @@ size_t wlansec_engine_poll(wlansec_engine *engine, wlansec_packet **out, size_t 
 
 // Wait until `count` completions (or all those in flight, if fewer) are ready to poll: 1,
 // or 0 when `timeout_us` microseconds passed first. Waiting for many at a time keeps the
-// caller off the workers' cores: they wake it once, when enough are ready.
+// caller off the workers' cores: they wake it once, when enough are ready. Packets held by
+// a worker that stopped never complete: see `wlansec_engine_stopped`.
 //
 // # Safety
 // `engine` is NULL or a live engine no other thread uses during the call.
 int wlansec_engine_wait(wlansec_engine *engine, size_t count, uint64_t timeout_us);
+
+// 1 if a worker thread has ended while the engine lives (a panic inside the engine), else 0
+// (also for NULL). The packets that worker held never complete: a caller waiting for them
+// should stop and free the engine.
+//
+// # Safety
+// `engine` is NULL or a live engine no other thread uses during the call.
+int wlansec_engine_stopped(const wlansec_engine *engine);
 
 // Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets (at most
 // `WLANSEC_MAX_MPDU_LEN`), protected, without growing (it grows for longer ones), and store

@@ -237,7 +237,8 @@ pub unsafe extern "C" fn wlansec_engine_poll(
 
 /// Wait until `count` completions (or all those in flight, if fewer) are ready to poll: 1,
 /// or 0 when `timeout_us` microseconds passed first. Waiting for many at a time keeps the
-/// caller off the workers' cores: they wake it once, when enough are ready.
+/// caller off the workers' cores: they wake it once, when enough are ready. Packets held by
+/// a worker that stopped never complete: see `wlansec_engine_stopped`.
 ///
 /// # Safety
 /// `engine` is NULL or a live engine no other thread uses during the call.
@@ -253,6 +254,18 @@ pub unsafe extern "C" fn wlansec_engine_wait(engine: *mut wlansec_engine, count:
         Ok(())
     });
     c_int::from(ready)
+}
+
+/// 1 if a worker thread has ended while the engine lives (a panic inside the engine), else 0
+/// (also for NULL). The packets that worker held never complete: a caller waiting for them
+/// should stop and free the engine.
+///
+/// # Safety
+/// `engine` is NULL or a live engine no other thread uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn wlansec_engine_stopped(engine: *const wlansec_engine) -> c_int {
+    // SAFETY: NULL or a live engine (caller's contract).
+    c_int::from(unsafe { engine.as_ref() }.is_some_and(|e| e.engine.worker_stopped()))
 }
 
 /// Make an empty packet whose buffer holds an MPDU of `mpdu_capacity` octets (at most
