@@ -95,6 +95,8 @@ lint:
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 	cargo clippy --workspace --all-targets --locked --features wlansec-cli/verilog -- -D warnings
 	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
+	# The libraries' documentation (what their users read) builds without broken links.
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p wlansec-core -p wlansec-c -p wlansec-wlan
 
 # `wlansec decrypt` against airdecap-ng on one ~250 MB synthetic capture, one core each
 # (not part of `make test`): table on stdout, JSON in out/bench_decrypt.json.

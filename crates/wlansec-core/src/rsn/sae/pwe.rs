@@ -1,6 +1,6 @@
 //! The password element (IEEE 802.11-2020 12.4.4.2): by hunting-and-pecking, a loop that
 //! always runs its 40 iterations, or by hash-to-element, PT from the password and SSID with
-//! the simplified SWU map and then PWE = [val]PT for the two MAC addresses.
+//! the simplified SWU map and then PWE = `[val]PT` for the two MAC addresses.
 
 use core::fmt;
 
@@ -100,7 +100,7 @@ impl PasswordElement {
         Ok(PasswordElement { group, method: PweMethod::HuntingAndPecking, element })
     }
 
-    /// Hash-to-element's second step (12.4.4.2.3): PWE = [val]PT with
+    /// Hash-to-element's second step (12.4.4.2.3): PWE = `[val]PT` with
     /// val = H(<0>n, MAX(a1, a2) || MIN(a1, a2)) mod (r - 1) + 1.
     pub fn from_token(pt: &PasswordToken, a1: MacAddr, a2: MacAddr) -> Result<PasswordElement, SaeError> {
         let group = pt.group;
