@@ -51,8 +51,8 @@ pub struct Args {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Only the per-core engine's rows (fed from another core, and inline) beside the kernel
-    /// on the same frames: a short look, or a run under a profiler (no JSON; `of_kernel`,
-    /// against rows not measured, is not a number).
+    /// on the same frames: a short look, or a run under a profiler (no JSON, and no
+    /// share of the kernel's rows, which it does not measure).
     #[arg(long, conflicts_with = "json")]
     per_core_only: bool,
     /// Engine backend (default: the fastest this CPU runs).

@@ -195,16 +195,21 @@ pub fn print_per_core(threads: &[Scaling], inline: &[Scaling]) {
             MIXED => format!("mixed (mean {})", t.frame_bytes),
             _ => format!("{}-byte", t.frame_bytes),
         };
+        let same = 100.0 * t.of_kernel_same_frames;
+        // `--per-core-only` measures no kernel rows: no share of them to print.
+        let of_kernel = if t.of_kernel.is_finite() {
+            format!("{:.0}% of the multi-buffer kernel, {same:.0}% of it on the same stream", 100.0 * t.of_kernel)
+        } else {
+            format!("{same:.0}% of the multi-buffer kernel on the same stream")
+        };
         println!(
             "per-core engine, {:<9} {workers}, {} x {setting} frames: {:>9.0} frames/s {:.3} GB/s (x{:.2} one \
-             core; {:.0}% of the multi-buffer kernel, {:.0}% of it on the same stream; load {:.2} {:.2} {:.2})",
+             core; {of_kernel}; load {:.2} {:.2} {:.2})",
             t.direction,
             t.frames,
             t.frames_per_s,
             t.gb_per_s,
             t.speedup,
-            100.0 * t.of_kernel,
-            100.0 * t.of_kernel_same_frames,
             t.load_average[0],
             t.load_average[1],
             t.load_average[2]
