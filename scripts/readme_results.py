@@ -41,12 +41,12 @@ REWRITE = ".venv/bin/python scripts/readme_results.py"
 # engine's current sources: an older set (another CPU class that cannot be re-measured here)
 # stays in its folder, out of the tables.
 ENGINE_SETS = [
-    ("2026-11-29-sixteen-lanes", "set.tar.gz", r"raw/run-all-\d+\.json"),
+    ("2026-11-29-closing-set", "set.tar.gz", r"raw/run-all-\d+\.json"),
 ]
 # Capture decryption: a results folder and its `scripts/bench_decrypt.py --json` file, newest
 # first, measured on the current sources.
 DECRYPT_RUNS = [
-    ("2026-11-29-sixteen-lanes", "decrypt.json"),
+    ("2026-11-29-closing-set", "decrypt.json"),
 ]
 # hdl/reports/summary.json's placed designs, in the order shown, with what each is.
 HARDWARE = [
