@@ -158,16 +158,24 @@ def engine_rows(folder: Path, runs: list[dict]) -> list[list[str]]:
     # thread the worker of its own core, no hand-off).
     rows.append(["per-core engine fed by another core ÷ the kernel, seal / open, 1500 B",
                  " / ".join(f"{v:.3f}" for v in threads_median("of_kernel_same_frames", 1))])
-    inline = [statistics.median([t["of_kernel_same_frames"] for r in runs for t in r["inline"]
-                                 if (t["direction"], t["mode"]) == (d, mode)])
+    def inline_row(r, d, mode, cores):
+        return next(t for t in r["inline"] if (t["direction"], t["mode"], t["threads"]) == (d, mode, cores))
+    inline = [statistics.median([inline_row(r, d, mode, 1)["of_kernel_same_frames"] for r in runs])
               for mode in ("multibuffer", "mixed") for d in ("protect", "unprotect")]
     rows.append(["per-core engine inline ÷ the kernel, seal / open, 1500 B; mixed",
                  f"{inline[0]:.3f} / {inline[1]:.3f}; {inline[2]:.3f} / {inline[3]:.3f}"])
     most = max(t["threads"] for t in runs[0]["threads"])
     if most > 1:
-        rows.append([f"per-core engine, {most} cores ÷ one, seal / open, 1500 B; mixed",
+        rows.append([f"per-core engine fed, {most} cores ÷ one, seal / open, 1500 B; mixed",
                      "; ".join(" / ".join(f"×{v:.2f}" for v in threads_median("speedup", most, mode))
                                for mode in ("multibuffer", "mixed"))])
+    # Inline on every core (a thread a core, as a pipeline runs it) against inline on one, per run.
+    if max(t["threads"] for t in runs[0]["inline"]) == most > 1:
+        scaling = [statistics.median([inline_row(r, d, mode, most)["gb_per_s"] / inline_row(r, d, mode, 1)["gb_per_s"]
+                                      for r in runs])
+                   for mode in ("multibuffer", "mixed") for d in ("protect", "unprotect")]
+        rows.append([f"inline, a thread a core, {most} cores ÷ one, seal / open, 1500 B; mixed",
+                     f"×{scaling[0]:.2f} / ×{scaling[1]:.2f}; ×{scaling[2]:.2f} / ×{scaling[3]:.2f}"])
     return [r + [cpu, commit, where] for r in rows]
 
 

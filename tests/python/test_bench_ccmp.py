@@ -177,7 +177,7 @@ SCHEMA = {
             },
         },
         "threads": PER_CORE_ROWS,
-        # The per-core engine inline: the calling thread its one worker.
+        # The per-core engine inline: a pinned thread a core, each its own engine's worker.
         "inline": PER_CORE_ROWS,
         "versus_ipsec_mb": {
             "type": "array",
@@ -248,7 +248,7 @@ def test_every_implementation_mode_and_size_is_measured(report):
     assert sorted((t["mode"], t["direction"], t["threads"]) for t in report["threads"]) == sorted(
         (m, d, n) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect") for n in range(1, cores + 1))
     assert sorted((t["mode"], t["direction"], t["threads"]) for t in report["inline"]) == sorted(
-        (m, d, 1) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect"))
+        (m, d, n) for m in ("multibuffer", "mixed") for d in ("protect", "unprotect") for n in range(1, cores + 1))
     assert {(r["ways"], r["frame_bytes"]) for r in report["mic_ctr_split"]} == {
         (w, s) for w in (1, 2, 4, 8) for s in SIZES}
     assert sorted((a["mode"], a["lanes"], a["frame_bytes"]) for a in report["alone"]) == sorted(

@@ -79,8 +79,11 @@ pub const NOTES: [&str; 9] = [
      on N cores it shares a core with one of them",
     "inline: the per-core engine with the calling thread as its one worker \
      (PerCoreEngine::inline), on the threads rows' streams and bursts: submitting works \
-     every whole chunk of 64 frames at once, on the core that filled them; speedup is \
-     over the threads row of one core (fed from another)",
+     every whole chunk of 64 frames at once, on the core that filled them. On N cores, N \
+     threads each pinned to a core and working the stations of its share through an \
+     engine of its own (a pipeline with a thread per core), started together and timed \
+     from the first start to the last end; speedup is over the threads row of one core \
+     (fed from another)",
     "ipsec-mb ARCH job, ipsec-mb ARCH burst: intel-ipsec-mb's AES-CCM-128 (13-octet nonce, \
      the AAD and 8-octet MIC of the multibuffer row) on the multibuffer row's frames under \
      the same station keys, expanded once by IMB_AES_KEYEXP_128 outside the timed loop; per \
@@ -190,7 +193,7 @@ pub fn print(report: &Report) {
 /// The per-core engine's rows: fed from another core on 1 to N cores, then inline.
 pub fn print_per_core(threads: &[Scaling], inline: &[Scaling]) {
     let fed = threads.iter().map(|t| (t, format!("{} core(s)", t.threads)));
-    for (t, workers) in fed.chain(inline.iter().map(|t| (t, "1 core inline".to_string()))) {
+    for (t, workers) in fed.chain(inline.iter().map(|t| (t, format!("{} core(s) inline", t.threads)))) {
         let setting = match t.mode {
             MIXED => format!("mixed (mean {})", t.frame_bytes),
             _ => format!("{}-byte", t.frame_bytes),

@@ -1,11 +1,13 @@
 //! The per-core engine (one pinned worker per core behind its rings) on 1 to N cores, N the
-//! cores this process may run on, and inline (the calling thread the worker of its own core):
+//! cores this process may run on, and inline on 1 to N cores (a pinned thread a core, each
+//! the worker of its own engine):
 //! a stream of frames submitted in bursts and polled as they complete, protecting and
 //! unprotecting, at 1500 octets and on mixed lengths, against the multi-buffer kernel alone
 //! on one thread.
 
 #![allow(clippy::vec_box)] // packets are handled boxed, as the engine's rings move them
 
+use std::sync::Barrier;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
@@ -35,7 +37,7 @@ pub struct Scaling {
     /// 28 to 1500 octets; `frame_bytes` is their mean): the kernel row of the same name is
     /// the one `of_kernel` compares with.
     pub mode: &'static str,
-    /// Workers, one per core (inline: 1, the calling thread).
+    /// Cores: workers, one per core (fed), or threads each with an inline engine.
     pub threads: usize,
     pub frame_bytes: usize,
     pub frames: usize,
@@ -65,8 +67,8 @@ enum Workers {
     /// Worker threads, one per core, fed by the caller on a core of its own (with one
     /// worker) or on one of theirs.
     Threads(usize),
-    /// The calling thread, the worker of its own core.
-    Inline,
+    /// Threads, one per core, each the worker of its own inline engine.
+    Inline(usize),
 }
 
 /// The per-core engine fed from another core (1 to N workers) and inline.
@@ -109,44 +111,18 @@ pub fn measure(
             })
             .collect();
         let mut same_frames = SameFrames::new(rng, engine, &tks, &lengths)?;
-        for workers in (1..=cores()).map(Workers::Threads).chain([Workers::Inline]) {
+        let settings = (1..=cores()).map(Workers::Threads).chain((1..=cores()).map(Workers::Inline));
+        for workers in settings {
             let load_average = load_average();
-            let mut stream = PerCore::new(workers, engine, &tks, frames)?;
-            // After the engine is made: it pins its workers by the caller's affinity.
-            let _caller = match workers {
-                Workers::Threads(used) => CallerPinned::off_the_first(used),
-                Workers::Inline => None,
+            let timed = match workers {
+                Workers::Threads(cores) => time_fed(clock, cores, engine, &tks, &plaintext, &mut same_frames)?,
+                Workers::Inline(cores) => time_inline(clock, cores, engine, &tks, &plaintext, &mut same_frames)?,
             };
-            // The stream protected once, untimed: what the receive side opens.
-            stream.fill(&plaintext);
-            stream.run(Direction::Protect);
-            let protected = stream.outputs()?;
-            let (mut tx_of_same, mut rx_of_same) = (Vec::new(), Vec::new());
-            let (mut tx_ticks, mut rx_ticks) = (Vec::new(), Vec::new());
-            for _ in 0..clock.repeats {
-                // The kernel just before the engine, so that the two share the moment's
-                // disturbance; their ratio is taken repeat by repeat.
-                let kernel = same_frames.time(false);
-                stream.fill(&plaintext);
-                let ticks = stream.run(Direction::Protect);
-                tx_of_same.push(kernel / ticks);
-                tx_ticks.push(ticks);
-
-                let kernel = same_frames.time(true);
-                // Re-installed keys restart the replay counters: the same frames open again.
-                stream.add_stations()?;
-                stream.fill(&protected);
-                let ticks = stream.run(Direction::Unprotect);
-                if stream.refused() > 0 {
-                    bail!("the per-core engine refused {} of its own frames", stream.refused());
-                }
-                rx_of_same.push(kernel / ticks);
-                rx_ticks.push(ticks);
-            }
             if same_frames.refused > 0 {
                 bail!("the multi-buffer kernel refused {} of its own frames", same_frames.refused);
             }
-            for (direction, ticks, of_same) in [("protect", tx_ticks, tx_of_same), ("unprotect", rx_ticks, rx_of_same)]
+            for (direction, ticks, of_same) in
+                [("protect", timed.tx_ticks, timed.tx_of_same), ("unprotect", timed.rx_ticks, timed.rx_of_same)]
             {
                 let seconds = median(&mut ticks.clone()) / clock.tsc_hz;
                 let gb_per_s = octets as f64 / seconds / 1e9;
@@ -156,7 +132,7 @@ pub fn measure(
                     .map_or(1.0, |one| gb_per_s / one.gb_per_s);
                 let (to, threads) = match workers {
                     Workers::Threads(cores) => (&mut rows, cores),
-                    Workers::Inline => (&mut inline, 1),
+                    Workers::Inline(cores) => (&mut inline, cores),
                 };
                 to.push(Scaling {
                     direction,
@@ -177,41 +153,209 @@ pub fn measure(
     Ok(Rows { threads: rows, inline })
 }
 
+/// A setting's TSC ticks per repeat, and the kernel's time on the same frames over them.
+#[derive(Default)]
+struct Timed {
+    tx_ticks: Vec<f64>,
+    rx_ticks: Vec<f64>,
+    tx_of_same: Vec<f64>,
+    rx_of_same: Vec<f64>,
+}
+
+/// The stream through `cores` pinned workers fed by the calling thread.
+fn time_fed(
+    clock: &Clock,
+    cores: usize,
+    engine: Engine,
+    tks: &[[u8; 16]],
+    plaintext: &[(u32, Vec<u8>)],
+    same_frames: &mut SameFrames,
+) -> Result<Timed> {
+    let mut stream = PerCore::new(Workers::Threads(cores), engine, tks, plaintext.len())?;
+    // After the engine is made: it pins its workers by the caller's affinity.
+    let _caller = CallerPinned::off_the_first(cores);
+    // The stream protected once, untimed: what the receive side opens.
+    stream.fill(plaintext);
+    stream.run(Direction::Protect);
+    let protected = stream.outputs()?;
+    let mut timed = Timed::default();
+    for _ in 0..clock.repeats {
+        // The kernel just before the engine, so that the two share the moment's
+        // disturbance; their ratio is taken repeat by repeat.
+        let kernel = same_frames.time(false);
+        stream.fill(plaintext);
+        let ticks = stream.run(Direction::Protect);
+        timed.tx_of_same.push(kernel / ticks);
+        timed.tx_ticks.push(ticks);
+
+        let kernel = same_frames.time(true);
+        // Re-installed keys restart the replay counters: the same frames open again.
+        stream.add_stations()?;
+        stream.fill(&protected);
+        let ticks = stream.run(Direction::Unprotect);
+        if stream.refused() > 0 {
+            bail!("the per-core engine refused {} of its own frames", stream.refused());
+        }
+        timed.rx_of_same.push(kernel / ticks);
+        timed.rx_ticks.push(ticks);
+    }
+    Ok(timed)
+}
+
+/// The stream split by station over `cores` threads, each pinned to a core of its own and
+/// working its share through an inline engine of its own (as a packet pipeline with a thread
+/// per core runs it), started together: a repeat lasts from the first thread's start to the
+/// last one's end. The calling thread times the kernel while they wait.
+fn time_inline(
+    clock: &Clock,
+    cores: usize,
+    engine: Engine,
+    tks: &[[u8; 16]],
+    plaintext: &[(u32, Vec<u8>)],
+    same_frames: &mut SameFrames,
+) -> Result<Timed> {
+    let cpus = allowed_cpus();
+    // Two waits a timed run: all ready to start, and all done (the kernel is timed outside).
+    let gate = Barrier::new(cores + 1);
+    let spans = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..cores)
+            .map(|index| {
+                let (gate, cpus) = (&gate, &cpus);
+                scope.spawn(move || {
+                    if let Some(&cpu) = cpus.get(index) {
+                        set_affinity(&[cpu]);
+                    }
+                    let share: Vec<(u32, Vec<u8>)> =
+                        plaintext.iter().filter(|(station, _)| *station as usize % cores == index).cloned().collect();
+                    let mut spans = Vec::new();
+                    let mut setup =
+                        PerCore::new(Workers::Inline(1), engine, tks, share.len()).and_then(|mut stream| {
+                            stream.fill(&share);
+                            stream.run(Direction::Protect);
+                            let protected = stream.outputs()?;
+                            Ok((stream, protected))
+                        });
+                    // Every thread keeps to the gate's rhythm, even one that failed, so that
+                    // none waits for ever.
+                    let mut failure = None;
+                    for _ in 0..clock.repeats {
+                        for direction in [Direction::Protect, Direction::Unprotect] {
+                            let ready = match &mut setup {
+                                Ok((stream, protected)) if failure.is_none() => {
+                                    // Re-installed keys restart the replay counters.
+                                    let keys =
+                                        if direction == Direction::Unprotect { stream.add_stations() } else { Ok(()) };
+                                    match keys {
+                                        Ok(()) => {
+                                            let frames =
+                                                if direction == Direction::Protect { &share } else { &*protected };
+                                            stream.fill(frames);
+                                            true
+                                        }
+                                        Err(why) => {
+                                            failure = Some(why);
+                                            false
+                                        }
+                                    }
+                                }
+                                _ => false,
+                            };
+                            gate.wait();
+                            if let (true, Ok((stream, _))) = (ready, &mut setup) {
+                                let start = tsc();
+                                stream.run(direction);
+                                spans.push((start, tsc()));
+                            }
+                            gate.wait();
+                        }
+                    }
+                    if let Some(why) = failure {
+                        return Err(why);
+                    }
+                    let (stream, _) = setup?;
+                    if stream.refused() > 0 {
+                        bail!("the per-core engine refused {} of its own frames", stream.refused());
+                    }
+                    Ok(spans)
+                })
+            })
+            .collect();
+        let mut kernel = Vec::new();
+        for _ in 0..clock.repeats {
+            for open in [false, true] {
+                kernel.push(same_frames.time(open));
+                gate.wait();
+                gate.wait();
+            }
+        }
+        let spans = threads
+            .into_iter()
+            .map(|thread| thread.join().unwrap_or_else(|_| bail!("a bench thread panicked")))
+            .collect::<Result<Vec<Vec<(u64, u64)>>>>();
+        spans.map(|spans| (spans, kernel))
+    });
+    let (spans, kernel) = spans?;
+    let mut timed = Timed::default();
+    for (run, kernel) in kernel.iter().enumerate() {
+        let start = spans.iter().map(|s| s[run].0).min().unwrap_or(0);
+        let end = spans.iter().map(|s| s[run].1).max().unwrap_or(0);
+        let ticks = (end - start) as f64;
+        let (all, of_same) = if run % 2 == 0 {
+            (&mut timed.tx_ticks, &mut timed.tx_of_same)
+        } else {
+            (&mut timed.rx_ticks, &mut timed.rx_of_same)
+        };
+        all.push(ticks);
+        of_same.push(kernel / ticks);
+    }
+    Ok(timed)
+}
+
 /// The calling thread pinned to the cores after the first `used` of its affinity (the engine
 /// pins its workers to the first ones), its affinity restored on drop. Left unpinned, the
 /// scheduler now and then ran the feeding caller on the one worker's core: in 2 of 6 runs
 /// "one core fed from another" fell from 8-9 to 6.0 GB/s, which inflated the 2-core ratio.
 struct CallerPinned {
-    saved: libc::cpu_set_t,
+    saved: Vec<usize>,
 }
 
 impl CallerPinned {
     /// `None` where no core is left over (every core has a worker) or the OS refuses.
     fn off_the_first(used: usize) -> Option<Self> {
-        // SAFETY: `cpu_set_t` is plain bits, valid all zero; the calls get and set the calling
-        // thread's (pid 0) affinity from and into sets of the size given.
-        unsafe {
-            let mut saved: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut saved) != 0 {
-                return None;
-            }
-            let allowed = (0..libc::CPU_SETSIZE as usize).filter(|&cpu| libc::CPU_ISSET(cpu, &saved));
-            let mut caller: libc::cpu_set_t = std::mem::zeroed();
-            let mut any = false;
-            for cpu in allowed.skip(used) {
-                libc::CPU_SET(cpu, &mut caller);
-                any = true;
-            }
-            (any && libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &caller) == 0)
-                .then_some(CallerPinned { saved })
-        }
+        let saved = allowed_cpus();
+        (saved.len() > used && set_affinity(&saved[used..])).then_some(CallerPinned { saved })
     }
 }
 
 impl Drop for CallerPinned {
     fn drop(&mut self) {
-        // SAFETY: as in `off_the_first`, with the set read there.
-        unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &self.saved) };
+        set_affinity(&self.saved);
+    }
+}
+
+/// The CPUs the calling thread may run on, in ascending order (as the engine numbers its
+/// workers' cores).
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: `cpu_set_t` is plain bits, valid all zero; the call fills the set of the size
+    // given with the calling thread's (pid 0) affinity.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&cpu| libc::CPU_ISSET(cpu, &set)).collect()
+    }
+}
+
+/// Pin the calling thread to `cpus`; false where the OS refuses.
+fn set_affinity(cpus: &[usize]) -> bool {
+    // SAFETY: as in `allowed_cpus`; `CPU_SET` ignores CPUs beyond the set's size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) == 0
     }
 }
 
@@ -232,7 +376,7 @@ impl<'a> PerCore<'a> {
         let mut per_core = PerCore {
             engine: match workers {
                 Workers::Threads(cores) => PerCoreEngine::new(cores, engine),
-                Workers::Inline => PerCoreEngine::inline(engine, DEFAULT_RING_CAPACITY),
+                Workers::Inline(_) => PerCoreEngine::inline(engine, DEFAULT_RING_CAPACITY),
             },
             tks,
             source: (0..frames).map(|_| Box::new(Packet::with_capacity(1600))).collect(),
