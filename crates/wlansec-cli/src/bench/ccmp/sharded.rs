@@ -312,9 +312,9 @@ fn time_inline(
 }
 
 /// The calling thread pinned to the cores after the first `used` of its affinity (the engine
-/// pins its workers to the first ones), its affinity restored on drop. Left unpinned, the
-/// scheduler now and then ran the feeding caller on the one worker's core: in 2 of 6 runs
-/// "one core fed from another" fell from 8-9 to 6.0 GB/s, which inflated the 2-core ratio.
+/// pins its workers to the first ones), its affinity restored on drop: "one core fed from
+/// another" then means that, run after run (on the worker's core a caller's round trip costs
+/// more: `make bench-c`, docs/results/2026-11-29-closing-set).
 struct CallerPinned {
     saved: Vec<usize>,
 }
