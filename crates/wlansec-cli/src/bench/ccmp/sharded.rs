@@ -114,9 +114,10 @@ pub fn measure(
         let settings = (1..=cores()).map(Workers::Threads).chain((1..=cores()).map(Workers::Inline));
         for workers in settings {
             let load_average = load_average();
+            let row = Row { clock, engine, tks: &tks, plaintext: &plaintext };
             let timed = match workers {
-                Workers::Threads(cores) => time_fed(clock, cores, engine, &tks, &plaintext, &mut same_frames)?,
-                Workers::Inline(cores) => time_inline(clock, cores, engine, &tks, &plaintext, &mut same_frames)?,
+                Workers::Threads(cores) => row.time_fed(cores, &mut same_frames)?,
+                Workers::Inline(cores) => row.time_inline(cores, &mut same_frames)?,
             };
             if same_frames.refused > 0 {
                 bail!("the multi-buffer kernel refused {} of its own frames", same_frames.refused);
@@ -162,153 +163,159 @@ struct Timed {
     rx_of_same: Vec<f64>,
 }
 
-/// The stream through `cores` pinned workers fed by the calling thread.
-fn time_fed(
-    clock: &Clock,
-    cores: usize,
+/// What every setting of a row runs: the stream's frames (each with its station) under the
+/// stations' keys.
+#[derive(Clone, Copy)]
+struct Row<'a> {
+    clock: &'a Clock,
     engine: Engine,
-    tks: &[[u8; 16]],
-    plaintext: &[(u32, Vec<u8>)],
-    same_frames: &mut SameFrames,
-) -> Result<Timed> {
-    let mut stream = PerCore::new(Workers::Threads(cores), engine, tks, plaintext.len())?;
-    // After the engine is made: it pins its workers by the caller's affinity.
-    let _caller = CallerPinned::off_the_first(cores);
-    // The stream protected once, untimed: what the receive side opens.
-    stream.fill(plaintext);
-    stream.run(Direction::Protect);
-    let protected = stream.outputs()?;
-    let mut timed = Timed::default();
-    for _ in 0..clock.repeats {
-        // The kernel just before the engine, so that the two share the moment's
-        // disturbance; their ratio is taken repeat by repeat.
-        let kernel = same_frames.time(false);
-        stream.fill(plaintext);
-        let ticks = stream.run(Direction::Protect);
-        timed.tx_of_same.push(kernel / ticks);
-        timed.tx_ticks.push(ticks);
-
-        let kernel = same_frames.time(true);
-        // Re-installed keys restart the replay counters: the same frames open again.
-        stream.add_stations()?;
-        stream.fill(&protected);
-        let ticks = stream.run(Direction::Unprotect);
-        if stream.refused() > 0 {
-            bail!("the per-core engine refused {} of its own frames", stream.refused());
-        }
-        timed.rx_of_same.push(kernel / ticks);
-        timed.rx_ticks.push(ticks);
-    }
-    Ok(timed)
+    tks: &'a [[u8; 16]],
+    plaintext: &'a [(u32, Vec<u8>)],
 }
 
-/// The stream split by station over `cores` threads, each pinned to a core of its own and
-/// working its share through an inline engine of its own (as a packet pipeline with a thread
-/// per core runs it), started together: a repeat lasts from the first thread's start to the
-/// last one's end. The calling thread times the kernel while they wait.
-fn time_inline(
-    clock: &Clock,
-    cores: usize,
-    engine: Engine,
-    tks: &[[u8; 16]],
-    plaintext: &[(u32, Vec<u8>)],
-    same_frames: &mut SameFrames,
-) -> Result<Timed> {
-    let cpus = allowed_cpus();
-    // Two waits a timed run: all ready to start, and all done (the kernel is timed outside).
-    let gate = Barrier::new(cores + 1);
-    let spans = std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..cores)
-            .map(|index| {
-                let (gate, cpus) = (&gate, &cpus);
-                scope.spawn(move || {
-                    if let Some(&cpu) = cpus.get(index) {
-                        set_affinity(&[cpu]);
-                    }
-                    let share: Vec<(u32, Vec<u8>)> =
-                        plaintext.iter().filter(|(station, _)| *station as usize % cores == index).cloned().collect();
-                    let mut spans = Vec::new();
-                    let mut setup =
-                        PerCore::new(Workers::Inline(1), engine, tks, share.len()).and_then(|mut stream| {
-                            stream.fill(&share);
-                            stream.run(Direction::Protect);
-                            let protected = stream.outputs()?;
-                            Ok((stream, protected))
-                        });
-                    // Every thread keeps to the gate's rhythm, even one that failed, so that
-                    // none waits for ever.
-                    let mut failure = None;
-                    for _ in 0..clock.repeats {
-                        for direction in [Direction::Protect, Direction::Unprotect] {
-                            let ready = match &mut setup {
-                                Ok((stream, protected)) if failure.is_none() => {
-                                    // Re-installed keys restart the replay counters.
-                                    let keys =
-                                        if direction == Direction::Unprotect { stream.add_stations() } else { Ok(()) };
-                                    match keys {
-                                        Ok(()) => {
-                                            let frames =
-                                                if direction == Direction::Protect { &share } else { &*protected };
-                                            stream.fill(frames);
-                                            true
-                                        }
-                                        Err(why) => {
-                                            failure = Some(why);
-                                            false
+impl Row<'_> {
+    /// The stream through `cores` pinned workers fed by the calling thread.
+    fn time_fed(&self, cores: usize, same_frames: &mut SameFrames) -> Result<Timed> {
+        let Row { clock, engine, tks, plaintext } = *self;
+        let mut stream = PerCore::new(Workers::Threads(cores), engine, tks, plaintext.len())?;
+        // After the engine is made: it pins its workers by the caller's affinity.
+        let _caller = CallerPinned::off_the_first(cores);
+        // The stream protected once, untimed: what the receive side opens.
+        stream.fill(plaintext);
+        stream.run(Direction::Protect);
+        let protected = stream.outputs()?;
+        let mut timed = Timed::default();
+        for _ in 0..clock.repeats {
+            // The kernel just before the engine, so that the two share the moment's
+            // disturbance; their ratio is taken repeat by repeat.
+            let kernel = same_frames.time(false);
+            stream.fill(plaintext);
+            let ticks = stream.run(Direction::Protect);
+            timed.tx_of_same.push(kernel / ticks);
+            timed.tx_ticks.push(ticks);
+
+            let kernel = same_frames.time(true);
+            // Re-installed keys restart the replay counters: the same frames open again.
+            stream.add_stations()?;
+            stream.fill(&protected);
+            let ticks = stream.run(Direction::Unprotect);
+            if stream.refused() > 0 {
+                bail!("the per-core engine refused {} of its own frames", stream.refused());
+            }
+            timed.rx_of_same.push(kernel / ticks);
+            timed.rx_ticks.push(ticks);
+        }
+        Ok(timed)
+    }
+
+    /// The stream split by station over `cores` threads, each pinned to a core of its own and
+    /// working its share through an inline engine of its own (as a packet pipeline with a thread
+    /// per core runs it), started together: a repeat lasts from the first thread's start to the
+    /// last one's end. The calling thread times the kernel while they wait.
+    fn time_inline(&self, cores: usize, same_frames: &mut SameFrames) -> Result<Timed> {
+        let Row { clock, engine, tks, plaintext } = *self;
+        let cpus = allowed_cpus();
+        // Two waits a timed run: all ready to start, and all done (the kernel is timed outside).
+        let gate = Barrier::new(cores + 1);
+        let spans = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..cores)
+                .map(|index| {
+                    let (gate, cpus) = (&gate, &cpus);
+                    scope.spawn(move || {
+                        if let Some(&cpu) = cpus.get(index) {
+                            set_affinity(&[cpu]);
+                        }
+                        let share: Vec<(u32, Vec<u8>)> = plaintext
+                            .iter()
+                            .filter(|(station, _)| *station as usize % cores == index)
+                            .cloned()
+                            .collect();
+                        let mut spans = Vec::new();
+                        let mut setup =
+                            PerCore::new(Workers::Inline(1), engine, tks, share.len()).and_then(|mut stream| {
+                                stream.fill(&share);
+                                stream.run(Direction::Protect);
+                                let protected = stream.outputs()?;
+                                Ok((stream, protected))
+                            });
+                        // Every thread keeps to the gate's rhythm, even one that failed, so that
+                        // none waits for ever.
+                        let mut failure = None;
+                        for _ in 0..clock.repeats {
+                            for direction in [Direction::Protect, Direction::Unprotect] {
+                                let ready = match &mut setup {
+                                    Ok((stream, protected)) if failure.is_none() => {
+                                        // Re-installed keys restart the replay counters.
+                                        let keys = if direction == Direction::Unprotect {
+                                            stream.add_stations()
+                                        } else {
+                                            Ok(())
+                                        };
+                                        match keys {
+                                            Ok(()) => {
+                                                let frames =
+                                                    if direction == Direction::Protect { &share } else { &*protected };
+                                                stream.fill(frames);
+                                                true
+                                            }
+                                            Err(why) => {
+                                                failure = Some(why);
+                                                false
+                                            }
                                         }
                                     }
+                                    _ => false,
+                                };
+                                gate.wait();
+                                if let (true, Ok((stream, _))) = (ready, &mut setup) {
+                                    let start = tsc();
+                                    stream.run(direction);
+                                    spans.push((start, tsc()));
                                 }
-                                _ => false,
-                            };
-                            gate.wait();
-                            if let (true, Ok((stream, _))) = (ready, &mut setup) {
-                                let start = tsc();
-                                stream.run(direction);
-                                spans.push((start, tsc()));
+                                gate.wait();
                             }
-                            gate.wait();
                         }
-                    }
-                    if let Some(why) = failure {
-                        return Err(why);
-                    }
-                    let (stream, _) = setup?;
-                    if stream.refused() > 0 {
-                        bail!("the per-core engine refused {} of its own frames", stream.refused());
-                    }
-                    Ok(spans)
+                        if let Some(why) = failure {
+                            return Err(why);
+                        }
+                        let (stream, _) = setup?;
+                        if stream.refused() > 0 {
+                            bail!("the per-core engine refused {} of its own frames", stream.refused());
+                        }
+                        Ok(spans)
+                    })
                 })
-            })
-            .collect();
-        let mut kernel = Vec::new();
-        for _ in 0..clock.repeats {
-            for open in [false, true] {
-                kernel.push(same_frames.time(open));
-                gate.wait();
-                gate.wait();
+                .collect();
+            let mut kernel = Vec::new();
+            for _ in 0..clock.repeats {
+                for open in [false, true] {
+                    kernel.push(same_frames.time(open));
+                    gate.wait();
+                    gate.wait();
+                }
             }
+            let spans = threads
+                .into_iter()
+                .map(|thread| thread.join().unwrap_or_else(|_| bail!("a bench thread panicked")))
+                .collect::<Result<Vec<Vec<(u64, u64)>>>>();
+            spans.map(|spans| (spans, kernel))
+        });
+        let (spans, kernel) = spans?;
+        let mut timed = Timed::default();
+        for (run, kernel) in kernel.iter().enumerate() {
+            let start = spans.iter().map(|s| s[run].0).min().unwrap_or(0);
+            let end = spans.iter().map(|s| s[run].1).max().unwrap_or(0);
+            let ticks = (end - start) as f64;
+            let (all, of_same) = if run % 2 == 0 {
+                (&mut timed.tx_ticks, &mut timed.tx_of_same)
+            } else {
+                (&mut timed.rx_ticks, &mut timed.rx_of_same)
+            };
+            all.push(ticks);
+            of_same.push(kernel / ticks);
         }
-        let spans = threads
-            .into_iter()
-            .map(|thread| thread.join().unwrap_or_else(|_| bail!("a bench thread panicked")))
-            .collect::<Result<Vec<Vec<(u64, u64)>>>>();
-        spans.map(|spans| (spans, kernel))
-    });
-    let (spans, kernel) = spans?;
-    let mut timed = Timed::default();
-    for (run, kernel) in kernel.iter().enumerate() {
-        let start = spans.iter().map(|s| s[run].0).min().unwrap_or(0);
-        let end = spans.iter().map(|s| s[run].1).max().unwrap_or(0);
-        let ticks = (end - start) as f64;
-        let (all, of_same) = if run % 2 == 0 {
-            (&mut timed.tx_ticks, &mut timed.tx_of_same)
-        } else {
-            (&mut timed.rx_ticks, &mut timed.rx_of_same)
-        };
-        all.push(ticks);
-        of_same.push(kernel / ticks);
+        Ok(timed)
     }
-    Ok(timed)
 }
 
 /// The calling thread pinned to the cores after the first `used` of its affinity (the engine
